@@ -1,0 +1,31 @@
+# The two README commands (`make demo`, `make test`) and `make bench`: each sets up .venv itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/wargame-odds demo
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) reports/out

@@ -1,0 +1,16 @@
+"""wargame-odds: Monte Carlo outcome analysis for tabletop wargames.
+
+Every rule system offers the same path: ``analysis.<system>.load(path_or_text)`` →
+``analysis.<system>.simulate(scenario, trials=..., seed=...)`` → ``result.table() / .plot() /
+.to_json()``.  Systems: ``epic`` (Epic Armageddon), ``gdb`` (General de Brigade), ``t9a``
+(The 9th Age).
+"""
+import importlib
+
+SYSTEMS = ("epic", "gdb", "t9a")
+
+
+def __getattr__(name):
+    if name in SYSTEMS:
+        return importlib.import_module(f"analysis.{name}")
+    raise AttributeError(f"module 'analysis' has no attribute {name!r}")

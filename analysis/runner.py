@@ -1,0 +1,121 @@
+"""One runner for every rule system: chunked, parallel, reproducible Monte Carlo.
+
+A *job* is a compiled scenario of any rule system.  It exposes
+
+* ``run_chunk(key0, key1, first_block, n_trials) -> int64[n_counts]``: run ``n_trials`` trials
+  starting at stream block ``first_block`` and return the aggregated counts;
+* ``precision_successes(counts) -> int array``: the success counts of the probabilities that
+  ``precision=`` must pin down (the side-level ones).
+
+Random streams are keyed by ``(seed, cell, block)`` where a block is ``BLOCK_TRIALS`` trials, so the
+same seed gives the same counts whatever the chunk size, thread count or worker count.  Counts are
+summed chunk by chunk: memory stays flat as trials grow.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numba
+import numpy as np
+from tqdm.auto import tqdm
+
+from kernels.rng import BLOCK_TRIALS
+
+from .estimates import wilson_half_width
+
+DEFAULT_TRIALS = 1_000_000
+DEFAULT_CHUNK_TRIALS = 1 << 20
+DEFAULT_MAX_TRIALS = 200_000_000
+PROGRESS_MIN_TRIALS = 4_000_000
+
+
+class Job(Protocol):
+    def run_chunk(self, key0: int, key1: int, first_block: int, n_trials: int) -> np.ndarray: ...
+
+    def precision_successes(self, counts: np.ndarray) -> np.ndarray: ...
+
+
+@dataclass
+class RunInfo:
+    """What a run did: the numbers needed to reproduce it."""
+
+    trials: int
+    seed: int
+    cell: tuple = ()
+    precision: float | None = None
+    precision_reached: bool | None = None
+    achieved_half_width: float | None = None
+    chunks: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
+    """Two 64-bit words keying every stream of (seed, cell); blocks are mixed in by the kernel."""
+    words = np.random.SeedSequence([int(seed), *[int(c) for c in cell]]).generate_state(2, np.uint64)
+    return int(words[0]), int(words[1])
+
+
+def _chunk_size(chunk_trials: int | None) -> int:
+    size = DEFAULT_CHUNK_TRIALS if chunk_trials is None else int(chunk_trials)
+    if size <= 0:
+        raise ValueError("chunk_trials must be positive")
+    return -(-size // BLOCK_TRIALS) * BLOCK_TRIALS
+
+
+def run(
+    job: Job,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = 0,
+    precision: float | None = None,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    chunk_trials: int | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    cell: tuple = (),
+) -> tuple[np.ndarray, RunInfo]:
+    """Run ``job`` and return its summed counts with a :class:`RunInfo`.
+
+    Without ``precision`` exactly ``trials`` trials run.  With ``precision=eps`` chunks run until
+    every monitored probability's 95 % Wilson half-width is at most ``eps`` or ``max_trials`` is
+    reached (``trials`` is then ignored).
+    """
+    if trials <= 0 and precision is None:
+        raise ValueError("trials must be positive")
+    if precision is not None and not 0 < precision < 0.5:
+        raise ValueError("precision must be between 0 and 0.5")
+    chunk = _chunk_size(chunk_trials)
+    key0, key1 = stream_key(seed, cell)
+    target = max_trials if precision is not None else int(trials)
+    if progress is None:
+        progress = sys.stderr.isatty() and target >= PROGRESS_MIN_TRIALS
+    old_threads = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    counts = None
+    done = 0
+    chunks = 0
+    half_width = None
+    try:
+        with tqdm(total=target, disable=not progress, unit="trial", unit_scale=True,
+                  file=sys.stderr, leave=False) as bar:
+            while done < target:
+                n = min(chunk, target - done)
+                part = job.run_chunk(key0, key1, done // BLOCK_TRIALS, n)
+                counts = part if counts is None else counts + part
+                done += n
+                chunks += 1
+                bar.update(n)
+                if precision is not None:
+                    half_width = wilson_half_width(job.precision_successes(counts), done)
+                    if half_width <= precision:
+                        break
+    finally:
+        numba.set_num_threads(old_threads)
+    info = RunInfo(trials=done, seed=int(seed), cell=tuple(cell), precision=precision, chunks=chunks)
+    if precision is not None:
+        info.achieved_half_width = half_width
+        info.precision_reached = half_width is not None and half_width <= precision
+    return counts, info

@@ -1,0 +1,89 @@
+"""Reading scenario files: TOML in, a validated pydantic model out, or one clear UserError."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import UserError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """Base for scenario models: unknown keys are errors, values are not silently coerced."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def read_toml(path_or_text: str | Path) -> tuple[dict, str]:
+    """Parse a TOML file (a path) or TOML text; returns (data, source name for messages)."""
+    if isinstance(path_or_text, Path) or not ("\n" in path_or_text or "=" in path_or_text):
+        path = Path(path_or_text)
+        source = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UserError(source, None, "file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(source, None, f"cannot read file ({exc.__class__.__name__}: {exc})") from None
+    else:
+        source, text = "<string>", str(path_or_text)
+    try:
+        return tomllib.loads(text), source
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(source, None, f"invalid TOML: {exc}") from None
+
+
+def _field_name(loc) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _allowed(error: dict) -> str | None:
+    ctx = error.get("ctx") or {}
+    if "expected" in ctx:
+        return str(ctx["expected"])
+    for key, word in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        if key in ctx:
+            return f"{word} {ctx[key]}"
+    if "allowed" in ctx:
+        return str(ctx["allowed"])
+    if error["type"] == "extra_forbidden":
+        return None
+    return None
+
+
+def validation_error(source: str, exc: ValidationError) -> UserError:
+    """Turn pydantic's report into one line: file, field, problem, allowed values."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    # Union members that were not chosen add noise such as 'int' or 'function-after[...]'.
+    loc = [p for p in first["loc"] if not (isinstance(p, str) and ("[" in p or p in ("int", "str", "float", "bool")))]
+    problem = first["msg"]
+    if first["type"] == "extra_forbidden":
+        problem = "unknown key"
+    elif first["type"] == "missing":
+        problem = "required key is missing"
+    elif "input" in first and first["type"] not in ("value_error",):
+        problem += f", got {first['input']!r}"
+    if problem.startswith("Value error, "):
+        problem = problem[len("Value error, "):]
+    more = len(errors) - 1
+    if more:
+        problem += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return UserError(source, _field_name(loc) or None, problem, _allowed(first))
+
+
+def validate(model: type[M], data: dict, source: str, context: dict | None = None) -> M:
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        raise validation_error(source, exc) from None
