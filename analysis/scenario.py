@@ -74,12 +74,22 @@ def validation_error(source: str, exc: ValidationError) -> UserError:
         problem = "required key is missing"
     elif "input" in first and first["type"] not in ("value_error",):
         problem += f", got {first['input']!r}"
+    field = _field_name(loc) or None
+    allowed = _allowed(first)
     if problem.startswith("Value error, "):
+        # Model-level checks write "FIELD: problem; allowed: A, B" to name the field themselves.
         problem = problem[len("Value error, "):]
+        head, sep, rest = problem.partition(": ")
+        if sep and " " not in head:
+            field = f"{field}.{head}" if field else head
+            problem = rest
+        problem, sep, listed = problem.partition("; allowed: ")
+        if sep:
+            allowed = listed
     more = len(errors) - 1
     if more:
         problem += f" (and {more} more problem{'s' if more > 1 else ''})"
-    return UserError(source, _field_name(loc) or None, problem, _allowed(first))
+    return UserError(source, field, problem, allowed)
 
 
 def validate(model: type[M], data: dict, source: str, context: dict | None = None) -> M:

@@ -1,0 +1,107 @@
+"""Epic Armageddon (NetEA): assaults from the charge to the end-phase rally.
+
+``load(path_or_toml) → simulate(scenario, trials=..., seed=...) → result.table() / .plot() /
+.to_json()``; ``trace(scenario, seed=...)`` prints one trial from the reference engine;
+``regroup(blast_markers, leaders=...)`` is the regroup roll on its own (TP 1.13.1).
+The model the engines implement is documented in ``docs/epic-engine.md``.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+from .. import runner
+from ..scenario import read_toml, validate
+from .compile import CompiledEpic, compile_scenario
+from .model import EpicScenario
+from .outcome import EpicResult, build_result, precision_successes, record
+
+__all__ = ["load", "simulate", "trace", "regroup", "EpicScenario", "EpicResult"]
+
+
+def load(path_or_text: str | Path) -> EpicScenario:
+    """Read and validate a scenario (a TOML file path or TOML text)."""
+    data, source = read_toml(path_or_text)
+    return validate(EpicScenario, data, source)
+
+
+def _compiled(scenario) -> CompiledEpic:
+    if isinstance(scenario, CompiledEpic):
+        return scenario
+    if not isinstance(scenario, EpicScenario):
+        scenario = load(scenario)
+    return compile_scenario(scenario)
+
+
+def block_rng(key0: int, key1: int, block: int) -> random.Random:
+    """The reference engine's Python generator for one stream block (independent of the kernel's)."""
+    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
+
+
+class ReferenceJob:
+    """Runs the pure-Python reference engine through the shared runner."""
+
+    def __init__(self, compiled: CompiledEpic):
+        from .reference import run_trial
+
+        self.compiled = compiled
+        self._run_trial = run_trial
+
+    def run_chunk(self, key0, key1, first_block, n_trials):
+        from kernels.rng import BLOCK_TRIALS
+
+        counts = self.compiled.layout.zeros()
+        for b in range(-(-n_trials // BLOCK_TRIALS)):
+            rng = block_rng(key0, key1, first_block + b)
+            for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
+                record(self.compiled, self._run_trial(self.compiled, rng), counts)
+        return counts
+
+    def precision_successes(self, counts):
+        return precision_successes(self.compiled, counts)
+
+
+def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, precision: float | None = None,
+             threads: int | None = None, chunk_trials: int | None = None, progress: bool | None = None,
+             max_trials: int = runner.DEFAULT_MAX_TRIALS, cell: tuple = (), engine: str = "kernel") -> EpicResult:
+    """Simulate ``trials`` assaults (or until ``precision``) and return an :class:`EpicResult`.
+
+    ``engine="reference"`` runs the pure-Python reference engine instead of the Numba kernel
+    (about a thousand times slower; for checks).
+    """
+    compiled = _compiled(scenario)
+    if engine == "kernel":
+        from .engine import KernelJob
+
+        job = KernelJob(compiled)
+    elif engine == "reference":
+        job = ReferenceJob(compiled)
+    else:
+        raise ValueError("engine must be 'kernel' or 'reference'")
+    counts, info = runner.run(job, trials=trials, seed=seed, precision=precision, max_trials=max_trials,
+                              chunk_trials=chunk_trials, threads=threads, progress=progress, cell=cell)
+    return build_result(compiled, counts, info, engine=engine)
+
+
+def trace(scenario, seed: int = 0) -> str:
+    """One trial, step by step, from the reference engine: every roll and decision with its clause."""
+    from .reference import run_trial
+
+    compiled = _compiled(scenario)
+    lines: list[str] = [f"{compiled.scenario.title}: one trial, seed {seed} (reference engine)"]
+    key0, key1 = runner.stream_key(seed)
+    outcome = run_trial(compiled, block_rng(key0, key1, 0), log=lines.append)
+    lines.append(f"outcome: winner={outcome.winner} rounds={outcome.rounds} margin={outcome.margin}")
+    return "\n".join(lines)
+
+
+def regroup(blast_markers: int, leaders: int = 0, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0):
+    """The regroup roll (TP 1.13.1): removes min(highest of 2D6 + leaders, blast_markers).
+
+    Returns a result with the distributions of markers removed and left, with 95 % intervals.
+    """
+    from .regroup import simulate_regroup
+
+    return simulate_regroup(blast_markers, leaders, trials=trials, seed=seed)

@@ -1,0 +1,157 @@
+"""Epic Armageddon scenario files: typed, validated models (TOML → pydantic).
+
+Clause numbers refer to the NetEA Tournament Pack as summarised in
+``shared/rules/epic-armageddon.md``.
+"""
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib.resources import files
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ..scenario import StrictModel
+
+UnitType = Literal["INF", "LV", "AV", "WE", "CH"]
+Engagement = Literal["bc", "ff", "out"]
+ArmyRule = Literal["they-shall-know-no-fear", "mob-rule"]
+
+
+@cache
+def special_rule_catalogue() -> dict[str, dict[str, str]]:
+    """The special-rule ids the engine models, and those with no assault effect."""
+    return tomllib.loads(files(__package__).joinpath("special_rules.toml").read_text("utf-8"))
+
+
+def known_special_rules() -> list[str]:
+    cat = special_rule_catalogue()
+    return sorted(cat["modelled"]) + sorted(cat["no_assault_effect"])
+
+
+class Rules(StrictModel):
+    """Rule switches; the defaults are the Tournament Pack readings (§9 of the reference)."""
+
+    result_dice: Literal["highest", "sum"] = "highest"  # TP 1.12.7 / §9.1
+    rally_natural_one_fails: bool = False  # §9.9
+    max_rounds: int = Field(10, ge=1, le=100)  # §9.4
+    supporting_fire_kills_count: bool = True  # §9.2
+    inspiring: Literal["involved", "engaged_only"] = "involved"  # §9.3
+    army_rules: bool = True  # TSKNF and Mob Rule as the formations declare them (§7 switches)
+    leaders: bool = True  # Leader bonus on rally and regroup (TP 2.1.8)
+    supreme_commander_rerolls: bool = True  # TP 2.1.15
+
+
+class ExtraAttack(StrictModel):
+    """An assault-weapon (``bc``) or small-arms (``15cm``) line adding extra attacks (TP 2.2.3)."""
+
+    count: int | Literal["D3"] = 1
+    range: Literal["bc", "15cm"] = "bc"
+    macro_weapon: bool = False
+    first_strike: bool = False
+    titan_killer: bool = False
+    sniper: bool = False
+
+    @field_validator("count")
+    @classmethod
+    def _positive(cls, v):
+        if isinstance(v, int) and v < 1:
+            raise ValueError("must be at least 1 or \"D3\"")
+        return v
+
+
+class UnitProfile(StrictModel):
+    """A datasheet (TP 1.1.3): saves and attack values are the D6 roll needed (4 = 4+)."""
+
+    type: UnitType
+    armour: int | None = Field(None, ge=2, le=6)
+    cc: int | None = Field(None, ge=2, le=6)
+    ff: int | None = Field(None, ge=2, le=6)
+    speed: int | None = Field(None, ge=0)
+    damage_capacity: int | None = Field(None, ge=1, le=20)
+    special: list[str] = []
+    extra_attacks: list[ExtraAttack] = []
+
+    @field_validator("special")
+    @classmethod
+    def _known_rules(cls, rules):
+        known = set(known_special_rules())
+        for rule in rules:
+            if rule not in known:
+                raise ValueError(f"unknown special rule {rule!r}; allowed: {', '.join(known_special_rules())}")
+        return rules
+
+    @model_validator(mode="after")
+    def _war_engine(self):
+        if self.type == "WE" and self.damage_capacity is None:
+            raise ValueError("a war engine (type WE) needs damage_capacity")
+        if self.type != "WE" and self.damage_capacity is not None:
+            raise ValueError("only a war engine (type WE) has damage_capacity")
+        return self
+
+
+class UnitGroup(StrictModel):
+    """Identical units of a formation in one engagement state (§9.6)."""
+
+    unit: str
+    count: int = Field(ge=1, le=100)
+    engaged: Engagement
+    characters: list[str] = []  # CH units attached to the group's first unit (TP 2.1.1)
+
+
+class Formation(StrictModel):
+    name: str = Field(min_length=1)
+    side: Literal["attacker", "defender"]
+    role: Literal["engaged", "support", "nearby"] = "engaged"
+    initiative: int = Field(ge=1, le=6)
+    blast_markers: int = Field(0, ge=0)
+    broken: bool = False
+    army_rules: list[ArmyRule] = []
+    cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
+    trapped: float = Field(0.0, ge=0.0, le=1.0)  # P(a withdrawing non-Fearless unit dies), §9.5
+    enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
+    points: int | None = Field(None, ge=0)
+    units: list[UnitGroup] = Field(min_length=1)
+
+
+class EndPhase(StrictModel):
+    rally: bool = True  # run the end-phase rally (TP 1.14.1)
+    enemy_within_30cm: bool = True
+
+
+class EpicScenario(StrictModel):
+    system: Literal["epic"]
+    title: str = "Epic Armageddon assault"
+    rules: Rules = Rules()
+    units: dict[str, UnitProfile]
+    formations: list[Formation] = Field(min_length=2)
+    end_phase: EndPhase = EndPhase()
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo):
+        names = [f.name for f in self.formations]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ValueError(f"formations[{i}].name: duplicate formation name {name!r}")
+        known = sorted(self.units)
+        for i, formation in enumerate(self.formations):
+            for j, group in enumerate(formation.units):
+                where = f"formations[{i}].units[{j}]"
+                if group.unit not in self.units:
+                    raise ValueError(f"{where}.unit: unknown unit {group.unit!r}; allowed: {', '.join(known)}")
+                if self.units[group.unit].type == "CH":
+                    raise ValueError(f"{where}.unit: {group.unit!r} is a character; attach it with 'characters'")
+                for k, ch in enumerate(group.characters):
+                    if ch not in self.units or self.units[ch].type != "CH":
+                        chars = sorted(n for n, u in self.units.items() if u.type == "CH") or ["none defined"]
+                        raise ValueError(f"{where}.characters[{k}]: unknown character {ch!r}; "
+                                         f"allowed: {', '.join(chars)}")
+        for side in ("attacker", "defender"):
+            engaged = [f for f in self.formations if f.side == side and f.role == "engaged"]
+            if not engaged:
+                raise ValueError(f"formations: no formation with side = \"{side}\" and role = \"engaged\"")
+            if not any(g.engaged != "out" for f in engaged for g in f.units):
+                raise ValueError(f"formations: the {side} side has no engaged unit "
+                                 "(at least one unit group needs engaged = \"bc\" or \"ff\")")
+        return self
