@@ -72,7 +72,15 @@ def _system_command(name: str, help_text: str) -> click.Command:
     return command
 
 
+#: Modules that add commands beyond the per-system ones (each exposes a ``cli_commands`` list).
+COMMAND_MODULES = ("analysis.demo", "analysis.decisions.cli", "analysis.reports.cli")
+
+
 def _register():
+    for module_name in COMMAND_MODULES:
+        if importlib.util.find_spec(module_name.rsplit(".", 1)[0]) and importlib.util.find_spec(module_name):
+            for extra in importlib.import_module(module_name).cli_commands:
+                main.add_command(extra)
     for name, help_text in SYSTEMS.items():
         if importlib.util.find_spec(f"analysis.{name}") is None:
             continue

@@ -73,7 +73,8 @@ def validation_error(source: str, exc: ValidationError) -> UserError:
     elif first["type"] == "missing":
         problem = "required key is missing"
     elif "input" in first and first["type"] not in ("value_error",):
-        problem += f", got {first['input']!r}"
+        shown = repr(first["input"])
+        problem += f", got {shown if len(shown) <= 60 else shown[:57] + '...'}"
     field = _field_name(loc) or None
     allowed = _allowed(first)
     if problem.startswith("Value error, "):
