@@ -1,0 +1,92 @@
+"""General de Brigade charge analyser (charges.md §2; issue 3).
+
+``load(path_or_toml) -> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
+``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)``
+(a tidy pandas table over any scenario field or table value).
+"""
+from __future__ import annotations
+
+from analysis import runner
+from analysis.errors import UserError
+
+from . import reference
+from .compile import KernelJob, ReferenceJob
+from .model import Model, load
+from .results import build_result
+
+__all__ = ["load", "simulate", "trace", "sweep", "Model"]
+
+
+def _model(scenario) -> Model:
+    return scenario if isinstance(scenario, Model) else load(scenario)
+
+
+def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float | None = None,
+             threads: int | None = None, chunk_trials: int | None = None, progress: bool | None = None,
+             max_trials: int = runner.DEFAULT_MAX_TRIALS, cell: tuple = (), engine: str = "kernel"):
+    """Simulate the charge ``trials`` times (or to ``precision``) with the kernel or the reference."""
+    model = _model(scenario)
+    if engine not in ("kernel", "reference"):
+        raise ValueError("engine must be 'kernel' or 'reference'")
+    job = KernelJob(model) if engine == "kernel" else ReferenceJob(model)
+    counts, info = runner.run(job, trials=trials, seed=seed, precision=precision, max_trials=max_trials,
+                              chunk_trials=chunk_trials, threads=threads, progress=progress, cell=cell)
+    return build_result(model, job.layout, counts, info, job.compiled.notes, engine)
+
+
+def trace(scenario, seed: int = 0) -> str:
+    """One charge resolved by the reference engine, every roll and decision with its clause."""
+    model = _model(scenario)
+    key0, key1 = runner.stream_key(seed)
+    trial = reference.resolve(model, reference.RandomDice(key0, key1, 0), verbose=True)
+    width = max(len(c) for c, _ in trial.log)
+    lines = [f"{c:<{width}}  {text}" for c, text in trial.log]
+    lines.append(f"{'result':<{width}}  charger {trial.charger}, defender {trial.defender}, outcome {trial.outcome}")
+    return "\n".join(lines)
+
+
+def _set(model: Model, field: str, value) -> Model:
+    """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
+    ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
+    from .model import Scenario, check
+    from .tables import Tables
+
+    parts = field.replace("]", "").replace("[", ".").split(".")
+    root = "tables" if parts[0] == "tables" else "scenario"
+    if root == "tables":
+        parts = parts[1:]
+    data = (model.tables if root == "tables" else model.scenario).model_dump()
+    node = data
+    try:
+        for p in parts[:-1]:
+            node = node[int(p)] if isinstance(node, list) else node[p]
+        last = int(parts[-1]) if isinstance(node, list) else parts[-1]
+        if not isinstance(node, list) and last not in node:
+            raise KeyError(last)
+        node[last] = value
+    except (KeyError, IndexError, ValueError, TypeError):
+        raise UserError(model.source, field, "no such field to sweep",
+                        "a scenario path such as charger.distance, or tables.<path>") from None
+    from analysis.scenario import validate
+    if root == "tables":
+        tables = validate(Tables, data, model.tables.source)
+        check(model.scenario, tables, model.source)
+        return Model(model.scenario, tables, model.source)
+    scenario = validate(Scenario, data, model.source)
+    check(scenario, model.tables, model.source)
+    return Model(scenario, model.tables, model.source)
+
+
+def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **kwargs):
+    """Simulate once per value of ``field``; a tidy table (one row per value and estimate, with
+    95 % intervals).  Every value uses the same seed (common random numbers)."""
+    import pandas as pd
+
+    model = _model(scenario)
+    frames = []
+    for value in values:
+        table = simulate(_set(model, field, value), trials=trials, seed=seed, **kwargs).table()
+        table.insert(0, "value", value)
+        table.insert(0, "field", field)
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,146 @@
+"""GdB charge scenarios: the validated TOML model (issue 3 §1) and its rule switches (§2.6, Q-A*)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from analysis.errors import UserError
+from analysis.scenario import StrictModel, read_toml, validate
+
+from .tables import Tables, load_tables
+
+Arm = Literal["infantry", "cavalry", "artillery"]
+Quality = Literal["guard", "elite", "veteran", "line", "second_line", "militia"]
+Formation = Literal["line", "column", "square", "skirmish", "limbered"]
+Reaction = Literal["fire", "countercharge", "stand", "turn_to_face", "form_square"]
+
+
+class Charger(StrictModel):
+    name: str = "charger"
+    arm: Arm
+    quality: Quality
+    formation: Formation
+    strength: int = Field(ge=1, le=500)
+    formed: bool = True
+    general_attached: bool = False
+    formed_support_behind: bool = False
+    charge_move: float = Field(gt=0)
+    distance: float = Field(gt=0)
+    position: Literal["front", "flank", "rear"] = "front"
+    friends_behind: list[float] = Field(default_factory=list)   # distances of friends in the retreat path
+
+
+class Target(StrictModel):
+    name: str = "target"
+    arm: Arm
+    quality: Quality
+    formation: Formation
+    strength: int = Field(ge=1, le=500)
+    formed: bool = True
+    in_cover: bool = False
+    general_attached: bool = False
+    formed_support_behind: bool = False
+    fired_last_turn: bool = False
+    casualties_this_phase: int = Field(default=0, ge=0)
+    reaction: Reaction = "stand"
+    fallback_reaction: Literal["fire", "stand", "turn_to_face"] = "stand"
+    turn_clears_position: bool = True                  # turning to face removes the flank/rear zone (Q-A7)
+    form_square_time: float | None = Field(default=None, ge=0)   # overrides the table's time cost (Q-A5)
+
+
+class Support(StrictModel):
+    name: str = "support"
+    arm: Arm
+    quality: Quality
+    formation: Formation
+    strength: int = Field(ge=1, le=500)
+    formed: bool = True
+    range: float = Field(gt=0)                          # to the charger's half-way point (§2.2)
+    priority_target: bool = True                        # Q-A6
+    countercharge: bool = False                         # declared a countercharge: never fires (Q-A6)
+    fired_last_turn: bool = False
+
+
+class Rules(StrictModel):
+    """Documented variants (charges.md §2.6 and the Q-A readings); defaults are the recommended ones."""
+
+    countercharge_arms: list[Arm] = Field(default_factory=lambda: ["cavalry"])       # §2.6
+    half_move: Literal["half_charge_move", "half_distance"] = "half_charge_move"     # step 1 wording
+    retreat_now_fraction: float = Field(default=0.5, gt=0, le=1)                      # §2.6
+    flank_bonus_timing: Literal["after_reaction", "at_declaration"] = "after_reaction"  # Q-A7
+    catch_retreating: Literal["if_reached", "always", "never"] = "if_reached"          # Q-A8
+    square_bonus_while_forming: bool = False                                          # Q-A5 / step 5
+
+
+class Scenario(StrictModel):
+    system: Literal["gdb"]
+    title: str = "GdB charge"
+    tables: str = "default"
+    scale: str | None = None
+    charger: Charger
+    target: Target
+    supports: list[Support] = Field(default_factory=list, max_length=16)
+    rules: Rules = Rules()
+
+
+@dataclass(frozen=True)
+class Model:
+    """A scenario with its tables, ready to simulate."""
+
+    scenario: Scenario
+    tables: Tables
+    source: str = "<string>"
+
+    @property
+    def scale(self) -> str:
+        return self.scenario.scale or self.tables.default_scale
+
+    def replace(self, **update) -> "Model":
+        """A copy with scenario fields replaced (``charger=...``) and re-checked."""
+        scenario = self.scenario.model_copy(update=update)
+        check(scenario, self.tables, self.source)
+        return Model(scenario, self.tables, self.source)
+
+
+def check(s: Scenario, tables: Tables, source: str) -> None:
+    """Checks across fields that the field types alone cannot express."""
+    c, t = s.charger, s.target
+    if c.arm == "artillery":
+        raise UserError(source, "charger.arm", "artillery cannot charge", "infantry, cavalry")
+    if c.formation in ("square", "limbered"):
+        raise UserError(source, "charger.formation", f"a unit in {c.formation} cannot charge",
+                        "line, column, skirmish")
+    if c.distance > c.charge_move:
+        raise UserError(source, "charger.distance", f"{c.distance} is beyond the charge move {c.charge_move}",
+                        f"0 < distance <= charger.charge_move ({c.charge_move})")
+    if any(d <= 0 for d in c.friends_behind):
+        raise UserError(source, "charger.friends_behind", "distances must be positive", "> 0")
+    if t.reaction == "countercharge" and t.arm not in s.rules.countercharge_arms:
+        raise UserError(source, "target.reaction", f"a {t.arm} target cannot countercharge",
+                        "fire, stand, turn_to_face, form_square; countercharge only for "
+                        + ", ".join(s.rules.countercharge_arms))
+    if t.reaction == "form_square":
+        if t.arm != "infantry" or t.formation in ("square", "limbered"):
+            raise UserError(source, "target.reaction",
+                            f"a {t.arm} target in {t.formation} cannot form square",
+                            "form_square only for infantry in line, column or skirmish order")
+        if t.form_square_time is None and t.formation not in tables.formation_change_time.square:
+            raise UserError(tables.source, "formation_change_time.square",
+                            f"no time cost for forming square from {t.formation}",
+                            "a time in turns per formation, or target.form_square_time")
+    scale = s.scale or tables.default_scale
+    if scale not in tables.range_bands:
+        raise UserError(source, "scale", f"no range bands for scale {scale!r}", ", ".join(tables.range_bands))
+
+
+def load(path_or_text) -> Model:
+    """Read a scenario file (or TOML text), validate it and load its tables (resolved beside it)."""
+    data, source = read_toml(path_or_text)
+    scenario = validate(Scenario, data, source)
+    base = Path(source).parent if source != "<string>" else Path.cwd()
+    tables = load_tables(scenario.tables, base, source)
+    check(scenario, tables, source)
+    return Model(scenario, tables, source)

@@ -1,0 +1,217 @@
+"""GdB rule tables as data (charges.md §2.2, §2.3): TOML in, a validated :class:`Tables` out.
+
+The shipped ``tables_default.toml`` holds the PLACEHOLDER values of §2.3.  A table file is
+rejected with one clear line when its bands leave a total uncovered, overlap, or name an unknown
+result.
+"""
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from analysis.errors import UserError
+from analysis.scenario import StrictModel, read_toml, validate
+
+CHARGER_RESULTS = ("PASS", "HALT", "WAVER", "RETREAT", "ROUT")
+DEFENDER_RESULTS = ("PASS", "WAVER", "RETREAT", "ROUT")
+QUALITIES = ("guard", "elite", "veteran", "line", "second_line", "militia")
+FORMATIONS = ("line", "column", "square", "skirmish", "limbered")
+ARMS = ("infantry", "cavalry", "artillery")
+DEFAULT_TABLES = "tables_default.toml"
+
+
+class Band(StrictModel):
+    min: int | None = None
+    max: int | None = None
+    result: str
+
+
+class FireBand(StrictModel):
+    min: int | None = None
+    max: int | None = None
+    casualty_percent: int = Field(ge=0)
+
+
+class Qualities(StrictModel):
+    guard: int
+    elite: int
+    veteran: int
+    line: int
+    second_line: int
+    militia: int
+
+
+class CasualtyRule(StrictModel):
+    unit: Literal["figures", "percent"]
+    step: int = Field(ge=1)
+
+
+class ChargerMods(StrictModel):
+    flank_position: int
+    rear_position: int
+    per_casualty_this_phase: int
+    disordered: int
+    general_attached: int
+    formed_support_behind: int
+    target_in_cover: int
+
+
+class DefenderMods(StrictModel):
+    charged_in_flank: int
+    charged_in_rear: int
+    per_casualty_this_phase: int
+    disordered: int
+    general_attached: int
+    formed_support_behind: int
+    in_cover: int
+    square_vs_cavalry: int
+
+
+class Morale(StrictModel):
+    dice: int = Field(ge=1, le=6)
+    charger_bands: list[Band] = Field(min_length=1)
+    defender_bands: list[Band] = Field(min_length=1)
+    quality: Qualities
+    casualties: CasualtyRule
+    charger_mods: ChargerMods
+    defender_mods: DefenderMods
+
+
+class FireMods(StrictModel):
+    fired_last_turn: int
+    at_skirmishers: int
+    firer_disordered: int
+    at_column: int
+
+
+class FiringPercent(StrictModel):
+    line: int = Field(ge=0, le=100)
+    column: int = Field(ge=0, le=100)
+    square: int = Field(ge=0, le=100)
+    skirmish: int = Field(ge=0, le=100)
+    limbered: int = Field(ge=0, le=100)
+
+
+class Fire(StrictModel):
+    dice: int = Field(ge=1, le=6)
+    bands: list[FireBand] = Field(min_length=1)
+    quality: Qualities
+    mods: FireMods
+    firing_percent: FiringPercent
+
+
+class RangeBand(StrictModel):
+    name: str
+    max: float = Field(gt=0)
+    scale: int = Field(ge=0)
+
+
+class ArmBands(StrictModel):
+    infantry: list[RangeBand]
+    cavalry: list[RangeBand]
+    artillery: list[RangeBand]
+
+
+class Moves(StrictModel):
+    retreat: float = Field(ge=0)
+    rout: float = Field(ge=0)
+
+
+class ArmMoves(StrictModel):
+    infantry: Moves
+    cavalry: Moves
+    artillery: Moves
+
+
+class ChangeTime(StrictModel):
+    square: dict[Literal["line", "column", "skirmish"], float]
+
+
+class Geometry(StrictModel):
+    base_depth: float = Field(gt=0)
+
+
+class Tables(StrictModel):
+    """Every number of the charge sequence that the rulebook fixes (§2.3 keys)."""
+
+    placeholder: bool
+    name: str = ""
+    default_scale: str
+    morale: Morale
+    fire: Fire
+    range_bands: dict[str, ArmBands] = Field(min_length=1)
+    moves: ArmMoves
+    formation_change_time: ChangeTime
+    geometry: Geometry
+    source: str = ""
+
+
+def _check_bands(bands, field: str, source: str, results=None):
+    """Bands must cover every integer total exactly once (open lowest/highest ends)."""
+    for i, b in enumerate(bands):
+        if results is not None and b.result not in results:
+            raise UserError(source, f"{field}[{i}].result", f"unknown result {b.result!r}", ", ".join(results))
+        if b.min is not None and b.max is not None and b.min > b.max:
+            raise UserError(source, f"{field}[{i}]", f"min {b.min} is above max {b.max}", "min <= max")
+    order = sorted(range(len(bands)), key=lambda i: -10**9 if bands[i].min is None else bands[i].min)
+    first = bands[order[0]]
+    if first.min is not None:
+        raise UserError(source, field, f"totals below {first.min} are not covered",
+                        "the lowest band must omit 'min'")
+    for a, b in zip(order, order[1:]):
+        lo, hi = bands[a], bands[b]
+        if lo.max is None or hi.min is None or hi.min <= lo.max:
+            at = hi.min if hi.min is not None else (lo.max if lo.max is not None else lo.min)
+            raise UserError(source, field, f"bands {a} and {b} overlap at total {at}",
+                            "each total in exactly one band")
+        if hi.min > lo.max + 1:
+            raise UserError(source, field, f"totals {lo.max + 1}..{hi.min - 1} are not covered",
+                            "contiguous bands")
+    last = bands[order[-1]]
+    if last.max is not None:
+        raise UserError(source, field, f"totals above {last.max} are not covered",
+                        "the highest band must omit 'max'")
+
+
+def band_lookup(bands, total: int):
+    """The band holding ``total`` (bands already validated)."""
+    for b in bands:
+        if (b.min is None or total >= b.min) and (b.max is None or total <= b.max):
+            return b
+    raise AssertionError("validated bands cover every total")
+
+
+def load_tables(spec: str = "default", base: Path | None = None, source: str = "<scenario>") -> Tables:
+    """Load the shipped tables (``"default"``) or a user's file (relative to ``base``)."""
+    if spec == "default":
+        path = files("analysis.gdb").joinpath(DEFAULT_TABLES)
+        text = path.read_text(encoding="utf-8")
+        data, src = read_toml(text)
+        src = f"analysis/gdb/{DEFAULT_TABLES}"
+    else:
+        path = Path(spec)
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        if not path.is_file():
+            raise UserError(source, "tables", f"table file {str(path)!r} not found",
+                            "\"default\" or a path to a TOML table file, relative to the scenario file")
+        data, src = read_toml(path)
+    tables = validate(Tables, data, src)
+    _check_bands(tables.morale.charger_bands, "morale.charger_bands", src, CHARGER_RESULTS)
+    _check_bands(tables.morale.defender_bands, "morale.defender_bands", src, DEFENDER_RESULTS)
+    _check_bands(tables.fire.bands, "fire.bands", src)
+    if tables.default_scale not in tables.range_bands:
+        raise UserError(src, "default_scale", f"scale {tables.default_scale!r} has no range bands",
+                        ", ".join(tables.range_bands))
+    for scale, arms in tables.range_bands.items():
+        for arm in ARMS:
+            bands = getattr(arms, arm)
+            for i, (a, b) in enumerate(zip(bands, bands[1:])):
+                if b.max <= a.max:
+                    raise UserError(src, f"range_bands.{scale}.{arm}[{i + 1}].max",
+                                    f"{b.max} is not beyond the previous band's {a.max}",
+                                    "bands nearest first, max strictly increasing")
+    return tables.model_copy(update={"source": src})

@@ -1,0 +1,100 @@
+"""Numba kernel for the GdB charge sequence (charges.md §2.1): arrays in, counts out.
+
+Everything that does not depend on the dice (half move, reaction, who may fire, modifiers) is
+compiled to small lookup arrays by ``analysis.gdb.compile``; the kernel rolls the fire dice, the
+charger's test and (after a PASS) the defender's test, and counts what happened.
+"""
+import numpy as np
+from numba import njit, prange
+
+from .rng import BLOCK_TRIALS, d6, seed_stream
+
+# Offsets vector layout (indices into ``offsets``).
+O_CHARGER, O_DEFENDER, O_OUTCOME, O_CHARGER_END, O_DEFENDER_END, O_CAS, O_CAS_TARGET, O_FRIENDS, \
+    O_C6, O_D6 = range(10)
+ELIMINATED = 5
+NOT_TESTED = 4
+
+
+@njit(cache=True, inline="always")
+def _lookup(lut, lo, total):
+    """Band result of ``total``; the table spans every reachable total, ends clamp (open bands)."""
+    j = total - lo
+    if j < 0:
+        j = 0
+    elif j >= lut.size:
+        j = lut.size - 1
+    return lut[j]
+
+
+@njit(cache=True, parallel=True)
+def run_chunk(key0, key1, first_block, n_trials, n_counts, offsets,
+              fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo,
+              strength, morale_dice, charger_mod_by_cas, charger_lut, charger_lo,
+              defender_mod, defender_lut, defender_lo,
+              outcome_by_charger, outcome_by_defender, charger_end_by_result,
+              defender_end_by_result, friends_by_result):
+    """Run ``n_trials`` charges from stream block ``first_block``; returns the summed counts."""
+    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
+    part = np.zeros((n_blocks, n_counts), np.int64)
+    n_firers = fire_mod.size
+    for b in prange(n_blocks):
+        state = np.empty(4, np.uint64)
+        seed_stream(state, key0, key1, first_block + b)
+        n = min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)
+        row = part[b]
+        for _ in range(n):
+            # steps 2-3: closing and supporting fire (§2.2)
+            cas = 0
+            cas_target = 0
+            for i in range(n_firers):
+                total = fire_mod[i]
+                for _k in range(fire_dice):
+                    total += d6(state)
+                hit = (fire_num[i] * _lookup(fire_lut, fire_lo, total) + 500_000) // 1_000_000
+                cas += hit
+                if fire_is_target[i]:
+                    cas_target += hit
+            if cas > strength:
+                cas = strength
+            if cas_target > cas:
+                cas_target = cas
+            row[offsets[O_CAS] + cas] += 1
+            row[offsets[O_CAS_TARGET] + cas_target] += 1
+            # step 4: the charger's test, always taken unless destroyed by the fire
+            if cas == strength:
+                cr = ELIMINATED
+            else:
+                total = charger_mod_by_cas[cas]
+                sixes = 0
+                for _k in range(morale_dice):
+                    r = d6(state)
+                    total += r
+                    if r == 6:
+                        sixes += 1
+                if sixes >= 2:
+                    row[offsets[O_C6]] += 1
+                cr = _lookup(charger_lut, charger_lo, total)
+            # step 5: the defender's test, only after a PASS
+            if cr == 0:
+                total = defender_mod
+                sixes = 0
+                for _k in range(morale_dice):
+                    r = d6(state)
+                    total += r
+                    if r == 6:
+                        sixes += 1
+                if sixes >= 2:
+                    row[offsets[O_D6]] += 1
+                dr = _lookup(defender_lut, defender_lo, total)
+                outcome = outcome_by_defender[dr]
+            else:
+                dr = NOT_TESTED
+                outcome = outcome_by_charger[cr]
+            row[offsets[O_CHARGER] + cr] += 1
+            row[offsets[O_DEFENDER] + dr] += 1
+            row[offsets[O_OUTCOME] + outcome] += 1
+            row[offsets[O_CHARGER_END] + charger_end_by_result[cr]] += 1
+            row[offsets[O_DEFENDER_END] + defender_end_by_result[dr]] += 1
+            row[offsets[O_FRIENDS] + friends_by_result[cr]] += 1
+    return part.sum(axis=0)
