@@ -1,0 +1,116 @@
+"""The 9th Age charges (charges.md §3): charge range, failed charges, reactions, several chargers.
+
+``load(path_or_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
+``trace(scenario, seed=...)`` -> one trial told step by step; ``charge_table(...)`` -> exact
+P(success) for a grid of distances and Advance Rates.
+"""
+from __future__ import annotations
+
+import click
+import numpy as np
+
+from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
+from kernels import t9a as _kernel
+
+from . import reference
+from .exact import charge_table
+from .layout import build_layout, kernel_arrays
+from .model import DICE, Model, load
+from .results import T9AResult, build_result
+
+__all__ = ["load", "simulate", "trace", "charge_table", "T9AResult", "Model", "DICE"]
+
+
+class KernelJob:
+    """The Numba kernel as a runner job."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.layout = build_layout(model)
+        self.arrays = kernel_arrays(model, self.layout)
+
+    def run_chunk(self, key0, key1, first_block, n_trials):
+        a = self.arrays
+        return _kernel.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block),
+                                 np.int64(n_trials), a.ch, a.ff, a.tg, a.plc_order, a.plc_mask,
+                                 a.plc_models, a.plc_rot, a.coff, a.goff, self.layout.size)
+
+    def precision_successes(self, counts):
+        """P(each charger arrives), or catches / reaches its redirected target under a flee."""
+        out = []
+        for i in range(self.model.n):
+            k = self.layout.scalar(counts, f"{i}:arrives")
+            if self.model.reaction == "flee":
+                k = self.layout.scalar(counts, f"{i}:catches") + \
+                    self.layout.scalar(counts, f"{i}:redirect_arrives")
+            out.append(k)
+        return np.array(out, np.int64)
+
+
+class ReferenceJob(KernelJob):
+    """The pure-Python reference engine through the same runner and counts."""
+
+    def run_chunk(self, key0, key1, first_block, n_trials):
+        return reference.run_chunk(self.model, self.layout, key0, key1, first_block, n_trials)
+
+
+def _model(scenario) -> Model:
+    return scenario if isinstance(scenario, Model) else load(scenario)
+
+
+def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float | None = None,
+             threads: int | None = None, chunk_trials: int | None = None,
+             progress: bool | None = None, max_trials: int = DEFAULT_MAX_TRIALS, cell: tuple = (),
+             engine: str = "kernel") -> T9AResult:
+    """Simulate ``scenario`` (a loaded model, a path or TOML text); ``engine="reference"`` runs
+    the pure-Python engine instead of the kernel, same counts and result shape."""
+    model = _model(scenario)
+    jobs = {"kernel": KernelJob, "reference": ReferenceJob}
+    if engine not in jobs:
+        raise ValueError(f"engine must be one of {sorted(jobs)}")
+    job = jobs[engine](model)
+    counts, info = run(job, trials=trials, seed=seed, precision=precision, max_trials=max_trials,
+                       chunk_trials=chunk_trials, threads=threads, progress=progress, cell=cell)
+    return build_result(model, job.layout, counts, info, engine)
+
+
+def trace(scenario, seed: int = 0) -> str:
+    """One trial of the reference engine, every roll, modifier and decision with its clause."""
+    return reference.trace(_model(scenario), *stream_key(seed))
+
+
+def _floats(text: str, what: str) -> list[float]:
+    """'6:16:0.5' (start:stop:step, stop included) or '6,8,10'."""
+    from analysis.errors import UserError
+    try:
+        if ":" in text:
+            start, stop, step = (float(x) for x in text.split(":"))
+            if step <= 0:
+                raise ValueError
+            return list(np.round(np.arange(start, stop + step / 2, step), 6))
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise UserError("command line", what, f"cannot read {text!r}",
+                        "a list like 6,8,10 or a range start:stop:step with step > 0") from None
+
+
+@click.command(name="t9a-table")
+@click.option("--distances", default="4:20:1", show_default=True,
+              help="Distances: 6,8,10 or start:stop:step (inches).")
+@click.option("--advance-rates", default="4,5,8,9", show_default=True, help="Advance Rates.")
+@click.option("--dice", default="2d6", show_default=True,
+              help=f"Comma-separated dice variants: {', '.join(DICE)}.")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
+def table_command(distances, advance_rates, dice, as_json):
+    """Exact P(charge range reaches) for T9A distances x Advance Rates (full dice enumeration)."""
+    t = charge_table(_floats(distances, "--distances"), _floats(advance_rates, "--advance-rates"),
+                     dice.split(","))
+    if as_json:
+        click.echo(t.to_json(orient="records"))
+        return
+    wide = t.pivot_table(index="distance", columns=["dice", "advance_rate"], values="p_success")
+    click.echo("exact P(charge range >= distance), full enumeration of the dice")
+    click.echo(wide.to_string(float_format=lambda v: f"{v:.4f}"))
+
+
+cli_commands = [table_command]

@@ -1,0 +1,74 @@
+"""Exact charge-roll probabilities by full enumeration of the dice (charges.md §4, §5).
+
+Used by :func:`analysis.t9a.charge_table` and the P(success)-against-distance curves; values are
+:class:`fractions.Fraction`.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+
+import numpy as np
+import pandas as pd
+
+from analysis.errors import UserError
+
+from .model import DICE, MILLI, DiceRule, to_milli
+
+
+@lru_cache(maxsize=None)
+def outcomes(rule: DiceRule) -> dict[tuple[int, int], Fraction]:
+    """P(kept total, highest die) for one charge roll (§3.2, §3.8)."""
+    p = Fraction(1, 6 ** rule.n)
+    out: dict[tuple[int, int], Fraction] = {}
+    for dice in product(range(1, 7), repeat=rule.n):
+        kept = sum(sorted(dice, reverse=True)[:rule.keep])
+        key = (max(kept, rule.floor) + rule.add, max(dice))
+        out[key] = out.get(key, Fraction(0)) + p
+    return out
+
+
+def p_reach(rule: DiceRule, needed_milli: int) -> Fraction:
+    """P(roll * 1" >= needed), needed = distance - Advance Rate in milli-inches (§5.1)."""
+    return sum((p for (t, _), p in outcomes(rule).items() if t * MILLI >= needed_milli), Fraction(0))
+
+
+def failed_move_given_fail(rule: DiceRule, needed_milli: int) -> dict[int, Fraction]:
+    """Distribution of the failed-move dice value given a failed roll (§3.4.1, §5.2): the highest
+    real die, or the fixed move of the beta rule; spacing not applied."""
+    fail = {}
+    for (t, h), p in outcomes(rule).items():
+        if t * MILLI < needed_milli:
+            move = rule.fixed_fail_move if rule.fixed_fail_move is not None else h
+            fail[move] = fail.get(move, Fraction(0)) + p
+    total = sum(fail.values(), Fraction(0))
+    return {m: q / total for m, q in sorted(fail.items())} if total else {}
+
+
+def charge_table(distances, advance_rates, dice="2d6") -> pd.DataFrame:
+    """P(charge roll reaches) for every distance x Advance Rate (x dice variant), exact.
+
+    The probability is exact (``method = "exact"``), so its 95 % interval is the point itself.
+    ``mean_failed_move`` is E[dice value of the failed move | failure] (NaN when it cannot fail).
+    """
+    variants = [dice] if isinstance(dice, str) else list(dice)
+    for v in variants:
+        if v not in DICE:
+            raise UserError("charge_table", "dice", f"unknown dice variant {v!r}", ", ".join(DICE))
+    rows = []
+    for v in variants:
+        rule = DICE[v]
+        for a in advance_rates:
+            for d in distances:
+                if d < 0 or a < 0:
+                    raise UserError("charge_table", "distances" if d < 0 else "advance_rates",
+                                    f"negative value {min(d, a)!r}", ">= 0")
+                need = to_milli(d) - to_milli(a)
+                p = p_reach(rule, need)
+                fm = failed_move_given_fail(rule, need)
+                mean = float(sum((m * q for m, q in fm.items()), Fraction(0))) if fm else np.nan
+                rows.append({"dice": v, "advance_rate": a, "distance": d, "needed": need / MILLI,
+                             "p_success": float(p), "fraction": str(p), "ci95_lo": float(p),
+                             "ci95_hi": float(p), "mean_failed_move": mean, "method": "exact"})
+    return pd.DataFrame(rows)
