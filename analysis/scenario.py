@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -61,7 +61,29 @@ def _allowed(error: dict) -> str | None:
     return None
 
 
-def validation_error(source: str, exc: ValidationError) -> UserError:
+def _inner_model(annotation) -> type[BaseModel] | None:
+    """The model inside ``X``, ``list[X]``, ``dict[str, X]`` or ``X | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _model_at(model: type[BaseModel] | None, loc) -> type[BaseModel] | None:
+    """The model that owns the last key of ``loc`` (list indices and dict keys are stepped over)."""
+    current = model
+    for part in loc[:-1]:
+        if current is None:
+            return None
+        if isinstance(part, str) and part in current.model_fields:
+            current = _inner_model(current.model_fields[part].annotation)
+    return current
+
+
+def validation_error(source: str, exc: ValidationError, model: type[BaseModel] | None = None) -> UserError:
     """Turn pydantic's report into one line: file, field, problem, allowed values."""
     errors = exc.errors(include_url=False)
     first = errors[0]
@@ -70,6 +92,9 @@ def validation_error(source: str, exc: ValidationError) -> UserError:
     problem = first["msg"]
     if first["type"] == "extra_forbidden":
         problem = "unknown key"
+        owner = _model_at(model, first["loc"])
+        if owner is not None:
+            problem += f"; allowed: {', '.join(owner.model_fields)}"
     elif first["type"] == "missing":
         problem = "required key is missing"
     elif "input" in first and first["type"] not in ("value_error",):
@@ -84,9 +109,9 @@ def validation_error(source: str, exc: ValidationError) -> UserError:
         if sep and " " not in head:
             field = f"{field}.{head}" if field else head
             problem = rest
-        problem, sep, listed = problem.partition("; allowed: ")
-        if sep:
-            allowed = listed
+    problem, sep, listed = problem.partition("; allowed: ")
+    if sep:
+        allowed = listed
     more = len(errors) - 1
     if more:
         problem += f" (and {more} more problem{'s' if more > 1 else ''})"
@@ -97,4 +122,4 @@ def validate(model: type[M], data: dict, source: str, context: dict | None = Non
     try:
         return model.model_validate(data, context=context)
     except ValidationError as exc:
-        raise validation_error(source, exc) from None
+        raise validation_error(source, exc, model) from None

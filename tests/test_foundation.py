@@ -1,0 +1,117 @@
+"""The shared machinery: intervals, runner reproducibility, result shape, scenario reading."""
+import json
+
+import numpy as np
+import pytest
+from numba import njit, prange
+from scipy.stats import binomtest
+
+from analysis.errors import UserError
+from analysis.estimates import Distribution, Probability, wilson_interval
+from analysis.result import Result
+from analysis.runner import RunInfo, run, stream_key
+from analysis.scenario import read_toml
+from kernels.rng import BLOCK_TRIALS, d6, die, seed_stream, uniform
+
+
+@njit(cache=True, parallel=True)
+def _faces_kernel(key0, key1, first_block, n_trials):
+    """Histogram of one D6 (slots 1..6), a D3 (slots 7..9) and P(uniform < 0.25) (slot 10)."""
+    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
+    part = np.zeros((n_blocks, 11), np.int64)
+    for b in prange(n_blocks):
+        state = np.empty(4, np.uint64)
+        seed_stream(state, key0, key1, first_block + b)
+        for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
+            part[b, d6(state)] += 1
+            part[b, 6 + die(state, 3)] += 1
+            part[b, 10] += uniform(state) < 0.25
+    return part.sum(axis=0)
+
+
+class FacesJob:
+    def run_chunk(self, key0, key1, first_block, n_trials):
+        return _faces_kernel(np.uint64(key0), np.uint64(key1), first_block, n_trials)
+
+    def precision_successes(self, counts):
+        return counts[1:7]
+
+
+def test_wilson_interval_matches_scipy():
+    for k, n in [(0, 10), (3, 10), (10, 10), (505, 1296), (1, 1_000_000)]:
+        expected = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        lo, hi = wilson_interval(k, n)
+        assert lo == pytest.approx(expected.low, abs=1e-12)
+        assert hi == pytest.approx(expected.high, abs=1e-12)
+
+
+def test_dice_are_uniform_within_5_sigma():
+    counts, info = run(FacesJob(), trials=600_000, seed=11)
+    n = info.trials
+    for face in range(1, 7):
+        assert abs(counts[face] - n / 6) <= 5 * np.sqrt(n * (1 / 6) * (5 / 6))
+    for face in range(7, 10):
+        assert abs(counts[face] - n / 3) <= 5 * np.sqrt(n * (1 / 3) * (2 / 3))
+    assert abs(counts[10] - n / 4) <= 5 * np.sqrt(n * 0.25 * 0.75)
+
+
+def test_same_seed_same_counts_for_any_chunk_size_and_thread_count():
+    reference, _ = run(FacesJob(), trials=50_000, seed=5)
+    for chunk, threads in [(BLOCK_TRIALS, 1), (3 * BLOCK_TRIALS, 2), (10 ** 6, 1), (5000, 2)]:
+        counts, _ = run(FacesJob(), trials=50_000, seed=5, chunk_trials=chunk, threads=threads)
+        assert np.array_equal(counts, reference)
+    other, _ = run(FacesJob(), trials=50_000, seed=6)
+    assert not np.array_equal(other, reference)
+
+
+def test_cells_get_independent_streams():
+    assert stream_key(1, (0,)) != stream_key(1, (1,)) != stream_key(1)
+    a, _ = run(FacesJob(), trials=20_000, seed=1, cell=(3,))
+    b, _ = run(FacesJob(), trials=20_000, seed=1, cell=(3,))
+    c, _ = run(FacesJob(), trials=20_000, seed=1, cell=(4,))
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_precision_stops_when_every_half_width_is_small_enough():
+    counts, info = run(FacesJob(), seed=2, precision=0.002, chunk_trials=BLOCK_TRIALS * 16)
+    assert info.precision_reached
+    assert info.achieved_half_width <= 0.002
+    assert info.trials == counts[1:7].sum()
+    # one chunk fewer would not have been enough (n ~ 1.96^2 * p(1-p) / eps^2 ~ 133k)
+    assert info.trials >= 1.96 ** 2 * (1 / 6) * (5 / 6) / 0.002 ** 2 - BLOCK_TRIALS * 16
+    capped, info = run(FacesJob(), seed=2, precision=1e-4, max_trials=BLOCK_TRIALS * 4)
+    assert not info.precision_reached and info.trials == BLOCK_TRIALS * 4
+
+
+def _toy_result():
+    tree = {"sides": {"win": Probability(30, 100)},
+            "units": {"alpha": {"lost": Distribution([10, 60, 30])}}}
+    return Result(system="toy", title="Toy", info=RunInfo(trials=100, seed=4), tree=tree, notes=["a note"])
+
+
+def test_result_table_json_and_cumulative():
+    result = _toy_result()
+    table = result.table()
+    assert list(table.quantity) == ["win"]
+    row = table.iloc[0]
+    assert row.estimate == 0.3 and row.ci95_lo < 0.3 < row.ci95_hi
+    data = json.loads(result.to_json())
+    assert data["system"] == "toy" and data["trials"] == 100 and data["seed"] == 4
+    assert data["sides"]["win"]["ci95"] == list(Probability(30, 100).ci95)
+    assert data["units"]["alpha"]["lost"]["mean"] == pytest.approx(1.2)
+    at_least = result.cumulative("units", "alpha", "lost")
+    assert list(at_least.p) == pytest.approx([1.0, 0.9, 0.3])
+    at_most = result.cumulative("units", "alpha", "lost", kind="at_most")
+    assert list(at_most.p) == pytest.approx([0.1, 0.7, 1.0])
+    assert "a note" in str(result) and "<table" in result._repr_html_()
+    assert result.plot() is not None
+
+
+def test_read_toml_reports_bad_files(tmp_path):
+    with pytest.raises(UserError, match="file not found"):
+        read_toml(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("system = \n")
+    with pytest.raises(UserError, match=r"bad.toml: invalid TOML"):
+        read_toml(bad)
+    assert read_toml('system = "epic"\n') == ({"system": "epic"}, "<string>")
