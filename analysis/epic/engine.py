@@ -1,0 +1,172 @@
+"""The Numba kernel behind :func:`analysis.epic.simulate`: arrays from a ``CompiledEpic``, counts back.
+
+Python prepares integer tables once per scenario (:class:`KernelArrays`); ``kernels.epic`` runs the
+trials (the procedure of ``docs/epic-engine.md``) and writes the same count slots as
+:func:`analysis.epic.outcome.record`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels import epic as K
+
+from .compile import BC, ENGAGED, FF, NO_ROLL, SUPPORT, CompiledEpic, UnitSlot
+from .outcome import precision_successes
+
+_FORMATION_SLOTS = {  # kernel column -> count slot of analysis/epic/compile.py::_lay_out
+    K.FO_DESTROYED: "destroyed", K.FO_BROKEN_A: "broken_after_assault",
+    K.FO_BROKEN_E: "broken_after_end_phase", K.FO_TESTED: "rally_tested", K.FO_PASSED: "rally_passed",
+    K.FO_CAS: "casualties", K.FO_CAS_A: "casualties_assault", K.FO_BM_A: "blast_markers_after_assault",
+    K.FO_BM_E: "blast_markers_after_end_phase",
+}
+
+
+def _bounds(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate index lists into (flat array, bounds) with bounds[g]..bounds[g + 1]."""
+    flat = np.array([i for g in groups for i in g], dtype=np.int64)
+    bounds = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+    return flat, bounds
+
+
+def _sources(u: UnitSlot, support: bool) -> list[tuple[int, list[int]]]:
+    """(group step, source row) for a unit's main dice and each extra-attack line (§1, §4)."""
+    we = u.type == "WE"
+    rows = []
+    if support:  # supporting fire: FF only, 15cm lines only, first strike gives nothing (§4)
+        rows.append((K.G_SUPPORT, [u.index, u.damage_capacity, 0, u.ff, u.ff, 3 * u.sniper]))
+        for line in u.extra:
+            if not line.contact_only:
+                kind = 2 if line.titan_killer else int(line.macro_weapon)
+                rows.append((K.G_SUPPORT, [u.index, line.count, int(line.d3), u.ff, u.ff,
+                                           kind + 3 * (line.sniper or u.sniper)]))
+    else:
+        contact = min(u.cc, u.ff) if u.skimmer else u.cc
+        step = K.G_FIRST if u.first_strike else K.G_NORMAL
+        rows.append((step, [u.index, u.damage_capacity, 0, contact, u.ff, 3 * u.sniper]))
+        for line in u.extra:
+            kind = 2 if line.titan_killer else int(line.macro_weapon)
+            vc = u.cc if line.contact_only else (u.ff if we else NO_ROLL)
+            vn = NO_ROLL if line.contact_only else u.ff
+            step = K.G_FIRST if (line.first_strike or u.first_strike) else K.G_NORMAL
+            rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * (line.sniper or u.sniper)]))
+    return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
+
+
+@dataclass
+class KernelArrays:
+    """The integer tables ``kernels.epic.assault_kernel`` takes (column names in ``kernels.epic``)."""
+
+    units: np.ndarray
+    src: np.ndarray
+    gb: np.ndarray
+    tgt: np.ndarray
+    tb: np.ndarray
+    asu: np.ndarray
+    ab: np.ndarray
+    forms: np.ndarray
+    fu: np.ndarray
+    fb: np.ndarray
+    trapped: np.ndarray
+    rules: np.ndarray
+    side_off: np.ndarray
+    form_off: np.ndarray
+    n_counts: int
+
+    @classmethod
+    def build(cls, c: CompiledEpic) -> "KernelArrays":
+        forms = c.formations
+        all_expendable = [all(c.units[i].expendable for i in f.units) for f in forms]
+        units = np.zeros((len(c.units), K.U_COLS), np.int64)
+        for u in c.units:
+            f = forms[u.formation]
+            row = units[u.index]
+            row[K.U_SIDE] = u.side
+            row[K.U_FORM] = u.formation
+            row[K.U_ENG] = u.engaged
+            row[K.U_SAVE] = min(u.armour, u.cover)
+            row[K.U_ARMOUR] = u.armour
+            row[K.U_DC] = u.damage_capacity
+            row[K.U_RA] = u.reinforced_armour
+            row[K.U_INV] = u.invulnerable
+            row[K.U_FEARLESS] = u.fearless
+            row[K.U_INSPIRING] = u.inspiring
+            row[K.U_LEADER] = u.leader
+            row[K.U_SC] = u.supreme_commander
+            row[K.U_SPEED0] = u.speed_zero
+            row[K.U_SNIPE] = u.inspiring or u.leader or u.supreme_commander
+            row[K.U_LOSS_BM] = (not u.expendable) or all_expendable[u.formation]
+            row[K.U_ASSAULT] = f.role == ENGAGED
+
+        groups: list[list[list[int]]] = [[] for _ in range(6)]
+        targets: list[list[int]] = [[], []]
+        assault: list[list[int]] = [[], []]
+        for u in c.units:
+            f = forms[u.formation]
+            engaged = u.engaged in (BC, FF)
+            if f.role == ENGAGED:
+                assault[u.side].append(u.index)
+                if engaged:
+                    targets[u.side].append(u.index)
+            if engaged and (f.role == ENGAGED or (f.role == SUPPORT and not f.broken)):
+                for step, row in _sources(u, support=f.role == SUPPORT):
+                    groups[u.side * 3 + step].append(row)
+        rows = [r for g in groups for r in g]
+        src = np.array(rows, np.int64).reshape(len(rows), K.S_COLS)
+        gb = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+        tgt, tb = _bounds(targets)
+        asu, ab = _bounds(assault)
+        fu, fb = _bounds([list(f.units) for f in forms])
+
+        ftab = np.zeros((len(forms), K.F_COLS), np.int64)
+        for f in forms:
+            ftab[f.index] = [f.side, f.role == ENGAGED, f.initiative, f.blast_markers, f.broken, f.tsknf,
+                             f.mob_rule, f.enemy_within_30cm, all_expendable[f.index], f.max_blast_markers]
+        r = c.rules
+        rules = np.zeros(K.R_COLS, np.int64)
+        rules[K.R_SUM] = r.result_dice == "sum"
+        rules[K.R_NAT1] = r.rally_natural_one_fails
+        rules[K.R_MAX_ROUNDS] = r.max_rounds
+        rules[K.R_SF_KILLS] = r.supporting_fire_kills_count
+        rules[K.R_INSP_ENGAGED] = r.inspiring == "engaged_only"
+        rules[K.R_LEADERS] = r.leaders
+        rules[K.R_SC_REROLL] = r.supreme_commander_rerolls
+        rules[K.R_RALLY] = c.scenario.end_phase.rally
+
+        lay = c.layout
+        side_off = np.zeros(K.O_COLS, np.int64)
+        for col, name in ((K.O_ATT, "attacker_wins"), (K.O_DEF, "defender_wins"), (K.O_NONE, "no_winner"),
+                          (K.O_UNRES, "unresolved"), (K.O_NOROLL, "decided_without_roll"),
+                          (K.O_ROUNDS, "rounds"), (K.O_MARGIN, "margin")):
+            side_off[col] = lay.offset(name)
+        side_off[K.O_MAX_MARGIN] = c.max_margin
+        form_off = np.zeros((len(forms), K.FO_COLS), np.int64)
+        for f in forms:
+            for col, name in _FORMATION_SLOTS.items():
+                form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
+        return cls(units=units, src=src, gb=gb, tgt=tgt, tb=tb, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
+                   trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
+                   side_off=side_off, form_off=form_off, n_counts=lay.size)
+
+    def run(self, key0: int, key1: int, first_block: int, n_trials: int) -> tuple[np.ndarray, int]:
+        """Counts of ``n_trials`` assaults and the number of D6 (and D3) rolled."""
+        counts, dice = K.assault_kernel(
+            self.units, self.src, self.gb, self.tgt, self.tb, self.asu, self.ab, self.forms, self.fu,
+            self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
+            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials))
+        return counts, int(dice)
+
+
+class KernelJob:
+    """Runs the Numba assault kernel through the shared runner (``analysis.runner.Job``)."""
+
+    def __init__(self, compiled: CompiledEpic):
+        self.compiled = compiled
+        self.arrays = KernelArrays.build(compiled)
+
+    def run_chunk(self, key0: int, key1: int, first_block: int, n_trials: int) -> np.ndarray:
+        return self.arrays.run(key0, key1, first_block, n_trials)[0]
+
+    def precision_successes(self, counts: np.ndarray) -> np.ndarray:
+        return precision_successes(self.compiled, counts)
