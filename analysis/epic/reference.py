@@ -1,0 +1,725 @@
+"""The pure-Python reference engine: one Epic Armageddon assault, clause by clause.
+
+It implements ``docs/epic-engine.md`` (the "spec", cited as spec §n) step by step, one small
+function per rule step; clause tags: TP = NetEA Tournament Pack, § = ``shared/rules/epic-armageddon.md``.
+The Numba kernel implements the same spec; the tests compare the two statistically.
+
+Per-trial state lives in :class:`Unit`, :class:`Formation` and :class:`Trial`, copied from the
+compiled scenario (which is never mutated).  Dice: ``rng.randint(1, 6)``, D3 = ``rng.randint(1, 3)``,
+trapped draws ``rng.random()``.  With ``log=`` every roll, allocation, save, modifier and
+decision is reported as ``"[clause] text"``.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from itertools import cycle
+from typing import Callable
+
+from .compile import ATTACKER, BC, DEFENDER, ENGAGED, NO_ROLL, OUT, SUPPORT, CompiledEpic, UnitSlot
+from .outcome import FormationOutcome, TrialOutcome
+
+Log = Callable[[str], None] | None
+SIDES = ("attacker", "defender")
+STATE_NAMES = ("bc", "ff", "out")
+ORDINARY, MACRO_WEAPON, TITAN_KILLER = "ordinary", "macro-weapon", "titan-killer"
+
+
+def _note(log: Log, clause: str, text: str) -> None:
+    if log is not None:
+        log(f"[{clause}] {text}")
+
+
+# -- per-trial state ---------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Unit:
+    slot: UnitSlot
+    label: str  # "Warband: boyz 3", for the trace
+    damage_left: int  # remaining damage capacity (1 for a unit that is not a war engine)
+    alive: bool = True
+
+
+@dataclass(eq=False)
+class Formation:
+    index: int
+    name: str
+    side: int
+    role: int
+    initiative: int
+    tsknf: bool
+    mob_rule: bool
+    trapped: float
+    enemy_within_30cm: bool
+    units: list[Unit]  # in allocation order
+    blast_markers: int
+    broken: bool
+    broken_at_start: bool
+    losses: int = 0  # kills suffered in the assault (a war-engine damage point counts 1)
+    expendable_losses: int = 0  # the part of ``losses`` suffered by Expendable units
+    rally_tested: bool = False
+    rally_passed: bool = False
+
+    @property
+    def living(self) -> list[Unit]:
+        return [u for u in self.units if u.alive]
+
+    @property
+    def size(self) -> int:
+        """Units alive, a war engine counting its starting DC (TP 3.3.3; spec §0)."""
+        return sum(u.slot.damage_capacity for u in self.units if u.alive)
+
+    def fails_break_test(self) -> bool:
+        """BMs ≥ size, TSKNF: BMs ≥ 2 × size (§3 Break, TP-SR TSKNF)."""
+        return self.blast_markers >= (2 if self.tsknf else 1) * self.size
+
+
+@dataclass
+class Trial:
+    """Everything one trial changes: units, formations, kills per side, the dice and the log."""
+
+    rng: random.Random
+    log: Log
+    rules: object
+    units: list[Unit]  # every unit, in allocation order
+    formations: list[Formation]
+    kills: list[int] = field(default_factory=lambda: [0, 0])
+
+    def say(self, clause: str, text: str) -> None:
+        _note(self.log, clause, text)
+
+    def assault_formations(self, side: int) -> list[Formation]:
+        return [f for f in self.formations if f.side == side and f.role == ENGAGED]
+
+    def formation_of(self, unit: Unit) -> Formation:
+        return self.formations[unit.slot.formation]
+
+    def assault_units(self, side: int) -> list[Unit]:
+        """Living units of the side's assault formations, in allocation order."""
+        return [u for u in self.units if u.alive and u.slot.side == side
+                and self.formations[u.slot.formation].role == ENGAGED]
+
+    def directly_engaged(self, side: int) -> list[Unit]:
+        """Living ``bc``/``ff`` units of the side's assault formations (TP 1.12.5; spec §2)."""
+        return [u for u in self.assault_units(side) if u.slot.engaged != OUT]
+
+
+def new_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Trial:
+    """Copy the compiled scenario into fresh per-trial state (spec §0)."""
+    units, seen = [], {}
+    for slot in compiled.units:
+        formation = compiled.formations[slot.formation]
+        seen[(slot.formation, slot.name)] = number = seen.get((slot.formation, slot.name), 0) + 1
+        units.append(Unit(slot, f"{formation.name}: {slot.name} {number}", slot.damage_capacity))
+    formations = [Formation(
+        index=f.index, name=f.name, side=f.side, role=f.role, initiative=f.initiative, tsknf=f.tsknf,
+        mob_rule=f.mob_rule, trapped=f.trapped, enemy_within_30cm=f.enemy_within_30cm,
+        units=[units[i] for i in f.units], blast_markers=0 if f.broken else f.blast_markers,
+        broken=f.broken, broken_at_start=f.broken,
+    ) for f in compiled.formations]
+    return Trial(rng=rng, log=log, rules=compiled.rules, units=units, formations=formations)
+
+
+# -- dice ----------------------------------------------------------------------------------------
+
+def roll_d6(rng: random.Random) -> int:
+    return rng.randint(1, 6)
+
+
+def roll_d3(rng: random.Random) -> int:
+    return rng.randint(1, 3)
+
+
+# -- attacks (spec §1, §4) -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AttackDice:
+    """Dice a unit rolls in one step: ``count`` dice (or D3 dice) hitting on D6 ≥ ``target``."""
+
+    count: int
+    d3: bool
+    target: int
+    weapon: str  # for the trace: "CC", "FF", "CC assault-weapon line", ...
+    kind: str  # ORDINARY, MACRO_WEAPON or TITAN_KILLER
+    sniper: bool
+    first_strike: bool
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str
+    sniper: bool
+
+
+def _hit_kind(macro_weapon: bool, titan_killer: bool) -> str:
+    return TITAN_KILLER if titan_killer else MACRO_WEAPON if macro_weapon else ORDINARY
+
+
+def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
+    """A unit's assault dice (TP 1.12.5, 2.1.13, 2.2.3, 2.2.4, 2.2.6, 3.1.2; spec §1).
+
+    Main dice: 1 (a WE: its starting DC) at CC in contact (a Skimmer the better of CC and FF),
+    else at FF.  A ``bc`` line only in contact, at CC; a ``15cm`` line at FF when not in contact,
+    and in contact only for a WE.  A value of "-" rolls nothing.
+    """
+    dice = []
+    if in_contact:
+        target, weapon = (min(slot.cc, slot.ff), "better of CC/FF (skimmer)") if slot.skimmer else (slot.cc, "CC")
+    else:
+        target, weapon = slot.ff, "FF"
+    if target != NO_ROLL:
+        dice.append(AttackDice(slot.damage_capacity, False, target, weapon, ORDINARY, slot.sniper,
+                               slot.first_strike))
+    for line in slot.extra:
+        if line.contact_only:
+            if not in_contact:
+                continue
+            target, weapon = slot.cc, "CC assault-weapon line"
+        else:
+            if in_contact and slot.type != "WE":
+                continue
+            target, weapon = slot.ff, "FF small-arms line"
+        if target != NO_ROLL:
+            dice.append(AttackDice(line.count, line.d3, target, weapon,
+                                   _hit_kind(line.macro_weapon, line.titan_killer),
+                                   line.sniper or slot.sniper, line.first_strike or slot.first_strike))
+    return dice
+
+
+def supporting_dice(slot: UnitSlot) -> list[AttackDice]:
+    """A supporting unit's dice (TP 1.12.6, 2.2.4; spec §4): FF main dice and ``15cm`` lines only;
+    first strike gives nothing."""
+    dice = []
+    if slot.ff != NO_ROLL:
+        dice.append(AttackDice(slot.damage_capacity, False, slot.ff, "FF", ORDINARY, slot.sniper, False))
+        for line in slot.extra:
+            if not line.contact_only:
+                dice.append(AttackDice(line.count, line.d3, slot.ff, "FF small-arms line",
+                                       _hit_kind(line.macro_weapon, line.titan_killer),
+                                       line.sniper or slot.sniper, False))
+    return dice
+
+
+def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> list[Hit]:
+    """Roll one set of attack dice: hit on D6 ≥ target, no modifiers ever (TP 1.12.5, 2.2.3)."""
+    rng = trial.rng
+    count = roll_d3(rng) if dice.d3 else dice.count
+    rolls = [roll_d6(rng) for _ in range(count)]
+    hits = sum(r >= dice.target for r in rolls)
+    if trial.log is not None:
+        how_many = f"D3 = {count}" if dice.d3 else str(count)
+        extras = [k for k, on in ((dice.kind, dice.kind != ORDINARY), ("sniper", dice.sniper),
+                                  ("first strike", dice.first_strike)) if on]
+        tags = f" [{', '.join(extras)}]" if extras else ""
+        trial.say("TP 1.12.5", f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} at {dice.weapon} "
+                               f"{dice.target}+{tags}: {rolls} → {hits} hit(s)")
+    return [Hit(dice.kind, dice.sniper)] * hits
+
+
+def in_contact(trial: Trial, unit: Unit) -> bool:
+    """A ``bc`` unit is in contact while the enemy's assault formations have a living ``bc`` unit,
+    otherwise it attacks as ``ff`` (TP-FAQ First Strike; spec §1)."""
+    return unit.slot.engaged == BC and any(u.slot.engaged == BC for u in trial.assault_units(1 - unit.slot.side))
+
+
+def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hit]:
+    """Every attack of one side in one step (TP 1.12.5, 2.2.4; spec §1)."""
+    hits = []
+    for unit in trial.directly_engaged(side):
+        contact = in_contact(trial, unit)
+        situation = "in base contact" if contact else (
+            "bc, no enemy left in contact: attacks as ff" if unit.slot.engaged == BC else "ff")
+        for dice in assault_dice(unit.slot, contact):
+            if dice.first_strike == first_strike:
+                hits += roll_attack(trial, unit, dice, situation)
+    return hits
+
+
+# -- allocation and saves (spec §2) --------------------------------------------------------------
+
+def allocate(hits: list[Hit], eligible: list[Unit]) -> list[tuple[Hit, Unit]]:
+    """Hits to units, decided before any save (TP 1.9.6, 1.12.5, 2.1.14, 2.2.6, 3.3; spec §2).
+
+    Sniper hits go to the first Inspiring/Leader/Supreme Commander unit, else the first unit.
+    Then ordinary, macro-weapon and titan-killer hits, in that order, continue one round-robin in
+    allocation order: pass after pass, each unit takes 1 hit per pass, a WE up to its starting DC.
+    """
+    sniper_target = next((u for u in eligible if u.slot.inspiring or u.slot.leader), eligible[0])
+    pairs = [(hit, sniper_target) for hit in hits if hit.sniper]
+    turns = cycle([u for u in eligible for _ in range(u.slot.damage_capacity)])
+    for kind in (ORDINARY, MACRO_WEAPON, TITAN_KILLER):
+        pairs += [(hit, next(turns)) for hit in hits if not hit.sniper and hit.kind == kind]
+    return pairs
+
+
+def save_throw(rng: random.Random, slot: UnitSlot, hit: Hit, log: Log = None) -> bool:
+    """One save against one hit; True when saved (TP 1.9.6, 1.12.5, 2.1.6, 2.1.11, 2.1.14, 2.2.6,
+    2.2.9; spec §2).
+
+    Ordinary: D6 ≥ min(armour, cover), Reinforced Armour re-rolls a failure.  Macro-weapon: an
+    armour save only with Reinforced Armour.  Titan killer: no armour save.  Sniper: +1 to every
+    armour/cover target.  Then, after a failed or disallowed save, Invulnerable: unmodified 6+.
+    """
+    worse = 1 if hit.sniper else 0
+    armour = min(slot.armour + worse, NO_ROLL)
+    if hit.kind == ORDINARY:
+        target = min(armour, min(slot.cover + worse, NO_ROLL))
+        attempts = 2 if slot.reinforced_armour else 1
+    elif hit.kind == MACRO_WEAPON:
+        target, attempts = armour, 1 if slot.reinforced_armour else 0
+    else:
+        target, attempts = NO_ROLL, 0
+    if target == NO_ROLL:
+        attempts = 0
+    for attempt in range(attempts):
+        roll = roll_d6(rng)
+        if log is not None:
+            what = "re-roll (reinforced armour)" if attempt else "save"
+            _note(log, "TP 1.9.6", f"  {what} {target}+ vs {hit.kind}{' sniper' if hit.sniper else ''} hit: "
+                                   f"{roll} → {'saved' if roll >= target else 'failed'}")
+        if roll >= target:
+            return True
+    if attempts == 0:
+        _note(log, "TP 2.2.6", f"  no armour save vs {hit.kind}{' sniper' if hit.sniper else ''} hit")
+    if slot.invulnerable:
+        roll = roll_d6(rng)
+        _note(log, "TP 2.1.6", f"  invulnerable save 6+: {roll} → {'saved' if roll >= 6 else 'failed'}")
+        return roll >= 6
+    return False
+
+
+def wound(unit: Unit) -> bool:
+    """One point of damage: a unit dies, a WE loses 1 DC and dies at 0 (TP 3.2.2); True if it died."""
+    unit.damage_left -= 1
+    if unit.damage_left == 0:
+        unit.alive = False
+    return not unit.alive
+
+
+def resolve_hits(trial: Trial, side: int, hits: list[Hit], kills_count: bool = True) -> None:
+    """Allocate one side's hits to the enemy's directly engaged units, roll the saves and remove
+    casualties; each unsaved hit on a living unit is a kill and a loss (TP 1.12.5, 3.3.3; spec §2)."""
+    if not hits:
+        return
+    eligible = trial.directly_engaged(1 - side)
+    if not eligible:
+        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} hit(s) are lost: no directly engaged enemy unit")
+        return
+    pairs = allocate(hits, eligible)
+    if trial.log is not None:
+        taken: dict[str, int] = {}
+        for _, unit in pairs:
+            taken[unit.label] = taken.get(unit.label, 0) + 1
+        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} hit(s) allocated nearest first, round-robin "
+                               f"(snipers, ordinary, macro-weapon, titan-killer): "
+                               + ", ".join(f"{label} ×{n}" for label, n in taken.items()))
+    for hit, unit in pairs:
+        if not unit.alive:
+            trial.say("TP 1.12.5", f"  {unit.label}: already destroyed, hit wasted")
+            continue
+        if trial.log is not None:
+            trial.say("TP 1.12.5", f"  {unit.label} takes a hit ({hit.kind}{', sniper' if hit.sniper else ''})")
+        if save_throw(trial.rng, unit.slot, hit, trial.log):
+            continue
+        formation = trial.formation_of(unit)
+        formation.losses += 1
+        formation.expendable_losses += unit.slot.expendable
+        if kills_count:
+            trial.kills[side] += 1
+        died = wound(unit)
+        trial.say("TP 3.3.3", f"  {unit.label} {'destroyed' if died else f'loses 1 DC ({unit.damage_left} left)'}"
+                              f"{'' if kills_count else ' (not counted as a kill: switch)'}")
+
+
+def attack_step(trial: Trial, first_strike: bool) -> None:
+    """One step of a round: both sides roll, then hits are allocated, saved and removed
+    (first strike TP 2.2.4 before the simultaneous normal attacks TP 1.12.5; spec §1)."""
+    name = "first-strike step" if first_strike else "normal step (simultaneous)"
+    trial.say("TP 2.2.4" if first_strike else "TP 1.12.5", f"{name}")
+    hits = [roll_assault_attacks(trial, side, first_strike) for side in (ATTACKER, DEFENDER)]
+    if first_strike and not hits[0] and not hits[1]:
+        trial.say("TP 2.2.4", "no first-strike hits")
+    for side in (ATTACKER, DEFENDER):
+        resolve_hits(trial, side, hits[side])
+
+
+def supporting_fire(trial: Trial) -> None:
+    """Unbroken support formations' living bc/ff units fire at FF, both sides at once; hits only on
+    directly engaged units (TP 1.12.6; §2.5, §9.2; spec §4)."""
+    hits: list[list[Hit]] = [[], []]
+    for formation in trial.formations:
+        if formation.role != SUPPORT:
+            continue
+        if formation.broken:
+            trial.say("TP 1.12.6", f"{formation.name} is broken: no supporting fire")
+            continue
+        for unit in formation.living:
+            if unit.slot.engaged != OUT:
+                for dice in supporting_dice(unit.slot):
+                    hits[formation.side] += roll_attack(trial, unit, dice, "supporting fire")
+    for side in (ATTACKER, DEFENDER):
+        resolve_hits(trial, side, hits[side], kills_count=trial.rules.supporting_fire_kills_count)
+
+
+# -- early ends and the result roll (spec §3, §5) ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Decision:
+    winner: str  # "attacker", "defender", "none" or "unresolved"
+    margin: int | None
+    rounds: int
+    decided_without_roll: bool
+
+
+def early_end(trial: Trial, rounds: int) -> Decision | None:
+    """Wipe-out or stall after the normal step (TP 1.12.5; §9.7; spec §3)."""
+    if not trial.assault_units(DEFENDER):
+        if trial.assault_units(ATTACKER):
+            trial.say("TP 1.12.5", "defender wiped out: attacker wins without a result roll, no extra hits")
+            return Decision("attacker", None, rounds, True)
+        trial.say("§9.7", "both sides wiped out: no winner")
+        return Decision("none", None, rounds, True)
+    if not trial.directly_engaged(ATTACKER):
+        trial.say("TP 1.12.5", "stall: no directly engaged attacker left, defender wins without a result roll")
+        return Decision("defender", None, rounds, True)
+    return None
+
+
+def wiped_out_after_support(trial: Trial, rounds: int) -> Decision | None:
+    """A side wiped out by supporting fire loses without a roll (§2.6; spec §4)."""
+    attacker_alive, defender_alive = bool(trial.assault_units(ATTACKER)), bool(trial.assault_units(DEFENDER))
+    if attacker_alive and defender_alive:
+        return None
+    winner = "attacker" if attacker_alive else "defender" if defender_alive else "none"
+    trial.say("TP 1.12.7", f"wiped out by supporting fire: {'no winner' if winner == 'none' else winner + ' wins'}"
+                           " without a result roll")
+    return Decision(winner, None, rounds, True)
+
+
+def assault_size(trial: Trial, side: int) -> int:
+    """Living units of the side's assault formations, a WE counting its starting DC (TP 1.12.7, 3.3.3)."""
+    return sum(u.slot.damage_capacity for u in trial.assault_units(side))
+
+
+def blast_marker_counts(trial: Trial, side: int) -> tuple[int, int]:
+    """(raw, counted) BMs of the side's assault formations: a broken formation counts its size;
+    the counted value halves TSKNF formations' BMs, rounded down (TP 1.12.7, 1.13.4, TP-SR TSKNF)."""
+    raw = counted = 0
+    for f in trial.assault_formations(side):
+        if f.broken:
+            raw += f.size
+            counted += f.size
+        else:
+            raw += f.blast_markers
+            counted += f.blast_markers // 2 if f.tsknf else f.blast_markers
+    return raw, counted
+
+
+def result_modifiers(trial: Trial, side: int) -> list[tuple[int, str]]:
+    """The side's result modifiers as (value, reason) (TP 1.12.7, 2.1.5, TP-SR TSKNF; spec §5)."""
+    enemy = 1 - side
+    parts = []
+    if trial.kills[side]:
+        parts.append((trial.kills[side], "kills"))
+    mine, theirs = assault_size(trial, side), assault_size(trial, enemy)
+    if mine > theirs:
+        parts.append((1, f"more units ({mine} v {theirs})"))
+    if mine > 2 * theirs:
+        parts.append((1, "more than twice the units"))
+    raw, counted = blast_marker_counts(trial, side)
+    enemy_counted = blast_marker_counts(trial, enemy)[1]
+    if raw == 0:
+        parts.append((1, "no BMs"))
+    if enemy_counted > counted:
+        parts.append((1, f"enemy has more BMs ({enemy_counted} v {counted})"))
+    engaged_only = trial.rules.inspiring == "engaged_only"
+    inspiring = sum(u.slot.inspiring and (u.slot.engaged != OUT or not engaged_only)
+                    for u in trial.assault_units(side))
+    if inspiring:
+        parts.append((inspiring, "Inspiring"))
+    return parts
+
+
+def result_score(rng: random.Random, modifier: int, result_dice: str = "highest") -> tuple[tuple[int, int], int]:
+    """2D6, keep the highest (switch "sum": add them), plus the modifier (TP 1.12.7; §9.1)."""
+    dice = (roll_d6(rng), roll_d6(rng))
+    return dice, (max(dice) if result_dice == "highest" else sum(dice)) + modifier
+
+
+def result_roll(trial: Trial) -> int:
+    """Both sides roll; returns the margin, attacker score − defender score (TP 1.12.7; spec §5)."""
+    scores = []
+    for side in (ATTACKER, DEFENDER):
+        parts = result_modifiers(trial, side)
+        dice, score = result_score(trial.rng, sum(v for v, _ in parts), trial.rules.result_dice)
+        scores.append(score)
+        if trial.log is not None:
+            kept = f"highest of {dice} = {max(dice)}" if trial.rules.result_dice == "highest" \
+                else f"sum of {dice} = {sum(dice)}"
+            trial.say("TP 1.12.7", f"{SIDES[side]} result: {kept}"
+                                   + "".join(f" + {v} {why}" for v, why in parts) + f" = {score}")
+    return scores[0] - scores[1]
+
+
+def fight(trial: Trial) -> Decision:
+    """Rounds until a side wins or ``max_rounds`` ties (TP 1.12.5–1.12.7; §9.4; spec §1–§5)."""
+    max_rounds = trial.rules.max_rounds
+    for rounds in range(1, max_rounds + 1):
+        trial.say("TP 1.12.5", f"--- round {rounds} ---")
+        attack_step(trial, first_strike=True)
+        attack_step(trial, first_strike=False)
+        decision = early_end(trial, rounds)
+        if decision is None:
+            supporting_fire(trial)
+            decision = wiped_out_after_support(trial, rounds)
+        if decision is not None:
+            return decision
+        margin = result_roll(trial)
+        if margin:
+            winner = "attacker" if margin > 0 else "defender"
+            trial.say("TP 1.12.7", f"{winner} wins by {abs(margin)}")
+            return Decision(winner, margin, rounds, False)
+        trial.say("TP 1.12.7", "tie: another round, kills carried over")
+    trial.say("§9.4", f"still tied after {max_rounds} rounds: unresolved, no consequences")
+    return Decision("unresolved", None, max_rounds, False)
+
+
+# -- consequences (spec §6) ---------------------------------------------------------------------------
+
+def extra_hits(trial: Trial, side: int, margin: int) -> None:
+    """The loser takes hits = the margin, no saves, Fearless immune, front to back; TSKNF halves
+    them when every losing assault formation is TSKNF (TP 1.12.7, 2.1.3, 3.3.3, TP-SR TSKNF; spec §6.1)."""
+    formations = trial.assault_formations(side)
+    hits = margin
+    if all(f.tsknf for f in formations):
+        hits = margin // 2
+        trial.say("TP-SR TSKNF", f"extra hits halved, rounded down: {margin} → {hits}")
+    trial.say("TP 1.12.7", f"{SIDES[side]} takes {hits} extra hit(s), no saves, Fearless units immune")
+    for unit in trial.assault_units(side):
+        if hits == 0:
+            return
+        if unit.slot.fearless:
+            continue
+        taken = min(hits, unit.damage_left, unit.slot.damage_capacity)
+        hits -= taken
+        for _ in range(taken):
+            wound(unit)
+        trial.say("TP 1.12.7", f"  {unit.label}: {taken} extra hit(s) → "
+                               f"{'destroyed' if not unit.alive else f'{unit.damage_left} DC left'}")
+    if hits:
+        trial.say("TP 1.12.7", f"  {hits} extra hit(s) lost: no eligible unit left")
+
+
+def withdraw(trial: Trial, formation: Formation, speed_zero_die: bool) -> None:
+    """Withdrawal deaths without a map: speed-0 bc/ff units die (first withdrawal only), each other
+    living non-Fearless unit is trapped with probability ``trapped`` (TP 1.13.3, 2.1.3; §9.5; spec §6.2)."""
+    for unit in formation.living:
+        if unit.slot.fearless:
+            continue
+        if speed_zero_die and unit.slot.speed_zero and unit.slot.engaged != OUT:
+            unit.alive = False
+            trial.say("TP 1.13.3", f"  {unit.label}: speed 0, cannot withdraw → destroyed")
+        elif formation.trapped > 0:
+            draw = trial.rng.random()
+            trapped = draw < formation.trapped
+            if trapped:
+                unit.alive = False
+            trial.say("§9.5", f"  {unit.label}: trapped draw {draw:.3f} vs {formation.trapped} → "
+                              f"{'destroyed' if trapped else 'escapes'}")
+
+
+def break_formation(trial: Trial, formation: Formation, clause: str, withdraws: bool) -> None:
+    """Mark broken and remove its BMs (TP 1.13.2); withdraw unless it won (TP 1.12.9, 1.13.3)."""
+    formation.broken = True
+    formation.blast_markers = 0
+    trial.say(clause, f"{formation.name} breaks: BMs removed" + (", it withdraws" if withdraws else ", no withdrawal"))
+    if withdraws:
+        withdraw(trial, formation, speed_zero_die=True)
+
+
+def loser_breaks(trial: Trial, formation: Formation) -> None:
+    """A losing assault formation broken at the start is destroyed (Fearless excepted); otherwise
+    it breaks and withdraws (TP 1.12.8, 1.13.2, 1.13.3, 2.1.3; spec §6.2)."""
+    if formation.broken_at_start:
+        trial.say("TP 1.12.8", f"{formation.name} was broken when assaulted: destroyed (Fearless excepted)")
+        for unit in formation.living:
+            if not unit.slot.fearless:
+                unit.alive = False
+        return
+    break_formation(trial, formation, "TP 1.12.8", withdraws=True)
+
+
+def nearby_loser(trial: Trial, formation: Formation) -> None:
+    """A losing-side support or nearby formation gets +1 BM; broken, it takes a no-save hit
+    instead (TSKNF: ignored), front to back, Fearless immune (TP 1.12.8, 1.13.4, TP-SR TSKNF; spec §6.3)."""
+    if formation.broken:
+        if formation.tsknf:
+            trial.say("TP-SR TSKNF", f"{formation.name} is broken: the BM would be a hit, TSKNF needs 2: ignored")
+            return
+        victim = next((u for u in formation.living if not u.slot.fearless), None)
+        if victim is None:
+            trial.say("TP 1.13.4", f"{formation.name} is broken: no unit can take the no-save hit")
+            return
+        wound(victim)
+        trial.say("TP 1.13.4", f"{formation.name} is broken: the BM becomes a no-save hit on {victim.label} → "
+                               f"{'destroyed' if not victim.alive else f'{victim.damage_left} DC left'}")
+        return
+    formation.blast_markers += 1
+    role = "support" if formation.role == SUPPORT else "nearby"
+    trial.say("TP 1.12.8", f"{formation.name} (losing side, {role}): +1 BM → {formation.blast_markers}")
+    if formation.fails_break_test():
+        break_formation(trial, formation, "§3 Break", withdraws=True)
+
+
+def winner_blast_markers(trial: Trial, formation: Formation) -> None:
+    """A winning assault formation not broken at the start takes BMs = its losses (Expendable
+    losses excluded unless all its units are Expendable), then the break test, no withdrawal
+    (TP 1.12.9, 1.13.4, 2.1.22; spec §6.4)."""
+    if formation.broken_at_start:
+        trial.say("TP 1.12.9", f"{formation.name} was broken at the start: no BMs for its losses")
+        return
+    all_expendable = all(u.slot.expendable for u in formation.units)
+    gained = formation.losses - (0 if all_expendable else formation.expendable_losses)
+    formation.blast_markers += gained
+    trial.say("TP 1.12.9", f"{formation.name} (winner) takes {gained} BM(s) for its losses → "
+                           f"{formation.blast_markers} BMs, size {formation.size}")
+    if formation.fails_break_test():
+        break_formation(trial, formation, "TP 1.12.9", withdraws=False)
+
+
+def consequences(trial: Trial, decision: Decision) -> None:
+    """Extra hits, the loser breaks, nearby losers, the winner's BMs, in that order
+    (TP 1.12.7–1.12.9, 1.13; §9.10; spec §6)."""
+    if decision.winner not in SIDES:
+        trial.say("§9.7", "no winner: no consequences beyond the casualties")
+        return
+    winner = SIDES.index(decision.winner)
+    loser = 1 - winner
+    if decision.margin is not None:
+        extra_hits(trial, loser, abs(decision.margin))
+    for formation in trial.formations:
+        if formation.side == loser and formation.role == ENGAGED:
+            loser_breaks(trial, formation)
+    for formation in trial.formations:
+        if formation.side == loser and formation.role != ENGAGED:
+            nearby_loser(trial, formation)
+    for formation in trial.formations:
+        if formation.side == winner and formation.role == ENGAGED:
+            winner_blast_markers(trial, formation)
+
+
+# -- end phase and regroup (spec §7, §8) ---------------------------------------------------------------
+
+def rally_modifier(formation: Formation) -> list[tuple[int, str]]:
+    """−2 broken, −1 enemy within 30 cm, Mob Rule +1 (> 5 units) / +2 (> 10) (TP 1.14.1, TP-SR Mob Rule)."""
+    parts = []
+    if formation.broken:
+        parts.append((-2, "broken"))
+    if formation.enemy_within_30cm:
+        parts.append((-1, "enemy within 30 cm"))
+    if formation.mob_rule:
+        living = len(formation.living)
+        if living > 10:
+            parts.append((2, f"Mob Rule, {living} units"))
+        elif living > 5:
+            parts.append((1, f"Mob Rule, {living} units"))
+    return parts
+
+
+def rally_test(rng: random.Random, initiative: int, modifier: int, rerolls: int = 0,
+               natural_one_fails: bool = False, log: Log = None) -> bool:
+    """D6 + modifier ≥ initiative; a natural 1 passes unless the switch says otherwise; each
+    re-roll (one per Supreme Commander) repeats a failed test once (TP 1.14.1, 2.1.15; §9.9)."""
+    for attempt in range(1 + rerolls):
+        roll = roll_d6(rng)
+        passed = roll + modifier >= initiative and not (natural_one_fails and roll == 1)
+        if log is not None:
+            what = "Supreme Commander re-roll" if attempt else "rally"
+            _note(log, "TP 2.1.15" if attempt else "TP 1.14.1",
+                  f"  {what}: {roll} {modifier:+d} = {roll + modifier} vs {initiative}+ → "
+                  f"{'pass' if passed else 'fail'}{' (natural 1 fails: switch)' if natural_one_fails and roll == 1 else ''}")
+        if passed:
+            return True
+    return False
+
+
+def rally(trial: Trial, formation: Formation) -> bool:
+    """The end-phase rally of one formation, with what follows a pass or a fail
+    (TP 1.14.1, 2.1.8, 2.1.15, TP-SR TSKNF / Mob Rule; §5; spec §7).  Returns True on a pass."""
+    rules = trial.rules
+    parts = rally_modifier(formation)
+    living = formation.living
+    rerolls = sum(u.slot.supreme_commander for u in living) if rules.supreme_commander_rerolls else 0
+    leaders = sum(u.slot.leader for u in living) if rules.leaders else 0
+    trial.say("TP 1.14.1", f"{formation.name} rallies ({'broken' if formation.broken else f'{formation.blast_markers} BMs'}): "
+                           f"D6 {''.join(f'{v:+d} {why} ' for v, why in parts)}≥ {formation.initiative}")
+    formation.rally_tested = True
+    passed = rally_test(trial.rng, formation.initiative, sum(v for v, _ in parts), rerolls,
+                        rules.rally_natural_one_fails, trial.log)
+    formation.rally_passed = passed
+    per_leader = 2 if formation.tsknf else 1
+    if passed and formation.broken:
+        n = len(living)
+        kept = n if formation.tsknf else n // 2
+        formation.broken = False
+        formation.blast_markers = max(kept - per_leader * leaders, 0)
+        trial.say("TP 1.14.1", f"{formation.name} rallies from broken: {n} units → {kept} BMs"
+                               f"{f' − {per_leader * leaders} (Leaders)' if leaders else ''} = {formation.blast_markers}")
+    elif passed:
+        before = formation.blast_markers
+        formation.blast_markers = max(before - (before + 1) // 2 - per_leader * leaders, 0)
+        trial.say("TP 1.14.1", f"{formation.name} removes half its BMs rounded up"
+                               f"{f' and {per_leader * leaders} for Leaders' if leaders else ''}: "
+                               f"{before} → {formation.blast_markers}")
+    elif formation.broken:
+        trial.say("TP 1.14.1", f"{formation.name} fails while broken: withdraws again")
+        withdraw(trial, formation, speed_zero_die=False)
+    else:
+        trial.say("TP 1.14.1", f"{formation.name} fails: keeps its {formation.blast_markers} BMs")
+    return passed
+
+
+def end_phase(trial: Trial) -> None:
+    """Every formation with a living unit and BMs or broken takes the rally test (TP 1.14.1; spec §7)."""
+    trial.say("TP 1.14.1", "--- end phase: rally ---")
+    for formation in trial.formations:
+        if formation.living and (formation.blast_markers > 0 or formation.broken):
+            rally(trial, formation)
+
+
+def regroup_roll(rng: random.Random, blast_markers: int, leaders: int = 0) -> int:
+    """BMs removed by a regroup: highest of 2D6 + Leaders, at most those held (TP 1.13.1, 2.1.8; §8.1)."""
+    return min(max(roll_d6(rng), roll_d6(rng)) + leaders, blast_markers)
+
+
+# -- one trial ----------------------------------------------------------------------------------------
+
+def _describe(trial: Trial) -> None:
+    for f in trial.formations:
+        role = ("engaged", "support", "nearby")[f.role]
+        units = ", ".join(f"{u.label.split(': ', 1)[1]} ({STATE_NAMES[u.slot.engaged]})" for u in f.units)
+        trial.say("setup", f"{f.name}: {SIDES[f.side]}, {role}, "
+                           f"{'broken' if f.broken else f'{f.blast_markers} BMs'}, initiative {f.initiative}+"
+                           f"{', TSKNF' if f.tsknf else ''}{', Mob Rule' if f.mob_rule else ''}: {units}")
+
+
+def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> TrialOutcome:
+    """One assault from the first attacks to the end-phase rally (spec §0–§7)."""
+    trial = new_trial(compiled, rng, log)
+    if log is not None:
+        _describe(trial)
+    decision = fight(trial)
+    consequences(trial, decision)
+    after_assault = [(f.broken, f.blast_markers, sum(not u.alive for u in f.units)) for f in trial.formations]
+    if compiled.scenario.end_phase.rally:
+        end_phase(trial)
+    return TrialOutcome(
+        winner=decision.winner, decided_without_roll=decision.decided_without_roll, rounds=decision.rounds,
+        margin=decision.margin,
+        formations=[FormationOutcome(
+            destroyed=not f.living, broken_after_assault=broken, broken_after_end_phase=f.broken,
+            rally_tested=f.rally_tested, rally_passed=f.rally_passed,
+            casualties=sum(not u.alive for u in f.units), casualties_assault=casualties,
+            blast_markers_after_assault=bms, blast_markers_after_end_phase=f.blast_markers,
+        ) for f, (broken, bms, casualties) in zip(trial.formations, after_assault)],
+    )
