@@ -49,7 +49,7 @@ def _set(model: Model, field: str, value) -> Model:
     """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
     ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
     from .model import Scenario, check
-    from .tables import Tables
+    from .tables import Tables, check_tables
 
     parts = field.replace("]", "").replace("[", ".").split(".")
     root = "tables" if parts[0] == "tables" else "scenario"
@@ -69,7 +69,7 @@ def _set(model: Model, field: str, value) -> Model:
                         "a scenario path such as charger.distance, or tables.<path>") from None
     from analysis.scenario import validate
     if root == "tables":
-        tables = validate(Tables, data, model.tables.source)
+        tables = check_tables(validate(Tables, data, model.tables.source), model.tables.source)
         check(model.scenario, tables, model.source)
         return Model(model.scenario, tables, model.source)
     scenario = validate(Scenario, data, model.source)

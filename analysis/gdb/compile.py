@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.counts import CountLayout
+from kernels.rng import BLOCK_TRIALS
 from kernels import gdb as kernel
 
 from . import reference as ref
@@ -147,31 +148,35 @@ class ReferenceJob:
         self.compiled = compile_model(model)
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.rng import BLOCK_TRIALS
-
-        lay, counts = self.layout, self.layout.zeros()
-        slot = {name: lay.offset(name) for name in lay.names()}
+        counts = self.layout.zeros()
         done, block = 0, first_block
         while done < n_trials:
             dice = ref.RandomDice(key0, key1, block)
             for _ in range(min(BLOCK_TRIALS, n_trials - done)):
-                tr = ref.resolve(self.model, dice)
-                counts[slot["charger"] + ref.CHARGER_KEYS.index(tr.charger)] += 1
-                counts[slot["defender"] + ref.DEFENDER_KEYS.index(tr.defender)] += 1
-                counts[slot["outcome"] + ref.OUTCOMES.index(tr.outcome)] += 1
-                counts[slot["charger_end"] + ref.END_STATES.index(tr.charger_end)] += 1
-                counts[slot["defender_end"] + DEFENDER_END.index(tr.defender_end)] += 1
-                counts[slot["casualties"] + tr.casualties] += 1
-                counts[slot["casualties_by_target"] + tr.casualties_by_target] += 1
-                counts[slot["friends_disordered"] + tr.friends_disordered] += 1
-                counts[slot["charger_double_six"]] += tr.charger_double_six
-                counts[slot["defender_double_six"]] += tr.defender_double_six
+                record(self.layout, counts, ref.resolve(self.model, dice))
                 done += 1
             block += 1
         return counts
 
     def precision_successes(self, counts):
         return precision_successes(self.layout, counts)
+
+
+def record(lay: CountLayout, counts, tr: ref.Trial, weight=1) -> None:
+    """Add one reference trial (with ``weight``) to ``counts`` in the kernel's layout."""
+    at = lay.offset
+    counts[at("charger") + ref.CHARGER_KEYS.index(tr.charger)] += weight
+    counts[at("defender") + ref.DEFENDER_KEYS.index(tr.defender)] += weight
+    counts[at("outcome") + ref.OUTCOMES.index(tr.outcome)] += weight
+    counts[at("charger_end") + ref.END_STATES.index(tr.charger_end)] += weight
+    counts[at("defender_end") + DEFENDER_END.index(tr.defender_end)] += weight
+    counts[at("casualties") + tr.casualties] += weight
+    counts[at("casualties_by_target") + tr.casualties_by_target] += weight
+    counts[at("friends_disordered") + tr.friends_disordered] += weight
+    if tr.charger_double_six:
+        counts[at("charger_double_six")] += weight
+    if tr.defender_double_six:
+        counts[at("defender_double_six")] += weight
 
 
 def precision_successes(lay: CountLayout, counts) -> np.ndarray:

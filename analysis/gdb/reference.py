@@ -128,6 +128,9 @@ def firers(model: Model, d_half: float, react: str, close: bool = False):
     me = Firer(t.name, "target", t.arm, t.quality, t.formation, t.strength, t.formed, t.fired_last_turn, d_half)
     if react != "fire":
         out.append((me, None, f"reaction is {react}: no closing fire, fire lost for the turn (Q-A4)"))
+    elif model.scenario.charger.position != "front" and t.formation not in ("square", "skirmish"):
+        out.append((me, None, f"charger is in its {model.scenario.charger.position} zone, outside its arc: "
+                              "cannot fire, fire lost for the turn (Q-A4)"))
     else:
         out.append(_can_fire(model, me, shortest=close))
     for s in model.scenario.supports:

@@ -199,7 +199,11 @@ def load_tables(spec: str = "default", base: Path | None = None, source: str = "
             raise UserError(source, "tables", f"table file {str(path)!r} not found",
                             "\"default\" or a path to a TOML table file, relative to the scenario file")
         data, src = read_toml(path)
-    tables = validate(Tables, data, src)
+    return check_tables(validate(Tables, data, src), src)
+
+
+def check_tables(tables: Tables, src: str) -> Tables:
+    """Checks the field types cannot express: band coverage, known results and scales (§2.3)."""
     _check_bands(tables.morale.charger_bands, "morale.charger_bands", src, CHARGER_RESULTS)
     _check_bands(tables.morale.defender_bands, "morale.defender_bands", src, DEFENDER_RESULTS)
     _check_bands(tables.fire.bands, "fire.bands", src)
