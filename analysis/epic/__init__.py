@@ -17,6 +17,7 @@ from ..scenario import read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
+from .regroup import simulate_regroup  # imported here: the submodule would otherwise shadow regroup()
 
 __all__ = ["load", "simulate", "trace", "regroup", "EpicScenario", "EpicResult"]
 
@@ -102,6 +103,4 @@ def regroup(blast_markers: int, leaders: int = 0, *, trials: int = runner.DEFAUL
 
     Returns a result with the distributions of markers removed and left, with 95 % intervals.
     """
-    from .regroup import simulate_regroup
-
     return simulate_regroup(blast_markers, leaders, trials=trials, seed=seed)
