@@ -1,0 +1,159 @@
+"""NetEA army-list formations with their points, as Epic scenario formations.
+
+The army lists name a formation's core units in plain English ("Two Nobz, six Boyz and two
+Grotz").  :func:`formations` resolves those names to unit ids of the list's forces; a formation is
+*buildable* when every part resolves to a fixed number of units.  Choices ("Any four of the
+following units: ..."), ranges and transports are left to the user and reported, never guessed.
+Points are the core formation's price (the smallest size where the list has several).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import pandas as pd
+
+from .netea import PREFIX, army_lists, units
+
+NUMBERS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())}
+ARMY_RULES = ("they-shall-know-no-fear", "mob-rule")
+
+
+@dataclass(frozen=True)
+class LibraryFormation:
+    ref: str  # "netea:LIST/FORMATION"
+    army_list: str
+    name: str
+    text: str  # the list's core-units cell, as written
+    points: int | None
+    initiative: int | None
+    army_rules: tuple[str, ...]
+    units: tuple[tuple[str, int], ...]  # (unit id, count); empty when not buildable
+    characters: tuple[tuple[str, str], ...]  # (host unit id, character id)
+    problem: str | None  # why it is not buildable, None when it is
+    notes: tuple[str, ...]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower().replace("’", "")).strip("-")
+
+
+def _norm(name: str) -> str:
+    name = re.sub(r"\b(units?|unit)\b", "", name.lower()).strip()
+    return name[:-1] if name.endswith("s") else name
+
+
+@cache
+def _forces() -> dict[str, dict]:
+    from .netea import _data
+
+    return {f["id"]: f for f in _data("forces.json")}
+
+
+def _names(force_ids) -> dict[str, str]:
+    """Normalised unit name → unit id over the given forces (first force wins)."""
+    out: dict[str, str] = {}
+    for fid in force_ids:
+        for uid in _forces()[fid]["units"]:
+            out.setdefault(_norm(units()[uid]["name"]), uid)
+    return out
+
+
+def _parse(text: str, names: dict[str, str]):
+    """[(unit id, count)], [(host id, character id)], notes; ValueError saying what does not resolve."""
+    notes = []
+    if re.search(r"\bplus transport\b", text):
+        notes.append("transport not included (add the transport units yourself)")
+        text = re.sub(r"\s*plus transport\b", "", text)
+    parts = [p.strip() for p in re.split(r",\s*|\s+and\s+", text) if p.strip()]
+    found, chars = [], []
+    for part in parts:
+        m = re.fullmatch(r"(\w+)\s+(.+?)(?:\s+with an? (.+?) character)?", part, flags=re.IGNORECASE)
+        if not m or m.group(1).lower() not in NUMBERS:
+            raise ValueError(f"not a fixed list of units: {part!r}")
+        uid = names.get(_norm(m.group(2)))
+        if uid is None:
+            raise ValueError(f"unit name {m.group(2)!r} not found in the list's forces")
+        found.append((uid, NUMBERS[m.group(1).lower()]))
+        if m.group(3):
+            cid = names.get(_norm(m.group(3)))
+            if cid is None:
+                raise ValueError(f"character name {m.group(3)!r} not found in the list's forces")
+            chars.append((uid, cid))
+    return found, chars, notes
+
+
+@cache
+def formations() -> dict[str, LibraryFormation]:
+    """Every army-list formation row, buildable or not, by reference."""
+    out: dict[str, LibraryFormation] = {}
+    for lst in army_lists():
+        names = _names(lst["forces"])
+        m = re.match(r"(\d)", lst["initiative"] or "")
+        initiative = int(m.group(1)) if m else None
+        rules = sorted({r for fid in lst["forces"] for r in _forces()[fid]["special_rules"] if r in ARMY_RULES})
+        for row in lst["formations"]:
+            if row["row_kind"] not in ("Formation", "Type") or not row["core_units_text"] or row["cost_is_increment"]:
+                continue
+            ref = f"{PREFIX}{lst['id']}/{_slug(row['type'])}"
+            if ref in out:
+                continue
+            notes = []
+            try:
+                found, chars, notes = _parse(row["core_units_text"], names)
+                problem = None
+            except ValueError as exc:
+                found, chars, problem = [], [], str(exc)
+            if row.get("costs_by_label"):
+                notes.append(f"points of the {row['cost_labels'][0]} size")
+            if lst["initiative_by_formations"] or lst["initiative_has_modifiers"]:
+                notes.append("the list has initiative exceptions: check the formation's initiative")
+            out[ref] = LibraryFormation(
+                ref=ref, army_list=lst["id"], name=row["type"], text=row["core_units_text"],
+                points=row["costs"][0] if row["costs"] else None, initiative=initiative,
+                army_rules=tuple(rules), units=tuple(found), characters=tuple(chars), problem=problem,
+                notes=tuple(notes))
+    return out
+
+
+def search_formations(word: str = "") -> pd.DataFrame:
+    """Library formations whose reference, name or units text contains ``word`` (case-insensitive)."""
+    word = word.lower()
+    rows = [{"formation": f.ref, "name": f.name, "points": f.points, "initiative": f.initiative,
+             "units": f.text, "status": "ok" if f.problem is None else f"not buildable: {f.problem}"}
+            for f in formations().values()
+            if not word or word in f.ref or word in f.name.lower() or word in f.text.lower()]
+    return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "units", "status"])
+
+
+def expand_formation(entry: dict, where: str) -> dict:
+    """Scenario formation data for ``{library = "netea:LIST/FORMATION", ...}``.
+
+    The library gives name, initiative, army rules, points and unit groups (every unit ``engaged``
+    as the entry's ``engaged`` key says, default ``"bc"``); any other key of the entry overrides.
+    """
+    entry = dict(entry)
+    ref = entry.pop("library")
+    engaged = entry.pop("engaged", "bc")
+    form = formations().get(ref) if isinstance(ref, str) else None
+    if form is None:
+        import difflib
+
+        close = difflib.get_close_matches(str(ref), list(formations()), n=3, cutoff=0.6)
+        raise ValueError(f"{where}.library: unknown library formation {ref!r}; allowed: "
+                         f"{', '.join(close) or PREFIX + 'LIST/FORMATION'} (list them with: "
+                         "wargame-odds formations search WORD)")
+    if form.problem is not None:
+        raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built: "
+                         f"{form.problem}; allowed: buildable formations, or its units listed yourself")
+    hosts = dict(form.characters)
+    groups = [{"unit": PREFIX + uid, "count": n, "engaged": engaged,
+               **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
+    data = {"name": form.name, "initiative": form.initiative, "points": form.points,
+            "army_rules": list(form.army_rules), "units": groups}
+    data = {k: v for k, v in data.items() if v is not None}
+    data.update(entry)
+    return data

@@ -1,0 +1,218 @@
+"""NetEA Tournament Pack units as Epic engine profiles.
+
+:func:`convert` turns a datasheet (stats, special rules and the assault lines of its weapons) into
+an :class:`analysis.epic.model.UnitProfile` and reports, rule by rule, what the engine cannot
+model (:class:`UnsupportedRule`) and what it drops because it has no assault effect.  Nothing is
+dropped silently.  Mapping choices that are data (unsupported types, extra ignored rules, reasons)
+live in ``netea_epic.toml``.
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+
+import pandas as pd
+
+PREFIX = "netea:"
+
+
+@cache
+def _data(name: str):
+    return json.loads(files(__package__).joinpath("netea", name).read_text("utf-8"))
+
+
+@cache
+def mapping() -> dict:
+    """The NetEA → engine mapping choices of ``netea_epic.toml``."""
+    return tomllib.loads(files(__package__).joinpath("netea_epic.toml").read_text("utf-8"))
+
+
+@cache
+def units() -> dict[str, dict]:
+    """Every NetEA datasheet by id (559 units)."""
+    return {u["id"]: u for u in _data("units.json")}
+
+
+@cache
+def weapons() -> dict[str, dict]:
+    """Every NetEA weapon by id."""
+    return {w["id"]: w for w in _data("weapons.json")}
+
+
+@cache
+def army_lists() -> list[dict]:
+    return _data("army_lists.json")
+
+
+@dataclass(frozen=True)
+class UnsupportedRule:
+    """A rule (or weapon property) of a library unit that the engine cannot model."""
+
+    rule: str
+    where: str  # "unit", "type" or "weapon <id>"
+    reason: str
+
+    def __str__(self):
+        return f"{self.rule} ({self.where}: {self.reason})"
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A library unit converted to an engine profile, with everything the conversion could not keep.
+
+    ``profile`` is None only when the unit's type cannot assault at all; otherwise it holds every
+    part that could be modelled.  ``ok`` is true when nothing is unsupported.
+    """
+
+    id: str
+    name: str
+    type: str
+    profile: object | None  # analysis.epic.model.UnitProfile
+    unsupported: tuple[UnsupportedRule, ...]
+    ignored: tuple[tuple[str, str], ...]  # (rule, why it has no assault effect)
+    notes: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.unsupported
+
+    def summary(self) -> str:
+        if self.ok:
+            return "ok"
+        return "cannot model: " + "; ".join(str(u) for u in self.unsupported)
+
+
+def _reason(rule: str) -> str:
+    for prefix, reason in mapping()["unsupported_reasons"].items():
+        if rule.startswith(prefix):
+            return reason
+    return "no assault model for this rule in the engine"
+
+
+def _mount_count(mount: dict, notes: list[str], weapon_name: str) -> int:
+    count = int(mount["multiplier"])
+    if mount["multiplier_raw"] is not None:
+        count = int(mount["multiplier_min"])
+        notes.append(f"{weapon_name} is carried {mount['multiplier_raw']} times: counted {count} "
+                     "(give the unit's stats yourself to count another choice)")
+    return count
+
+
+def _assault_modes(weapon: dict, is_we: bool, notes: list[str]) -> list[dict]:
+    """The weapon's (bc) and (15cm) modes that apply in an assault, one per 'or' alternative group."""
+    groups: list[list[dict]] = []
+    for mode in weapon["modes"]:
+        if mode["boolean"] == "or" and groups:
+            groups[-1].append(mode)
+        else:
+            groups.append([mode])
+    chosen = []
+    for group in groups:
+        modes = [m for m in group if m["range_kind"] in ("base_contact", "firefight")]
+        ranges = {m["range_kind"] for m in modes}
+        # A bc and a (15cm) alternative never apply together to a unit that is not a war engine.
+        if len(modes) > 1 and not (len(ranges) == len(modes) and not is_we):
+            notes.append(f"{weapon['name']}: alternative assault profiles, the first ({modes[0]['range']} "
+                         f"{modes[0]['firepower']}) is used")
+            modes = modes[:1]
+        chosen += modes
+    return chosen
+
+
+def convert(unit_id: str):
+    """Convert the NetEA unit ``unit_id`` (without the ``netea:`` prefix) to a :class:`Conversion`."""
+    from ..epic.model import UnitProfile, special_rule_catalogue
+
+    try:
+        unit = units()[unit_id]
+    except KeyError:
+        raise KeyError(unit_id) from None
+    maps = mapping()
+    catalogue = special_rule_catalogue()
+    known = set(catalogue["modelled"]) | set(catalogue["no_assault_effect"])
+    unsupported: list[UnsupportedRule] = []
+    ignored: list[tuple[str, str]] = []
+    notes: list[str] = []
+    utype = unit["type"]
+    if utype in maps["unsupported_types"]:
+        unsupported.append(UnsupportedRule(utype, "type", maps["unsupported_types"][utype]))
+        return Conversion(unit_id, unit["name"], utype, None, tuple(unsupported), (), ())
+
+    special: list[str] = []
+    for rule in unit["special_rules"]:
+        if rule in known:
+            special.append(rule)
+        elif rule.startswith("damage-capacity-") and utype == "WE":
+            continue  # the damage_capacity field
+        elif rule in maps["ignored_rules"]:
+            ignored.append((rule, maps["ignored_rules"][rule]))
+        else:
+            unsupported.append(UnsupportedRule(rule, "unit", _reason(rule)))
+
+    extra: list[dict] = []
+    for mount in unit["weapons"]:
+        weapon = weapons()[mount["weapon_id"]]
+        where = f"weapon {weapon['id']}"
+        modes = _assault_modes(weapon, utype == "WE", notes)
+        if not modes:
+            continue
+        count = _mount_count(mount, notes, weapon["name"])
+        if count == 0:
+            continue
+        for mode in modes:
+            parsed = mode["parsed"]
+            for rule in ("ignore_cover", "lance"):
+                if parsed.get(rule):
+                    unsupported.append(UnsupportedRule(rule.replace("_", "-"), where, _reason(rule.replace("_", "-"))))
+            if "extra_attacks" not in parsed:
+                # Properties of the unit's own CC / FF attack.
+                if parsed.get("macro_weapon"):
+                    unsupported.append(UnsupportedRule("macro-weapon", where, _reason("macro-weapon")))
+                for rule in ("first_strike", "sniper"):
+                    if parsed.get(rule):
+                        special.append(rule.replace("_", "-"))
+                        notes.append(f"{weapon['name']}: {rule.replace('_', ' ')} on the unit's own attack; "
+                                     "the engine applies it to all of the unit's dice")
+                continue
+            tk = parsed.get("titan_killer")
+            if tk not in (None, 1):
+                unsupported.append(UnsupportedRule(f"titan-killer-{str(tk).lower()}", where, _reason("titan-killer")))
+            line = {"range": "bc" if mode["range_kind"] == "base_contact" else "15cm",
+                    "macro_weapon": bool(parsed.get("macro_weapon")),
+                    "first_strike": bool(parsed.get("first_strike")),
+                    "titan_killer": tk is not None, "sniper": bool(parsed.get("sniper"))}
+            attacks = parsed["extra_attacks"]
+            if attacks == "D3":
+                extra += [dict(line, count="D3") for _ in range(count)]
+            else:
+                extra.append(dict(line, count=int(attacks) * count))
+
+    stats = {k: unit[k] for k in ("armour", "cc", "ff")}
+    if unit["alt_stats"]:
+        if unit_id in maps["assault_alt_stats"]:
+            stats.update({k: v for k, v in unit["alt_stats"].items() if k in stats})
+            notes.append(f"assault stats used: {maps['assault_alt_stats'][unit_id]}")
+        else:
+            notes.append(f"alternative stats {unit['alt_stats']} not used (see the datasheet notes)")
+    speed = 0 if unit["move_class"] == "Immobile" else unit["speed_cm"]
+    data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra)
+    if utype == "WE":
+        data["damage_capacity"] = unit["damage_capacity"]
+    profile = UnitProfile.model_validate(data)
+    return Conversion(unit_id, unit["name"], utype, profile, tuple(unsupported), tuple(ignored), tuple(notes))
+
+
+def search_units(word: str = "") -> pd.DataFrame:
+    """Library units whose id, name or force contains ``word`` (case-insensitive), with their status."""
+    word = word.lower()
+    rows = []
+    for uid, u in units().items():
+        if word and word not in uid and word not in u["name"].lower() and not any(word in f for f in u["forces"]):
+            continue
+        conv = convert(uid)
+        rows.append({"unit": PREFIX + uid, "name": u["name"], "type": u["type"], "armour": u["armour"],
+                     "cc": u["cc"], "ff": u["ff"], "forces": ", ".join(u["forces"]), "status": conv.summary()})
+    return pd.DataFrame(rows, columns=["unit", "name", "type", "armour", "cc", "ff", "forces", "status"])

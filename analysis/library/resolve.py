@@ -1,0 +1,58 @@
+"""Scenario hook: fill in library units (``unit = "netea:boyz"``) and formations before validation."""
+from __future__ import annotations
+
+import difflib
+
+from .netea import PREFIX, convert, units
+
+
+def _suggest(name: str) -> str:
+    close = difflib.get_close_matches(name, list(units()), n=4, cutoff=0.5)
+    shown = ", ".join(PREFIX + c for c in close) if close else f"{PREFIX}<id>"
+    return f"{shown} (list them with: wargame-odds units search WORD)"
+
+
+def library_profile(ref: str, where: str) -> dict:
+    """The engine profile (as scenario data) of library unit ``ref``; ValueError naming ``where``."""
+    uid = ref[len(PREFIX):]
+    if uid not in units():
+        raise ValueError(f"{where}: unknown library unit {ref!r}; allowed: {_suggest(uid)}")
+    conv = convert(uid)
+    if not conv.ok:
+        raise ValueError(f"{where}: library unit {ref!r} has rules the engine cannot model: "
+                         f"{'; '.join(str(u) for u in conv.unsupported)}; allowed: library units without "
+                         "them, or the unit's stats typed in [units]")
+    return conv.profile.model_dump(exclude_defaults=True)
+
+
+def resolve_epic(data):
+    """Return Epic scenario data with every ``netea:`` unit reference defined in ``units``.
+
+    Library formations (``library = "netea:LIST/FORMATION"`` in a formation) are expanded first.
+    Units the scenario defines itself under the same name are left alone.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("formations"), list):
+        return data
+    from .formations import expand_formation
+
+    data = dict(data)
+    formations = [expand_formation(f, f"formations[{i}]") if isinstance(f, dict) and "library" in f else f
+                  for i, f in enumerate(data["formations"])]
+    data["formations"] = formations
+    defined = data.get("units", {})
+    if not isinstance(defined, dict):
+        return data
+    added = {}
+    for i, formation in enumerate(formations):
+        groups = formation.get("units") if isinstance(formation, dict) else None
+        for j, group in enumerate(groups if isinstance(groups, list) else []):
+            if not isinstance(group, dict):
+                continue
+            refs = [("unit", group.get("unit"))]
+            refs += [(f"characters[{k}]", c) for k, c in enumerate(group.get("characters") or [])]
+            for key, ref in refs:
+                if isinstance(ref, str) and ref.startswith(PREFIX) and ref not in defined and ref not in added:
+                    added[ref] = library_profile(ref, f"formations[{i}].units[{j}].{key}")
+    if added:
+        data["units"] = {**defined, **added}
+    return data
