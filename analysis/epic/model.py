@@ -128,6 +128,14 @@ class EpicScenario(StrictModel):
     formations: list[Formation] = Field(min_length=2)
     end_phase: EndPhase = EndPhase()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _library(cls, data):
+        """Define the NetEA library units (``unit = "netea:boyz"``) and formations a scenario names."""
+        from ..library.resolve import resolve_epic
+
+        return resolve_epic(data)
+
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo):
         names = [f.name for f in self.formations]
