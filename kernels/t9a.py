@@ -31,8 +31,8 @@ GLOBAL_SLOTS = ("units", "models", "rotated", "no_placement", "placement", "targ
                 "flee_total")
 G_UNITS, G_MODELS, G_ROTATED, G_NO_PLACEMENT, G_PLACEMENT, G_TARGET_DESTROYED, G_FLEE_TOTAL = range(7)
 
-MILLI = 1000
-BIN_MILLI = 500
+MILLI = 1000        # distances are integer milli-inches
+BIN_MILLI = 500     # histogram bin of failed moves and gaps: 0.5"
 
 
 @njit(cache=True, inline="always")

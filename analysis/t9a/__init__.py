@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 import numpy as np
 
+from analysis.errors import UserError
 from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
 from kernels import t9a as _kernel
 
@@ -81,7 +82,6 @@ def trace(scenario, seed: int = 0) -> str:
 
 def _floats(text: str, what: str) -> list[float]:
     """'6:16:0.5' (start:stop:step, stop included) or '6,8,10'."""
-    from analysis.errors import UserError
     try:
         if ":" in text:
             start, stop, step = (float(x) for x in text.split(":"))

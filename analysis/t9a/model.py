@@ -13,9 +13,7 @@ from pydantic import Field
 
 from analysis.errors import UserError
 from analysis.scenario import StrictModel, read_toml, validate
-
-MILLI = 1000                      # fixed-point unit: 1/1000 inch
-BIN_MILLI = 500                   # histogram bins of failed moves and gaps: 0.5 inch
+from kernels.t9a import BIN_MILLI, MILLI  # noqa: F401  1/1000" fixed point; 0.5" histogram bins
 
 
 @dataclass(frozen=True)
