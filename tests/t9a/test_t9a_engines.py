@@ -209,3 +209,35 @@ def test_kernel_matches_reference(name):
     k = t9a.simulate(model, trials=KERNEL_TRIALS, seed=31)
     r = t9a.simulate(model, trials=REFERENCE_TRIALS, seed=32, engine="reference")
     assert assert_results_agree(k, r) > 10
+
+
+def test_target_destroyed_first_marked_centre_3_4():
+    """§3.4.2 / Q-B8: two charges on a fleeing unit (it flees twice, §3.3); the first charger
+    that reaches destroys it, the second then fails and moves towards the marked centre (no
+    spacing from a removed unit).  Exact probabilities via icepool, both engines."""
+    model = t9a.load("""
+system = "t9a"
+[target]
+name = "T"
+reaction = "flee"
+[[chargers]]
+name = "A"
+advance_rate = 8
+distance = 2.0
+[[chargers]]
+name = "B"
+advance_rate = 8
+distance = 1.0
+flee_factor = 0.0
+""")
+    flee = pool("2d6") + pool("2d6")                     # one 2D6 flee per declared charge
+    p_a = sum(F(q, flee.denominator()) * prob(pool("2d6"), lambda t, f=f: t + 8 >= 2 + f)
+              for f, q in flee.items())
+    for engine, trials in (("kernel", KERNEL_TRIALS), ("reference", REFERENCE_TRIALS)):
+        r = t9a.simulate(model, trials=trials, seed=13, engine=engine)
+        assert_p_near(r["chargers", "A", "catches"], p_a, "A catches")
+        assert_p_near(r["chargers", "B", "target_gone"], p_a, "B finds it gone")
+        assert r["target", "destroyed"].k == trials            # B (at 1", A8) always reaches
+        b = r["chargers", "B"]
+        assert b["fails"].k == b["target_gone"].k
+        assert b["failed_move_mean"].value == 1.0 and b["gap_after_fail_mean"].value == 0.0
