@@ -164,6 +164,8 @@ EXACT_SCENARIOS = {
                  "friends_behind": [3.0, 7.0, 12.0], "general_attached": True},
         target={"reaction": "fire", "in_cover": True, "casualties_this_phase": 2},
         supports=[{"arm": "artillery", "quality": "guard", "formation": "line", "strength": 8, "range": 7}]),
+    "flank_turned_to_face": lambda: make(charger={"position": "flank", "quality": "elite"},
+                                         target={"reaction": "turn_to_face", "quality": "second_line"}),
     "percent_losses_skirmish": lambda: make(
         charger={"formation": "skirmish", "strength": 16, "distance": 5},
         target={"reaction": "fire", "quality": "guard", "formed": False},
