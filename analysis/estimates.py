@@ -23,8 +23,8 @@ def wilson_interval(k, n, z: float = Z95):
     denom = 1.0 + z * z / safe_n
     centre = (p + z * z / (2 * safe_n)) / denom
     half = z * np.sqrt(p * (1 - p) / safe_n + z * z / (4 * safe_n * safe_n)) / denom
-    lo = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
-    hi = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
+    lo = np.where((n > 0) & (k > 0), np.clip(centre - half, 0.0, 1.0), 0.0)
+    hi = np.where((n > 0) & (k < n), np.clip(centre + half, 0.0, 1.0), 1.0)
     return lo, hi
 
 

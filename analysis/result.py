@@ -175,15 +175,15 @@ class Result:
         ax = axes[0, 0]
         labels = [f"{r.entity + ': ' if r.entity else ''}{r.quantity}" for r in probs.itertuples()]
         y = np.arange(len(probs))[::-1]
-        ax.errorbar(probs.estimate, y, xerr=[probs.estimate - probs.ci95_lo, probs.ci95_hi - probs.estimate],
-                    fmt="o", capsize=3)
+        xerr = np.clip([probs.estimate - probs.ci95_lo, probs.ci95_hi - probs.estimate], 0, None)
+        ax.errorbar(probs.estimate, y, xerr=xerr, fmt="o", capsize=3)
         ax.set_yticks(y, labels, fontsize=8)
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel("probability (95 % interval)")
         ax.grid(axis="x", alpha=0.3)
         for ax, (path, leaf) in zip(axes[0, 1:], dists):
             lo, hi = leaf.ci95
-            ax.bar(leaf.values, leaf.p, yerr=[leaf.p - lo, hi - leaf.p], capsize=2, alpha=0.8)
+            ax.bar(leaf.values, leaf.p, yerr=np.clip([leaf.p - lo, hi - leaf.p], 0, None), capsize=2, alpha=0.8)
             section, entity, quantity = _split(path)
             ax.set_title(f"{entity + ': ' if entity else ''}{quantity}", fontsize=9)
             ax.set_ylabel("probability")

@@ -115,3 +115,12 @@ def test_read_toml_reports_bad_files(tmp_path):
     with pytest.raises(UserError, match=r"bad.toml: invalid TOML"):
         read_toml(bad)
     assert read_toml('system = "epic"\n') == ({"system": "epic"}, "<string>")
+
+
+def test_wilson_bounds_are_exact_at_the_edges():
+    """0 successes give a lower bound of exactly 0, n successes an upper bound of exactly 1."""
+    for n in (1, 1000, 20_000, 1_000_000):
+        lo, hi = wilson_interval(0, n)
+        assert lo == 0.0 and hi > 0
+        lo, hi = wilson_interval(n, n)
+        assert hi == 1.0 and lo < 1
