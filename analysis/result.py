@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import textwrap
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
@@ -167,16 +168,21 @@ class Result:
 
         table = self.table()
         probs = table[table.kind == "probability"].reset_index(drop=True)
-        dists = [(p, leaf) for p, leaf in self.leaves() if isinstance(leaf, Distribution)]
+        dists = [(p, leaf) for p, leaf in self.leaves()
+                 if isinstance(leaf, Distribution) and np.count_nonzero(leaf.counts) > 1]
         dists = dists[:max_distributions]
         ncols = 1 + len(dists)
         fig, axes = plt.subplots(1, ncols, figsize=(6 + 3.2 * len(dists), max(3.0, 0.28 * len(probs) + 1.2)),
                                  squeeze=False)
         ax = axes[0, 0]
-        labels = [f"{r.entity + ': ' if r.entity else ''}{r.quantity}" for r in probs.itertuples()]
+        labels = [" · ".join(part for part in (r.section, r.entity, r.quantity) if part)
+                  for r in probs.itertuples()]
         y = np.arange(len(probs))[::-1]
         xerr = np.clip([probs.estimate - probs.ci95_lo, probs.ci95_hi - probs.estimate], 0, None)
-        ax.errorbar(probs.estimate, y, xerr=xerr, fmt="o", capsize=3)
+        colours = {section: f"C{i % 10}" for i, section in enumerate(dict.fromkeys(probs.section))}
+        for section, colour in colours.items():
+            rows = (probs.section == section).to_numpy()
+            ax.errorbar(probs.estimate[rows], y[rows], xerr=xerr[:, rows], fmt="o", capsize=3, color=colour)
         ax.set_yticks(y, labels, fontsize=8)
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel("probability (95 % interval)")
@@ -184,10 +190,11 @@ class Result:
         for ax, (path, leaf) in zip(axes[0, 1:], dists):
             lo, hi = leaf.ci95
             ax.bar(leaf.values, leaf.p, yerr=np.clip([leaf.p - lo, hi - leaf.p], 0, None), capsize=2, alpha=0.8)
-            section, entity, quantity = _split(path)
-            ax.set_title(f"{entity + ': ' if entity else ''}{quantity}", fontsize=9)
+            ax.set_title(" · ".join(part for part in _split(path) if part), fontsize=9)
             ax.set_ylabel("probability")
-        fig.suptitle(self.title + ("" if not self.notes else "\n" + "; ".join(self.notes)), fontsize=10)
+        width = int(fig.get_figwidth() * 14)
+        heading = "\n".join([self.title] + [textwrap.fill(f"note: {n}", width) for n in self.notes])
+        fig.suptitle(heading, fontsize=9)
         fig.tight_layout()
         return fig
 
