@@ -1,0 +1,315 @@
+"""Building a report: compute the missing points, store each as it finishes, then write the page.
+
+Layout of ``reports/out/NAME/`` (or ``--out``)::
+
+    cells/CELL/POINT.json     one finished point each, written atomically as it completes
+    tables/CELL.csv|.parquet  every table (estimate, ci95_lo, ci95_hi on every row)
+    plots/CELL.png            every plot
+    report.json               every number of the report, with the seed, trials and versions
+    index.html                the page (the only file that carries a timestamp)
+
+A stored point is reused when its spec (scenario text, trials, seed, cell key, options) and the
+package version are unchanged, so a killed run started again computes only what is missing.
+The final files are built from the stored points only, in a staging folder, and moved into
+place one by one with ``index.html`` last: a run killed while writing them leaves the previous
+files intact, and an interrupted and an uninterrupted run write the same bytes.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import json
+import shutil
+import sys
+import tempfile
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .cells import frame_from_json, run_point, write_atomic
+from .definition import Report, ScenarioCell, load_report, spec_hash
+from .executor import LocalExecutor
+
+VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
+
+
+def versions() -> dict[str, str]:
+    """Python and the versions of the packages that make the numbers and the files."""
+    out = {"python": sys.version.split()[0]}
+    for name in VERSIONED:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _point_file(out: Path, spec: dict) -> Path:
+    return out / "cells" / spec["cell"] / f"{spec['point']}.json"
+
+
+def _stored(path: Path, expected_hash: str) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if data.get("spec_hash") == expected_hash else None
+
+
+def compute(report: Report, out: Path, executor=None, progress: bool | None = None) -> dict:
+    """Every point of ``report``: stored ones read back, missing ones computed and stored as they
+    finish.  Returns ``{(cell, point): data}``."""
+    executor = executor or LocalExecutor()
+    if progress is None:
+        progress = sys.stderr.isatty()
+    specs = report.all_points()
+    for tmp in (out / "cells").glob("*/.*.tmp"):  # left by a run killed while writing a point
+        tmp.unlink()
+    done, todo = {}, []
+    for spec in specs:
+        data = _stored(_point_file(out, spec), spec_hash(spec))
+        if data is None:
+            todo.append(spec)
+        else:
+            done[spec["cell"], spec["point"]] = data
+    names = [cell.name for cell in report.cells]
+    width = max(len(n) for n in names)
+    overall = tqdm(total=len(specs), initial=len(specs) - len(todo), desc=f"{'report':<{width}}", unit="cell",
+                   file=sys.stderr, disable=not progress, position=0)
+    bars = {}
+    for i, name in enumerate(names):
+        total = len(report.points[name])
+        bars[name] = tqdm(total=total, initial=sum((name, p["point"]) in done for p in report.points[name]),
+                          desc=f"{name:<{width}}", unit="point", file=sys.stderr, disable=not progress,
+                          position=i + 1)
+    local = isinstance(executor, LocalExecutor)
+    fn = functools.partial(run_point, progress=progress) if local else run_point
+    try:
+        for i, data in executor.map(fn, todo):
+            spec = todo[i]
+            write_atomic(_point_file(out, spec), json.dumps(data, sort_keys=True).encode("utf-8"))
+            done[spec["cell"], spec["point"]] = data
+            bars[spec["cell"]].update(1)
+            overall.update(1)
+    finally:
+        for bar in [*bars.values(), overall]:
+            bar.close()
+    return done
+
+
+# -- tables and plots --------------------------------------------------------------------------
+def _cell_frames(report: Report, cell, done: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    frames, dists = [], []
+    for spec in report.points[cell.name]:
+        data = done[cell.name, spec["point"]]
+        table, dist = frame_from_json(data["table"]), frame_from_json(data["distributions"])
+        if not isinstance(cell, ScenarioCell):
+            for frame in (table, dist):
+                frame.insert(0, "point", [spec["point"]] * len(frame))
+                for j, (field, value) in enumerate(spec["overrides"].items()):
+                    frame.insert(j + 1, field, [value] * len(frame))
+        frames.append(table)
+        dists.append(dist)
+    return pd.concat(frames, ignore_index=True), pd.concat(dists, ignore_index=True)
+
+
+def _label(row) -> str:
+    return f"{row.entity}: {row.quantity}" if row.entity else str(row.quantity)
+
+
+def scenario_plot(table: pd.DataFrame, dists: pd.DataFrame, title: str, max_distributions: int = 3):
+    """Every probability with its 95 % error bar, and the first distributions as bar charts."""
+    import matplotlib.pyplot as plt
+
+    probs = table[table["kind"] == "probability"].reset_index(drop=True)
+    spread = dists[dists["p"] < 1].groupby(["section", "entity", "quantity"], sort=False).size()
+    names = list(spread[spread > 1].index)[:max_distributions]
+    fig, axes = plt.subplots(1, 1 + len(names), figsize=(6.5 + 3.4 * len(names), max(3.2, 0.26 * len(probs) + 1.4)),
+                             squeeze=False, gridspec_kw={"width_ratios": [2] + [1] * len(names)})
+    ax = axes[0, 0]
+    y = list(range(len(probs)))[::-1]
+    ax.errorbar(probs["estimate"], y, xerr=[(probs["estimate"] - probs["ci95_lo"]).clip(lower=0),
+                                            (probs["ci95_hi"] - probs["estimate"]).clip(lower=0)],
+                fmt="o", capsize=3)
+    ax.set_yticks(y, [f"{r.section} · {_label(r)}" for r in probs.itertuples()], fontsize=7)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("probability (95 % interval)")
+    ax.grid(axis="x", alpha=0.3)
+    for ax, (section, entity, quantity) in zip(axes[0, 1:], names):
+        d = dists[(dists["section"] == section) & (dists["entity"] == entity) & (dists["quantity"] == quantity)]
+        ax.bar(d["value"], d["p"], yerr=[(d["p"] - d["ci95_lo"]).clip(lower=0), (d["ci95_hi"] - d["p"]).clip(lower=0)],
+               capsize=2, alpha=0.8, width=0.8 * (d["value"].diff().min() if len(d) > 1 else 1))
+        ax.set_title(f"{section} · {entity + ': ' if entity else ''}{quantity}", fontsize=8)
+        ax.set_ylabel("probability (95 % interval)")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, max_sections: int = 3, max_lines: int = 8):
+    """Line plots of every probability against the first swept field, with 95 % interval bands."""
+    import matplotlib.pyplot as plt
+
+    probs = table[table["kind"] == "probability"]
+    sections = list(dict.fromkeys(probs["section"]))[:max_sections]
+    fig, axes = plt.subplots(1, len(sections), figsize=(5.6 * len(sections), 5.4), squeeze=False)
+    x_field, others = fields[0], fields[1:]
+    xs = list(dict.fromkeys(table[x_field]))
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs)
+    for ax, section in zip(axes[0], sections):
+        rows = probs[probs["section"] == section]
+        keys = list(dict.fromkeys(zip(rows["entity"], rows["quantity"], *(rows[f] for f in others))))
+        for key in keys[:max_lines]:
+            mask = (rows["entity"] == key[0]) & (rows["quantity"] == key[1])
+            for f, v in zip(others, key[2:]):
+                mask &= rows[f] == v
+            line = rows[mask]
+            x = line[x_field] if numeric else [xs.index(v) for v in line[x_field]]
+            label = " ".join(str(k) for k in key if k != "")
+            ax.plot(x, line["estimate"], marker="o", label=label)
+            ax.fill_between(x, line["ci95_lo"], line["ci95_hi"], alpha=0.2)
+        if not numeric:
+            ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+        ax.set_xlabel(x_field)
+        ax.set_ylabel("probability (95 % band)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(section, fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _png_bytes(figure) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def _write_table(staging: Path, stem: str, frame: pd.DataFrame) -> list[str]:
+    csv = f"tables/{stem}.csv"
+    parquet = f"tables/{stem}.parquet"
+    (staging / csv).write_text(frame.to_csv(index=False), encoding="utf-8")
+    frame.to_parquet(staging / parquet, index=False, engine="pyarrow")
+    return [csv, parquet]
+
+
+def _sweep_pivot(table: pd.DataFrame, fields: list[str]) -> tuple[list[str], list[dict]]:
+    """Rows (section, entity, quantity) × columns (grid points) of "estimate [lo, hi]" cells."""
+    points = list(dict.fromkeys(table["point"]))
+    labels = []
+    for p in points:
+        first = table[table["point"] == p].iloc[0]
+        labels.append(", ".join(f"{f.rsplit('.', 1)[-1]}={first[f]}" for f in fields))
+    rows = {}
+    for r in table.itertuples(index=False):
+        key = (r.section, r.entity, r.quantity, r.kind)
+        rows.setdefault(key, {})[r.point] = (r.estimate, r.ci95_lo, r.ci95_hi)
+    out = [{"section": k[0], "entity": k[1], "quantity": k[2], "kind": k[3],
+            "values": [v.get(p) for p in points]} for k, v in rows.items()]
+    return labels, out
+
+
+def render(report: Report, done: dict, out: Path, executor_name: str = "local") -> Path:
+    """Write tables, plots, report.json and index.html from the stored points; returns index.html."""
+    import jinja2
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob(".staging-*"):
+        shutil.rmtree(old, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(dir=out, prefix=".staging-"))
+    (staging / "tables").mkdir()
+    (staging / "plots").mkdir()
+    model = report.model
+    sections, cells_json = [], []
+    for cell in report.cells:
+        specs = report.points[cell.name]
+        table, dists = _cell_frames(report, cell, done)
+        files = _write_table(staging, cell.name, table) + _write_table(staging, f"{cell.name}-distributions", dists)
+        first = done[cell.name, specs[0]["point"]]
+        title = cell.title or first["result"].get("title", cell.name)
+        if isinstance(cell, ScenarioCell):
+            png = _png_bytes(scenario_plot(table, dists, title))
+        else:
+            png = _png_bytes(sweep_plot(table, list(cell.grid), title))
+        plot = f"plots/{cell.name}.png"
+        (staging / plot).write_bytes(png)
+        trials = sum(done[cell.name, s["point"]]["trials"] for s in specs)
+        section = {"name": cell.name, "kind": cell.kind, "title": title, "scenario": cell.scenario,
+                   "system": specs[0]["system"], "trials_per_point": specs[0]["trials"], "trials": trials,
+                   "points": len(specs), "cell_key": specs[0]["cell_key"], "options": cell.options,
+                   "plot": plot, "files": files, "notes": first["result"].get("notes", []),
+                   "distributions": dists.to_dict("records")}
+        if isinstance(cell, ScenarioCell):
+            section["rows"] = table.to_dict("records")
+        else:
+            section["grid"] = cell.grid
+            section["columns"], section["pivot"] = _sweep_pivot(table, list(cell.grid))
+        sections.append(section)
+        cells_json.append({"name": cell.name, "kind": cell.kind, "title": title, "scenario": cell.scenario,
+                           "cell_key": specs[0]["cell_key"],
+                           "points": [{"point": s["point"], "overrides": s["overrides"],
+                                       "result": done[cell.name, s["point"]]["result"]} for s in specs]})
+    facts = {"title": model.title, "seed": model.seed, "trials": model.trials,
+             "total_trials": sum(s["trials"] for s in sections), "versions": versions()}
+    (staging / "report.json").write_text(
+        json.dumps(_no_nan(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
+    env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["ci"] = _format_estimate
+    page = env.get_template("report.html.j2").render(
+        report=facts, description=model.description, sections=sections, source=str(report.source),
+        executor=executor_name, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    (staging / "index.html").write_text(page, encoding="utf-8")
+    produced = sorted(p.relative_to(staging) for p in staging.rglob("*") if p.is_file())
+    for rel in produced:
+        if rel.name != "index.html":
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).replace(out / rel)
+    for folder in ("tables", "plots"):
+        for stale in (out / folder).iterdir():
+            if stale.relative_to(out) not in produced:
+                stale.unlink()
+    (staging / "index.html").replace(out / "index.html")
+    shutil.rmtree(staging)
+    return out / "index.html"
+
+
+def _no_nan(value):
+    """The same data with NaN (an estimate with no trials behind it) as null: strict JSON."""
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_nan(v) for v in value]
+    return None if isinstance(value, float) and value != value else value
+
+
+def _format_estimate(row, digits: int = 4) -> str:
+    """"estimate [lo, hi]" from a (estimate, lo, hi) triple or a table row."""
+    if row is None:
+        return ""
+    if isinstance(row, dict):
+        row = (row["estimate"], row["ci95_lo"], row["ci95_hi"])
+    est, lo, hi = row
+    if any(v != v for v in row):  # NaN: nothing to estimate
+        return "n/a"
+    return f"{est:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
+          progress: bool | None = None) -> Path:
+    """Compute (or resume) and write a report; returns the path of its ``index.html``."""
+    if not isinstance(report, Report):
+        report = load_report(report)
+    out = Path(out) if out is not None else report.source.parent / "out" / report.name
+    done = compute(report, out, executor=executor, progress=progress)
+    return render(report, done, out, executor_name=repr(executor or LocalExecutor()))

@@ -1,0 +1,63 @@
+"""Computing one point of a report cell, anywhere: this is the function executors ship to workers.
+
+The answer is plain JSON data (the result's tables column by column and its ``to_dict()``), so
+it travels between processes and is stored as one file per point.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from .definition import spec_hash
+
+
+def frame_to_json(frame: pd.DataFrame) -> dict:
+    """A table as JSON, column by column, with Python numbers (floats round-trip exactly)."""
+    return {"columns": [str(c) for c in frame.columns], "values": [frame[c].tolist() for c in frame.columns]}
+
+
+def frame_from_json(data: dict) -> pd.DataFrame:
+    return pd.DataFrame(dict(zip(data["columns"], data["values"])), columns=data["columns"])
+
+
+def _plain(value):
+    """numpy scalars as Python numbers (NaN stays NaN here; report.json writes it as null)."""
+    return value.item()
+
+
+def run_point(spec: dict, progress: bool = False) -> dict:
+    """Simulate one point spec (see :mod:`analysis.reports.definition`) and return its data."""
+    module = importlib.import_module(f"analysis.{spec['system']}")
+    scenario = module.load(spec["scenario_text"])
+    result = module.simulate(scenario, trials=spec["trials"], seed=spec["seed"], cell=(spec["cell_key"],),
+                             progress=progress, **spec["options"])
+    return {
+        "spec_hash": spec_hash(spec),
+        "cell": spec["cell"],
+        "point": spec["point"],
+        "overrides": spec["overrides"],
+        "trials": result.trials,
+        "table": frame_to_json(result.table()),
+        "distributions": frame_to_json(result.distributions()),
+        "result": json.loads(json.dumps(result.to_dict(), default=_plain)),
+    }
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

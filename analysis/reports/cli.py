@@ -1,0 +1,33 @@
+"""The ``wargame-odds report`` command."""
+from __future__ import annotations
+
+import click
+
+from .build import build
+from .definition import load_report
+from .executor import make_executor
+
+
+def executor_options(fn):
+    """``--scheduler`` / ``--workers``: where cells run (numbers never depend on it)."""
+    fn = click.option("--workers", type=click.IntRange(min=1), default=None,
+                      help="Run cells on a local Dask cluster with N worker processes.")(fn)
+    fn = click.option("--scheduler", metavar="tcp://HOST:8786", default=None,
+                      help="Run cells on an existing Dask cluster.")(fn)
+    return fn
+
+
+@click.command(name="report")
+@click.argument("definition", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default: out/NAME beside the definition).")
+@executor_options
+def report(definition, out, scheduler, workers):
+    """Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."""
+    parsed = load_report(definition)  # every mistake is reported before anything runs
+    with make_executor(scheduler, workers) as executor:
+        index = build(parsed, out=out, executor=executor)
+    click.echo(str(index))
+
+
+cli_commands = [report]

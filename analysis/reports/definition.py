@@ -1,0 +1,318 @@
+"""Report definitions: ``reports/NAME.toml`` read, validated and expanded into cell specs.
+
+A report lists *cells*; each cell is computed as one or more *points*, one simulation each:
+a ``scenario`` cell has one point, a ``sweep`` cell one per grid point.  A point spec is a
+plain dict holding everything needed to compute it anywhere (the scenario as TOML text, the
+trials, the seed and the cell key), so points run independently, in any order, on any worker.
+
+Cell keys: every cell's random streams are keyed by ``(seed, cell_key(name))`` where
+``cell_key`` is the first 63 bits of the SHA-256 of the cell's name.  The numbers therefore
+depend only on the seed and the name, never on the order of the cells or on which worker ran
+them.  All points of a sweep share their cell's key (common random numbers across the grid).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import itertools
+import json
+import math
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import Field, field_validator
+
+from ..errors import UserError
+from ..scenario import StrictModel, read_toml, validate
+
+Scalar = Union[bool, int, float, str]
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
+RESERVED_OPTIONS = {"scenario", "trials", "seed", "cell", "progress"}
+
+
+def cell_key(name: str) -> int:
+    """The stable integer that keys a cell's random streams (first 63 bits of SHA-256)."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") >> 1
+
+
+class _Cell(StrictModel):
+    name: Annotated[str, Field(pattern=NAME_PATTERN)]
+    title: str | None = None
+    scenario: str
+    trials: Annotated[int, Field(gt=0)] | None = None
+    options: dict[str, Scalar] = {}
+
+
+class ScenarioCell(_Cell):
+    """One scenario, simulated once."""
+
+    kind: Literal["scenario"]
+
+
+class SweepCell(_Cell):
+    """One scenario simulated at every point of a grid of field values (cartesian product)."""
+
+    kind: Literal["sweep"]
+    grid: dict[str, list[Scalar]]
+
+    @field_validator("grid")
+    @classmethod
+    def _grid(cls, grid):
+        if not grid:
+            raise ValueError("the grid is empty; allowed: at least one field with a list of values")
+        for name, values in grid.items():
+            if not values:
+                raise ValueError(f"{name}: no values to sweep; allowed: a non-empty list")
+            kinds = {"number" if type(v) in (int, float) else type(v).__name__ for v in values}
+            if len(kinds) > 1:
+                raise ValueError(f"{name}: mixed value types {sorted(kinds)}; allowed: values of one type")
+            if len(set(values)) < len(values):
+                raise ValueError(f"{name}: repeated values; allowed: distinct values")
+        return grid
+
+
+CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell}
+
+
+class ReportModel(StrictModel):
+    title: str
+    description: str = ""
+    seed: Annotated[int, Field(ge=0)] = 0
+    trials: Annotated[int, Field(gt=0)] = 100_000
+    cells: Annotated[list[dict], Field(min_length=1)]
+
+
+def _cell(data: dict, index: int, source: str):
+    """Validate one ``[[cells]]`` table by its ``kind``; errors name ``cells[index].FIELD``."""
+    kind = data.get("kind")
+    if kind not in CELL_KINDS:
+        raise UserError(source, f"cells[{index}].kind", f"unknown cell kind {kind!r}" if kind else
+                        "required key is missing", ", ".join(CELL_KINDS))
+    try:
+        return validate(CELL_KINDS[kind], data, source)
+    except UserError as exc:
+        raise UserError(source, f"cells[{index}]" + (f".{exc.field}" if exc.field else ""), exc.problem,
+                        exc.allowed) from None
+
+
+class Report:
+    """A validated report: its model, where it lives and the points of every cell."""
+
+    def __init__(self, model: ReportModel, cells: list, source: Path, points: dict[str, list[dict]]):
+        self.model = model
+        self.cells = cells
+        self.source = source
+        self.points = points
+
+    @property
+    def name(self) -> str:
+        return self.source.stem
+
+    def all_points(self) -> list[dict]:
+        return [p for cell in self.cells for p in self.points[cell.name]]
+
+
+# -- TOML text (scenarios are shipped to workers as text) --------------------------------------
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+def to_toml(data: dict) -> str:
+    """TOML text for a parsed TOML document (every top-level key on one line)."""
+    return "".join(f"{json.dumps(str(k))} = {_toml_value(v)}\n" for k, v in data.items())
+
+
+# -- field paths -------------------------------------------------------------------------------
+_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+
+
+def split_field(field: str) -> list[str | int]:
+    """``formations[Warband].units[0].count`` → ``['formations', 'Warband', 'units', 0, 'count']``
+    (a bracketed non-number selects the list item whose ``name`` is that text)."""
+    parts: list[str | int] = []
+    pos = 0
+    for match in _PART.finditer(field):
+        if match.start() != pos and field[pos:match.start()] != ".":
+            raise ValueError("malformed path")
+        key, index = match.groups()
+        if key is not None:
+            parts.append(key)
+        else:
+            parts.append(int(index) if index.lstrip("-").isdigit() else index)
+        pos = match.end()
+    if pos != len(field) or not parts or not isinstance(parts[0], str):
+        raise ValueError("malformed path")
+    return parts
+
+
+def set_field(data: dict, field: str, value) -> None:
+    """Set ``field`` in parsed TOML ``data`` (missing tables on the way are created); raises
+    ``KeyError`` naming the first part that does not exist."""
+    parts = split_field(field)
+    node = data
+    for i, part in enumerate(parts[:-1]):
+        nxt = parts[i + 1]
+        if isinstance(node, list):
+            if isinstance(part, int):
+                if not -len(node) <= part < len(node):
+                    raise KeyError(f"[{part}]")
+                node = node[part]
+            else:
+                named = [item for item in node if isinstance(item, dict) and item.get("name") == part]
+                if len(named) != 1:
+                    raise KeyError(f"[{part}]")
+                node = named[0]
+        elif isinstance(node, dict) and isinstance(part, str):
+            if part not in node:
+                if not isinstance(nxt, str):
+                    raise KeyError(part)
+                node[part] = {}
+            node = node[part]
+        else:
+            raise KeyError(str(part))
+    last = parts[-1]
+    if isinstance(node, dict) and isinstance(last, str):
+        node[last] = value
+    elif isinstance(node, list) and isinstance(last, int) and -len(node) <= last < len(node):
+        node[last] = value
+    else:
+        raise KeyError(str(last))
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+def shipped_scenarios() -> list[str]:
+    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME``."""
+    root = resources.files("analysis") / "scenarios"
+    return sorted(f"{system.name}/{f.name[:-5]}" for system in root.iterdir() if system.is_dir()
+                  for f in system.iterdir() if f.name.endswith(".toml"))
+
+
+def _scenario_path(report_dir: Path, ref: str) -> Path | None:
+    path = report_dir / ref
+    if path.is_file():
+        return path
+    if re.fullmatch(r"[a-z0-9]+/[A-Za-z0-9_-]+", ref):
+        shipped = resources.files("analysis") / "scenarios" / f"{ref}.toml"
+        if shipped.is_file():
+            return Path(str(shipped))
+    return None
+
+
+def _system_module(system, source: str):
+    from ..cli import SYSTEMS
+
+    if system not in SYSTEMS or importlib.util.find_spec(f"analysis.{system}") is None:
+        raise UserError(source, "system", f"unknown system {system!r}",
+                        ", ".join(s for s in SYSTEMS if importlib.util.find_spec(f"analysis.{s}")))
+    return importlib.import_module(f"analysis.{system}")
+
+
+def _check_options(module, options: dict, source: str, field: str) -> None:
+    accepted = [p for p in inspect.signature(module.simulate).parameters
+                if p not in RESERVED_OPTIONS]
+    for key in options:
+        if key not in accepted:
+            raise UserError(source, f"{field}.{key}", "unknown simulation option", ", ".join(accepted))
+
+
+def _label(field: str) -> str:
+    last = split_field(field)[-1]
+    return last if isinstance(last, str) else field
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)[:60]
+
+
+def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
+    where = f"cells[{index}]"
+    path = _scenario_path(report_dir, cell.scenario)
+    if path is None:
+        raise UserError(source, f"{where}.scenario", f"no scenario {cell.scenario!r}",
+                        "a .toml path relative to the report file, or a shipped scenario: "
+                        + ", ".join(shipped_scenarios()))
+    data, scenario_source = read_toml(path)
+    module = _system_module(data.get("system"), scenario_source)
+    module.load(path)  # the scenario's own mistakes are reported against its own file
+    _check_options(module, cell.options, source, f"{where}.options")
+    base = {"report": report.title, "cell": cell.name, "system": data["system"],
+            "source": str(path), "trials": cell.trials or report.trials, "seed": report.seed,
+            "cell_key": cell_key(cell.name), "options": dict(cell.options)}
+    if isinstance(cell, ScenarioCell):
+        return [dict(base, point="result", overrides={}, scenario_text=path.read_text(encoding="utf-8"))]
+    points = []
+    fields = list(cell.grid)
+    for field in fields:
+        try:
+            split_field(field)
+        except ValueError:
+            raise UserError(source, f"{where}.grid", f"malformed field path {field!r}",
+                            "a path such as formations[Warband].blast_markers or rules.max_rounds") from None
+    for n, combo in enumerate(itertools.product(*(cell.grid[f] for f in fields))):
+        varied = json.loads(json.dumps(data))
+        overrides = dict(zip(fields, combo))
+        for field, value in overrides.items():
+            try:
+                set_field(varied, field, value)
+            except KeyError as exc:
+                raise UserError(source, f"{where}.grid.{field}",
+                                f"{cell.scenario} has no field {field!r} ({exc.args[0]} is missing)",
+                                "a path into the scenario such as formations[NAME].blast_markers") from None
+        text = to_toml(varied)
+        try:
+            module.load(text)
+        except UserError as exc:
+            one = repr(fields[0]) if len(fields) == 1 else None
+            if exc.problem == "unknown key":
+                problem = f"{cell.scenario} has no field {one or repr(exc.field)} to sweep"
+            else:
+                problem = f"{cell.scenario} with {overrides}: field {exc.field!r}: {exc.problem}"
+            raise UserError(source, f"{where}.grid" + (f".{fields[0]}" if one else ""), problem, exc.allowed) from None
+        point = f"{n:03d}-" + "-".join(f"{_label(f)}={_slug(str(v))}" for f, v in overrides.items())
+        points.append(dict(base, point=point, overrides=overrides, scenario_text=text))
+    return points
+
+
+def load_report(path: str | Path) -> Report:
+    """Read and validate a report definition and every scenario it names (one UserError if not)."""
+    path = Path(path)
+    data, source = read_toml(path)
+    model = validate(ReportModel, data, source)
+    cells = [_cell(c, i, source) for i, c in enumerate(model.cells)]
+    names = [c.name for c in cells]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise UserError(source, f"cells[{i}].name", f"two cells are named {name!r}", "distinct names")
+    points = {c.name: _expand(c, i, model, path.parent, source) for i, c in enumerate(cells)}
+    return Report(model, cells, path, points)
+
+
+def spec_hash(spec: dict) -> str:
+    """Fingerprint of a point spec and the package version: a stored point is reused only if equal."""
+    from ..result import package_version
+
+    text = json.dumps({"spec": spec, "version": package_version()}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+__all__ = ["Report", "ReportModel", "load_report", "cell_key", "spec_hash", "set_field", "to_toml",
+           "shipped_scenarios"]

@@ -1,0 +1,71 @@
+"""Shared fixtures: one small report covering every system, built once locally, and one
+2-worker LocalCluster (its start-up is slow) shared by the Dask tests."""
+from pathlib import Path
+
+import pytest
+
+from analysis.reports import DaskExecutor, build, load_report
+
+SMALL_REPORT = """
+title = "Small test report"
+seed = 11
+trials = 20000
+
+[[cells]]
+kind = "sweep"
+name = "epic-reference-sweep"
+scenario = "epic/assault_marines_vs_warband"
+trials = 4096
+options = { engine = "reference" }
+grid = { "formations[Warband].blast_markers" = [0, 1, 3] }
+
+[[cells]]
+kind = "scenario"
+name = "epic-terminators"
+scenario = "epic/terminators_vs_guard_in_cover"
+
+[[cells]]
+kind = "scenario"
+name = "gdb-square"
+scenario = "gdb/cavalry_vs_square"
+
+[[cells]]
+kind = "sweep"
+name = "t9a-distance"
+scenario = "t9a/single_charge_9in"
+grid = { "chargers[Swordsmen].distance" = [7.0, 9.0], "rules.dice" = ["2d6", "swiftstride"] }
+"""
+
+
+def _data_files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != "index.html" and not p.name.startswith(".")}
+
+
+@pytest.fixture(scope="session")
+def data_files():
+    """Every file of a built report except index.html (the one file with a timestamp), as bytes."""
+    return _data_files
+
+
+@pytest.fixture(scope="session")
+def small_definition(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("definition") / "small.toml"
+    path.write_text(SMALL_REPORT, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def local_build(small_definition, tmp_path_factory) -> Path:
+    """The small report built uninterrupted in this process; returns its output folder."""
+    out = tmp_path_factory.mktemp("local") / "small"
+    build(load_report(small_definition), out=out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """A dask.distributed LocalCluster with 2 worker processes, as ``--workers 2`` makes it."""
+    with DaskExecutor(workers=2) as executor:
+        executor.client.wait_for_workers(2, timeout=60)
+        yield executor

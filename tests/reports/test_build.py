@@ -1,0 +1,99 @@
+"""Building a report: files, intervals, resume after a kill, reproducibility."""
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.reports import build, load_report
+
+
+def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_definition):
+    report = load_report(small_definition)
+    for cell in report.cells:
+        for stem, estimate in ((cell.name, "estimate"), (f"{cell.name}-distributions", "p")):
+            csv = pd.read_csv(local_build / "tables" / f"{stem}.csv", keep_default_na=False)
+            parquet = pd.read_parquet(local_build / "tables" / f"{stem}.parquet")
+            assert len(csv) == len(parquet) > 0
+            assert {estimate, "ci95_lo", "ci95_hi"} <= set(parquet.columns)
+            assert (parquet["ci95_lo"] <= parquet[estimate] + 1e-12).all()
+            assert (parquet[estimate] <= parquet["ci95_hi"] + 1e-12).all()
+            assert list(csv.columns) == list(parquet.columns)
+        assert (local_build / "plots" / f"{cell.name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    sweep = pd.read_parquet(local_build / "tables" / "t9a-distance.parquet")
+    assert sorted(set(zip(sweep["chargers[Swordsmen].distance"], sweep["rules.dice"]))) == [
+        (7.0, "2d6"), (7.0, "swiftstride"), (9.0, "2d6"), (9.0, "swiftstride")]
+
+
+def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
+    facts = json.loads((local_build / "report.json").read_text())
+    assert facts["seed"] == 11
+    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000
+    assert {"python", "wargame-odds", "numpy", "numba", "dask"} <= set(facts["versions"])
+    page = (local_build / "index.html").read_text()
+    assert "seed <b>11</b>" in page and "132,288 trials in all" in page
+    assert facts["versions"]["numba"] in page
+    first = facts["cells"][1]["points"][0]["result"]["sides"]["attacker_wins"]
+    lo, hi = first["ci95"]
+    assert f"{first['p']:.4f} [{lo:.4f}, {hi:.4f}]" in page
+
+
+def test_stored_cells_equal_direct_simulation(local_build):
+    """A report cell is the system's own simulate() with seed and the documented cell key."""
+    import analysis.epic as epic
+    from analysis.reports import cell_key
+
+    direct = epic.simulate(epic.load("analysis/scenarios/epic/terminators_vs_guard_in_cover.toml"),
+                           trials=20000, seed=11, cell=(cell_key("epic-terminators"),))
+    stored = pd.read_parquet(local_build / "tables" / "epic-terminators.parquet")
+    pd.testing.assert_frame_equal(stored, direct.table(), check_exact=True)
+
+
+def test_rebuilding_with_the_same_seed_reproduces_every_file(local_build, small_definition, tmp_path, data_files):
+    out = tmp_path / "again"
+    build(load_report(small_definition), out=out, progress=False)
+    assert data_files(out) == data_files(local_build)
+
+
+def test_killed_run_resumes_to_the_same_files(local_build, small_definition, tmp_path, data_files):
+    out = tmp_path / "killed"
+    command = [sys.executable, "-c", "from analysis.cli import main; main()", "report", str(small_definition),
+               "--out", str(out)]
+    total = len(load_report(small_definition).all_points())
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("cells/*/*.json")):
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    stored = list(out.glob("cells/*/*.json"))
+    assert 1 <= len(stored) < total, "the run was not interrupted mid-way"
+    assert not (out / "index.html").exists()
+    before = {p: p.read_bytes() for p in stored}
+    proc = subprocess.run(command, capture_output=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert all(p.read_bytes() == data for p, data in before.items()), "a stored cell was recomputed"
+    assert data_files(out) == data_files(local_build)
+    assert (out / "index.html").exists()
+
+
+def test_a_changed_cell_is_recomputed_and_the_others_reused(local_build, small_definition, tmp_path):
+    import shutil
+
+    out = tmp_path / "changed"
+    shutil.copytree(local_build, out)
+    changed = tmp_path / "small.toml"
+    text = small_definition.read_text()
+    changed.write_text(text.replace('scenario = "gdb/cavalry_vs_square"\n',
+                                    'scenario = "gdb/cavalry_vs_square"\ntrials = 8192\n'))
+    before = {p.relative_to(out): p.read_bytes() for p in out.glob("cells/*/*.json")}
+    build(load_report(changed), out=out, progress=False)
+    after = {p.relative_to(out): p.read_bytes() for p in out.glob("cells/*/*.json")}
+    assert {p for p in before if before[p] != after[p]} == {Path("cells/gdb-square/result.json")}
+    assert json.loads(after[Path("cells/gdb-square/result.json")])["trials"] == 8192
