@@ -275,7 +275,7 @@ def save_throw(rng: random.Random, slot: UnitSlot, hit: Hit, log: Log = None) ->
         roll = roll_d6(rng)
         if log is not None:
             what = "re-roll (reinforced armour)" if attempt else "save"
-            _note(log, "TP 1.9.6", f"  {what} {target}+ vs {hit.kind}{' sniper' if hit.sniper else ''} hit: "
+            _note(log, "TP 2.1.11" if attempt else "TP 1.9.6", f"  {what} {target}+ vs {hit.kind}{' sniper' if hit.sniper else ''} hit: "
                                    f"{roll} → {'saved' if roll >= target else 'failed'}")
         if roll >= target:
             return True

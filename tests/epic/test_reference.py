@@ -7,13 +7,13 @@ from itertools import product
 
 import pytest
 
-from analysis.epic import simulate
+from analysis.epic import regroup, simulate
 from analysis.epic.compile import ATTACKER, DEFENDER, NO_ROLL
 from analysis.epic.reference import (
     MACRO_WEAPON, ORDINARY, TITAN_KILLER, Decision, Hit, allocate, assault_dice, attack_step,
     blast_marker_counts, consequences, extra_hits, loser_breaks, nearby_loser, new_trial, rally,
-    result_modifiers, roll_assault_attacks, run_trial, save_throw, supporting_dice, supporting_fire,
-    winner_blast_markers)
+    regroup_roll, result_modifiers, roll_assault_attacks, run_trial, save_throw, supporting_dice,
+    supporting_fire, winner_blast_markers)
 
 BASIC = {"type": "INF", "armour": 4, "cc": 4, "ff": 4}
 
@@ -533,3 +533,22 @@ def test_trace_names_every_step(compile_epic):
     text = "\n".join(lines)
     for needle in ("[TP 1.12.5]", "rolls 1 die at CC 4+", "allocated", "[TP 1.12.7] attacker result: highest of"):
         assert needle in text
+
+
+@pytest.mark.parametrize("blast_markers, leaders", [(4, 1), (7, 0)])
+def test_regroup_entry_point_against_exact(exact, blast_markers, leaders):
+    """TP 1.13.1, 2.1.8 (§8.1): analysis.epic.regroup's distributions of BMs removed and left and
+    P(all removed) lie within 5σ of the exact values of the engine's regroup roll."""
+    n = 200_000
+    result = regroup(blast_markers, leaders=leaders, trials=n, seed=5)
+    assert result.system == "epic-regroup" and result.trials == n
+    removed = exact(lambda rng: regroup_roll(rng, blast_markers, leaders))
+    checks = [(result["regroup", "all_removed"].p, removed.get(blast_markers, 0))]
+    estimated_removed, estimated_left = result["regroup", "removed"], result["regroup", "left"]
+    for k in range(blast_markers + 1):
+        p_removed = estimated_removed.p[k] if k < len(estimated_removed.p) else 0.0
+        p_left = estimated_left.p[k] if k < len(estimated_left.p) else 0.0
+        checks += [(p_removed, removed.get(k, 0)), (p_left, removed.get(blast_markers - k, 0))]
+    for estimate, p in checks:
+        sigma = math.sqrt(float(p * (1 - p)) / n)
+        assert abs(estimate - float(p)) <= 5 * sigma, (estimate, float(p))
