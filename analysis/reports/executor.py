@@ -47,8 +47,7 @@ class DaskExecutor:
     """Runs cells as tasks on a Dask cluster: an existing one (``scheduler="tcp://HOST:8786"``),
     a local one with ``workers`` processes, or an existing ``client``."""
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None, *, client=None,
-                 connect_timeout: float = 10):
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, *, client=None):
         from dask.distributed import Client, LocalCluster
 
         self._cluster = None
@@ -57,7 +56,7 @@ class DaskExecutor:
             self.client = client
         elif scheduler is not None:
             try:
-                self.client = Client(scheduler, timeout=connect_timeout)
+                self.client = Client(scheduler)  # waits distributed.comm.timeouts.connect
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UserError("--scheduler", None, f"cannot connect to {scheduler} ({exc.__class__.__name__})",
                                 "the address of a running dask scheduler, e.g. tcp://HOST:8786") from None

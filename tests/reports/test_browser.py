@@ -1,0 +1,105 @@
+"""The report page in a real headless Chromium (Debian's ``chromium``, installed by
+``scripts/install-chromium.sh``), driven over the Chrome DevTools protocol with tornado's
+websocket client: every image must load and the console must stay free of errors."""
+import asyncio
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from tornado.websocket import websocket_connect
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--remote-debugging-port=0", "--window-size=1280,1000"]
+IMAGES = "Array.from(document.images).map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0}))"
+
+
+async def _inspect(ws_url: str, page_url: str, timeout: float) -> dict:
+    ws = await websocket_connect(ws_url, max_message_size=1 << 26)
+    events, replies, next_id = [], {}, iter(range(1, 1 << 30))
+
+    async def read_until(done):
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not done():
+            message = await asyncio.wait_for(ws.read_message(), end - loop.time())
+            assert message is not None, "the browser closed the connection"
+            data = json.loads(message)
+            if "id" in data:
+                replies[data["id"]] = data
+            else:
+                events.append(data)
+
+    async def call(method, **params):
+        n = next(next_id)
+        await ws.write_message(json.dumps({"id": n, "method": method, "params": params}))
+        await read_until(lambda: n in replies)
+        assert "error" not in replies[n], replies[n]
+        return replies[n]["result"]
+
+    for domain in ("Page", "Runtime", "Log", "Network"):
+        await call(f"{domain}.enable")
+    await call("Page.navigate", url=page_url)
+    await read_until(lambda: any(e["method"] == "Page.loadEventFired" for e in events))
+    images = (await call("Runtime.evaluate", expression=IMAGES, returnByValue=True))["result"]["value"]
+    title = (await call("Runtime.evaluate", expression="document.title", returnByValue=True))["result"]["value"]
+    ws.close()
+    problems = []
+    for e in events:
+        method, params = e["method"], e.get("params", {})
+        if method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
+            problems.append(f"console.{params['type']}: {[a.get('value') for a in params['args']]}")
+        elif method == "Runtime.exceptionThrown":
+            problems.append(f"exception: {params['exceptionDetails'].get('text')}")
+        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+            problems.append(f"log: {params['entry']['text']}")
+        elif method == "Network.loadingFailed":
+            problems.append(f"failed to load: {params.get('errorText')}")
+    return {"title": title, "images": images, "problems": problems}
+
+
+def open_page(path: Path, timeout: float = 60) -> dict:
+    """Load ``path`` in headless Chromium; returns its title, its images and every console error."""
+    assert Path(CHROMIUM).exists(), "chromium is missing: run scripts/install-chromium.sh"
+    with tempfile.TemporaryDirectory() as profile:
+        browser = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            port_file = Path(profile) / "DevToolsActivePort"
+            deadline = time.monotonic() + timeout
+            while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
+                assert browser.poll() is None, "chromium exited at start"
+                assert time.monotonic() < deadline, "chromium did not open its DevTools port"
+                time.sleep(0.05)
+            port = int(port_file.read_text().split()[0])
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as response:
+                pages = [t for t in json.load(response) if t["type"] == "page"]
+            return asyncio.run(_inspect(pages[0]["webSocketDebuggerUrl"], path.resolve().as_uri(), timeout))
+        finally:
+            browser.kill()
+            browser.wait()
+
+
+def test_report_page_loads_every_image_without_console_errors(local_build, small_definition):
+    from analysis.reports import load_report
+
+    seen = open_page(local_build / "index.html")
+    assert seen["title"] == "Small test report"
+    assert seen["problems"] == []
+    cells = load_report(small_definition).cells
+    assert sorted(Path(i["src"]).name for i in seen["images"]) == sorted(f"{c.name}.png" for c in cells)
+    assert all(i["ok"] for i in seen["images"]), seen["images"]
+
+
+def test_the_browser_check_sees_broken_images_and_console_errors(tmp_path):
+    page = tmp_path / "broken.html"
+    page.write_text('<!DOCTYPE html><title>broken</title><img src="missing.png">'
+                    '<script>console.error("boom")</script>')
+    seen = open_page(page)
+    assert [i["ok"] for i in seen["images"]] == [False]
+    assert any("boom" in p for p in seen["problems"])
