@@ -22,7 +22,7 @@ def library_profile(ref: str, where: str) -> dict:
         raise ValueError(f"{where}: library unit {ref!r} has rules the engine cannot model: "
                          f"{'; '.join(str(u) for u in conv.unsupported)}; allowed: library units without "
                          "them, or the unit's stats typed in [units]")
-    return conv.profile.model_dump(exclude_defaults=True)
+    return conv.profile.model_dump(exclude_none=True)
 
 
 def resolve_epic(data):

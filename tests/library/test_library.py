@@ -1,0 +1,140 @@
+"""The NetEA unit library: conversion of every unit, library names in scenarios, search commands."""
+from importlib.resources import files
+
+import pytest
+from click.testing import CliRunner
+
+import analysis.epic as epic
+from analysis.cli import main
+from analysis.epic.model import UnitProfile, special_rule_catalogue
+from analysis.library.formations import formations
+from analysis.library.netea import convert, mapping, units
+
+ALL_UNITS = sorted(units())
+
+
+def test_library_data_and_licence_are_packaged():
+    folder = files("analysis.library").joinpath("netea")
+    assert "ISC License" in folder.joinpath("LICENSE").read_text("utf-8")
+    assert "Copyright (c) 2014-2019, David Susco" in folder.joinpath("LICENSE").read_text("utf-8")
+    assert len(ALL_UNITS) == 559
+
+
+@pytest.mark.parametrize("unit_id", ALL_UNITS)
+def test_every_unit_converts_or_says_which_rule_it_lacks(unit_id):
+    conv = convert(unit_id)
+    unit = units()[unit_id]
+    catalogue = special_rule_catalogue()
+    known = set(catalogue["modelled"]) | set(catalogue["no_assault_effect"])
+    if conv.ok:
+        assert isinstance(conv.profile, UnitProfile)
+        assert conv.summary() == "ok"
+    else:
+        assert conv.unsupported and all(u.rule and u.reason for u in conv.unsupported)
+        assert conv.summary().startswith("cannot model: ")
+    if conv.profile is None:  # a type that never assaults
+        assert [u.where for u in conv.unsupported] == ["type"]
+        return
+    # No unit rule disappears silently: kept, ignored with a reason, reported, or the WE's DC field.
+    ignored = {r for r, _ in conv.ignored}
+    reported = {u.rule for u in conv.unsupported}
+    for rule in unit["special_rules"]:
+        kept = rule in conv.profile.special
+        dc = rule.startswith("damage-capacity-") and conv.profile.damage_capacity == unit["damage_capacity"]
+        assert kept or dc or rule in ignored or rule in reported, rule
+        assert not (rule in known and rule not in conv.profile.special)
+    for rule in conv.ignored:
+        assert rule[0] in mapping()["ignored_rules"]
+
+
+def test_conversions_map_assault_lines():
+    nobz = convert("nobz").profile
+    assert (nobz.cc, nobz.armour, nobz.special) == (3, 4, ["leader"])
+    assert [(e.count, e.range, e.macro_weapon) for e in nobz.extra_attacks] == [(1, "bc", False)]
+    terminator = convert("terminator").profile
+    assert [(e.count, e.range, e.macro_weapon) for e in terminator.extra_attacks] == [(1, "bc", True)]
+    assert convert("wyches").profile.armour == 5  # assault-only alternative armour
+    titan = convert("warlord-class-titan")
+    assert titan.profile.damage_capacity == 8 and not titan.ok
+    assert [u.rule for u in titan.unsupported] == ["void-shields-6"]
+    assert [u.rule for u in convert("thunderhawk-gunship").unsupported] == ["AC/WE"]
+
+
+TYPED = """
+system = "epic"
+[units.tac]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+speed = 15
+[units.boy]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+speed = 15
+[[formations]]
+name = "Marines"
+side = "attacker"
+initiative = 1
+army_rules = ["they-shall-know-no-fear"]
+units = [{ unit = "tac", count = 6, engaged = "bc" }]
+[[formations]]
+name = "Orks"
+side = "defender"
+initiative = 3
+units = [{ unit = "boy", count = 8, engaged = "bc" }]
+"""
+
+
+def test_library_units_simulate_exactly_like_typed_stats():
+    named = TYPED.replace('"tac"', '"netea:tactical"').replace('"boy"', '"netea:boyz"')
+    named = named[:named.index("[[formations]]")].split("[units.tac]")[0] + named[named.index("[[formations]]"):]
+    typed = epic.simulate(epic.load(TYPED), trials=5000, seed=4)
+    library = epic.simulate(epic.load(named), trials=5000, seed=4)
+    assert set(epic.load(named).units) == {"netea:tactical", "netea:boyz"}
+    assert typed.table().equals(library.table())
+
+
+def test_library_formation_expands_with_points():
+    warband = formations()["netea:ork-war-horde/warband"]
+    assert warband.problem is None and warband.points == 200 and warband.initiative == 3
+    assert warband.units == (("nobz", 2), ("boyz", 6), ("grotz", 2))
+    scenario = epic.load(TYPED.split("[[formations]]\nname = \"Orks\"")[0]
+                         + '[[formations]]\nlibrary = "netea:ork-war-horde/warband"\nside = "defender"\n')
+    orks = scenario.formations[1]
+    assert (orks.name, orks.points, orks.army_rules) == ("Warband", 200, ["mob-rule"])
+    assert [(g.unit, g.count, g.engaged) for g in orks.units] == [
+        ("netea:nobz", 2, "bc"), ("netea:boyz", 6, "bc"), ("netea:grotz", 2, "bc")]
+
+
+def _one_error_line(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("ref, needle", [("netea:boyzz", "unknown library unit 'netea:boyzz'"),
+                                         ("netea:warlord-class-titan", "void-shields-6")])
+def test_bad_library_unit_is_one_clear_line(tmp_path, ref, needle):
+    path = tmp_path / "bad.toml"
+    path.write_text(TYPED.replace('unit = "boy"', f'unit = "{ref}"'))
+    result = CliRunner().invoke(main, ["epic", str(path), "-n", "100"])
+    _one_error_line(result, str(path), "formations[1].units[0].unit", needle, "allowed: ")
+
+
+def test_search_commands():
+    runner = CliRunner()
+    out = runner.invoke(main, ["units", "search", "boyz"])
+    assert out.exit_code == 0 and "netea:boyz" in out.output and "ok" in out.output
+    out = runner.invoke(main, ["units", "search", "warlord", "--csv"])
+    assert out.exit_code == 0 and "cannot model: void-shields-6" in out.output
+    out = runner.invoke(main, ["formations", "search", "warband"])
+    assert out.exit_code == 0 and "netea:ork-war-horde/warband" in out.output and "200" in out.output
+    out = runner.invoke(main, ["units", "show", "nobz"])
+    assert out.exit_code == 0 and '"extra_attacks":[{"count":1,"range":"bc"' in out.output.replace(" ", "")
+    _one_error_line(runner.invoke(main, ["units", "show", "nobzz"]), "units show", "'unit'", "netea:nobz")
