@@ -246,7 +246,7 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
         trials = sum(done[cell.name, s["point"]]["trials"] for s in specs)
         section = {"name": cell.name, "kind": cell.kind, "title": title, "scenario": cell.scenario,
                    "system": specs[0]["system"], "trials_per_point": specs[0]["trials"], "trials": trials,
-                   "points": len(specs), "cell_key": specs[0]["cell_key"], "options": cell.options,
+                   "points": len(specs), "cell_key": specs[0]["stream"][0], "options": cell.options,
                    "plot": plot, "files": files, "notes": first["result"].get("notes", []),
                    "distributions": dists.to_dict("records")}
         if isinstance(cell, ScenarioCell):
@@ -256,8 +256,8 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
             section["columns"], section["pivot"] = _sweep_pivot(table, list(cell.grid))
         sections.append(section)
         cells_json.append({"name": cell.name, "kind": cell.kind, "title": title, "scenario": cell.scenario,
-                           "cell_key": specs[0]["cell_key"],
-                           "points": [{"point": s["point"], "overrides": s["overrides"],
+                           "cell_key": specs[0]["stream"][0],
+                           "points": [{"point": s["point"], "stream": s["stream"], "overrides": s["overrides"],
                                        "result": done[cell.name, s["point"]]["result"]} for s in specs]})
     facts = {"title": model.title, "seed": model.seed, "trials": model.trials,
              "total_trials": sum(s["trials"] for s in sections), "versions": versions()}

@@ -5,10 +5,11 @@ a ``scenario`` cell has one point, a ``sweep`` cell one per grid point.  A point
 plain dict holding everything needed to compute it anywhere (the scenario as TOML text, the
 trials, the seed and the cell key), so points run independently, in any order, on any worker.
 
-Cell keys: every cell's random streams are keyed by ``(seed, cell_key(name))`` where
-``cell_key`` is the first 63 bits of the SHA-256 of the cell's name.  The numbers therefore
-depend only on the seed and the name, never on the order of the cells or on which worker ran
-them.  All points of a sweep share their cell's key (common random numbers across the grid).
+Random streams: a scenario cell runs with ``cell=(cell_key(name),)`` and point ``k`` of a sweep
+(grid combinations in row-major order) with ``cell=(cell_key(name), k)`` -- the convention of
+``analysis.decisions.sweep(..., cell=(cell_key(name),))`` -- where ``cell_key`` is the first 63
+bits of the SHA-256 of the cell's name.  The numbers therefore depend only on the seed, the name
+and the grid, never on the order of the cells or on which worker ran them.
 """
 from __future__ import annotations
 
@@ -256,9 +257,11 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
     _check_options(module, cell.options, source, f"{where}.options")
     base = {"report": report.title, "cell": cell.name, "system": data["system"],
             "source": str(path), "trials": cell.trials or report.trials, "seed": report.seed,
-            "cell_key": cell_key(cell.name), "options": dict(cell.options)}
+            "options": dict(cell.options)}
+    key = cell_key(cell.name)
     if isinstance(cell, ScenarioCell):
-        return [dict(base, point="result", overrides={}, scenario_text=path.read_text(encoding="utf-8"))]
+        return [dict(base, point="result", stream=[key], overrides={},
+                     scenario_text=path.read_text(encoding="utf-8"))]
     points = []
     fields = list(cell.grid)
     for field in fields:
@@ -288,7 +291,7 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
                 problem = f"{cell.scenario} with {overrides}: field {exc.field!r}: {exc.problem}"
             raise UserError(source, f"{where}.grid" + (f".{fields[0]}" if one else ""), problem, exc.allowed) from None
         point = f"{n:03d}-" + "-".join(f"{_label(f)}={_slug(str(v))}" for f, v in overrides.items())
-        points.append(dict(base, point=point, overrides=overrides, scenario_text=text))
+        points.append(dict(base, point=point, stream=[key, n], overrides=overrides, scenario_text=text))
     return points
 
 

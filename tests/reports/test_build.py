@@ -43,7 +43,7 @@ def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
 
 
 def test_stored_cells_equal_direct_simulation(local_build):
-    """A report cell is the system's own simulate() with seed and the documented cell key."""
+    """A report cell is the system's own simulate() with the seed and the documented streams."""
     import analysis.epic as epic
     from analysis.reports import cell_key
 
@@ -51,6 +51,14 @@ def test_stored_cells_equal_direct_simulation(local_build):
                            trials=20000, seed=11, cell=(cell_key("epic-terminators"),))
     stored = pd.read_parquet(local_build / "tables" / "epic-terminators.parquet")
     pd.testing.assert_frame_equal(stored, direct.table(), check_exact=True)
+    import analysis.t9a as t9a
+
+    # grid point 2 (distance 9.0, 2d6) is the shipped scenario unchanged
+    point = t9a.simulate(t9a.load("analysis/scenarios/t9a/single_charge_9in.toml"), trials=20000, seed=11,
+                         cell=(cell_key("t9a-distance"), 2))
+    sweep = pd.read_parquet(local_build / "tables" / "t9a-distance.parquet")
+    sweep = sweep[sweep["point"] == "002-distance=9.0-dice=2d6"].iloc[:, 3:].reset_index(drop=True)
+    pd.testing.assert_frame_equal(sweep, point.table(), check_exact=True)
 
 
 def test_rebuilding_with_the_same_seed_reproduces_every_file(local_build, small_definition, tmp_path, data_files):

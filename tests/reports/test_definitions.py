@@ -52,7 +52,7 @@ def test_a_sweep_expands_into_one_point_per_grid_combination(small_definition):
     assert [p["overrides"] for p in points] == [
         {"chargers[Swordsmen].distance": d, "rules.dice": r} for d in (7.0, 9.0) for r in ("2d6", "swiftstride")]
     assert len({p["point"] for p in points}) == 4
-    assert {p["cell_key"] for p in points} == {cell_key("t9a-distance")}
+    assert [p["stream"] for p in points] == [[cell_key("t9a-distance"), k] for k in range(4)]
     assert tomllib.loads(points[3]["scenario_text"])["chargers"][0]["distance"] == 9.0
 
 
