@@ -1,0 +1,10 @@
+"""Decisions from simulations: matchup matrices, parameter sweeps, paired comparisons, rankings.
+
+``matrix(attackers, defenders)``, ``sweep(scenario, field, values)``, ``compare(a, b, opponents)``,
+``rank(options, meta)`` and ``cumulative(result)`` each return a result with ``.table()`` (tidy
+pandas, 95 % intervals), ``.plot()``, ``.to_json()`` and ``_repr_html_``.  See docs/decisions.md.
+"""
+from .api import compare, cumulative, matchup, matrix, rank, sweep
+from .systems import Force
+
+__all__ = ["matrix", "sweep", "compare", "rank", "cumulative", "matchup", "Force"]

@@ -1,0 +1,374 @@
+"""matrix, sweep, compare, rank and cumulative: single simulations turned into decisions.
+
+Random streams: every cell of a matrix, sweep or ranking runs with its own key
+``(seed, *cell, i[, j])``, so its numbers equal ``simulate(cell_scenario, seed=seed,
+cell=(*cell, i[, j]))`` and cells are statistically independent.  ``compare`` pairs trials instead:
+see :func:`compare`.
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .. import runner
+from ..errors import UserError
+from ..result import Result
+from ..runner import RunInfo, stream_key
+from . import intervals
+from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult,
+                      cumulative_frame)
+from .systems import SYSTEMS, Force, System, system_of
+
+DEFAULT_TRIALS = 100_000
+
+
+def _bar(total: int, progress: bool | None, label: str):
+    if progress is None:
+        progress = sys.stderr.isatty() and total >= runner.PROGRESS_MIN_TRIALS
+    return tqdm(total=total, disable=not progress, unit="trial", unit_scale=True, file=sys.stderr,
+                leave=False, desc=label)
+
+
+def _labels(forces: list[Force]) -> list[str]:
+    names = [f.name for f in forces]
+    return [n if names.count(n) == 1 else f"{n} #{names[:i + 1].count(n)}" for i, n in enumerate(names)]
+
+
+def _forces(system: System, specs, role: str, what: str, source: str) -> list[Force]:
+    specs = list(specs)
+    if not specs:
+        raise UserError(source, what, "empty grid: nothing to simulate", "one or more forces")
+    return [system.force(s, role) for s in specs]
+
+
+def _matchup_system(base) -> tuple[System, object]:
+    if base is None:
+        return SYSTEMS["epic"], None
+    system = system_of(base)
+    return system, system.load(base)[0]
+
+
+def matchup(attacker, defender, base=None):
+    """The scenario of one matchup cell: ``attacker`` and ``defender`` forces on ``base``'s rules."""
+    system, base_model = _matchup_system(base)
+    return system.matchup(system.force(attacker, "attacker"), system.force(defender, "defender"), base_model)
+
+
+def _sim_kwargs(trials, seed, precision, engine, threads):
+    out = {"trials": trials, "seed": seed, "engine": engine, "progress": False}
+    if precision is not None:
+        out["precision"] = precision
+    if threads is not None:
+        out["threads"] = threads
+    return out
+
+
+def _sides(model) -> dict:
+    return {f.name: f.side for f in getattr(model, "formations", [])}
+
+
+def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
+           precision: float | None = None, engine: str = "kernel", threads: int | None = None,
+           progress: bool | None = None, cell: tuple = (), source: str = "matrix") -> MatrixResult:
+    """Every attacker against every defender: all reported quantities with 95 % intervals.
+
+    ``attackers`` / ``defenders``: forces (library formations ``"netea:LIST/FORMATION"``, force
+    TOML files, or dicts with ``units`` and ``formations``); ``base``: a scenario whose rules and
+    end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.
+    """
+    system, base_model = _matchup_system(base)
+    att = _forces(system, attackers, "attacker", "attackers", source)
+    dfn = _forces(system, defenders, "defender", "defenders", source)
+    a_names, d_names = _labels(att), _labels(dfn)
+    models = {(i, j): system.matchup(a, d, base_model) for i, a in enumerate(att) for j, d in enumerate(dfn)}
+    frames, cells, notes = [], {}, []
+    kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
+    with _bar(len(models) * trials, progress, "matrix") as bar:
+        for (i, j), model in models.items():
+            res = system.simulate(model, cell=(*cell, i, j), **kwargs)
+            cells[(i, j)] = res
+            table = res.table()
+            sides = _sides(model)
+            table.insert(0, "side", [sides.get(e, "") if s == "formations" else ""
+                                     for s, e in zip(table.section, table.entity)])
+            table.insert(0, "defender", d_names[j])
+            table.insert(0, "attacker", a_names[i])
+            table["points_attacker"] = system.points(model, "attacker")
+            table["points_defender"] = system.points(model, "defender")
+            table["trials"] = res.trials
+            frames.append(table)
+            notes += [f"{a_names[i]} vs {d_names[j]}: {n}" for n in res.notes]
+            bar.update(res.trials)
+    return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, system=system.name,
+                        trials=trials, seed=seed, frame=pd.concat(frames, ignore_index=True),
+                        title=f"{len(att)} × {len(dfn)} matchups", notes=notes,
+                        meta={"cell": list(cell), "engine": engine})
+
+
+def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
+          precision: float | None = None, engine: str = "kernel", threads: int | None = None,
+          progress: bool | None = None, cell: tuple = ()) -> SweepResult:
+    """Simulate ``scenario`` once per value of ``field`` (a dotted path such as
+    ``formations[0].units[0].count``, ``rules.result_dice`` or ``charger.distance``).
+
+    Value ``k`` uses stream ``cell=(*cell, k)``.  Every value is validated before anything runs.
+    """
+    system = system_of(scenario)
+    model, source = system.load(scenario)
+    values = list(values)
+    if not values:
+        raise UserError(source, field, "empty grid: no values to sweep", "one or more values")
+    models = [system.with_value(model, source, field, v) for v in values]
+    frames, cells, notes = [], [], []
+    kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
+    with _bar(len(models) * trials, progress, "sweep") as bar:
+        for k, (value, m) in enumerate(zip(values, models)):
+            res = system.simulate(m, cell=(*cell, k), **kwargs)
+            cells.append(res)
+            table = res.table()
+            table.insert(0, "value", [value] * len(table))
+            table.insert(0, "cell", k)
+            table.insert(0, "field", field)
+            table["trials"] = res.trials
+            frames.append(table)
+            notes += [f"{field} = {value}: {n}" for n in res.notes]
+            bar.update(res.trials)
+    title = cells[0].title
+    return SweepResult(cells=cells, field=field, values=values, system=system.name, trials=trials, seed=seed,
+                       frame=pd.concat(frames, ignore_index=True), title=title, notes=notes,
+                       meta={"field": field, "values": values, "cell": list(cell), "engine": engine})
+
+
+def _meta(meta, weights, source: str) -> tuple[list, np.ndarray]:
+    """(opponent specs, weights normalised to sum 1) from a list, a dict or (spec, weight) pairs."""
+    if isinstance(meta, dict):
+        specs, given = list(meta), list(meta.values())
+    else:
+        meta = list(meta)
+        if meta and all(isinstance(m, tuple) and len(m) == 2 for m in meta):
+            specs, given = [m[0] for m in meta], [m[1] for m in meta]
+        else:
+            specs, given = meta, weights
+    if not specs:
+        raise UserError(source, "opponents", "empty grid: no opponents", "one or more forces")
+    if given is None:
+        given = [1.0] * len(specs)
+    given = list(given)
+    allowed = "one non-negative number per opponent, with a positive sum"
+    if len(given) != len(specs):
+        raise UserError(source, "opponents.weight", f"{len(given)} weights for {len(specs)} opponents", allowed)
+    try:
+        w = np.array([float(x) for x in given])
+    except (TypeError, ValueError):
+        raise UserError(source, "opponents.weight", f"not numbers: {given}", allowed) from None
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise UserError(source, "opponents.weight", f"weights {given} do not sum to a positive number", allowed)
+    return specs, w / w.sum()
+
+
+def _pair(system: System, role: str, option: Force, opponent: Force, base_model):
+    if role == "attacker":
+        return system.matchup(option, opponent, base_model)
+    return system.matchup(opponent, option, base_model)
+
+
+def _slot(system: System, model, job, path, size: int, engine: str) -> int:
+    """The count slot behind the probability at ``path`` (probed through the result builder)."""
+    info = RunInfo(trials=1 << 40, seed=0)
+    probe = system.build(model, job, np.arange(size, dtype=np.int64), info, engine)[path]
+    check = system.build(model, job, 7 * np.arange(size, dtype=np.int64) + 3, info, engine)[path]
+    if not hasattr(probe, "k") or check.k != 7 * probe.k + 3:
+        raise ValueError(f"{'/'.join(path)} is not a single counted probability; it cannot be paired")
+    return int(probe.k)
+
+
+def _paired_run(system, models, path, trials, seed, cell, engine, bar):
+    """Run both models trial by trial on shared streams; (2×2 table, marginal results)."""
+    jobs = [system.job(m, engine) for m in models]
+    key0, key1 = stream_key(seed, cell)
+    first = [job.run_chunk(key0, key1, 0, 1) for job in jobs]
+    slots = [_slot(system, m, job, path, len(c), engine) for m, job, c in zip(models, jobs, first)]
+    sums = [c.astype(np.int64) for c in first]
+    table = np.zeros((2, 2), np.int64)
+    table[int(first[0][slots[0]]), int(first[1][slots[1]])] += 1
+    for t in range(1, trials):
+        ca = jobs[0].run_chunk(key0, key1, t, 1)
+        cb = jobs[1].run_chunk(key0, key1, t, 1)
+        sums[0] += ca
+        sums[1] += cb
+        table[int(ca[slots[0]]), int(cb[slots[1]])] += 1
+        if t % 4096 == 0:
+            bar.update(4096)
+    bar.update(trials % 4096 or 4096)
+    info = RunInfo(trials=trials, seed=seed, cell=tuple(cell), chunks=trials, extra={"pairing": "per-trial streams"})
+    results = [system.build(m, job, s, info, engine) for m, job, s in zip(models, jobs, sums)]
+    return table, results
+
+
+def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str = "attacker",
+            trials: int = DEFAULT_TRIALS, seed: int = 0, paired: bool = True, engine: str = "kernel",
+            progress: bool | None = None, cell: tuple = (), source: str = "compare") -> CompareResult:
+    """P(A wins) − P(B wins) against each opponent and over the weighted meta.
+
+    Common random numbers (``paired=True``): against opponent ``j`` both options run trial ``t``
+    on the same random stream, keyed ``(seed, *cell, j)`` with block ``t`` (each trial starts its
+    own stream, so the options stay in step however differently their trials unfold).  The 2×2
+    table of (A won, B won) per trial gives Newcombe's paired interval (method 10, Wilson
+    margins with the phi correlation).  ``variance_ratio`` = per-trial variance of A − B if the
+    options had run independently / paired variance: independent runs would need that many times
+    the trials for the same precision; ``trials_saved`` = (ratio − 1) × trials, per option and
+    opponent.  Trials run one engine call each, so pairing costs time per trial.
+
+    ``paired=False`` runs the options on independent streams ``(*cell, j, 0)`` and ``(*cell, j, 1)``
+    (Newcombe's hybrid score interval).  The meta row combines opponents with their weights (MOVER).
+    """
+    if side not in ("attacker", "defender"):
+        raise UserError(source, "side", f"got {side!r}", "attacker, defender")
+    specs, w = _meta(opponents, weights, source)
+    system, base_model = _matchup_system(base)
+    opp_role = "defender" if side == "attacker" else "attacker"
+    a, b = system.force(option_a, side), system.force(option_b, side)
+    opps = [system.force(s, opp_role) for s in specs]
+    names = _labels(opps)
+    label_a, label_b = _labels([a, b])
+    path = system.win_path(side)
+    pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
+    rows, option_results, notes = [], {}, []
+    with _bar(2 * len(opps) * trials, progress, "compare") as bar:
+        for j, (ma, mb) in enumerate(pairs):
+            if paired:
+                table, (ra, rb) = _paired_run(system, (ma, mb), path, trials, seed, (*cell, j), engine, bar)
+                n11, n10, n01, n00 = int(table[1, 1]), int(table[1, 0]), int(table[0, 1]), int(table[0, 0])
+                d, lo, hi = intervals.paired_difference(n11, n10, n01, n00)
+                var_pair, var_ind = intervals.paired_variance(n11, n10, n01, n00)
+            else:
+                kwargs = _sim_kwargs(trials, seed, None, engine, None)
+                ra = system.simulate(ma, cell=(*cell, j, 0), **kwargs)
+                rb = system.simulate(mb, cell=(*cell, j, 1), **kwargs)
+                bar.update(2 * trials)
+                var_pair = var_ind = None
+            pa, pb = ra[path], rb[path]
+            _, ilo, ihi = intervals.linear([1, -1], [pa.k, pb.k], [pa.n, pb.n])
+            if not paired:
+                d, lo, hi = pa.p - pb.p, ilo, ihi
+            option_results[(label_a, j)], option_results[(label_b, j)] = ra, rb
+            ratio = var_ind / var_pair if var_pair else (math.inf if var_ind else None)
+            rows.append({"opponent": names[j], "weight": w[j], "p_a": pa.p, "p_a_lo": pa.ci95[0],
+                         "p_a_hi": pa.ci95[1], "p_b": pb.p, "p_b_lo": pb.ci95[0], "p_b_hi": pb.ci95[1],
+                         "difference": d, "ci95_lo": lo, "ci95_hi": hi, "independent_ci95_lo": ilo,
+                         "independent_ci95_hi": ihi, "variance_ratio": ratio,
+                         "trials_saved": None if ratio is None else (ratio - 1) * trials,
+                         "_var": (var_pair, var_ind), "_k": (pa.k, pb.k, pa.n, pb.n)})
+            notes += [f"{names[j]}: {n}" for n in ra.notes + rb.notes]
+    if len(rows) > 1:
+        rows.append(_meta_row(rows, w, trials, paired))
+    frame = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
+    return CompareResult(option_results=option_results, system=system.name, trials=trials, seed=seed, frame=frame,
+                         title=f"{label_a} vs {label_b} as {side}", notes=notes,
+                         meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
+                               "quantity": "/".join(path), "cell": list(cell), "engine": engine})
+
+
+def _meta_row(rows, w, trials, paired) -> dict:
+    """The weighted meta: MOVER over opponents (independent streams between opponents)."""
+    ka = [r["_k"][0] for r in rows]
+    kb = [r["_k"][1] for r in rows]
+    n = [r["_k"][2] for r in rows]
+    pa, pa_lo, pa_hi = intervals.linear(w, ka, n)
+    pb, pb_lo, pb_hi = intervals.linear(w, kb, n)
+    d, lo, hi = intervals.combine(w, [r["difference"] for r in rows], [r["ci95_lo"] for r in rows],
+                                  [r["ci95_hi"] for r in rows])
+    _, ilo, ihi = intervals.linear(np.concatenate([w, -w]), ka + kb, n + n)
+    ratio = None
+    if paired:
+        v_pair = float(np.sum(w ** 2 * [r["_var"][0] for r in rows]))
+        v_ind = float(np.sum(w ** 2 * [r["_var"][1] for r in rows]))
+        ratio = v_ind / v_pair if v_pair else (math.inf if v_ind else None)
+    return {"opponent": "meta (weighted)", "weight": 1.0, "p_a": pa, "p_a_lo": pa_lo, "p_a_hi": pa_hi, "p_b": pb,
+            "p_b_lo": pb_lo, "p_b_hi": pb_hi, "difference": d, "ci95_lo": lo, "ci95_hi": hi,
+            "independent_ci95_lo": ilo if paired else lo, "independent_ci95_hi": ihi if paired else hi,
+            "variance_ratio": ratio, "trials_saved": None if ratio is None else (ratio - 1) * trials}
+
+
+def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: str = "score",
+         trials: int = DEFAULT_TRIALS, seed: int = 0, precision: float | None = None, engine: str = "kernel",
+         threads: int | None = None, progress: bool | None = None, cell: tuple = (),
+         source: str = "rank") -> RankResult:
+    """Rank options against a weighted meta of opponents.
+
+    Score = Σ w_j P(option wins against opponent j) with weights normalised to 1, and its MOVER-
+    Wilson 95 % interval (cells are independent runs, cell ``(*cell, i, j)``).  Points efficiency =
+    100 × score / the option's points (win probability per 100 points), interval scaled alike.
+    ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.
+    """
+    if side not in ("attacker", "defender"):
+        raise UserError(source, "side", f"got {side!r}", "attacker, defender")
+    if by not in ("score", "per_100_points"):
+        raise UserError(source, "by", f"got {by!r}", "score, per_100_points")
+    specs, w = _meta(meta, weights, source)
+    system, base_model = _matchup_system(base)
+    opp_role = "defender" if side == "attacker" else "attacker"
+    opts = _forces(system, options, side, "options", source)
+    opps = [system.force(s, opp_role) for s in specs]
+    o_names, m_names = _labels(opts), _labels(opps)
+    path = system.win_path(side)
+    kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
+    cells, rows, notes = [], [], []
+    models = {(i, j): _pair(system, side, o, m, base_model) for i, o in enumerate(opts) for j, m in enumerate(opps)}
+    with _bar(len(models) * trials, progress, "rank") as bar:
+        results = {}
+        for (i, j), model in models.items():
+            results[(i, j)] = system.simulate(model, cell=(*cell, i, j), **kwargs)
+            bar.update(results[(i, j)].trials)
+    for i, name in enumerate(o_names):
+        probs = [results[(i, j)][path] for j in range(len(opps))]
+        for j, p in enumerate(probs):
+            lo, hi = p.ci95
+            cells.append({"option": name, "opponent": m_names[j], "weight": w[j], "estimate": p.p,
+                          "ci95_lo": lo, "ci95_hi": hi, "trials": p.n})
+            notes += [f"{name} vs {m_names[j]}: {n}" for n in results[(i, j)].notes]
+        score, lo, hi = intervals.linear(w, [p.k for p in probs], [p.n for p in probs])
+        points = system.points(models[(i, 0)], side)
+        scale = 100.0 / points if points else math.nan
+        rows.append({"option": name, "points": points, "score": score, "ci95_lo": lo, "ci95_hi": hi,
+                     "per_100_points": score * scale, "per_100_points_lo": lo * scale,
+                     "per_100_points_hi": hi * scale})
+    frame = pd.DataFrame(rows)
+    if frame[by].isna().any():
+        missing = ", ".join(frame.option[frame[by].isna()])
+        raise UserError(source, "by", f"options without points cannot be ranked per 100 points: {missing}",
+                        "score, or give every formation its points")
+    frame = frame.sort_values(by, ascending=False, kind="stable").reset_index(drop=True)
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    return RankResult(cells=pd.DataFrame(cells), system=system.name, trials=trials, seed=seed, frame=frame,
+                      title=f"{len(opts)} options against a meta of {len(opps)}", notes=notes,
+                      meta={"side": side, "by": by, "quantity": "/".join(path), "cell": list(cell),
+                            "engine": engine})
+
+
+def cumulative(result) -> CumulativeResult:
+    """"At least N" and "at most N" tables (with intervals) of every distribution of a result.
+
+    ``result``: a simulation :class:`~analysis.result.Result`, or a sweep / matrix result (then
+    one block per cell, labelled in the ``cell`` column).
+    """
+    if isinstance(result, Result):
+        return CumulativeResult(system=result.system, trials=result.trials, seed=result.seed,
+                                frame=cumulative_frame(result), title=result.title)
+    if isinstance(result, SweepResult):
+        labelled = [(f"{result.field} = {v}", r) for v, r in zip(result.values, result.cells)]
+    elif isinstance(result, MatrixResult):
+        labelled = [(f"{result.attackers[i]} vs {result.defenders[j]}", r) for (i, j), r in result.cells.items()]
+    else:
+        raise TypeError("cumulative() takes a simulation, sweep or matrix result")
+    frames = []
+    for label, res in labelled:
+        frame = cumulative_frame(res)
+        frame.insert(0, "cell", label)
+        frames.append(frame)
+    return CumulativeResult(system=result.system, trials=result.trials, seed=result.seed,
+                            frame=pd.concat(frames, ignore_index=True), title=result.title)

@@ -1,0 +1,309 @@
+"""Result objects of the decision tools: one shape (``table / plot / to_json / _repr_html_``).
+
+Every table is tidy pandas, one row per cell and quantity, with ``estimate`` (or ``p``) and its
+95 % interval in ``ci95_lo`` / ``ci95_hi``.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..result import Result, package_version
+
+
+def _clean(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return None if not math.isfinite(float(value)) else float(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    return value
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+class DecisionResult:
+    """A table of estimates with 95 % intervals plus the facts of the runs behind it."""
+
+    kind = "decision"
+
+    def __init__(self, *, system: str, trials: int, seed: int, frame: pd.DataFrame, title: str = "",
+                 meta: dict | None = None, notes: list[str] | None = None):
+        self.system = system
+        self.trials = trials
+        self.seed = seed
+        self.frame = frame
+        self.title = title or self.kind
+        self.meta = dict(meta or {})
+        self.notes = list(dict.fromkeys(notes or []))
+
+    def table(self) -> pd.DataFrame:
+        return self.frame.copy()
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind, "system": self.system, "title": self.title, "trials": self.trials,
+               "seed": self.seed}
+        out.update({k: _clean(v) for k, v in self.meta.items()})
+        out["rows"] = records(self.table())
+        out["run"] = {"version": package_version()}
+        out["notes"] = self.notes
+        return out
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def to_csv(self) -> str:
+        return self.table().to_csv(index=False)
+
+    def _header(self) -> str:
+        return f"{self.title}  [{self.system}, {self.kind}]  trials={self.trials:,} per cell  seed={self.seed}"
+
+    def _shown(self) -> pd.DataFrame:
+        return self.table()
+
+    def __str__(self) -> str:
+        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_colwidth", 40):
+            lines = [self._header(), self._shown().to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
+        return (f"<h4>{html.escape(self._header())}</h4>"
+                + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}") + notes)
+
+
+def _select(frame: pd.DataFrame, quantity: str, entity: str | None) -> pd.DataFrame:
+    rows = frame[frame.quantity == quantity]
+    if rows.empty:
+        raise ValueError(f"no quantity {quantity!r}; allowed: {', '.join(sorted(frame.quantity.unique()))}")
+    if entity is None:
+        entities = rows.entity.unique()
+        if len(entities) > 1 and "side" in rows:
+            raise ValueError(f"{quantity!r} exists for several entities; pass entity= "
+                             "(a formation name, or 'attacker' / 'defender' for that side's first formation)")
+        return rows
+    if "side" in rows and entity in ("attacker", "defender"):
+        return rows[rows.side == entity].groupby(["attacker", "defender"], sort=False).head(1)
+    return rows[rows.entity == entity]
+
+
+class MatrixResult(DecisionResult):
+    """Every attacker × defender cell: all of its reported quantities, tidy."""
+
+    kind = "matrix"
+
+    def __init__(self, *, cells: dict, attackers: list[str], defenders: list[str], **kw):
+        super().__init__(**kw)
+        self.cells = cells  # (attacker index, defender index) -> Result
+        self.attackers = attackers
+        self.defenders = defenders
+
+    def pivot(self, quantity: str = "attacker_wins", entity: str | None = None,
+              column: str = "estimate") -> pd.DataFrame:
+        """A wide attacker × defender table of one quantity (``column``: estimate, ci95_lo, ci95_hi)."""
+        rows = _select(self.frame, quantity, entity)
+        wide = rows.pivot(index="attacker", columns="defender", values=column)
+        return wide.reindex(index=self.attackers, columns=self.defenders)
+
+    def _shown(self):
+        rows = self.frame[self.frame.quantity == "attacker_wins"]
+        return rows[["attacker", "defender", "estimate", "ci95_lo", "ci95_hi", "points_attacker",
+                     "points_defender"]]
+
+    def plot(self, quantity: str = "attacker_wins", entity: str | None = None):
+        """Heatmap of one quantity, each cell annotated with its estimate and 95 % interval."""
+        import matplotlib.pyplot as plt
+
+        est = self.pivot(quantity, entity)
+        lo = self.pivot(quantity, entity, "ci95_lo")
+        hi = self.pivot(quantity, entity, "ci95_hi")
+        fig, ax = plt.subplots(figsize=(2.2 + 1.6 * len(self.defenders), 1.4 + 0.9 * len(self.attackers)))
+        is_prob = self.frame[self.frame.quantity == quantity].kind.iloc[0] == "probability"
+        image = ax.imshow(est.to_numpy(float), cmap="RdYlGn" if is_prob else "viridis",
+                          vmin=0 if is_prob else None, vmax=1 if is_prob else None, aspect="auto")
+        for i in range(len(self.attackers)):
+            for j in range(len(self.defenders)):
+                ax.text(j, i, f"{est.iat[i, j]:.3f}\n[{lo.iat[i, j]:.3f}, {hi.iat[i, j]:.3f}]",
+                        ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(self.defenders)), self.defenders, rotation=30, ha="right")
+        ax.set_yticks(range(len(self.attackers)), self.attackers)
+        ax.set_xlabel("defender")
+        ax.set_ylabel("attacker")
+        fig.colorbar(image, ax=ax, label=f"{quantity}{' (' + entity + ')' if entity else ''}")
+        ax.set_title(f"{quantity}: estimate [95 % interval], {self.trials:,} trials per cell", fontsize=9)
+        fig.tight_layout()
+        return fig
+
+
+class SweepResult(DecisionResult):
+    """One row per swept value and quantity."""
+
+    kind = "sweep"
+
+    def __init__(self, *, cells: list, field: str, values: list, **kw):
+        super().__init__(**kw)
+        self.cells = cells  # Result per value, in order
+        self.field = field
+        self.values = values
+
+    def _shown(self):
+        table = self.frame
+        probs = table[(table.section == "sides") & (table.kind == "probability")]
+        return probs if not probs.empty else table
+
+    def plot(self, quantities=None, entity: str | None = None):
+        """Each quantity against the swept value, with its 95 % interval as a band."""
+        import matplotlib.pyplot as plt
+
+        if quantities is None:
+            quantities = list(self._shown().quantity.unique())[:4]
+        elif isinstance(quantities, str):
+            quantities = [quantities]
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
+        x = np.asarray(self.values, float) if numeric else np.arange(len(self.values))
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for q in quantities:
+            rows = _select(self.frame, q, entity)
+            rows = rows.groupby("cell", sort=True).head(1)
+            ax.plot(x, rows.estimate, marker="o", label=q if entity is None else f"{entity}: {q}")
+            ax.fill_between(x, rows.ci95_lo, rows.ci95_hi, alpha=0.25)
+        if not numeric:
+            ax.set_xticks(x, [str(v) for v in self.values])
+        ax.set_xlabel(self.field)
+        ax.set_ylabel("estimate (95 % interval band)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(f"{self.title}: sweep of {self.field}", fontsize=10)
+        fig.tight_layout()
+        return fig
+
+
+class CompareResult(DecisionResult):
+    """P(A) − P(B) per opponent and over the meta, paired by common random numbers."""
+
+    kind = "compare"
+
+    def __init__(self, *, option_results: dict, **kw):
+        super().__init__(**kw)
+        self.option_results = option_results  # (option label, opponent index) -> Result
+
+    def plot(self):
+        """Forest plot: the difference per opponent and over the meta, paired and independent intervals."""
+        import matplotlib.pyplot as plt
+
+        t = self.frame
+        y = np.arange(len(t))[::-1]
+        fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(t)))
+        ax.errorbar(t.difference, y + 0.12, xerr=[t.difference - t.ci95_lo, t.ci95_hi - t.difference],
+                    fmt="o", capsize=3, label="paired 95 % interval" if self.meta.get("paired") else "95 % interval")
+        if self.meta.get("paired"):
+            ax.errorbar(t.difference, y - 0.12, xerr=[t.difference - t.independent_ci95_lo,
+                                                      t.independent_ci95_hi - t.difference],
+                        fmt="s", capsize=3, alpha=0.6, label="independent runs, same trials")
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_yticks(y, t.opponent)
+        ax.set_xlabel(f"P({self.meta['option_a']}) − P({self.meta['option_b']})")
+        ax.legend(fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_title(self.title, fontsize=10)
+        fig.tight_layout()
+        return fig
+
+
+class RankResult(DecisionResult):
+    """One score per option against the meta, with points efficiency, best first."""
+
+    kind = "rank"
+
+    def __init__(self, *, cells: pd.DataFrame, **kw):
+        super().__init__(**kw)
+        self.cells = cells  # option × opponent estimates with their intervals and weights
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["cells"] = records(self.cells)
+        return out
+
+    def plot(self):
+        """Scores and win probability per 100 points, each with its 95 % interval."""
+        import matplotlib.pyplot as plt
+
+        t = self.frame
+        y = np.arange(len(t))[::-1]
+        has_points = t.per_100_points.notna().any()
+        fig, axes = plt.subplots(1, 2 if has_points else 1, figsize=(10 if has_points else 6, 1.2 + 0.45 * len(t)),
+                                 squeeze=False)
+        ax = axes[0, 0]
+        ax.errorbar(t.score, y, xerr=[t.score - t.ci95_lo, t.ci95_hi - t.score], fmt="o", capsize=3)
+        ax.set_yticks(y, t.option)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel("meta score: weighted win probability (95 % interval)")
+        ax.grid(axis="x", alpha=0.3)
+        if has_points:
+            ax = axes[0, 1]
+            ax.errorbar(t.per_100_points, y, xerr=[t.per_100_points - t.per_100_points_lo,
+                                                   t.per_100_points_hi - t.per_100_points], fmt="o", capsize=3)
+            ax.set_yticks(y, t.option)
+            ax.set_xlabel("win probability per 100 points (95 % interval)")
+            ax.grid(axis="x", alpha=0.3)
+        fig.suptitle(self.title, fontsize=10)
+        fig.tight_layout()
+        return fig
+
+
+class CumulativeResult(DecisionResult):
+    """"At least N" and "at most N" probabilities of distributions, with intervals."""
+
+    kind = "cumulative"
+
+    def plot(self, quantity: str | None = None, entity: str | None = None, direction: str = "at_least"):
+        """Step plot of P(X ≥ N) (or ≤) with its interval band; one line per cell when there are several."""
+        import matplotlib.pyplot as plt
+
+        t = self.frame[self.frame.direction == direction]
+        quantity = quantity or t.quantity.iloc[0]
+        t = t[t.quantity == quantity]
+        if entity is not None:
+            t = t[t.entity == entity]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        keys = [c for c in ("cell", "entity") if c in t]
+        for key, rows in t.groupby(keys, sort=False):
+            label = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)) if k != "")
+            ax.step(rows.value, rows.p, where="mid", label=label or quantity)
+            ax.fill_between(rows.value, rows.ci95_lo, rows.ci95_hi, step="mid", alpha=0.2)
+        ax.set_xlabel(quantity)
+        ax.set_ylabel(f"P({'≥' if direction == 'at_least' else '≤'} value), 95 % band")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(self.title, fontsize=10)
+        fig.tight_layout()
+        return fig
+
+
+def cumulative_frame(result: Result) -> pd.DataFrame:
+    """At-least and at-most tables of every distribution of ``result``, long form."""
+    from ..estimates import Distribution
+
+    frames = []
+    for path, leaf in result.leaves():
+        if not isinstance(leaf, Distribution):
+            continue
+        for direction in ("at_least", "at_most"):
+            table = result.cumulative(*path, kind=direction)
+            table.insert(0, "direction", direction)
+            table.insert(0, "quantity", path[-1])
+            table.insert(0, "entity", "/".join(path[1:-1]))
+            table.insert(0, "section", path[0])
+            frames.append(table)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["section", "entity", "quantity", "direction", "value", "p", "ci95_lo", "ci95_hi"])

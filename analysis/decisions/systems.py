@@ -1,0 +1,278 @@
+"""What the decision tools need from a rule system, behind one small interface.
+
+A :class:`System` loads scenarios, sets a field given as a dotted path (``rules.result_dice``,
+``formations[0].units[0].count``, ``charger.distance``), simulates, and exposes its runner job and
+result builder (for trial-by-trial pairing).  Matchups (``matrix``, ``compare``, ``rank``) need
+:meth:`System.matchup`, which combines an attacking and a defending :class:`Force`.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UserError
+from ..scenario import read_toml, validate
+
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(-?\d+)\]")
+
+
+def parse_path(path: str) -> list:
+    """``"formations[0].units[1].count"`` → ``["formations", 0, "units", 1, "count"]``."""
+    tokens, pos = [], 0
+    for m in _TOKEN.finditer(path):
+        if m.start() not in (pos, pos + 1) or (m.start() == pos + 1 and path[pos] != "."):
+            raise ValueError(path)
+        tokens.append(m.group(1) if m.group(1) is not None else int(m.group(2)))
+        pos = m.end()
+    if not tokens or pos != len(path) or isinstance(tokens[0], int):
+        raise ValueError(path)
+    return tokens
+
+
+def set_path(data: dict, path: str, value, source: str) -> dict:
+    """A copy of ``data`` with ``path`` set to ``value``; UserError when the field does not exist."""
+    import copy
+
+    try:
+        tokens = parse_path(path)
+    except ValueError:
+        raise UserError(source, path, "not a field path", "dotted keys with [index], e.g. "
+                        "formations[0].units[0].count or rules.result_dice") from None
+    data = copy.deepcopy(data)
+    node = data
+    for i, token in enumerate(tokens):
+        here = "".join(f"[{t}]" if isinstance(t, int) else f".{t}" for t in tokens[:i]).lstrip(".")
+        if isinstance(token, int):
+            if not isinstance(node, list) or not -len(node) <= token < len(node):
+                size = f"indexes 0..{len(node) - 1} of {here}" if isinstance(node, list) and node else None
+                raise UserError(source, path, "no such field in the scenario", size or f"{here} is not a list")
+        elif not isinstance(node, dict) or token not in node:
+            keys = ", ".join(sorted(map(str, node))) if isinstance(node, dict) else f"{here} has no keys"
+            raise UserError(source, path, "no such field in the scenario", keys)
+        if i == len(tokens) - 1:
+            node[token] = value
+        else:
+            node = node[token]
+    return data
+
+
+@dataclass
+class Force:
+    """One side's contribution to a matchup: its formations and the profiles they use."""
+
+    name: str
+    data: dict  # system-specific scenario fragment (Epic: "units" and "formations")
+    source: str = "<force>"
+    notes: list[str] = field(default_factory=list)
+
+
+class System:
+    """Generic adapter over ``analysis.<name>``: ``load``/``simulate`` and the runner job."""
+
+    name = ""
+    model_type: type | None = None
+
+    @property
+    def module(self):
+        return importlib.import_module(f"analysis.{self.name}")
+
+    def load(self, scenario, source: str | None = None):
+        """(model, source name) from a path, TOML text or an already loaded model."""
+        if isinstance(scenario, (str, Path)):
+            return self.module.load(scenario), str(scenario) if "\n" not in str(scenario) else "<string>"
+        return scenario, source or "<scenario>"
+
+    def data(self, model) -> dict:
+        return model.model_dump()
+
+    def validate(self, data: dict, source: str):
+        return validate(self.model_type, data, source)
+
+    def with_value(self, model, source: str, path: str, value):
+        return self.validate(set_path(self.data(model), path, value, source), source)
+
+    def simulate(self, model, **kwargs):
+        return self.module.simulate(model, **kwargs)
+
+    # -- matchups -------------------------------------------------------------------------------
+    def force(self, spec, role: str) -> Force:
+        raise UserError(str(spec), None, f"{self.name} has no matchups (matrix, compare and rank)",
+                        "epic")
+
+    def matchup(self, attacker: Force, defender: Force, base):
+        raise NotImplementedError
+
+    def win_path(self, role: str) -> tuple:
+        return ("sides", f"{role}_wins")
+
+    def points(self, model, force_role: str) -> int | None:
+        return None
+
+    # -- runner access (trial-by-trial pairing) --------------------------------------------------
+    def job(self, model, engine: str):
+        raise NotImplementedError
+
+    def build(self, model, job, counts, info, engine: str):
+        raise NotImplementedError
+
+
+class Epic(System):
+    name = "epic"
+
+    @property
+    def model_type(self):
+        from ..epic.model import EpicScenario
+
+        return EpicScenario
+
+    def job(self, model, engine):
+        from ..epic import ReferenceJob
+        from ..epic.compile import compile_scenario
+        from ..epic.engine import KernelJob
+
+        compiled = compile_scenario(model)
+        if engine == "kernel":
+            return KernelJob(compiled)
+        if engine == "reference":
+            return ReferenceJob(compiled)
+        raise ValueError("engine must be 'kernel' or 'reference'")
+
+    def build(self, model, job, counts, info, engine):
+        from ..epic.outcome import build_result
+
+        return build_result(job.compiled, counts, info, engine=engine)
+
+    def force(self, spec, role: str) -> Force:
+        """A force from a library formation (``"netea:LIST/FORMATION"``), a TOML file or a dict.
+
+        A force file holds ``name`` (optional), ``[units.*]`` and ``[[formations]]`` as in a
+        scenario; ``side`` may be left out (the matchup sets it).
+        """
+        from ..library.formations import expand_formation
+
+        if isinstance(spec, Force):
+            return spec
+        if isinstance(spec, str) and spec.startswith("netea:") and "/" in spec:
+            data, source, name = {"formations": [{"library": spec}]}, spec, None
+        elif isinstance(spec, dict):
+            data, source, name = dict(spec), "<force>", spec.get("name")
+        else:
+            data, source = read_toml(spec)
+            name = data.get("name") or Path(str(spec)).stem
+        extra = sorted(set(data) - {"system", "name", "units", "formations"})
+        if extra:
+            raise UserError(source, extra[0], "unknown key in a force", "system, name, units, formations")
+        if data.get("system", "epic") != "epic":
+            raise UserError(source, "system", f"got {data['system']!r}", "epic")
+        formations = data.get("formations")
+        if not isinstance(formations, list) or not formations:
+            raise UserError(source, "formations", "a force needs at least one formation",
+                            "a list of formations, or a library formation netea:LIST/FORMATION")
+        expanded = []
+        for i, f in enumerate(formations):
+            try:
+                expanded.append(expand_formation(f, f"formations[{i}]") if isinstance(f, dict) and "library" in f
+                                else f)
+            except ValueError as exc:
+                head, _, rest = str(exc).partition(": ")
+                problem, _, allowed = rest.partition("; allowed: ")
+                raise UserError(source, head, problem, allowed or None) from None
+        name = name or expanded[0].get("name", source)
+        return Force(name=str(name), data={"units": dict(data.get("units", {})), "formations": expanded},
+                     source=source)
+
+    def matchup(self, attacker: Force, defender: Force, base):
+        """An Epic scenario: ``base``'s rules and end phase, attacker's formations then defender's.
+
+        Formation sides are set by role; a unit name or formation name used differently by both
+        forces gets the suffix ``@attacker`` / ``@defender``.
+        """
+        base_data = self.data(base) if base is not None else {}
+        units: dict = {}
+        formations: list = []
+        taken = {f.get("name") for f in attacker.data["formations"]} & \
+                {f.get("name") for f in defender.data["formations"]}
+        for role, force in (("attacker", attacker), ("defender", defender)):
+            rename = {}
+            for uname, profile in force.data["units"].items():
+                if uname in units and units[uname] != profile:
+                    rename[uname] = f"{uname}@{role}"
+                units[rename.get(uname, uname)] = profile
+            for f in force.data["formations"]:
+                f = dict(f, side=role)
+                if f.get("name") in taken:
+                    f["name"] = f"{f['name']}@{role}"
+                if isinstance(f.get("units"), list):
+                    f["units"] = [dict(g, unit=rename.get(g.get("unit"), g.get("unit")),
+                                       **({"characters": [rename.get(c, c) for c in g["characters"]]}
+                                          if "characters" in g else {}))
+                                  for g in f["units"]]
+                formations.append(f)
+        data = {"system": "epic", "title": f"{attacker.name} vs {defender.name}", "units": units,
+                "formations": formations}
+        for key in ("rules", "end_phase"):
+            if key in base_data:
+                data[key] = base_data[key]
+        return self.validate(data, f"{attacker.source} vs {defender.source}")
+
+    def points(self, model, force_role: str) -> int | None:
+        pts = [f.points for f in model.formations if f.side == force_role]
+        return None if any(p is None for p in pts) else sum(pts)
+
+
+class GdB(System):
+    """General de Brigade: sweeps over scenario fields and ``tables.*`` values."""
+
+    name = "gdb"
+
+    def with_value(self, model, source, path, value):
+        return self.module._set(model, path, value)
+
+
+class T9A(System):
+    """The 9th Age: sweeps over the scenario file's fields (the loaded model is resolved)."""
+
+    name = "t9a"
+
+    def load(self, scenario, source=None):
+        if not isinstance(scenario, (str, Path)):
+            raise UserError(source or "<scenario>", None, "a 9th Age sweep needs the scenario file or text",
+                            "a path or TOML text")
+        data, source = read_toml(scenario)
+        model = self.module.load(scenario)
+        return _WithRaw(model, data), source
+
+    def with_value(self, model, source, path, value):
+        from ..t9a.model import Scenario, resolve
+
+        data = set_path(model.raw, path, value, source)
+        return _WithRaw(resolve(validate(Scenario, data, source), source), data)
+
+    def simulate(self, model, **kwargs):
+        return self.module.simulate(model.model, **kwargs)
+
+
+@dataclass(frozen=True)
+class _WithRaw:
+    """A resolved 9th Age model with the file data it came from (for setting fields)."""
+
+    model: object
+    raw: dict
+
+
+SYSTEMS = {"epic": Epic(), "gdb": GdB(), "t9a": T9A()}
+
+
+def system_of(scenario) -> System:
+    """The adapter for a loaded model, a scenario path or TOML text (by its ``system`` key)."""
+    if isinstance(scenario, (str, Path)):
+        data, source = read_toml(scenario)
+        name = data.get("system")
+    else:
+        name = getattr(scenario, "system", None) or type(scenario).__module__.split(".")[1]
+        source = "<scenario>"
+    if name in SYSTEMS:
+        return SYSTEMS[name]
+    raise UserError(source, "system", f"unknown system {name!r}", ", ".join(["epic", "gdb", "t9a"]))
