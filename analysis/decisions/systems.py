@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
@@ -65,7 +65,6 @@ class Force:
     name: str
     data: dict  # system-specific scenario fragment (Epic: "units" and "formations")
     source: str = "<force>"
-    notes: list[str] = field(default_factory=list)
 
 
 class System:

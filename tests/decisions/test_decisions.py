@@ -9,6 +9,7 @@ import pytest
 
 import analysis.epic as epic
 import analysis.gdb as gdb
+import analysis.t9a as t9a
 from analysis.decisions import compare, cumulative, matchup, matrix, rank, sweep
 from analysis.epic.model import EpicScenario
 from analysis.estimates import wilson_interval
@@ -84,6 +85,13 @@ def test_sweep_reaches_other_systems():
     model = gdb.load(path)
     for k, value in enumerate([4.0, 8.0]):
         single = gdb.simulate(gdb._set(model, "charger.distance", value), trials=4096, seed=1, cell=(k,))
+        assert result.cells[k].table().equals(single.table())
+    path = "analysis/scenarios/t9a/single_charge_9in.toml"
+    result = sweep(path, "chargers[0].distance", [7.0, 11.0], trials=4096, seed=1)
+    text = open(path).read()
+    for k, value in enumerate([7.0, 11.0]):
+        single = t9a.simulate(t9a.load(text.replace("distance = 9.0", f"distance = {value}")), trials=4096, seed=1,
+                              cell=(k,))
         assert result.cells[k].table().equals(single.table())
 
 
