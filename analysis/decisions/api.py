@@ -24,11 +24,12 @@ from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult,
 from .systems import SYSTEMS, Force, System, system_of
 
 DEFAULT_TRIALS = 100_000
+PAIRED_PROGRESS_MIN_TRIALS = 100_000  # paired trials run one engine call each: show progress sooner
 
 
-def _bar(total: int, progress: bool | None, label: str):
+def _bar(total: int, progress: bool | None, label: str, min_trials: int = runner.PROGRESS_MIN_TRIALS):
     if progress is None:
-        progress = sys.stderr.isatty() and total >= runner.PROGRESS_MIN_TRIALS
+        progress = sys.stderr.isatty() and total >= min_trials
     return tqdm(total=total, disable=not progress, unit="trial", unit_scale=True, file=sys.stderr,
                 leave=False, desc=label)
 
@@ -238,7 +239,7 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
     path = system.win_path(side)
     pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
     rows, option_results, notes = [], {}, []
-    with _bar(2 * len(opps) * trials, progress, "compare") as bar:
+    with _bar(2 * len(opps) * trials, progress, "compare", PAIRED_PROGRESS_MIN_TRIALS) as bar:
         for j, (ma, mb) in enumerate(pairs):
             if paired:
                 table, (ra, rb) = _paired_run(system, (ma, mb), path, trials, seed, (*cell, j), engine, bar)

@@ -239,9 +239,11 @@ class T9A(System):
         if not isinstance(scenario, (str, Path)):
             raise UserError(source or "<scenario>", None, "a 9th Age sweep needs the scenario file or text",
                             "a path or TOML text")
+        from ..t9a.model import Scenario
+
         data, source = read_toml(scenario)
         model = self.module.load(scenario)
-        return _WithRaw(model, data), source
+        return _WithRaw(model, validate(Scenario, data, source).model_dump()), source
 
     def with_value(self, model, source, path, value):
         from ..t9a.model import Scenario, resolve
@@ -255,7 +257,7 @@ class T9A(System):
 
 @dataclass(frozen=True)
 class _WithRaw:
-    """A resolved 9th Age model with the file data it came from (for setting fields)."""
+    """A resolved 9th Age model with its scenario data, defaults filled in (for setting fields)."""
 
     model: object
     raw: dict
