@@ -3,14 +3,18 @@
 Every rule system offers the same path: ``analysis.<system>.load(path_or_text)`` →
 ``analysis.<system>.simulate(scenario, trials=..., seed=...)`` → ``result.table() / .plot() /
 .to_json()``.  Systems: ``epic`` (Epic Armageddon), ``gdb`` (General de Brigade), ``t9a``
-(The 9th Age).
+(The 9th Age).  ``analysis.matrix / sweep / compare / rank / cumulative`` turn simulations into
+decisions (``analysis.decisions``).
 """
 import importlib
 
 SYSTEMS = ("epic", "gdb", "t9a")
+DECISIONS = ("matrix", "sweep", "compare", "rank", "cumulative")
 
 
 def __getattr__(name):
     if name in SYSTEMS:
         return importlib.import_module(f"analysis.{name}")
+    if name in DECISIONS:
+        return getattr(importlib.import_module("analysis.decisions"), name)
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")
