@@ -63,6 +63,7 @@ class KernelArrays:
     gb: np.ndarray
     tgt: np.ndarray
     tb: np.ndarray
+    tbc: np.ndarray
     asu: np.ndarray
     ab: np.ndarray
     forms: np.ndarray
@@ -80,9 +81,7 @@ class KernelArrays:
         all_expendable = [all(c.units[i].expendable for i in f.units) for f in forms]
         units = np.zeros((len(c.units), K.U_COLS), np.int64)
         for u in c.units:
-            f = forms[u.formation]
             row = units[u.index]
-            row[K.U_SIDE] = u.side
             row[K.U_FORM] = u.formation
             row[K.U_ENG] = u.engaged
             row[K.U_SAVE] = min(u.armour, u.cover)
@@ -97,7 +96,6 @@ class KernelArrays:
             row[K.U_SPEED0] = u.speed_zero
             row[K.U_SNIPE] = u.inspiring or u.leader or u.supreme_commander
             row[K.U_LOSS_BM] = (not u.expendable) or all_expendable[u.formation]
-            row[K.U_ASSAULT] = f.role == ENGAGED
 
         groups: list[list[list[int]]] = [[] for _ in range(6)]
         targets: list[list[int]] = [[], []]
@@ -116,13 +114,14 @@ class KernelArrays:
         src = np.array(rows, np.int64).reshape(len(rows), K.S_COLS)
         gb = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
         tgt, tb = _bounds(targets)
+        tbc = tb[:2] + [sum(c.units[i].engaged == BC for i in t) for t in targets]  # bc units come first
         asu, ab = _bounds(assault)
         fu, fb = _bounds([list(f.units) for f in forms])
 
         ftab = np.zeros((len(forms), K.F_COLS), np.int64)
         for f in forms:
             ftab[f.index] = [f.side, f.role == ENGAGED, f.initiative, f.blast_markers, f.broken, f.tsknf,
-                             f.mob_rule, f.enemy_within_30cm, all_expendable[f.index], f.max_blast_markers]
+                             f.mob_rule, f.enemy_within_30cm, f.max_blast_markers]
         r = c.rules
         rules = np.zeros(K.R_COLS, np.int64)
         rules[K.R_SUM] = r.result_dice == "sum"
@@ -145,14 +144,14 @@ class KernelArrays:
         for f in forms:
             for col, name in _FORMATION_SLOTS.items():
                 form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
-        return cls(units=units, src=src, gb=gb, tgt=tgt, tb=tb, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
+        return cls(units=units, src=src, gb=gb, tgt=tgt, tb=tb, tbc=tbc, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
                    side_off=side_off, form_off=form_off, n_counts=lay.size)
 
     def run(self, key0: int, key1: int, first_block: int, n_trials: int) -> tuple[np.ndarray, int]:
         """Counts of ``n_trials`` assaults and the number of D6 (and D3) rolled."""
         counts, dice = K.assault_kernel(
-            self.units, self.src, self.gb, self.tgt, self.tb, self.asu, self.ab, self.forms, self.fu,
+            self.units, self.src, self.gb, self.tgt, self.tb, self.tbc, self.asu, self.ab, self.forms, self.fu,
             self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
             np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials))
         return counts, int(dice)
