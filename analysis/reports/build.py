@@ -30,7 +30,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .cells import frame_from_json, run_point, write_atomic
-from .definition import Report, ScenarioCell, load_report, spec_hash
+from .definition import MatrixCell, Report, ScenarioCell, load_report, spec_hash
 from .executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
@@ -184,6 +184,29 @@ def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, max_sections:
     return fig
 
 
+def matrix_plot(table: pd.DataFrame, title: str):
+    """Heatmap of P(attacker wins) over attackers × defenders, each square with its 95 % interval."""
+    import matplotlib.pyplot as plt
+
+    rows = table[(table["section"] == "sides") & (table["quantity"] == "attacker_wins")]
+    attackers, defenders = list(dict.fromkeys(rows["attacker"])), list(dict.fromkeys(rows["defender"]))
+    grid = rows.pivot(index="attacker", columns="defender", values="estimate").loc[attackers, defenders]
+    fig, ax = plt.subplots(figsize=(1.9 * len(defenders) + 2.6, 0.8 * len(attackers) + 1.8))
+    image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdYlGn", aspect="auto")
+    for r in rows.itertuples(index=False):
+        ax.text(defenders.index(r.defender), attackers.index(r.attacker),
+                f"{r.estimate:.3f}\n[{r.ci95_lo:.3f}, {r.ci95_hi:.3f}]", ha="center", va="center", fontsize=8)
+    short = [str(f).rsplit("/", 1)[-1].removesuffix(".toml") for f in defenders]
+    ax.set_xticks(range(len(defenders)), short, rotation=20, ha="right")
+    ax.set_yticks(range(len(attackers)), [str(f).rsplit("/", 1)[-1].removesuffix(".toml") for f in attackers])
+    ax.set_xlabel("defender")
+    ax.set_ylabel("attacker")
+    fig.colorbar(image, ax=ax, label="P(attacker wins), 95 % interval in brackets")
+    ax.set_title(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
 def _png_bytes(figure) -> bytes:
     import matplotlib.pyplot as plt
 
@@ -236,26 +259,31 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
         table, dists = _cell_frames(report, cell, done)
         files = _write_table(staging, cell.name, table) + _write_table(staging, f"{cell.name}-distributions", dists)
         first = done[cell.name, specs[0]["point"]]
-        title = cell.title or first["result"].get("title", cell.name)
-        if isinstance(cell, ScenarioCell):
-            png = _png_bytes(scenario_plot(table, dists, title))
+        if isinstance(cell, MatrixCell):
+            title = cell.title or f"{len(cell.attackers)} × {len(cell.defenders)} matchups"
+            grid = {"attacker": cell.attackers, "defender": cell.defenders}
+            scenario = f"matchups on the rules of {cell.base}" if cell.base else "matchups on default rules"
+            png = _png_bytes(matrix_plot(table, title))
         else:
-            png = _png_bytes(sweep_plot(table, list(cell.grid), title))
+            title = cell.title or first["result"].get("title", cell.name)
+            grid, scenario = getattr(cell, "grid", None), cell.scenario
+            figure = scenario_plot(table, dists, title) if grid is None else sweep_plot(table, list(grid), title)
+            png = _png_bytes(figure)
         plot = f"plots/{cell.name}.png"
         (staging / plot).write_bytes(png)
         trials = sum(done[cell.name, s["point"]]["trials"] for s in specs)
-        section = {"name": cell.name, "kind": cell.kind, "title": title, "scenario": cell.scenario,
+        section = {"name": cell.name, "kind": cell.kind, "title": title, "scenario": scenario,
                    "system": specs[0]["system"], "trials_per_point": specs[0]["trials"], "trials": trials,
                    "points": len(specs), "cell_key": specs[0]["stream"][0], "options": cell.options,
                    "plot": plot, "files": files, "notes": first["result"].get("notes", []),
                    "distributions": dists.to_dict("records")}
-        if isinstance(cell, ScenarioCell):
+        if grid is None:
             section["rows"] = table.to_dict("records")
         else:
-            section["grid"] = cell.grid
-            section["columns"], section["pivot"] = _sweep_pivot(table, list(cell.grid))
+            section["grid"] = grid
+            section["columns"], section["pivot"] = _sweep_pivot(table, list(grid))
         sections.append(section)
-        cells_json.append({"name": cell.name, "kind": cell.kind, "title": title, "scenario": cell.scenario,
+        cells_json.append({"name": cell.name, "kind": cell.kind, "title": title, "scenario": scenario,
                            "cell_key": specs[0]["stream"][0],
                            "points": [{"point": s["point"], "stream": s["stream"], "overrides": s["overrides"],
                                        "result": done[cell.name, s["point"]]["result"]} for s in specs]})

@@ -33,7 +33,12 @@ def _plain(value):
 def run_point(spec: dict, progress: bool = False) -> dict:
     """Simulate one point spec (see :mod:`analysis.reports.definition`) and return its data."""
     module = importlib.import_module(f"analysis.{spec['system']}")
-    scenario = module.load(spec["scenario_text"])
+    if "matchup" in spec:
+        from ..decisions import matchup
+
+        scenario = matchup(**spec["matchup"])
+    else:
+        scenario = module.load(spec["scenario_text"])
     result = module.simulate(scenario, trials=spec["trials"], seed=spec["seed"], cell=tuple(spec["stream"]),
                              progress=progress, **spec["options"])
     return {

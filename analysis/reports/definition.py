@@ -1,13 +1,15 @@
 """Report definitions: ``reports/NAME.toml`` read, validated and expanded into cell specs.
 
 A report lists *cells*; each cell is computed as one or more *points*, one simulation each:
-a ``scenario`` cell has one point, a ``sweep`` cell one per grid point.  A point spec is a
-plain dict holding everything needed to compute it anywhere (the scenario as TOML text, the
-trials, the seed and the cell key), so points run independently, in any order, on any worker.
+a ``scenario`` cell has one point, a ``sweep`` cell one per grid point, a ``matrix`` cell one per
+matchup.  A point spec is a
+plain dict holding everything needed to compute it anywhere (the scenario as TOML text, or the
+two forces of a matchup; the trials, the seed and the stream key), so points run independently, in any order, on any worker.
 
-Random streams: a scenario cell runs with ``cell=(cell_key(name),)`` and point ``k`` of a sweep
-(grid combinations in row-major order) with ``cell=(cell_key(name), k)`` -- the convention of
-``analysis.decisions.sweep(..., cell=(cell_key(name),))`` -- where ``cell_key`` is the first 63
+Random streams: a scenario cell runs with ``cell=(cell_key(name),)``, point ``k`` of a sweep
+(grid combinations in row-major order) with ``cell=(cell_key(name), k)`` and matchup ``(i, j)``
+of a matrix with ``cell=(cell_key(name), i, j)`` -- the conventions of ``analysis.decisions``'s
+``sweep`` and ``matrix`` called with ``cell=(cell_key(name),)`` -- where ``cell_key`` is the first 63
 bits of the SHA-256 of the cell's name.  The numbers therefore depend only on the seed, the name
 and the grid, never on the order of the cells or on which worker ran them.
 """
@@ -42,18 +44,21 @@ def cell_key(name: str) -> int:
 class _Cell(StrictModel):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     title: str | None = None
-    scenario: str
     trials: Annotated[int, Field(gt=0)] | None = None
     options: dict[str, Scalar] = {}
 
 
-class ScenarioCell(_Cell):
+class _ScenarioBased(_Cell):
+    scenario: str
+
+
+class ScenarioCell(_ScenarioBased):
     """One scenario, simulated once."""
 
     kind: Literal["scenario"]
 
 
-class SweepCell(_Cell):
+class SweepCell(_ScenarioBased):
     """One scenario simulated at every point of a grid of field values (cartesian product)."""
 
     kind: Literal["sweep"]
@@ -75,7 +80,17 @@ class SweepCell(_Cell):
         return grid
 
 
-CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell}
+class MatrixCell(_Cell):
+    """Every attacker against every defender (``analysis.decisions.matrix``): forces are library
+    formations ``netea:LIST/FORMATION`` or force files; ``base`` is a scenario whose rules apply."""
+
+    kind: Literal["matrix"]
+    attackers: Annotated[list[str], Field(min_length=1)]
+    defenders: Annotated[list[str], Field(min_length=1)]
+    base: str | None = None
+
+
+CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell}
 
 
 class ReportModel(StrictModel):
@@ -219,6 +234,7 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
 
 
 def _system_module(system, source: str):
+    """The ``analysis.SYSTEM`` module a scenario names (a UserError if there is none)."""
     from ..cli import SYSTEMS
 
     if system not in SYSTEMS or importlib.util.find_spec(f"analysis.{system}") is None:
@@ -244,8 +260,47 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)[:60]
 
 
+def _expand_matrix(cell: MatrixCell, where: str, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
+    from ..decisions.systems import SYSTEMS, system_of
+
+    def force(spec: str) -> str:
+        return spec if spec.startswith("netea:") else str(report_dir / spec)
+
+    base = None
+    if cell.base is not None:
+        path = _scenario_path(report_dir, cell.base)
+        if path is None:
+            raise UserError(source, f"{where}.base", f"no scenario {cell.base!r}",
+                            "a .toml path relative to the report file, or a shipped scenario")
+        base = str(path)
+    system = system_of(base) if base else SYSTEMS["epic"]
+    _check_options(system.module, cell.options, source, f"{where}.options")
+    for role in ("attackers", "defenders"):
+        for n, spec in enumerate(getattr(cell, role)):
+            try:
+                system.force(force(spec), role[:-1])
+            except UserError as exc:
+                raise UserError(source, f"{where}.{role}[{n}]", exc.problem, exc.allowed) from None
+    files = [base] if base else []
+    files += [force(f) for f in (*cell.attackers, *cell.defenders) if not f.startswith("netea:")]
+    inputs = {f: hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in files}  # edits recompute the cell
+    key = cell_key(cell.name)
+    points = []
+    for i, a in enumerate(cell.attackers):
+        for j, d in enumerate(cell.defenders):
+            matchup = {"attacker": force(a), "defender": force(d), "base": base}
+            points.append({"report": report.title, "cell": cell.name, "system": system.name,
+                           "source": base or "", "trials": cell.trials or report.trials, "seed": report.seed,
+                           "options": dict(cell.options), "point": f"{i:02d}-{j:02d}-{_slug(a)}-vs-{_slug(d)}",
+                           "stream": [key, i, j], "overrides": {"attacker": a, "defender": d},
+                           "matchup": matchup, "inputs": inputs})
+    return points
+
+
 def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
     where = f"cells[{index}]"
+    if isinstance(cell, MatrixCell):
+        return _expand_matrix(cell, where, report, report_dir, source)
     path = _scenario_path(report_dir, cell.scenario)
     if path is None:
         raise UserError(source, f"{where}.scenario", f"no scenario {cell.scenario!r}",

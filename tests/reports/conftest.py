@@ -34,6 +34,13 @@ kind = "sweep"
 name = "t9a-distance"
 scenario = "t9a/single_charge_9in"
 grid = { "chargers[Swordsmen].distance" = [7.0, 9.0], "rules.dice" = ["2d6", "swiftstride"] }
+
+[[cells]]
+kind = "matrix"
+name = "epic-matrix"
+base = "epic/assault_marines_vs_warband"
+attackers = ["netea:space-marine-codex-astartes/tactical"]
+defenders = ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"]
 """
 
 

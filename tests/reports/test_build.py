@@ -32,10 +32,10 @@ def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_defin
 def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
     facts = json.loads((local_build / "report.json").read_text())
     assert facts["seed"] == 11
-    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000
+    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000 + 2 * 20000
     assert {"python", "wargame-odds", "numpy", "numba", "dask"} <= set(facts["versions"])
     page = (local_build / "index.html").read_text()
-    assert "seed <b>11</b>" in page and "132,288 trials in all" in page
+    assert "seed <b>11</b>" in page and "172,288 trials in all" in page
     assert facts["versions"]["numba"] in page
     first = facts["cells"][1]["points"][0]["result"]["sides"]["attacker_wins"]
     lo, hi = first["ci95"]
@@ -59,6 +59,20 @@ def test_stored_cells_equal_direct_simulation(local_build):
     sweep = pd.read_parquet(local_build / "tables" / "t9a-distance.parquet")
     sweep = sweep[sweep["point"] == "002-distance=9.0-dice=2d6"].iloc[:, 3:].reset_index(drop=True)
     pd.testing.assert_frame_equal(sweep, point.table(), check_exact=True)
+
+
+def test_matrix_cells_equal_analysis_decisions_matrix(local_build):
+    from analysis import decisions
+    from analysis.reports import cell_key
+
+    matrix = decisions.matrix(["netea:space-marine-codex-astartes/tactical"],
+                              ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"],
+                              base="analysis/scenarios/epic/assault_marines_vs_warband.toml", trials=20000, seed=11,
+                              cell=(cell_key("epic-matrix"),))
+    stored = pd.read_parquet(local_build / "tables" / "epic-matrix.parquet")
+    for j in range(2):
+        cell = stored[stored["point"].str.startswith(f"00-{j:02d}-")].iloc[:, 3:].reset_index(drop=True)
+        pd.testing.assert_frame_equal(cell, matrix.cells[(0, j)].table(), check_exact=True)
 
 
 def test_rebuilding_with_the_same_seed_reproduces_every_file(local_build, small_definition, tmp_path, data_files):

@@ -76,9 +76,15 @@ BAD = {
     "value rejected by the scenario": (
         GOOD_CELL.replace('"scenario"', '"sweep"') + 'grid = { "formations[Warband].blast_markers" = [-1] }\n',
         "field 'cells[0].grid.formations[Warband].blast_markers': epic/assault_marines_vs_warband with", ">= 0"),
-    "unknown kind": (GOOD_CELL.replace('"scenario"\nname', '"histogram"\nname'), "field 'cells[0].kind': unknown cell kind 'histogram'", "scenario, sweep"),
+    "unknown kind": (GOOD_CELL.replace('"scenario"\nname', '"histogram"\nname'), "field 'cells[0].kind': unknown cell kind 'histogram'", "scenario, sweep, matrix"),
     "unknown option": (GOOD_CELL + 'options = { engine = "reference", turbo = true }\n',
                        "field 'cells[0].options.turbo': unknown simulation option", "engine"),
+    "unknown library formation": (
+        'title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = ["netea:space-marine-codex-astartes/nope"]\n'
+        'defenders = ["netea:ork-war-horde/warband"]\n',
+        "field 'cells[0].attackers[0]': unknown library formation 'netea:space-marine-codex-astartes/nope'", "formations search"),
+    "empty matrix": ('title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = []\n'
+                     'defenders = ["netea:ork-war-horde/warband"]\n', "field 'cells[0].attackers'", None),
     "no cells": ('title = "t"\ncells = []\n', "field 'cells'", None),
     "repeated name": (GOOD_CELL + GOOD_CELL.split("\n", 2)[2], "field 'cells[1].name': two cells are named 'a'", "distinct names"),
     "zero trials": ("trials = 0\n" + GOOD_CELL, "field 'trials'", "> 0"),
