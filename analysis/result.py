@@ -126,7 +126,7 @@ class Result:
                "seed": self.info.seed}
         out.update(self.meta)
         out.update(_json_tree(self.tree))
-        run = {"version": package_version(), "chunks": self.info.chunks}
+        run = {"version": package_version()}  # no chunk count: the JSON must not depend on the chunk size (issue §6)
         if self.info.precision is not None:
             run.update(precision=self.info.precision, precision_reached=self.info.precision_reached,
                        achieved_half_width=self.info.achieved_half_width)
