@@ -19,9 +19,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
-	$(BIN)/wargame-odds demo
+	$(BIN)/wargame-odds report reports/demo.toml
 
 test: $(VENV)/.installed-test
+	sh scripts/install-chromium.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed

@@ -135,7 +135,8 @@ class Result:
         return out
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False, default=_json_default)
+        """Strict JSON: a quantity with no data (NaN, e.g. a mean over no trials) becomes null."""
+        return json.dumps(_finite(self.to_dict()), indent=indent, allow_nan=False, default=_json_default)
 
     def _header(self) -> str:
         line = f"{self.title}  [{self.system}]  trials={self.info.trials:,}  seed={self.info.seed}"
@@ -197,6 +198,16 @@ class Result:
         fig.suptitle(heading, fontsize=9)
         fig.tight_layout()
         return fig
+
+
+def _finite(value):
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return None
+    return value
 
 
 def _json_default(obj):

@@ -19,7 +19,7 @@ from typing import Protocol
 
 import numba
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from kernels.rng import BLOCK_TRIALS
 

@@ -124,3 +124,12 @@ def test_wilson_bounds_are_exact_at_the_edges():
         assert lo == 0.0 and hi > 0
         lo, hi = wilson_interval(n, n)
         assert hi == 1.0 and lo < 1
+
+
+def test_json_writes_null_for_quantities_without_data():
+    """A mean or distribution over zero trials is NaN in Python and null in strict JSON."""
+    tree = {"charger": {"failed_move": Distribution([0, 0], n=0), "win": Probability(5, 10)}}
+    result = Result(system="toy", title="Toy", info=RunInfo(trials=10, seed=0), tree=tree)
+    data = json.loads(result.to_json())
+    assert data["charger"]["failed_move"]["mean"] is None
+    assert data["charger"]["failed_move"]["p"] == [None]

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .. import runner
 from ..errors import UserError

@@ -27,7 +27,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .cells import frame_from_json, run_point, write_atomic
 from .definition import MatrixCell, Report, ScenarioCell, load_report, spec_hash
