@@ -1,0 +1,720 @@
+"""The Numba kernel against the reference engine (every reported quantity, 5σ), exact small cases,
+reproducibility (threads, chunk sizes, precision runs) and flat memory.
+
+The scenarios below together exercise every rule of ``docs/epic-engine.md``; the tag list above each
+says which.  Seeds are fixed, so these statistical tests cannot flake; tolerances are 5 standard
+errors of the two-sample difference and never widened.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from analysis.epic import simulate
+from analysis.epic.compile import compile_scenario
+from analysis.epic.engine import KernelJob
+from analysis.epic import load
+from analysis.estimates import Distribution, Mean, Probability
+
+SIGMAS = 5.0
+KERNEL_TRIALS = 1_000_000
+REFERENCE_TRIALS = 24_000
+
+HEADER = 'system = "epic"\n'
+
+SCENARIOS = {
+    # TSKNF, Mob Rule, support formation, Leader, bc extra attack, out units, the issue's example
+    "issue_example": HEADER + """
+title = "Assault Marines jump an Ork warband"
+[units.assault]
+type = "INF"
+armour = 4
+cc = 3
+ff = 5
+special = ["jump-packs"]
+[units.tactical]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[units.nobz]
+type = "INF"
+armour = 4
+cc = 3
+ff = 5
+special = ["leader"]
+extra_attacks = [{ count = 1, range = "bc" }]
+[[formations]]
+name = "Assault Detachment"
+side = "attacker"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+blast_markers = 1
+units = [{ unit = "assault", count = 4, engaged = "bc" }, { unit = "assault", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Tactical Detachment"
+side = "attacker"
+role = "support"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+units = [{ unit = "tactical", count = 3, engaged = "ff" }]
+[[formations]]
+name = "Warband"
+side = "defender"
+army_rules = ["mob-rule"]
+initiative = 3
+blast_markers = 2
+units = [
+  { unit = "boyz", count = 6, engaged = "bc" },
+  { unit = "nobz", count = 1, engaged = "bc" },
+  { unit = "boyz", count = 3, engaged = "ff" },
+  { unit = "boyz", count = 2, engaged = "out" },
+]
+[end_phase]
+enemy_within_30cm = true
+""",
+    # Fearless, Inspiring, Supreme Commander (re-rolls, Leader), character host, Expendable
+    # (whole formation and mixed), invulnerable save, cover, trapped withdrawal, Mob Rule > 10
+    "fearless_inspiring_expendable": HEADER + """
+[units.guard]
+type = "INF"
+armour = 6
+cc = 5
+ff = 5
+special = ["expendable"]
+[units.commissar]
+type = "CH"
+special = ["inspiring", "leader"]
+extra_attacks = [{ count = 1, range = "bc" }]
+[units.ogryn]
+type = "INF"
+armour = 4
+cc = 3
+ff = 6
+special = ["fearless"]
+[units.grots]
+type = "INF"
+cc = 6
+ff = 6
+special = ["expendable"]
+[units.warboss]
+type = "INF"
+armour = 4
+cc = 3
+ff = 5
+special = ["supreme-commander", "invulnerable-save", "inspiring"]
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[[formations]]
+name = "Guard Company"
+side = "attacker"
+initiative = 2
+blast_markers = 1
+trapped = 0.3
+units = [
+  { unit = "guard", count = 5, engaged = "bc", characters = ["commissar"] },
+  { unit = "ogryn", count = 2, engaged = "bc" },
+  { unit = "guard", count = 3, engaged = "ff" },
+]
+[[formations]]
+name = "Warband"
+side = "defender"
+army_rules = ["mob-rule"]
+initiative = 3
+blast_markers = 3
+cover = 5
+trapped = 0.5
+units = [
+  { unit = "warboss", count = 1, engaged = "bc" },
+  { unit = "boyz", count = 5, engaged = "bc" },
+  { unit = "boyz", count = 4, engaged = "ff" },
+  { unit = "grots", count = 3, engaged = "out" },
+]
+[[formations]]
+name = "Grot Mob"
+side = "defender"
+role = "support"
+initiative = 3
+units = [{ unit = "grots", count = 4, engaged = "ff" }]
+""",
+    # War engines on both sides: starting-DC dice, damage, allocation passes, WE 15cm lines in
+    # contact, macro-weapon and titan-killer lines, reinforced armour, Fearless WE, extra hits on a
+    # damaged WE, WE counting its DC in unit counts and break tests
+    "war_engines": HEADER + """
+[units.warhound]
+type = "WE"
+armour = 5
+cc = 4
+ff = 4
+damage_capacity = 3
+special = ["reinforced-armour", "fearless"]
+extra_attacks = [{ count = 1, range = "15cm", macro_weapon = true }, { count = 1, range = "bc", titan_killer = true }]
+[units.stompa]
+type = "WE"
+armour = 4
+cc = 4
+ff = 5
+damage_capacity = 2
+special = ["reinforced-armour"]
+extra_attacks = [{ count = 2, range = "bc", macro_weapon = true }]
+[units.skitarii]
+type = "INF"
+armour = 5
+cc = 4
+ff = 4
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+special = ["invulnerable-save"]
+[[formations]]
+name = "Titan Battlegroup"
+side = "attacker"
+initiative = 1
+units = [{ unit = "warhound", count = 1, engaged = "bc" }, { unit = "skitarii", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Stompa Mob"
+side = "defender"
+initiative = 3
+blast_markers = 1
+units = [
+  { unit = "boyz", count = 2, engaged = "bc" },
+  { unit = "stompa", count = 1, engaged = "bc" },
+  { unit = "boyz", count = 2, engaged = "ff" },
+]
+[[formations]]
+name = "Lootas"
+side = "defender"
+role = "nearby"
+initiative = 3
+units = [{ unit = "boyz", count = 3, engaged = "out" }]
+""",
+    # First strike (unit and line), sniper (unit and line, targets the Leader/Inspiring unit first),
+    # D3 extra attacks, a first-strike kill turning a bc unit into ff, FF "-" units
+    "first_strike_sniper_d3": HEADER + """
+[units.banshee]
+type = "INF"
+armour = 5
+cc = 3
+ff = 6
+special = ["first-strike"]
+[units.exarch]
+type = "INF"
+armour = 4
+cc = 3
+ff = 5
+extra_attacks = [{ count = "D3", range = "bc" }]
+[units.ranger]
+type = "INF"
+armour = 5
+cc = 6
+ff = 5
+special = ["sniper"]
+[units.hunter]
+type = "INF"
+armour = 4
+cc = 4
+ff = 5
+extra_attacks = [{ count = 1, range = "15cm", sniper = true }, { count = "D3", range = "bc", first_strike = true }]
+[units.captain]
+type = "INF"
+armour = 3
+cc = 3
+ff = 4
+special = ["leader", "inspiring"]
+[units.tactical]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+[units.chainsword]
+type = "INF"
+armour = 4
+cc = 4
+special = ["fearless"]
+[[formations]]
+name = "Aspect Host"
+side = "attacker"
+initiative = 1
+units = [
+  { unit = "banshee", count = 3, engaged = "bc" },
+  { unit = "exarch", count = 1, engaged = "bc" },
+  { unit = "ranger", count = 2, engaged = "ff" },
+  { unit = "hunter", count = 1, engaged = "bc" },
+]
+[[formations]]
+name = "Company"
+side = "defender"
+initiative = 1
+blast_markers = 1
+units = [
+  { unit = "tactical", count = 2, engaged = "bc" },
+  { unit = "captain", count = 1, engaged = "ff" },
+  { unit = "chainsword", count = 2, engaged = "ff" },
+  { unit = "tactical", count = 2, engaged = "ff" },
+]
+""",
+    # Combined attackers and intermingled defenders (one broken at the start: destroyed when its
+    # side loses), support formations on both sides (one broken: no supporting fire, takes a
+    # no-save hit when its side loses), winners' BMs formation by formation
+    "intermingled_combined_support": HEADER + """
+[units.trooper]
+type = "INF"
+armour = 5
+cc = 4
+ff = 4
+[units.vet]
+type = "INF"
+armour = 4
+cc = 3
+ff = 4
+special = ["fearless"]
+[units.rhino]
+type = "AV"
+armour = 5
+ff = 6
+[units.militia]
+type = "INF"
+armour = 6
+cc = 5
+ff = 5
+[[formations]]
+name = "Spearhead"
+side = "attacker"
+initiative = 2
+blast_markers = 1
+units = [{ unit = "trooper", count = 3, engaged = "bc" }, { unit = "trooper", count = 1, engaged = "out" }]
+[[formations]]
+name = "Veterans"
+side = "attacker"
+initiative = 2
+units = [{ unit = "vet", count = 2, engaged = "bc" }, { unit = "rhino", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Fire Base"
+side = "attacker"
+role = "support"
+initiative = 2
+blast_markers = 1
+units = [{ unit = "trooper", count = 3, engaged = "ff" }, { unit = "trooper", count = 1, engaged = "out" }]
+[[formations]]
+name = "Militia A"
+side = "defender"
+initiative = 2
+blast_markers = 2
+cover = 4
+units = [{ unit = "militia", count = 3, engaged = "bc" }, { unit = "militia", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Militia B"
+side = "defender"
+initiative = 2
+broken = true
+cover = 4
+units = [{ unit = "militia", count = 2, engaged = "bc" }, { unit = "vet", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Heavy Support"
+side = "defender"
+role = "support"
+initiative = 2
+units = [{ unit = "militia", count = 3, engaged = "ff" }]
+[[formations]]
+name = "Broken Reserve"
+side = "defender"
+role = "support"
+initiative = 2
+broken = true
+units = [{ unit = "vet", count = 1, engaged = "ff" }, { unit = "militia", count = 2, engaged = "ff" }]
+""",
+    # Skimmers (better of CC and FF in contact), reinforced armour against ordinary and
+    # macro-weapon hits, invulnerable saves after disallowed saves, titan-killer sniper hits,
+    # Mounted infantry (no cover)
+    "skimmer_macro_invulnerable": HEADER + """
+[units.falcon]
+type = "AV"
+armour = 4
+cc = 6
+ff = 3
+special = ["skimmer", "reinforced-armour"]
+[units.wraithguard]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+special = ["invulnerable-save", "fearless"]
+extra_attacks = [{ count = 1, range = "15cm", macro_weapon = true }]
+[units.hellhound]
+type = "AV"
+armour = 4
+cc = 6
+ff = 4
+special = ["reinforced-armour", "invulnerable-save"]
+[units.dragoon]
+type = "INF"
+armour = 4
+cc = 4
+ff = 5
+special = ["mounted"]
+extra_attacks = [{ count = 1, range = "bc", macro_weapon = true }, { count = 1, range = "bc", titan_killer = true, sniper = true }]
+[[formations]]
+name = "Windriders"
+side = "attacker"
+initiative = 1
+units = [{ unit = "falcon", count = 2, engaged = "bc" }, { unit = "wraithguard", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Armoured Company"
+side = "defender"
+initiative = 2
+cover = 4
+units = [{ unit = "hellhound", count = 2, engaged = "bc" }, { unit = "dragoon", count = 2, engaged = "bc" }]
+""",
+    # Ties and several rounds; max_rounds = 2 leaves some trials unresolved; stalls (only ff
+    # attackers can die while out units live)
+    "ties_unresolved": HEADER + """
+[rules]
+max_rounds = 2
+[units.a]
+type = "INF"
+armour = 3
+cc = 5
+ff = 5
+[units.d]
+type = "INF"
+armour = 3
+cc = 5
+ff = 5
+[[formations]]
+name = "A"
+side = "attacker"
+initiative = 2
+units = [{ unit = "a", count = 2, engaged = "ff" }, { unit = "a", count = 1, engaged = "out" }]
+[[formations]]
+name = "D"
+side = "defender"
+initiative = 2
+units = [{ unit = "d", count = 2, engaged = "ff" }, { unit = "d", count = 1, engaged = "out" }]
+""",
+    # result_dice = "sum", no end phase, Inspiring engaged only, supporting-fire kills not
+    # counted, max_rounds = 1 (ties unresolved), army rules switched off
+    "switches_sum_no_rally": HEADER + """
+[rules]
+result_dice = "sum"
+max_rounds = 1
+inspiring = "engaged_only"
+supporting_fire_kills_count = false
+army_rules = false
+[units.marine]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+[units.chaplain]
+type = "INF"
+armour = 4
+cc = 3
+ff = 5
+special = ["inspiring"]
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[[formations]]
+name = "Marines"
+side = "attacker"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+blast_markers = 2
+units = [{ unit = "marine", count = 3, engaged = "bc" }, { unit = "chaplain", count = 1, engaged = "out" }]
+[[formations]]
+name = "Devastators"
+side = "attacker"
+role = "support"
+initiative = 1
+units = [{ unit = "marine", count = 3, engaged = "ff" }]
+[[formations]]
+name = "Boyz"
+side = "defender"
+army_rules = ["mob-rule"]
+initiative = 3
+blast_markers = 1
+units = [{ unit = "boyz", count = 4, engaged = "bc" }, { unit = "chaplain", count = 1, engaged = "ff" }]
+[end_phase]
+rally = false
+""",
+    # Broken-at-start defender (destroyed on a loss, Fearless survive), nearby formations on the
+    # losing side (unbroken: +1 BM and break test; broken: no-save hit; broken TSKNF: ignored),
+    # speed-0 units dying on withdrawal, natural-1 switch, no Leader bonus, no SC re-roll,
+    # per-formation enemy_within_30cm
+    "broken_nearby_withdrawal": HEADER + """
+[rules]
+rally_natural_one_fails = true
+leaders = false
+supreme_commander_rerolls = false
+[units.raider]
+type = "INF"
+armour = 5
+cc = 3
+ff = 5
+[units.gun]
+type = "INF"
+armour = 6
+cc = 6
+ff = 5
+speed = 0
+[units.guard]
+type = "INF"
+armour = 5
+cc = 5
+ff = 5
+[units.priest]
+type = "INF"
+armour = 5
+cc = 4
+ff = 5
+special = ["fearless", "supreme-commander"]
+[units.scout]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+[[formations]]
+name = "Raiders"
+side = "attacker"
+initiative = 1
+blast_markers = 1
+units = [{ unit = "raider", count = 5, engaged = "bc" }]
+[[formations]]
+name = "Gun Line"
+side = "defender"
+initiative = 2
+broken = true
+units = [
+  { unit = "gun", count = 2, engaged = "ff" },
+  { unit = "priest", count = 1, engaged = "bc" },
+  { unit = "guard", count = 2, engaged = "bc" },
+]
+[[formations]]
+name = "Picket"
+side = "defender"
+initiative = 2
+blast_markers = 1
+trapped = 0.4
+units = [{ unit = "guard", count = 2, engaged = "bc" }, { unit = "gun", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Reserve"
+side = "defender"
+role = "nearby"
+initiative = 2
+blast_markers = 2
+trapped = 0.25
+enemy_within_30cm = false
+units = [{ unit = "guard", count = 2, engaged = "out" }, { unit = "gun", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Broken Guns"
+side = "defender"
+role = "nearby"
+initiative = 2
+broken = true
+units = [{ unit = "gun", count = 2, engaged = "out" }, { unit = "priest", count = 1, engaged = "out" }]
+[[formations]]
+name = "Broken Scouts"
+side = "defender"
+role = "nearby"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+broken = true
+units = [{ unit = "scout", count = 2, engaged = "out" }]
+[[formations]]
+name = "Attacker Reserve"
+side = "attacker"
+role = "nearby"
+initiative = 1
+blast_markers = 2
+units = [{ unit = "raider", count = 3, engaged = "out" }]
+""",
+    # Wipe-outs and both sides wiped out (no winner), a defender wiped out by supporting fire,
+    # TSKNF break at 2 BMs per unit and TSKNF extra-hit halving on the defender
+    "wipeouts_tsknf": HEADER + """
+[units.killer]
+type = "INF"
+armour = 6
+cc = 2
+ff = 2
+[units.marine]
+type = "INF"
+armour = 6
+cc = 2
+ff = 3
+[[formations]]
+name = "Killers"
+side = "attacker"
+initiative = 1
+blast_markers = 2
+units = [{ unit = "killer", count = 2, engaged = "bc" }]
+[[formations]]
+name = "Gunline"
+side = "attacker"
+role = "support"
+initiative = 1
+units = [{ unit = "killer", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Marines"
+side = "defender"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+blast_markers = 3
+units = [{ unit = "marine", count = 2, engaged = "bc" }, { unit = "marine", count = 1, engaged = "ff" }]
+""",
+}
+
+
+def _two_sample_se(k1, n1, k2, n2):
+    p = (k1 + k2) / (n1 + n2)
+    return math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
+
+
+def _check_counts(where, k1, n1, k2, n2, failures):
+    diff = abs(k1 / n1 - k2 / n2)
+    se = _two_sample_se(k1, n1, k2, n2)
+    if diff > SIGMAS * se:
+        failures.append(f"{where}: {k1}/{n1} = {k1 / n1:.5f} v {k2}/{n2} = {k2 / n2:.5f} "
+                        f"({diff / se if se else math.inf:.1f} sigma)")
+
+
+def _check_mean(where, m1: Mean, m2: Mean, failures):
+    if m1.n == 0 or m2.n == 0:
+        if m1.n != m2.n:
+            failures.append(f"{where}: a mean over {m1.n} v {m2.n} trials")
+        return
+    se = math.sqrt(m1.sd ** 2 / m1.n + m2.sd ** 2 / m2.n)
+    diff = abs(m1.value - m2.value)
+    if diff > SIGMAS * se + 1e-12:
+        failures.append(f"{where}: mean {m1.value:.5f} v {m2.value:.5f} ({diff / se if se else math.inf:.1f} sigma)")
+
+
+def compare_results(kernel, reference) -> list[str]:
+    """Every leaf of two results: probabilities and every distribution value by the two-sample
+    binomial test, means by Welch's standard error, all at 5σ.  Returns the failures."""
+    failures = []
+    ref_leaves = dict(reference.leaves())
+    kernel_leaves = dict(kernel.leaves())
+    if set(ref_leaves) != set(kernel_leaves):
+        return [f"different quantities: {sorted(set(ref_leaves) ^ set(kernel_leaves))}"]
+    n1, n2 = kernel.trials, reference.trials
+    for path, leaf in kernel_leaves.items():
+        other = ref_leaves[path]
+        where = "/".join(path)
+        if isinstance(leaf, Probability):
+            _check_counts(where, leaf.k, n1, other.k, n2, failures)
+        elif isinstance(leaf, Mean):
+            _check_mean(where, leaf, other, failures)
+        elif isinstance(leaf, Distribution):
+            a = dict(zip(leaf.values.tolist(), leaf.counts.tolist()))
+            b = dict(zip(other.values.tolist(), other.counts.tolist()))
+            for v in sorted(set(a) | set(b)):
+                _check_counts(f"{where}[{v}]", a.get(v, 0), n1, b.get(v, 0), n2, failures)
+            _check_mean(where + " (mean)", leaf.mean(), other.mean(), failures)
+        else:
+            raise TypeError(f"{where}: unexpected leaf {leaf!r}")
+    return failures
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_kernel_matches_reference(name):
+    seed = 20_000 + sorted(SCENARIOS).index(name)
+    scenario = load(SCENARIOS[name])
+    kernel = simulate(scenario, trials=KERNEL_TRIALS, seed=seed)
+    reference = simulate(scenario, trials=REFERENCE_TRIALS, seed=seed, engine="reference")
+    failures = compare_results(kernel, reference)
+    assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
+
+
+def test_scenarios_reach_the_rules_they_are_for():
+    """The comparison above means something only if the rare branches actually happen."""
+    r = {name: simulate(load(text), trials=200_000, seed=7) for name, text in SCENARIOS.items()}
+
+    def p(name, *path):
+        return r[name][path].p
+
+    assert p("ties_unresolved", "sides", "unresolved") > 0.01
+    assert r["ties_unresolved"]["sides", "rounds"].counts[1] > 0
+    assert p("switches_sum_no_rally", "sides", "unresolved") > 0.01
+    assert p("wipeouts_tsknf", "sides", "no_winner") > 0.005
+    assert p("wipeouts_tsknf", "sides", "decided_without_roll") > 0.1
+    assert p("broken_nearby_withdrawal", "formations", "Gun Line", "destroyed") > 0.05
+    assert p("broken_nearby_withdrawal", "formations", "Reserve", "broken_after_assault") > 0.05
+    assert r["broken_nearby_withdrawal"]["formations", "Broken Guns", "casualties_mean"].value > 0.05
+    assert r["intermingled_combined_support"]["formations", "Militia B", "casualties_mean"].value > 1
+    assert p("intermingled_combined_support", "sides", "defender_wins") > 0.05
+    assert p("war_engines", "formations", "Stompa Mob", "broken_after_assault") > 0.1
+    assert p("fearless_inspiring_expendable", "formations", "Warband", "rally_passed") > 0.05
+
+
+def test_one_against_one_exact():
+    """1 v 1 in contact, 4+ to hit, 4+ save, one round: P(kill) = 1/4 each, simultaneous; no kill
+    → result roll at equal modifiers (both +1 for no BMs): 505/1296 each, 286/1296 unresolved."""
+    text = HEADER + """
+[rules]
+max_rounds = 1
+[units.a]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+[[formations]]
+name = "A"
+side = "attacker"
+initiative = 1
+units = [{ unit = "a", count = 1, engaged = "bc" }]
+[[formations]]
+name = "D"
+side = "defender"
+initiative = 1
+units = [{ unit = "a", count = 1, engaged = "bc" }]
+"""
+    n = 2_000_000
+    r = simulate(load(text), trials=n, seed=3)
+    quiet = Fraction(9, 16)
+    exact = {
+        "attacker_wins": Fraction(3, 16) + quiet * Fraction(505, 1296),
+        "defender_wins": Fraction(3, 16) + quiet * Fraction(505, 1296),
+        "no_winner": Fraction(1, 16),
+        "unresolved": quiet * Fraction(286, 1296),
+        "decided_without_roll": Fraction(7, 16),
+    }
+    for name, value in exact.items():
+        p = float(value)
+        got = r["sides", name]
+        assert abs(got.p - p) <= SIGMAS * math.sqrt(p * (1 - p) / n), (name, got.p, p)
+
+
+def test_same_json_for_any_thread_count_chunk_size_and_precision_run():
+    scenario = load(SCENARIOS["issue_example"])
+    base = simulate(scenario, trials=3 * 4096 + 100, seed=11, threads=1).to_json()
+    assert simulate(scenario, trials=3 * 4096 + 100, seed=11, threads=2).to_json() == base
+    assert simulate(scenario, trials=3 * 4096 + 100, seed=11, chunk_trials=4096).to_json() == base
+    assert simulate(scenario, trials=3 * 4096 + 100, seed=11, chunk_trials=5000, threads=2).to_json() == base
+    first = simulate(scenario, precision=0.004, seed=5, chunk_trials=4096)
+    again = simulate(scenario, precision=0.004, seed=5, chunk_trials=4096, threads=1)
+    assert first.to_json() == again.to_json()
+    assert first.info.precision_reached
+    plain = simulate(scenario, trials=first.trials, seed=5)
+    assert plain.to_dict()["sides"] == first.to_dict()["sides"]
+
+
+def test_counts_do_not_grow_with_trials():
+    job = KernelJob(compile_scenario(load(SCENARIOS["issue_example"])))
+    small = job.run_chunk(1, 2, 0, 10)
+    large = job.run_chunk(1, 2, 0, 300_000)
+    assert small.shape == large.shape == (job.compiled.layout.size,)
+    assert small.dtype == large.dtype == np.int64
+    assert large[job.compiled.layout.offset("attacker_wins"):][:4].sum() == 300_000
