@@ -27,8 +27,9 @@ G_FIRST, G_NORMAL, G_SUPPORT = 0, 1, 2
 # Hit classes: kind (0 ordinary, 1 macro-weapon, 2 titan-killer) + 3 if sniper.
 N_CLASSES = 6
 # Formation table columns (int64[F, F_COLS]).
-F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP = range(9)
-F_COLS = 9
+# F_ANY_SC / F_ANY_LEADER: the formation has a Supreme Commander / a Leader (skips counting them).
+F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER = range(11)
+F_COLS = 11
 # Rule switches (int64[R_COLS]).
 R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY = range(8)
 R_COLS = 8
@@ -41,7 +42,7 @@ FO_COLS = 9
 
 BC, OUT = 0, 2
 ATTACKER, DEFENDER = 0, 1
-WIN_NONE, WIN_ATT, WIN_DEF, WIN_UNRESOLVED = 0, 1, 2, 3
+WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # winner code = its count slot
 
 
 @njit(cache=True, parallel=True)
@@ -87,6 +88,14 @@ def _count(f, fu, fb, units, hp, col):
 
 
 @njit(cache=True, inline="always")
+def _living(units, hp, alive):
+    """``alive[f]`` = living units of formation ``f`` (one pass over the units)."""
+    alive[:] = 0
+    for u in range(units.shape[0]):
+        alive[units[u, U_FORM]] += hp[u] > 0
+
+
+@njit(cache=True, inline="always")
 def _withdraw(state, f, fu, fb, units, hp, trapped, speed_zero_die):
     """Withdrawal (spec §6.2): speed-0 ``bc``/``ff`` units die (if asked), other non-Fearless units
     die with probability ``trapped`` (one uniform draw each, allocation order)."""
@@ -119,7 +128,7 @@ def _unsaved(state, cls, u, units, tally):
         if target < NO_ROLL:
             tally[0] += 1
             failed = d6(state) < target
-            if failed and units[u, U_RA]:
+            if units[u, U_RA] and failed:
                 tally[0] += 1
                 failed = d6(state) < target
     elif kind == 1 and units[u, U_RA]:
@@ -127,13 +136,13 @@ def _unsaved(state, cls, u, units, tally):
         if target < NO_ROLL:
             tally[0] += 1
             failed = d6(state) < target
-    if failed and units[u, U_INV]:
+    if units[u, U_INV] and failed:
         tally[0] += 1
         failed = d6(state) < 6
     return np.int64(failed)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _allocate(state, hits, hs, tgt, lo, hi, units, hp, unsaved, tally):
     """Allocate the hits ``hits[hs]`` to the living units ``tgt[lo:hi]`` and roll saves (spec §2).
 
@@ -179,22 +188,23 @@ def _allocate(state, hits, hs, tgt, lo, hi, units, hp, unsaved, tally):
                 break
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _margin(state, kills, units, hp, asu, ab, forms, bm, broken, fu, fb, rules):
     """Attacker score - defender score of one result roll (spec §5): highest (or sum) of 2D6 + modifiers."""
     n_att = 0
     n_def = 0
     insp = 0
-    for k in range(ab[0], ab[2]):
+    out_counts = rules[R_INSP_ENGAGED] == 0
+    for k in range(ab[0], ab[1]):  # branch-free: which units live is random
         u = asu[k]
-        if hp[u] > 0:
-            sign = 1 if k < ab[1] else -1
-            if sign > 0:
-                n_att += units[u, U_DC]
-            else:
-                n_def += units[u, U_DC]
-            if units[u, U_INSPIRING] and (rules[R_INSP_ENGAGED] == 0 or units[u, U_ENG] != OUT):
-                insp += sign
+        alive = hp[u] > 0
+        n_att += units[u, U_DC] * alive
+        insp += alive & (units[u, U_INSPIRING] != 0) & (out_counts | (units[u, U_ENG] != OUT))
+    for k in range(ab[1], ab[2]):
+        u = asu[k]
+        alive = hp[u] > 0
+        n_def += units[u, U_DC] * alive
+        insp -= alive & (units[u, U_INSPIRING] != 0) & (out_counts | (units[u, U_ENG] != OUT))
     bm_att = 0
     bm_def = 0
     raw_att = 0
@@ -226,7 +236,7 @@ def _margin(state, kills, units, hp, asu, ab, forms, bm, broken, fu, fb, rules):
     return max(a1, a2) - max(d1, d2) + mod
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _consequences(state, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, asu, ab, trapped):
     """Extra hits, the loser breaks or is destroyed, nearby losers, the winner's BMs (spec §6)."""
     loser = DEFENDER if winner == WIN_ATT else ATTACKER
@@ -282,18 +292,21 @@ def _consequences(state, winner, extra, forms, bm, broken, losses_bm, fu, fb, un
             broken[f] = True
 
 
-@njit(cache=True, _nrt=False)
-def _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, tested, passed, tally):
-    """The rally of every formation with a living unit and BMs or broken (spec §7)."""
+@njit(cache=True, inline="always")
+def _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, tested, passed, alive, tally):
+    """The rally of every formation with a living unit and BMs or broken (spec §7).
+
+    ``alive[f]`` = living units of formation ``f`` after the assault (only its own rally changes them).
+    """
     for f in range(forms.shape[0]):
-        living = _count(f, fu, fb, units, hp, -1)
+        living = alive[f]
         if living == 0 or (bm[f] == 0 and not broken[f]):
             continue
         tested[f] = True
         mod = forms[f, F_ENEMY30] * -1 - 2 * broken[f]
         if forms[f, F_MOB]:
             mod += 2 if living > 10 else (1 if living > 5 else 0)
-        tries = 1 + (_count(f, fu, fb, units, hp, U_SC) if rules[R_SC_REROLL] else 0)
+        tries = 1 + (_count(f, fu, fb, units, hp, U_SC) if rules[R_SC_REROLL] and forms[f, F_ANY_SC] else 0)
         ok = False
         for _ in range(tries):
             roll = d6(state)
@@ -301,7 +314,7 @@ def _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, test
             ok = roll + mod >= forms[f, F_INIT] and not (rules[R_NAT1] and roll == 1)
             if ok:
                 break
-        leaders = _count(f, fu, fb, units, hp, U_LEADER) if rules[R_LEADERS] else 0
+        leaders = _count(f, fu, fb, units, hp, U_LEADER) if rules[R_LEADERS] and forms[f, F_ANY_LEADER] else 0
         per_leader = 2 if forms[f, F_TSKNF] else 1
         if ok:
             passed[f] = True
@@ -318,13 +331,14 @@ def _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, test
 @njit(cache=True, _nrt=False)
 def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trapped, rules, side_off,
                form_off, part, b, n_trials, hp, unsaved, hits, kills, bm, broken, losses_bm, tested, passed,
-               cas_a, bm_a, broken_a, tally):
+               cas_a, bm_a, broken_a, alive, tally):
     """``n_trials`` assaults (spec §0-§7) counted into ``part[b]``; the D6 (and D3) rolled add to ``tally[0]``.
 
     Work arrays: ``hp`` (remaining damage capacity, 1 for a unit that is not a WE), ``unsaved``
     per unit; ``hits[side that rolled, class]``; ``kills`` per side; per formation ``bm``,
     ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22), ``tested``,
-    ``passed`` and the state after the assault (``cas_a``, ``bm_a``, ``broken_a``).  Compiled
+    ``passed``, the state after the assault (``cas_a``, ``bm_a``, ``broken_a``) and living units
+    (``alive``).  Compiled
     without the runtime (``_nrt=False``): nothing here allocates, and no reference counting
     slows the per-trial code.
     """
@@ -387,11 +401,9 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
                 for side in range(2):  # §2: allocation and saves, from the living units before removal
                     _allocate(state, hits, 1 - side, tgt, tb[side], tb[side + 1], units, hp, unsaved, tally)
                 count_kills = step != G_SUPPORT or rules[R_SF_KILLS] != 0
-                for side in range(2):  # remove casualties of both sides together
+                for side in range(2):  # remove casualties of both sides together (branch-free)
                     for k in range(tb[side], tb[side + 1]):
                         u = tgt[k]
-                        if unsaved[u] == 0:
-                            continue
                         done = min(unsaved[u], hp[u])
                         unsaved[u] = 0
                         hp[u] -= done
@@ -417,28 +429,23 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
         if winner == WIN_ATT or winner == WIN_DEF:
             _consequences(state, winner, abs(margin), forms, bm, broken, losses_bm, fu, fb, units, hp, asu, ab,
                           trapped)
+        _living(units, hp, alive)
         for f in range(n_forms):
-            cas_a[f] = fb[f + 1] - fb[f] - _count(f, fu, fb, units, hp, -1)
+            cas_a[f] = fb[f + 1] - fb[f] - alive[f]
             bm_a[f] = bm[f]
             broken_a[f] = broken[f]
         if rules[R_RALLY]:
-            _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, tested, passed, tally)
+            _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, tested, passed, alive, tally)
+            _living(units, hp, alive)
         # the slots of analysis/epic/outcome.py::record
-        if winner == WIN_ATT:
-            part[b, side_off[O_ATT]] += 1
-        elif winner == WIN_DEF:
-            part[b, side_off[O_DEF]] += 1
-        elif winner == WIN_NONE:
-            part[b, side_off[O_NONE]] += 1
-        else:
-            part[b, side_off[O_UNRES]] += 1
+        part[b, side_off[winner]] += 1
         part[b, side_off[O_NOROLL]] += winner != WIN_UNRESOLVED and not by_roll
         part[b, side_off[O_ROUNDS] + rnd - 1] += 1
         if by_roll:
             part[b, side_off[O_MARGIN] + margin + side_off[O_MAX_MARGIN]] += 1
         for f in range(n_forms):
             n_f = fb[f + 1] - fb[f]
-            dead = n_f - _count(f, fu, fb, units, hp, -1)
+            dead = n_f - alive[f]
             cap = forms[f, F_CAP]
             part[b, form_off[f, FO_DESTROYED]] += dead == n_f
             part[b, form_off[f, FO_BROKEN_A]] += broken_a[f]
@@ -477,6 +484,7 @@ def assault_kernel(units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trapped
                    np.empty(n_units, np.int64), np.zeros(n_units, np.int64), np.zeros((2, N_CLASSES), np.int64),
                    np.zeros(2, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.bool_),
-                   np.zeros(n_forms, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), tally)
+                   np.zeros(n_forms, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
+                   np.zeros(n_forms, np.int64), tally)
         dice[b] = tally[0]
     return part.sum(axis=0), dice.sum()

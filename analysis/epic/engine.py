@@ -121,7 +121,9 @@ class KernelArrays:
         ftab = np.zeros((len(forms), K.F_COLS), np.int64)
         for f in forms:
             ftab[f.index] = [f.side, f.role == ENGAGED, f.initiative, f.blast_markers, f.broken, f.tsknf,
-                             f.mob_rule, f.enemy_within_30cm, f.max_blast_markers]
+                             f.mob_rule, f.enemy_within_30cm, f.max_blast_markers,
+                             any(c.units[i].supreme_commander for i in f.units),
+                             any(c.units[i].leader for i in f.units)]
         r = c.rules
         rules = np.zeros(K.R_COLS, np.int64)
         rules[K.R_SUM] = r.result_dice == "sum"
