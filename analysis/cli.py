@@ -73,7 +73,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
 
 
 #: Modules that add commands beyond the per-system ones (each exposes a ``cli_commands`` list).
-COMMAND_MODULES = ("analysis.demo", "analysis.decisions.cli", "analysis.reports.cli")
+COMMAND_MODULES = ("analysis.decisions.cli", "analysis.reports.cli")
 
 
 def _register():
