@@ -27,6 +27,18 @@ def _lookup(lut, lo, total):
     return lut[j]
 
 
+@njit(cache=True, inline="always")
+def _morale_roll(state, dice, modifier):
+    """A morale test's total (dice + modifier) and whether it rolled two or more sixes."""
+    total = modifier
+    sixes = 0
+    for _k in range(dice):
+        r = d6(state)
+        total += r
+        sixes += r == 6
+    return total, sixes >= 2
+
+
 @njit(cache=True, parallel=True)
 def run_chunk(key0, key1, first_block, n_trials, n_counts, offsets,
               fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo,
@@ -65,27 +77,13 @@ def run_chunk(key0, key1, first_block, n_trials, n_counts, offsets,
             if cas == strength:
                 cr = ELIMINATED
             else:
-                total = charger_mod_by_cas[cas]
-                sixes = 0
-                for _k in range(morale_dice):
-                    r = d6(state)
-                    total += r
-                    if r == 6:
-                        sixes += 1
-                if sixes >= 2:
-                    row[offsets[O_C6]] += 1
+                total, double_six = _morale_roll(state, morale_dice, charger_mod_by_cas[cas])
+                row[offsets[O_C6]] += double_six
                 cr = _lookup(charger_lut, charger_lo, total)
             # step 5: the defender's test, only after a PASS
             if cr == 0:
-                total = defender_mod
-                sixes = 0
-                for _k in range(morale_dice):
-                    r = d6(state)
-                    total += r
-                    if r == 6:
-                        sixes += 1
-                if sixes >= 2:
-                    row[offsets[O_D6]] += 1
+                total, double_six = _morale_roll(state, morale_dice, defender_mod)
+                row[offsets[O_D6]] += double_six
                 dr = _lookup(defender_lut, defender_lo, total)
                 outcome = outcome_by_defender[dr]
             else:
