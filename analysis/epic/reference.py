@@ -211,7 +211,8 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
         extras = [k for k, on in ((dice.kind, dice.kind != ORDINARY), ("sniper", dice.sniper),
                                   ("first strike", dice.first_strike)) if on]
         tags = f" [{', '.join(extras)}]" if extras else ""
-        trial.say("TP 1.12.5", f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} at {dice.weapon} "
+        clause = "TP 1.12.6" if situation == "supporting fire" else "TP 1.12.5"
+        trial.say(clause, f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} at {dice.weapon} "
                                f"{dice.target}+{tags}: {rolls} → {hits} hit(s)")
     return [Hit(dice.kind, dice.sniper)] * hits
 
