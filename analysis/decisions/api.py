@@ -68,42 +68,64 @@ def _sim_kwargs(trials, seed, precision, engine, threads):
     return out
 
 
+def simulate_cell(spec: tuple):
+    """Simulate one cell ``(system name, model, cell, simulate kwargs)``: what executors ship to workers."""
+    name, model, cell, kwargs = spec
+    return SYSTEMS[name].simulate(model, cell=cell, **kwargs)
+
+
+def _run_cells(system: System, models: dict, cell: tuple, kwargs: dict, executor, progress, label: str) -> dict:
+    """Simulate ``{index: model}`` through ``executor`` (default: this process); ``{index: result}``.
+
+    Model ``index`` runs on stream ``(*cell, *index)``, so the numbers never depend on the executor.
+    """
+    from ..reports.executor import LocalExecutor
+
+    keys = list(models)
+    specs = [(system.name, models[k], (*cell, *k), kwargs) for k in keys]
+    results = {}
+    with _bar(len(specs) * kwargs["trials"], progress, label) as bar:
+        for i, res in (executor or LocalExecutor()).map(simulate_cell, specs):
+            results[keys[i]] = res
+            bar.update(res.trials)
+    return {k: results[k] for k in keys}
+
+
 def _sides(model) -> dict:
     return {f.name: f.side for f in getattr(model, "formations", [])}
 
 
 def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
            precision: float | None = None, engine: str = "kernel", threads: int | None = None,
-           progress: bool | None = None, cell: tuple = (), source: str = "matrix") -> MatrixResult:
+           progress: bool | None = None, cell: tuple = (), executor=None, source: str = "matrix") -> MatrixResult:
     """Every attacker against every defender: all reported quantities with 95 % intervals.
 
     ``attackers`` / ``defenders``: forces (library formations ``"netea:LIST/FORMATION"``, force
     TOML files, or dicts with ``units`` and ``formations``); ``base``: a scenario whose rules and
-    end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.
+    end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
+    cells run (:mod:`analysis.reports.executor`; default this process), with identical numbers.
     """
     system, base_model = _matchup_system(base)
     att = _forces(system, attackers, "attacker", "attackers", source)
     dfn = _forces(system, defenders, "defender", "defenders", source)
     a_names, d_names = _labels(att), _labels(dfn)
     models = {(i, j): system.matchup(a, d, base_model) for i, a in enumerate(att) for j, d in enumerate(dfn)}
-    frames, cells, notes = [], {}, []
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
-    with _bar(len(models) * trials, progress, "matrix") as bar:
-        for (i, j), model in models.items():
-            res = system.simulate(model, cell=(*cell, i, j), **kwargs)
-            cells[(i, j)] = res
-            table = res.table()
-            sides = _sides(model)
-            table.insert(0, "side", [sides.get(e, "") if s == "formations" else ""
-                                     for s, e in zip(table.section, table.entity)])
-            table.insert(0, "defender", d_names[j])
-            table.insert(0, "attacker", a_names[i])
-            table["points_attacker"] = system.points(model, "attacker")
-            table["points_defender"] = system.points(model, "defender")
-            table["trials"] = res.trials
-            frames.append(table)
-            notes += [f"{a_names[i]} vs {d_names[j]}: {n}" for n in res.notes]
-            bar.update(res.trials)
+    cells = _run_cells(system, models, cell, kwargs, executor, progress, "matrix")
+    frames, notes = [], []
+    for (i, j), res in cells.items():
+        model = models[(i, j)]
+        table = res.table()
+        sides = _sides(model)
+        table.insert(0, "side", [sides.get(e, "") if s == "formations" else ""
+                                 for s, e in zip(table.section, table.entity)])
+        table.insert(0, "defender", d_names[j])
+        table.insert(0, "attacker", a_names[i])
+        table["points_attacker"] = system.points(model, "attacker")
+        table["points_defender"] = system.points(model, "defender")
+        table["trials"] = res.trials
+        frames.append(table)
+        notes += [f"{a_names[i]} vs {d_names[j]}: {n}" for n in res.notes]
     return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, system=system.name,
                         trials=trials, seed=seed, frame=pd.concat(frames, ignore_index=True),
                         title=f"{len(att)} × {len(dfn)} matchups", notes=notes,
@@ -112,32 +134,30 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
 
 def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
           precision: float | None = None, engine: str = "kernel", threads: int | None = None,
-          progress: bool | None = None, cell: tuple = ()) -> SweepResult:
+          progress: bool | None = None, cell: tuple = (), executor=None) -> SweepResult:
     """Simulate ``scenario`` once per value of ``field`` (a dotted path such as
     ``formations[0].units[0].count``, ``rules.result_dice`` or ``charger.distance``).
 
     Value ``k`` uses stream ``cell=(*cell, k)``.  Every value is validated before anything runs.
+    ``executor``: where the cells run (as for :func:`matrix`).
     """
     system = system_of(scenario)
     model, source = system.load(scenario)
     values = list(values)
     if not values:
         raise UserError(source, field, "empty grid: no values to sweep", "one or more values")
-    models = [system.with_value(model, source, field, v) for v in values]
-    frames, cells, notes = [], [], []
+    models = {(k,): system.with_value(model, source, field, v) for k, v in enumerate(values)}
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
-    with _bar(len(models) * trials, progress, "sweep") as bar:
-        for k, (value, m) in enumerate(zip(values, models)):
-            res = system.simulate(m, cell=(*cell, k), **kwargs)
-            cells.append(res)
-            table = res.table()
-            table.insert(0, "value", [value] * len(table))
-            table.insert(0, "cell", k)
-            table.insert(0, "field", field)
-            table["trials"] = res.trials
-            frames.append(table)
-            notes += [f"{field} = {value}: {n}" for n in res.notes]
-            bar.update(res.trials)
+    cells = list(_run_cells(system, models, cell, kwargs, executor, progress, "sweep").values())
+    frames, notes = [], []
+    for k, (value, res) in enumerate(zip(values, cells)):
+        table = res.table()
+        table.insert(0, "value", [value] * len(table))
+        table.insert(0, "cell", k)
+        table.insert(0, "field", field)
+        table["trials"] = res.trials
+        frames.append(table)
+        notes += [f"{field} = {value}: {n}" for n in res.notes]
     title = cells[0].title
     return SweepResult(cells=cells, field=field, values=values, system=system.name, trials=trials, seed=seed,
                        frame=pd.concat(frames, ignore_index=True), title=title, notes=notes,
@@ -297,14 +317,15 @@ def _meta_row(rows, w, trials, paired) -> dict:
 
 def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: str = "score",
          trials: int = DEFAULT_TRIALS, seed: int = 0, precision: float | None = None, engine: str = "kernel",
-         threads: int | None = None, progress: bool | None = None, cell: tuple = (),
+         threads: int | None = None, progress: bool | None = None, cell: tuple = (), executor=None,
          source: str = "rank") -> RankResult:
     """Rank options against a weighted meta of opponents.
 
     Score = Σ w_j P(option wins against opponent j) with weights normalised to 1, and its MOVER-
     Wilson 95 % interval (cells are independent runs, cell ``(*cell, i, j)``).  Points efficiency =
     100 × score / the option's points (win probability per 100 points), interval scaled alike.
-    ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.
+    ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.  ``executor``: where the cells
+    run (as for :func:`matrix`).
     """
     if side not in ("attacker", "defender"):
         raise UserError(source, "side", f"got {side!r}", "attacker, defender")
@@ -320,11 +341,7 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
     cells, rows, notes = [], [], []
     models = {(i, j): _pair(system, side, o, m, base_model) for i, o in enumerate(opts) for j, m in enumerate(opps)}
-    with _bar(len(models) * trials, progress, "rank") as bar:
-        results = {}
-        for (i, j), model in models.items():
-            results[(i, j)] = system.simulate(model, cell=(*cell, i, j), **kwargs)
-            bar.update(results[(i, j)].trials)
+    results = _run_cells(system, models, cell, kwargs, executor, progress, "rank")
     for i, name in enumerate(o_names):
         probs = [results[(i, j)][path] for j in range(len(opps))]
         for j, p in enumerate(probs):

@@ -15,6 +15,7 @@ import click
 from pydantic import Field
 
 from ..errors import UserError
+from ..reports.executor import executor_options, make_executor
 from ..scenario import StrictModel, read_toml, validate
 from . import api
 
@@ -95,13 +96,15 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
 @click.command("matrix")
 @click.argument("definition", type=click.Path(dir_okay=False))
 @_options
-def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path):
+@executor_options
+def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
     """Win probabilities of every attacker against every defender (DEFINITION: TOML with
     attackers = [...], defenders = [...], optional base = "scenario.toml")."""
     d, source, resolve = _definition(definition, MatrixDefinition)
-    result = api.matrix([resolve(a) for a in d.attackers], [resolve(x) for x in d.defenders],
-                        base=resolve(d.base) if d.base else None, trials=trials, seed=seed, engine=engine,
-                        source=source)
+    with make_executor(scheduler, workers) as executor:
+        result = api.matrix([resolve(a) for a in d.attackers], [resolve(x) for x in d.defenders],
+                            base=resolve(d.base) if d.base else None, trials=trials, seed=seed, engine=engine,
+                            executor=executor, source=source)
     _emit(result, as_json, as_csv, plot_path)
 
 
@@ -118,10 +121,13 @@ def _value(text: str):
 @click.argument("field")
 @click.argument("values", nargs=-1)
 @_options
-def sweep_command(scenario, field, values, trials, seed, engine, as_json, as_csv, plot_path):
+@executor_options
+def sweep_command(scenario, field, values, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
     """Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, rules.result_dice,
     charger.distance); VALUES are TOML literals (3, 2.5, true, "sum")."""
-    result = api.sweep(scenario, field, [_value(v) for v in values], trials=trials, seed=seed, engine=engine)
+    with make_executor(scheduler, workers) as executor:
+        result = api.sweep(scenario, field, [_value(v) for v in values], trials=trials, seed=seed, engine=engine,
+                           executor=executor)
     _emit(result, as_json, as_csv, plot_path)
 
 
@@ -143,13 +149,16 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
 @click.command("rank")
 @click.argument("definition", type=click.Path(dir_okay=False))
 @_options
-def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path):
+@executor_options
+def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
     """Rank options against a weighted meta: score and win probability per 100 points (DEFINITION:
     TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."""
     d, source, resolve = _definition(definition, RankDefinition)
-    result = api.rank([resolve(o) for o in d.options], [resolve(o.force) for o in d.opponents],
-                      weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
-                      side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, source=source)
+    with make_executor(scheduler, workers) as executor:
+        result = api.rank([resolve(o) for o in d.options], [resolve(o.force) for o in d.opponents],
+                          weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
+                          side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, executor=executor,
+                          source=source)
     _emit(result, as_json, as_csv, plot_path)
 
 

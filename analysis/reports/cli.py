@@ -5,16 +5,7 @@ import click
 
 from .build import build
 from .definition import load_report
-from .executor import make_executor
-
-
-def executor_options(fn):
-    """``--scheduler`` / ``--workers``: where cells run (numbers never depend on it)."""
-    fn = click.option("--workers", type=click.IntRange(min=1), default=None,
-                      help="Run cells on a local Dask cluster with N worker processes.")(fn)
-    fn = click.option("--scheduler", metavar="tcp://HOST:8786", default=None,
-                      help="Run cells on an existing Dask cluster.")(fn)
-    return fn
+from .executor import executor_options, make_executor
 
 
 @click.command(name="report")

@@ -93,6 +93,17 @@ class DaskExecutor:
         return f"DaskExecutor({self.client.scheduler.address})"
 
 
+def executor_options(fn):
+    """``--scheduler`` / ``--workers`` click options: where cells run (numbers never depend on it)."""
+    import click
+
+    fn = click.option("--workers", type=click.IntRange(min=1), default=None,
+                      help="Run cells on a local Dask cluster with N worker processes.")(fn)
+    fn = click.option("--scheduler", metavar="tcp://HOST:8786", default=None,
+                      help="Run cells on an existing Dask cluster.")(fn)
+    return fn
+
+
 def make_executor(scheduler: str | None = None, workers: int | None = None) -> LocalExecutor | DaskExecutor:
     """The executor the ``--scheduler`` / ``--workers`` options ask for."""
     if scheduler is not None and workers is not None:

@@ -1,10 +1,9 @@
-"""Shared fixtures: one small report covering every system, built once locally, and one
-2-worker LocalCluster (its start-up is slow) shared by the Dask tests."""
+"""Shared fixtures: one small report covering every system, built once locally."""
 from pathlib import Path
 
 import pytest
 
-from analysis.reports import DaskExecutor, build, load_report
+from analysis.reports import build, load_report
 
 SMALL_REPORT = """
 title = "Small test report"
@@ -69,10 +68,3 @@ def local_build(small_definition, tmp_path_factory) -> Path:
     build(load_report(small_definition), out=out, progress=False)
     return out
 
-
-@pytest.fixture(scope="session")
-def cluster():
-    """A dask.distributed LocalCluster with 2 worker processes, as ``--workers 2`` makes it."""
-    with DaskExecutor(workers=2) as executor:
-        executor.client.wait_for_workers(2, timeout=60)
-        yield executor
