@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 
+import numba
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
@@ -164,7 +165,7 @@ def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: i
                        meta={"field": field, "values": values, "cell": list(cell), "engine": engine})
 
 
-def _meta(meta, weights, source: str) -> tuple[list, np.ndarray]:
+def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
     """(opponent specs, weights normalised to sum 1) from a list, a dict or (spec, weight) pairs."""
     if isinstance(meta, dict):
         specs, given = list(meta), list(meta.values())
@@ -216,14 +217,19 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
     sums = [c.astype(np.int64) for c in first]
     table = np.zeros((2, 2), np.int64)
     table[int(first[0][slots[0]]), int(first[1][slots[1]])] += 1
-    for t in range(1, trials):
-        ca = jobs[0].run_chunk(key0, key1, t, 1)
-        cb = jobs[1].run_chunk(key0, key1, t, 1)
-        sums[0] += ca
-        sums[1] += cb
-        table[int(ca[slots[0]]), int(cb[slots[1]])] += 1
-        if t % 4096 == 0:
-            bar.update(4096)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)  # one trial per call: waking a thread pool per call only costs (50x on a busy machine)
+    try:
+        for t in range(1, trials):
+            ca = jobs[0].run_chunk(key0, key1, t, 1)
+            cb = jobs[1].run_chunk(key0, key1, t, 1)
+            sums[0] += ca
+            sums[1] += cb
+            table[int(ca[slots[0]]), int(cb[slots[1]])] += 1
+            if t % 4096 == 0:
+                bar.update(4096)
+    finally:
+        numba.set_num_threads(threads)
     bar.update(trials % 4096 or 4096)
     info = RunInfo(trials=trials, seed=seed, cell=tuple(cell), chunks=trials, extra={"pairing": "per-trial streams"})
     results = [system.build(m, job, s, info, engine) for m, job, s in zip(models, jobs, sums)]
@@ -249,7 +255,7 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
     """
     if side not in ("attacker", "defender"):
         raise UserError(source, "side", f"got {side!r}", "attacker, defender")
-    specs, w = _meta(opponents, weights, source)
+    specs, w = meta_weights(opponents, weights, source)
     system, base_model = _matchup_system(base)
     opp_role = "defender" if side == "attacker" else "attacker"
     a, b = system.force(option_a, side), system.force(option_b, side)
@@ -331,7 +337,7 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         raise UserError(source, "side", f"got {side!r}", "attacker, defender")
     if by not in ("score", "per_100_points"):
         raise UserError(source, "by", f"got {by!r}", "score, per_100_points")
-    specs, w = _meta(meta, weights, source)
+    specs, w = meta_weights(meta, weights, source)
     system, base_model = _matchup_system(base)
     opp_role = "defender" if side == "attacker" else "attacker"
     opts = _forces(system, options, side, "options", source)

@@ -12,17 +12,12 @@ from pathlib import Path
 from typing import Literal
 
 import click
-from pydantic import Field
 
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
 from ..scenario import StrictModel, read_toml, validate
 from . import api
-
-
-class Opponent(StrictModel):
-    force: str
-    weight: float = 1.0
+from .definitions import CompareFields, Opponent
 
 
 class _Definition(StrictModel):
@@ -35,11 +30,8 @@ class MatrixDefinition(_Definition):
     defenders: list[str]
 
 
-class CompareDefinition(_Definition):
-    side: Literal["attacker", "defender"] = "attacker"
-    option_a: str
-    option_b: str
-    opponents: list[Opponent] = Field(min_length=1)
+class CompareDefinition(_Definition, CompareFields):
+    """A ``compare`` definition file."""
 
 
 class RankDefinition(_Definition):
@@ -139,9 +131,7 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
     option_a, option_b, [[opponents]] force/weight, optional side and base)."""
     d, source, resolve = _definition(definition, CompareDefinition)
-    result = api.compare(resolve(d.option_a), resolve(d.option_b), [resolve(o.force) for o in d.opponents],
-                         weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
-                         side=d.side, trials=trials, seed=seed, paired=not independent, engine=engine,
+    result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, engine=engine,
                          source=source)
     _emit(result, as_json, as_csv, plot_path)
 

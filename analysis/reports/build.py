@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import shutil
 import sys
 import tempfile
@@ -30,7 +31,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from .cells import frame_from_json, run_point, write_atomic
-from .definition import MatrixCell, Report, ScenarioCell, load_report, spec_hash
+from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
 from .executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
@@ -101,7 +102,10 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
 
 
 # -- tables and plots --------------------------------------------------------------------------
-def _cell_frames(report: Report, cell, done: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _cell_frames(report: Report, cell, done: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A cell's table and its distributions (None for a comparison, which has none)."""
+    if isinstance(cell, CompareCell):
+        return frame_from_json(done[cell.name, "comparison"]["table"]), None
     frames, dists = [], []
     for spec in report.points[cell.name]:
         data = done[cell.name, spec["point"]]
@@ -207,6 +211,15 @@ def matrix_plot(table: pd.DataFrame, title: str):
     return fig
 
 
+def compare_plot(table: pd.DataFrame, result: dict, title: str):
+    """The comparison's forest plot (paired and independent 95 % intervals) from its stored data."""
+    from ..decisions.results import CompareResult
+
+    meta = {k: result[k] for k in ("option_a", "option_b", "paired")}
+    return CompareResult(option_results={}, system=result["system"], trials=result["trials"], seed=result["seed"],
+                         frame=table, title=title, meta=meta).plot()
+
+
 def _png_bytes(figure) -> bytes:
     import matplotlib.pyplot as plt
 
@@ -257,12 +270,19 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
     for cell in report.cells:
         specs = report.points[cell.name]
         table, dists = _cell_frames(report, cell, done)
-        files = _write_table(staging, cell.name, table) + _write_table(staging, f"{cell.name}-distributions", dists)
+        files = _write_table(staging, cell.name, table)
+        if dists is not None:
+            files += _write_table(staging, f"{cell.name}-distributions", dists)
         first = done[cell.name, specs[0]["point"]]
-        if isinstance(cell, MatrixCell):
+        grid = None
+        if isinstance(cell, (CompareCell, MatrixCell)):
+            scenario = f"matchups on the rules of {cell.base}" if cell.base else "matchups on default rules"
+        if isinstance(cell, CompareCell):
+            title = cell.title or first["result"]["title"]
+            png = _png_bytes(compare_plot(table, first["result"], title))
+        elif isinstance(cell, MatrixCell):
             title = cell.title or f"{len(cell.attackers)} × {len(cell.defenders)} matchups"
             grid = {"attacker": cell.attackers, "defender": cell.defenders}
-            scenario = f"matchups on the rules of {cell.base}" if cell.base else "matchups on default rules"
             png = _png_bytes(matrix_plot(table, title))
         else:
             title = cell.title or first["result"].get("title", cell.name)
@@ -276,7 +296,11 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
                    "system": specs[0]["system"], "trials_per_point": specs[0]["trials"], "trials": trials,
                    "points": len(specs), "cell_key": specs[0]["stream"][0], "options": cell.options,
                    "plot": plot, "files": files, "notes": first["result"].get("notes", []),
-                   "distributions": dists.to_dict("records")}
+                   "distributions": [] if dists is None else dists.to_dict("records")}
+        if isinstance(cell, CompareCell):
+            result = first["result"]
+            section.update(option_a=result["option_a"], option_b=result["option_b"], paired=result["paired"],
+                           opponents=len(cell.opponents))
         if grid is None:
             section["rows"] = table.to_dict("records")
         else:
@@ -313,12 +337,13 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
 
 
 def _no_nan(value):
-    """The same data with NaN (an estimate with no trials behind it) as null: strict JSON."""
+    """The same data with NaN (an estimate with no trials behind it) and infinities (a variance ratio
+    over a zero variance) as null: strict JSON."""
     if isinstance(value, dict):
         return {k: _no_nan(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_no_nan(v) for v in value]
-    return None if isinstance(value, float) and value != value else value
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _format_estimate(row, digits: int = 4) -> str:

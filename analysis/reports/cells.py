@@ -31,24 +31,36 @@ def _plain(value):
 
 
 def run_point(spec: dict, progress: bool = False) -> dict:
-    """Simulate one point spec (see :mod:`analysis.reports.definition`) and return its data."""
-    module = importlib.import_module(f"analysis.{spec['system']}")
-    if "matchup" in spec:
-        from ..decisions import matchup
+    """Compute one point spec (see :mod:`analysis.reports.definition`) and return its data.
 
-        scenario = matchup(**spec["matchup"])
+    ``trials`` is every trial the point simulated (a comparison: 2 options × opponents × trials).
+    """
+    common = {"trials": spec["trials"], "seed": spec["seed"], "cell": tuple(spec["stream"]), "progress": progress,
+              **spec["options"]}
+    if "compare" in spec:
+        from ..decisions import compare
+
+        result = compare(**spec["compare"], **common)
+        tables = {"table": result.table()}
+        trials = 2 * len(spec["compare"]["opponents"]) * result.trials
     else:
-        scenario = module.load(spec["scenario_text"])
-    result = module.simulate(scenario, trials=spec["trials"], seed=spec["seed"], cell=tuple(spec["stream"]),
-                             progress=progress, **spec["options"])
+        module = importlib.import_module(f"analysis.{spec['system']}")
+        if "matchup" in spec:
+            from ..decisions import matchup
+
+            scenario = matchup(**spec["matchup"])
+        else:
+            scenario = module.load(spec["scenario_text"])
+        result = module.simulate(scenario, **common)
+        tables = {"table": result.table(), "distributions": result.distributions()}
+        trials = result.trials
     return {
         "spec_hash": spec_hash(spec),
         "cell": spec["cell"],
         "point": spec["point"],
         "overrides": spec["overrides"],
-        "trials": result.trials,
-        "table": frame_to_json(result.table()),
-        "distributions": frame_to_json(result.distributions()),
+        "trials": trials,
+        **{name: frame_to_json(frame) for name, frame in tables.items()},
         "result": json.loads(json.dumps(result.to_dict(), default=_plain)),
     }
 

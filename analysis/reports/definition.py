@@ -1,15 +1,17 @@
 """Report definitions: ``reports/NAME.toml`` read, validated and expanded into cell specs.
 
-A report lists *cells*; each cell is computed as one or more *points*, one simulation each:
-a ``scenario`` cell has one point, a ``sweep`` cell one per grid point, a ``matrix`` cell one per
-matchup.  A point spec is a
+A report lists *cells*; each cell is computed as one or more *points*: a ``scenario`` cell has one
+point, a ``sweep`` cell one per grid point, a ``matrix`` cell one per matchup (one simulation
+each), a ``compare`` cell one point (the whole ``analysis.decisions.compare``).  A point spec is a
 plain dict holding everything needed to compute it anywhere (the scenario as TOML text, or the
-two forces of a matchup; the trials, the seed and the stream key), so points run independently, in any order, on any worker.
+forces; the trials, the seed and the stream key), so points run independently, in any order, on
+any worker.
 
 Random streams: a scenario cell runs with ``cell=(cell_key(name),)``, point ``k`` of a sweep
 (grid combinations in row-major order) with ``cell=(cell_key(name), k)`` and matchup ``(i, j)``
 of a matrix with ``cell=(cell_key(name), i, j)`` -- the conventions of ``analysis.decisions``'s
-``sweep`` and ``matrix`` called with ``cell=(cell_key(name),)`` -- where ``cell_key`` is the first 63
+``sweep`` and ``matrix`` called with ``cell=(cell_key(name),)`` -- and a comparison is
+``analysis.decisions.compare(..., cell=(cell_key(name),))``, where ``cell_key`` is the first 63
 bits of the SHA-256 of the cell's name.  The numbers therefore depend only on the seed, the name
 and the grid, never on the order of the cells or on which worker ran them.
 """
@@ -28,6 +30,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
+from ..decisions.definitions import CompareFields
 from ..errors import UserError
 from ..scenario import StrictModel, read_toml, validate
 
@@ -90,7 +93,14 @@ class MatrixCell(_Cell):
     base: str | None = None
 
 
-CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell}
+class CompareCell(_Cell, CompareFields):
+    """Option A against option B facing weighted opponents (``analysis.decisions.compare``):
+    forces as in a matrix cell; ``options`` are compare's (engine, paired)."""
+
+    kind: Literal["compare"]
+
+
+CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell, "compare": CompareCell}
 
 
 class ReportModel(StrictModel):
@@ -243,9 +253,9 @@ def _system_module(system, source: str):
     return importlib.import_module(f"analysis.{system}")
 
 
-def _check_options(module, options: dict, source: str, field: str) -> None:
-    accepted = [p for p in inspect.signature(module.simulate).parameters
-                if p not in RESERVED_OPTIONS]
+def _check_options(fn, options: dict, source: str, field: str, taken=()) -> None:
+    """Every key of ``options`` must be a keyword of ``fn`` other than the reserved and ``taken`` ones."""
+    accepted = [p for p in inspect.signature(fn).parameters if p not in RESERVED_OPTIONS | set(taken)]
     for key in options:
         if key not in accepted:
             raise UserError(source, f"{field}.{key}", "unknown simulation option", ", ".join(accepted))
@@ -260,10 +270,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)[:60]
 
 
-def _expand_matrix(cell: MatrixCell, where: str, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
+def _matchup_inputs(cell, where: str, forces: list[tuple[str, str, str]], report_dir: Path, source: str):
+    """Check the forces ``(field, role, spec)`` and the base of a matchup cell before anything runs.
+
+    Returns (system, base path or None, resolve: force spec → path or library name, input file hashes).
+    """
     from ..decisions.systems import SYSTEMS, system_of
 
-    def force(spec: str) -> str:
+    def resolve(spec: str) -> str:
         return spec if spec.startswith("netea:") else str(report_dir / spec)
 
     base = None
@@ -274,21 +288,27 @@ def _expand_matrix(cell: MatrixCell, where: str, report: ReportModel, report_dir
                             "a .toml path relative to the report file, or a shipped scenario")
         base = str(path)
     system = system_of(base) if base else SYSTEMS["epic"]
-    _check_options(system.module, cell.options, source, f"{where}.options")
-    for role in ("attackers", "defenders"):
-        for n, spec in enumerate(getattr(cell, role)):
-            try:
-                system.force(force(spec), role[:-1])
-            except UserError as exc:
-                raise UserError(source, f"{where}.{role}[{n}]", exc.problem, exc.allowed) from None
+    for field, role, spec in forces:
+        try:
+            system.force(resolve(spec), role)
+        except UserError as exc:
+            raise UserError(source, f"{where}.{field}", exc.problem, exc.allowed) from None
     files = [base] if base else []
-    files += [force(f) for f in (*cell.attackers, *cell.defenders) if not f.startswith("netea:")]
+    files += [resolve(spec) for _, _, spec in forces if not spec.startswith("netea:")]
     inputs = {f: hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in files}  # edits recompute the cell
+    return system, base, resolve, inputs
+
+
+def _expand_matrix(cell: MatrixCell, where: str, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
+    forces = [(f"{role}[{n}]", role[:-1], spec) for role in ("attackers", "defenders")
+              for n, spec in enumerate(getattr(cell, role))]
+    system, base, resolve, inputs = _matchup_inputs(cell, where, forces, report_dir, source)
+    _check_options(system.module.simulate, cell.options, source, f"{where}.options")
     key = cell_key(cell.name)
     points = []
     for i, a in enumerate(cell.attackers):
         for j, d in enumerate(cell.defenders):
-            matchup = {"attacker": force(a), "defender": force(d), "base": base}
+            matchup = {"attacker": resolve(a), "defender": resolve(d), "base": base}
             points.append({"report": report.title, "cell": cell.name, "system": system.name,
                            "source": base or "", "trials": cell.trials or report.trials, "seed": report.seed,
                            "options": dict(cell.options), "point": f"{i:02d}-{j:02d}-{_slug(a)}-vs-{_slug(d)}",
@@ -297,10 +317,32 @@ def _expand_matrix(cell: MatrixCell, where: str, report: ReportModel, report_dir
     return points
 
 
+def _expand_compare(cell: CompareCell, where: str, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
+    from ..decisions import api
+
+    opp_role = "defender" if cell.side == "attacker" else "attacker"
+    forces = [("option_a", cell.side, cell.option_a), ("option_b", cell.side, cell.option_b)]
+    forces += [(f"opponents[{n}].force", opp_role, o.force) for n, o in enumerate(cell.opponents)]
+    system, base, resolve, inputs = _matchup_inputs(cell, where, forces, report_dir, source)
+    _check_options(api.compare, cell.options, source, f"{where}.options",
+                   taken={*CompareFields.model_fields, "weights", "source"})
+    arguments = dict(cell.arguments(resolve), base=base)  # base: a path or a shipped scenario
+    try:
+        api.meta_weights(arguments["opponents"], arguments["weights"], source)
+    except UserError as exc:
+        raise UserError(source, f"{where}.{exc.field}", exc.problem, exc.allowed) from None
+    return [{"report": report.title, "cell": cell.name, "system": system.name, "source": base or "",
+             "trials": cell.trials or report.trials, "seed": report.seed, "options": dict(cell.options),
+             "point": "comparison", "stream": [cell_key(cell.name)], "overrides": {}, "compare": arguments,
+             "inputs": inputs}]
+
+
 def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
     where = f"cells[{index}]"
     if isinstance(cell, MatrixCell):
         return _expand_matrix(cell, where, report, report_dir, source)
+    if isinstance(cell, CompareCell):
+        return _expand_compare(cell, where, report, report_dir, source)
     path = _scenario_path(report_dir, cell.scenario)
     if path is None:
         raise UserError(source, f"{where}.scenario", f"no scenario {cell.scenario!r}",
@@ -309,7 +351,7 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
     data, scenario_source = read_toml(path)
     module = _system_module(data.get("system"), scenario_source)
     module.load(path)  # the scenario's own mistakes are reported against its own file
-    _check_options(module, cell.options, source, f"{where}.options")
+    _check_options(module.simulate, cell.options, source, f"{where}.options")
     base = {"report": report.title, "cell": cell.name, "system": data["system"],
             "source": str(path), "trials": cell.trials or report.trials, "seed": report.seed,
             "options": dict(cell.options)}

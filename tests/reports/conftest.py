@@ -40,6 +40,15 @@ name = "epic-matrix"
 base = "epic/assault_marines_vs_warband"
 attackers = ["netea:space-marine-codex-astartes/tactical"]
 defenders = ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"]
+
+[[cells]]
+kind = "compare"
+name = "epic-compare"
+base = "epic/assault_marines_vs_warband"
+trials = 3000
+option_a = "netea:space-marine-codex-astartes/assault"
+option_b = "netea:space-marine-codex-astartes/tactical"
+opponents = [{ force = "netea:ork-war-horde/warband", weight = 3 }, { force = "netea:ork-war-horde/kommando-warhorde" }]
 """
 
 

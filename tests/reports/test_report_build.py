@@ -15,13 +15,17 @@ from analysis.reports import build, load_report
 def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_definition):
     report = load_report(small_definition)
     for cell in report.cells:
-        for stem, estimate in ((cell.name, "estimate"), (f"{cell.name}-distributions", "p")):
+        tables = [(cell.name, "difference"), (cell.name, "p_a"), (cell.name, "p_b")] if cell.kind == "compare" else \
+            [(cell.name, "estimate"), (f"{cell.name}-distributions", "p")]
+        for stem, estimate in tables:
             csv = pd.read_csv(local_build / "tables" / f"{stem}.csv", keep_default_na=False)
             parquet = pd.read_parquet(local_build / "tables" / f"{stem}.parquet")
             assert len(csv) == len(parquet) > 0
             assert {estimate, "ci95_lo", "ci95_hi"} <= set(parquet.columns)
-            assert (parquet["ci95_lo"] <= parquet[estimate] + 1e-12).all()
-            assert (parquet[estimate] <= parquet["ci95_hi"] + 1e-12).all()
+            lo, hi = ("ci95_lo", "ci95_hi") if estimate in ("estimate", "p", "difference") else \
+                (f"{estimate}_lo", f"{estimate}_hi")
+            assert (parquet[lo] <= parquet[estimate] + 1e-12).all()
+            assert (parquet[estimate] <= parquet[hi] + 1e-12).all()
             assert list(csv.columns) == list(parquet.columns)
         assert (local_build / "plots" / f"{cell.name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     sweep = pd.read_parquet(local_build / "tables" / "t9a-distance.parquet")
@@ -32,10 +36,10 @@ def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_defin
 def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
     facts = json.loads((local_build / "report.json").read_text())
     assert facts["seed"] == 11
-    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000 + 2 * 20000
+    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000 + 2 * 20000 + 2 * 2 * 3000
     assert {"python", "wargame-odds", "numpy", "numba", "dask"} <= set(facts["versions"])
     page = (local_build / "index.html").read_text()
-    assert "seed <b>11</b>" in page and "172,288 trials in all" in page
+    assert "seed <b>11</b>" in page and "184,288 trials in all" in page
     assert facts["versions"]["numba"] in page
     first = facts["cells"][1]["points"][0]["result"]["sides"]["attacker_wins"]
     lo, hi = first["ci95"]
@@ -73,6 +77,26 @@ def test_matrix_cells_equal_analysis_decisions_matrix(local_build):
     for j in range(2):
         cell = stored[stored["point"].str.startswith(f"00-{j:02d}-")].iloc[:, 3:].reset_index(drop=True)
         pd.testing.assert_frame_equal(cell, matrix.cells[(0, j)].table(), check_exact=True)
+
+
+def test_compare_cell_equals_analysis_decisions_compare(local_build):
+    from analysis import decisions
+    from analysis.reports import cell_key
+
+    direct = decisions.compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
+                               ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"], weights=[3, 1],
+                               base="analysis/scenarios/epic/assault_marines_vs_warband.toml", trials=3000, seed=11,
+                               cell=(cell_key("epic-compare"),))
+    stored = pd.read_parquet(local_build / "tables" / "epic-compare.parquet")
+    pd.testing.assert_frame_equal(stored, direct.table(), check_exact=True)
+    assert not (local_build / "tables" / "epic-compare-distributions.csv").exists()
+    page = (local_build / "index.html").read_text()
+    meta = direct.table().iloc[-1]
+    assert meta.opponent == "meta (weighted)"
+    for est, lo, hi in ((meta.difference, meta.ci95_lo, meta.ci95_hi), (meta.p_a, meta.p_a_lo, meta.p_a_hi),
+                        (meta.difference, meta.independent_ci95_lo, meta.independent_ci95_hi)):
+        assert f"{est:.4f} [{lo:.4f}, {hi:.4f}]" in page
+    assert '<img src="plots/epic-compare.png"' in page
 
 
 def test_rebuilding_with_the_same_seed_reproduces_every_file(local_build, small_definition, tmp_path, data_files):

@@ -56,6 +56,16 @@ def test_a_sweep_expands_into_one_point_per_grid_combination(small_definition):
     assert tomllib.loads(points[3]["scenario_text"])["chargers"][0]["distance"] == 9.0
 
 
+COMPARE = """
+title = "t"
+[[cells]]
+kind = "compare"
+name = "c"
+option_a = "netea:space-marine-codex-astartes/assault"
+option_b = "netea:space-marine-codex-astartes/tactical"
+opponents = [{ force = "netea:ork-war-horde/warband", weight = 3 }, { force = "netea:ork-war-horde/kommando-warhorde" }]
+"""
+
 BAD = {
     "unknown scenario": (GOOD_CELL.replace("epic/assault_marines_vs_warband", "epic/no_such_fight"),
                          "field 'cells[0].scenario': no scenario 'epic/no_such_fight'", "epic/assault_marines_vs_warband"),
@@ -83,6 +93,18 @@ BAD = {
         'title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = ["netea:space-marine-codex-astartes/nope"]\n'
         'defenders = ["netea:ork-war-horde/warband"]\n',
         "field 'cells[0].attackers[0]': unknown library formation 'netea:space-marine-codex-astartes/nope'", "formations search"),
+    "compare with an unknown opponent": (
+        COMPARE.replace("kommando-warhorde", "kommandos"),
+        "field 'cells[0].opponents[1].force': unknown library formation 'netea:ork-war-horde/kommandos'",
+        "formations search"),
+    "compare weights that do not sum to a positive number": (
+        COMPARE.replace("weight = 3", "weight = 0").replace('warhorde" }', 'warhorde", weight = 0 }'),
+        "field 'cells[0].opponents.weight': weights [0.0, 0.0] do not sum to a positive number", "positive sum"),
+    "compare without option_b": (COMPARE.replace('option_b = "netea:space-marine-codex-astartes/tactical"\n', ""),
+                                 "field 'cells[0].option_b'", None),
+    "compare with a simulation option it does not take": (
+        COMPARE + "options = { threads = 2 }\n", "field 'cells[0].options.threads': unknown simulation option",
+        "paired, engine"),
     "empty matrix": ('title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = []\n'
                      'defenders = ["netea:ork-war-horde/warband"]\n', "field 'cells[0].attackers'", None),
     "no cells": ('title = "t"\ncells = []\n', "field 'cells'", None),
