@@ -3,33 +3,54 @@
 Arrays in, counts out: ``analysis/epic/engine.py`` turns a ``CompiledEpic`` into the integer tables
 below and the kernel runs the procedure of ``docs/epic-engine.md`` (clauses cited as §n there, TP =
 NetEA Tournament Pack).  Trials run in stream blocks of ``BLOCK_TRIALS`` (one generator stream per
-block, keyed by the block index), in parallel over blocks; per-block counts are summed at the end,
-so the counts depend only on the seed and the trial count.
+block, keyed by the block index; or, with ``trial_streams``, one stream per trial keyed by the trial's
+global index), in parallel over blocks; per-block counts are summed at the end, so the counts depend
+only on the seed and the trial count.
+
+Speed (``benchmarks/run.py``): the generator state lives in four local ``uint64`` variables (the
+``_next`` / ``_d6`` helpers return the new state), so it stays in registers; living-unit counts per
+formation and per side are popcounts of per-side alive bit masks (cleared as units die) instead of
+loops over the units;
+hits are allocated by arithmetic (full passes + remainder over the eligible units' starting DC, spec
+§2) with each unit's saves rolled and its damage applied at once, branch-free.
 """
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba.core import types
+from numba.extending import intrinsic
 
-from .rng import BLOCK_TRIALS, d6, die, seed_stream, uniform
+from .rng import (_INV53, _LOW32, _MULT5, _MULT9, _U7, _U11, _U17, _U32, _U45, BLOCK_TRIALS, _rotl, d6,
+                  seed_stream)
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
 
 # Unit table columns (int64[N, U_COLS]); units in allocation order (CompiledEpic.units).
 # U_SAVE = min(armour, cover); U_SNIPE = a sniper's target (Inspiring, Leader or Supreme Commander);
 # U_LOSS_BM = its losses give a winner BMs (not Expendable, unless its whole formation is).
+# U_ASSAULT: of an assault formation; U_TARGET: and directly engaged (bc / ff: hits can reach it);
+# U_BCT: and bc; U_INSPC: an Inspiring unit that counts for the result (§5, switch `inspiring`);
+# U_SIMPLE: neither Reinforced Armour nor Invulnerable Save (an ordinary hit = one save roll);
+# U_WORD, U_BIT: its bit in its side's alive masks (unit = side_base[side] + 64 * word + bit).
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
-    U_SNIPE, U_LOSS_BM = range(14)
-U_COLS = 14
+    U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT = range(22)
+U_COLS = 22
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
-S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS = range(6)
-S_COLS = 6
-# Source groups (rows of the source table are sorted by group): side * 3 + step.
+# S_BC: the unit is engaged bc (uses S_VC while in contact).
+S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC = range(7)
+S_COLS = 7
+# Source groups (rows of the source table are sorted by group): side * 3 + step.  ``gsimple[g]``: every
+# row of the group rolls one D6 (no D3) for ordinary hits.
 G_FIRST, G_NORMAL, G_SUPPORT = 0, 1, 2
 # Hit classes: kind (0 ordinary, 1 macro-weapon, 2 titan-killer) + 3 if sniper.
 N_CLASSES = 6
 # Formation table columns (int64[F, F_COLS]).
 # F_ANY_SC / F_ANY_LEADER: the formation has a Supreme Commander / a Leader (skips counting them).
-F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER = range(11)
-F_COLS = 11
+# F_N: its units; F_SIZE0: its starting size (WE = starting DC); F_SPEED0: it has a non-Fearless speed-0
+# bc / ff unit (withdrawal kills it); F_ANY_WE: it has a war engine.
+F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER, \
+    F_N, F_SIZE0, F_SPEED0, F_ANY_WE = range(15)
+F_COLS = 15
 # Rule switches (int64[R_COLS]).
 R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY = range(8)
 R_COLS = 8
@@ -39,10 +60,40 @@ O_COLS = 8
 # Per-formation count offsets (int64[F, FO_COLS]).
 FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, FO_BM_A, FO_BM_E = range(9)
 FO_COLS = 9
+# Unit sets as bit masks (uint64[2, M_COLS, W] per side, W words of 64 units; a formation's uint64[F, W]):
+# every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
+# in allocation order), bc ones (M_BC), Inspiring ones that count for the result (M_INSP), war engines
+# (M_WE).  The living units are ``alive[side, w]``: counts are popcounts (a WE counting its starting DC).
+M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE = range(6)
+M_COLS = 6
 
 BC, OUT = 0, 2
 ATTACKER, DEFENDER = 0, 1
 WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # winner code = its count slot
+
+#: Trial streams: trial ``t`` draws from the stream ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.
+TRIAL_STREAM_KEY = np.uint64(0x5452494C5354524D)
+_SIX = np.uint64(6)
+_THREE = np.uint64(3)
+_FOUR = np.uint64(4)
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Set bits of a uint64 (LLVM ctpop), as int64."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def _lowest_bit(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM cttz), as int64."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+    return types.int64(types.uint64), codegen
 
 
 @njit(cache=True, parallel=True)
@@ -58,215 +109,325 @@ def regroup_kernel(blast_markers, bonus, key0, key1, first_block, n_trials):
     return part.sum(axis=0)
 
 
+# The generator on local state: xoshiro256** (as kernels.rng.next_u64), each helper returning the new
+# state (s0, s1, s2, s3) so that LLVM keeps it in registers.
+
 @njit(cache=True, inline="always")
-def _any_alive(idx, lo, hi, hp):
-    """Is any unit ``idx[lo:hi]`` alive?"""
-    for k in range(lo, hi):
-        if hp[idx[k]] > 0:
+def _next(s0, s1, s2, s3):
+    result = _rotl(s1 * _MULT5, _U7) * _MULT9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _d6(s0, s1, s2, s3):
+    """One D6 (Lemire multiply-shift on the high 32 bits, exact rejection), as kernels.rng.d6."""
+    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+    m = (w >> _U32) * _SIX
+    while (m & _LOW32) < _FOUR:
+        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+        m = (w >> _U32) * _SIX
+    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _d3(s0, s1, s2, s3):
+    """One D3 (threshold 2^32 mod 3 = 1), as kernels.rng.die(state, 3)."""
+    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+    m = (w >> _U32) * _THREE
+    while (m & _LOW32) < _ONE:
+        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+        m = (w >> _U32) * _THREE
+    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _uniform(s0, s1, s2, s3):
+    """Uniform float in [0, 1) with 53 random bits."""
+    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+    return np.float64(w >> _U11) * _INV53, s0, s1, s2, s3
+
+
+# Builtin min / max compile to calls here (which spill every register): these inline instead.
+
+@njit(cache=True, inline="always")
+def _min(a, b):
+    return a if a < b else b
+
+
+@njit(cache=True, inline="always")
+def _max(a, b):
+    return a if a > b else b
+
+
+# Bookkeeping of living units: hp (remaining DC) and the alive bit masks.
+
+@njit(cache=True, inline="always")
+def _clear(u, units, alive):
+    """Unit ``u`` died: clear its alive bit."""
+    alive[units[u, U_SIDE], units[u, U_WORD]] &= ~(_ONE << np.uint64(units[u, U_BIT]))
+
+
+@njit(cache=True, inline="always")
+def _kill(u, units, hp, alive):
+    """Destroy the living unit ``u``."""
+    hp[u] = 0
+    _clear(u, units, alive)
+
+
+@njit(cache=True, inline="always")
+def _we_extra(m, w, side, units, base):
+    """Sum of (starting DC - 1) over the war engines in mask ``m`` (word ``w`` of ``side``)."""
+    c = 0
+    while m != _ZERO:
+        c += units[base[side] + 64 * w + _lowest_bit(m), U_DC] - 1
+        m &= m - _ONE
+    return c
+
+
+@njit(cache=True, inline="always")
+def _side_count(side, kind, weighted, alive, masks, units, base):
+    """Living units of ``side`` in set ``kind`` (``weighted``: a WE counting its starting DC)."""
+    c = 0
+    for w in range(alive.shape[1]):
+        m = alive[side, w] & masks[side, kind, w]
+        c += _popcount(m)
+        if weighted:
+            c += _we_extra(m & masks[side, M_WE, w], w, side, units, base)
+    return c
+
+
+@njit(cache=True, inline="always")
+def _side_any(side, kind, alive, masks):
+    """Does ``side`` have a living unit in set ``kind``?"""
+    for w in range(alive.shape[1]):
+        if alive[side, w] & masks[side, kind, w] != _ZERO:
             return True
     return False
 
 
 @njit(cache=True, inline="always")
-def _size(f, fu, fb, units, hp):
-    """Formation size: living units, a war engine counting its starting DC (TP 3.3.3, spec §0)."""
-    s = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        s += units[u, U_DC] * (hp[u] > 0)
-    return s
+def _form_count(f, weighted, forms, alive, fmasks, masks, units, base):
+    """Living units of formation ``f`` (``weighted``: its size, a WE counting its starting DC, spec §0)."""
+    side = forms[f, F_SIDE]
+    c = 0
+    for w in range(alive.shape[1]):
+        m = alive[side, w] & fmasks[f, w]
+        c += _popcount(m)
+        if weighted and forms[f, F_ANY_WE]:
+            c += _we_extra(m & masks[side, M_WE, w], w, side, units, base)
+    return c
 
 
 @njit(cache=True, inline="always")
-def _count(f, fu, fb, units, hp, col):
-    """Living units of formation ``f`` (with ``units[u, col]`` set, unless ``col`` < 0)."""
-    n = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        n += (hp[u] > 0) & (col < 0 or units[u, col] != 0)
-    return n
-
-
-@njit(cache=True, inline="always")
-def _living(units, hp, alive):
-    """``alive[f]`` = living units of formation ``f`` (one pass over the units)."""
-    alive[:] = 0
-    for u in range(units.shape[0]):
-        alive[units[u, U_FORM]] += hp[u] > 0
-
-
-@njit(cache=True, inline="always")
-def _withdraw(state, f, fu, fb, units, hp, trapped, speed_zero_die):
+def _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive):
     """Withdrawal (spec §6.2): speed-0 ``bc``/``ff`` units die (if asked), other non-Fearless units
     die with probability ``trapped`` (one uniform draw each, allocation order)."""
     p = trapped[f]
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u] == 0 or units[u, U_FEARLESS]:
-            continue
-        if speed_zero_die and units[u, U_SPEED0] and units[u, U_ENG] != OUT:
-            hp[u] = 0
-        elif p > 0.0 and uniform(state) < p:
-            hp[u] = 0
+    if p > 0.0 or (speed_zero_die and forms[f, F_SPEED0]):
+        for k in range(fb[f], fb[f + 1]):
+            u = fu[k]
+            if hp[u] == 0 or units[u, U_FEARLESS]:
+                continue
+            if speed_zero_die and units[u, U_SPEED0] and units[u, U_ENG] != OUT:
+                _kill(u, units, hp, alive)
+            elif p > 0.0:
+                x, s0, s1, s2, s3 = _uniform(s0, s1, s2, s3)
+                if x < p:
+                    _kill(u, units, hp, alive)
+    return s0, s1, s2, s3
 
 
 @njit(cache=True, inline="always")
-def _fails_break(f, forms, bm, fu, fb, units, hp):
+def _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
     """Break test: BMs >= size (TSKNF: 2 x size), spec §0."""
-    size = _size(f, fu, fb, units, hp)
+    size = _form_count(f, True, forms, alive, fmasks, masks, units, base)
     return bm[f] >= (2 * size if forms[f, F_TSKNF] else size)
 
 
 @njit(cache=True, inline="always")
-def _unsaved(state, cls, u, units, tally):
-    """1 if one hit of class ``cls`` on unit ``u`` is not saved, else 0 (spec §2 saves)."""
+def _count(f, fu, fb, units, hp, col):
+    """Living units of formation ``f`` with ``units[u, col]`` set."""
+    n = 0
+    for k in range(fb[f], fb[f + 1]):
+        u = fu[k]
+        n += (hp[u] > 0) & (units[u, col] != 0)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _unsaved(s0, s1, s2, s3, cls, u, units, nd):
+    """1 if one hit of class ``cls`` on unit ``u`` is not saved, else 0 (spec §2 saves); ``nd`` counts dice."""
     sniper = cls >= 3
     kind = cls - 3 * sniper
     failed = True
     if kind == 0:
         target = units[u, U_SAVE] + sniper
         if target < NO_ROLL:
-            tally[0] += 1
-            failed = d6(state) < target
+            nd += 1
+            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            failed = v < target
             if units[u, U_RA] and failed:
-                tally[0] += 1
-                failed = d6(state) < target
+                nd += 1
+                v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                failed = v < target
     elif kind == 1 and units[u, U_RA]:
         target = units[u, U_ARMOUR] + sniper
         if target < NO_ROLL:
-            tally[0] += 1
-            failed = d6(state) < target
+            nd += 1
+            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            failed = v < target
     if units[u, U_INV] and failed:
-        tally[0] += 1
-        failed = d6(state) < 6
-    return np.int64(failed)
+        nd += 1
+        v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+        failed = v < 6
+    return np.int64(failed), s0, s1, s2, s3, nd
 
 
 @njit(cache=True, inline="always")
-def _allocate(state, hits, hs, tgt, lo, hi, units, hp, unsaved, tally):
-    """Allocate the hits ``hits[hs]`` to the living units ``tgt[lo:hi]`` and roll saves (spec §2).
+def _damage(u, un, side, ck, units, hp, losses_bm, kills):
+    """Apply ``un`` unsaved hits to the (living) unit ``u`` of ``side``, branch-free: a non-WE unit dies
+    from the first, a WE loses 1 DC each; kills count for the enemy (if ``ck``), losses for ``u``'s
+    formation.  Returns 1 if it died (its alive bit is the caller's to clear)."""
+    hp_u = hp[u]
+    done = _min(un, hp_u)
+    left = hp_u - done
+    hp[u] = left
+    losses_bm[units[u, U_FORM]] += done * units[u, U_LOSS_BM]
+    kills[1 - side] += done * ck
+    return np.uint64(left == 0)
 
-    Sniper hits go to the first Inspiring / Leader / Supreme Commander unit (else the first unit);
-    then ordinary, macro-weapon and titan-killer hits continue one round-robin in allocation order,
-    a war engine taking up to its starting DC hits per pass.  Unsaved hits add to ``unsaved``.
+
+@njit(cache=True, inline="always")
+def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, losses_bm, kills, ck, nd):
+    """Allocate the hits ``hits[hs]`` to the living directly engaged units of ``side``, roll their saves
+    and apply the damage (spec §2).
+
+    Sniper hits go to the first Inspiring / Leader / Supreme Commander unit (else the first unit); then
+    ordinary, macro-weapon and titan-killer hits continue one round-robin in allocation order, a war
+    engine taking up to its starting DC hits per pass: with ``cap`` = the starting DC of the living
+    eligible units, ``q, r = divmod(hits, cap)``, a unit with ``prefix`` DC before it takes
+    ``q * dc + clip(r - prefix, 0, dc)`` hits, at positions ``j * cap + prefix + i`` of pass ``j`` (the
+    position decides the hit class).  Allocation is decided from the living units before any save:
+    the eligible units are a snapshot of the alive mask, each unit's damage applied once its own saves
+    are rolled.
     """
     n_ord = hits[hs, 0]
     n_mw = n_ord + hits[hs, 1]
     total = n_mw + hits[hs, 2]
     n_snipe = hits[hs, 3] + hits[hs, 4] + hits[hs, 5]
     if total + n_snipe == 0:
-        return
-    first = -1
+        return s0, s1, s2, s3, nd
+    cap = _side_count(side, M_TARGET, True, alive, masks, units, base)
+    if cap == 0:  # no eligible unit: the hits are lost
+        return s0, s1, s2, s3, nd
+    n_words = alive.shape[1]
     snipe = -1
-    for k in range(lo, hi):
-        u = tgt[k]
-        if hp[u] > 0:
-            if first < 0:
-                first = u
-            if units[u, U_SNIPE]:
-                snipe = u
+    snipe_unsaved = 0
+    if n_snipe > 0:
+        first = -1
+        for w in range(n_words):
+            m = alive[side, w] & masks[side, M_TARGET, w]
+            while m != _ZERO:
+                u = base[side] + 64 * w + _lowest_bit(m)
+                m &= m - _ONE
+                if first < 0:
+                    first = u
+                if units[u, U_SNIPE]:
+                    snipe = u
+                    break
+            if snipe >= 0:
                 break
-    if first < 0:
-        return  # no eligible unit: the hits are lost
-    if snipe < 0:
-        snipe = first
-    for cls in range(3, N_CLASSES):
-        for _ in range(hits[hs, cls]):
-            unsaved[snipe] += _unsaved(state, cls, snipe, units, tally)
-    pos = 0
-    while pos < total:
-        for k in range(lo, hi):
-            u = tgt[k]
-            if hp[u] == 0:
-                continue
-            end = min(pos + units[u, U_DC], total)
-            for p in range(pos, end):
-                cls = 0 if p < n_ord else (1 if p < n_mw else 2)
-                unsaved[u] += _unsaved(state, cls, u, units, tally)
-            pos = end
-            if pos == total:
+        if snipe < 0:
+            snipe = first
+        for cls in range(3, N_CLASSES):
+            for _ in range(hits[hs, cls]):
+                f, s0, s1, s2, s3, nd = _unsaved(s0, s1, s2, s3, cls, snipe, units, nd)
+                snipe_unsaved += f
+    q = total // cap
+    r = total - q * cap
+    plain = n_ord == total
+    prefix = 0
+    for w in range(n_words):
+        if q == 0 and prefix >= r:
+            break
+        m = alive[side, w] & masks[side, M_TARGET, w]
+        dead = _ZERO
+        while m != _ZERO:
+            if q == 0 and prefix >= r:
                 break
+            bit = _lowest_bit(m)
+            m &= m - _ONE
+            u = base[side] + 64 * w + bit
+            dc = units[u, U_DC]
+            part = _min(dc, _max(0, r - prefix))
+            un = 0
+            if plain and units[u, U_SIMPLE]:  # ordinary hits, one save roll each
+                h = q * dc + part
+                sv = units[u, U_SAVE]
+                if sv < NO_ROLL:
+                    nd += h
+                    for _ in range(h):
+                        v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                        un += v < sv
+                else:
+                    un = h
+            else:
+                for j in range(q + 1):
+                    start = j * cap + prefix
+                    for p in range(start, start + (dc if j < q else part)):
+                        cls = 0 if p < n_ord else (1 if p < n_mw else 2)
+                        f, s0, s1, s2, s3, nd = _unsaved(s0, s1, s2, s3, cls, u, units, nd)
+                        un += f
+            if u == snipe:
+                un += snipe_unsaved
+                snipe = -1
+            prefix += dc
+            dead |= _damage(u, un, side, ck, units, hp, losses_bm, kills) << np.uint64(bit)
+        alive[side, w] &= ~dead
+    if snipe >= 0:  # the sniper target took no round-robin hit
+        if _damage(snipe, snipe_unsaved, side, ck, units, hp, losses_bm, kills):
+            _clear(snipe, units, alive)
+    return s0, s1, s2, s3, nd
 
 
 @njit(cache=True, inline="always")
-def _margin(state, kills, units, hp, asu, ab, forms, bm, broken, fu, fb, rules):
-    """Attacker score - defender score of one result roll (spec §5): highest (or sum) of 2D6 + modifiers."""
-    n_att = 0
-    n_def = 0
-    insp = 0
-    out_counts = rules[R_INSP_ENGAGED] == 0
-    for k in range(ab[0], ab[1]):  # branch-free: which units live is random
-        u = asu[k]
-        alive = hp[u] > 0
-        n_att += units[u, U_DC] * alive
-        insp += alive & (units[u, U_INSPIRING] != 0) & (out_counts | (units[u, U_ENG] != OUT))
-    for k in range(ab[1], ab[2]):
-        u = asu[k]
-        alive = hp[u] > 0
-        n_def += units[u, U_DC] * alive
-        insp -= alive & (units[u, U_INSPIRING] != 0) & (out_counts | (units[u, U_ENG] != OUT))
-    bm_att = 0
-    bm_def = 0
-    raw_att = 0
-    raw_def = 0
-    for f in range(forms.shape[0]):
-        if not forms[f, F_ASSAULT]:
-            continue
-        if broken[f]:
-            raw = _size(f, fu, fb, units, hp)
-            held = raw
-        else:
-            raw = bm[f]
-            held = bm[f] // 2 if forms[f, F_TSKNF] else bm[f]
-        if forms[f, F_SIDE] == ATTACKER:
-            bm_att += held
-            raw_att += raw
-        else:
-            bm_def += held
-            raw_def += raw
-    mod = kills[ATTACKER] - kills[DEFENDER] + insp
-    mod += (n_att > n_def) + (n_att > 2 * n_def) - (n_def > n_att) - (n_def > 2 * n_att)
-    mod += (raw_att == 0) - (raw_def == 0) + (bm_def > bm_att) - (bm_att > bm_def)
-    a1 = d6(state)
-    a2 = d6(state)
-    d1 = d6(state)
-    d2 = d6(state)
-    if rules[R_SUM]:
-        return a1 + a2 - d1 - d2 + mod
-    return max(a1, a2) - max(d1, d2) + mod
-
-
-@njit(cache=True, inline="always")
-def _consequences(state, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, asu, ab, trapped):
+def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, asu, ab,
+                  trapped, all_tsknf, alive, masks, fmasks, base):
     """Extra hits, the loser breaks or is destroyed, nearby losers, the winner's BMs (spec §6)."""
     loser = DEFENDER if winner == WIN_ATT else ATTACKER
     n_forms = forms.shape[0]
     if extra > 0:  # §6.1: no saves, Fearless immune, front to back, a unit takes its remaining DC
-        all_tsknf = True
-        for f in range(n_forms):
-            if forms[f, F_SIDE] == loser and forms[f, F_ASSAULT] and not forms[f, F_TSKNF]:
-                all_tsknf = False
-        if all_tsknf:
+        if all_tsknf[loser]:
             extra //= 2
         for k in range(ab[loser], ab[loser + 1]):
             if extra == 0:
                 break
             u = asu[k]
             if hp[u] > 0 and not units[u, U_FEARLESS]:
-                take = min(hp[u], extra)
+                take = _min(hp[u], extra)
                 extra -= take
                 hp[u] -= take
+                if hp[u] == 0:
+                    _clear(u, units, alive)
     for f in range(n_forms):  # §6.2
         if forms[f, F_SIDE] != loser or not forms[f, F_ASSAULT]:
             continue
         if forms[f, F_BROKEN0]:
             for k in range(fb[f], fb[f + 1]):
-                if not units[fu[k], U_FEARLESS]:
-                    hp[fu[k]] = 0
+                u = fu[k]
+                if hp[u] > 0 and not units[u, U_FEARLESS]:
+                    _kill(u, units, hp, alive)
         else:
             bm[f] = 0
             broken[f] = True
-            _withdraw(state, f, fu, fb, units, hp, trapped, True)
+            s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
     for f in range(n_forms):  # §6.3
         if forms[f, F_SIDE] != loser or forms[f, F_ASSAULT]:
             continue
@@ -276,82 +437,72 @@ def _consequences(state, winner, extra, forms, bm, broken, losses_bm, fu, fb, un
                     u = fu[k]
                     if hp[u] > 0 and not units[u, U_FEARLESS]:
                         hp[u] -= 1
+                        if hp[u] == 0:
+                            _clear(u, units, alive)
                         break
         else:
             bm[f] += 1
-            if _fails_break(f, forms, bm, fu, fb, units, hp):
+            if _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
                 bm[f] = 0
                 broken[f] = True
-                _withdraw(state, f, fu, fb, units, hp, trapped, True)
+                s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
     for f in range(n_forms):  # §6.4
         if forms[f, F_SIDE] == loser or not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
             continue
         bm[f] += losses_bm[f]
-        if _fails_break(f, forms, bm, fu, fb, units, hp):
+        if _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
             bm[f] = 0
             broken[f] = True
-
-
-@njit(cache=True, inline="always")
-def _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, tested, passed, alive, tally):
-    """The rally of every formation with a living unit and BMs or broken (spec §7).
-
-    ``alive[f]`` = living units of formation ``f`` after the assault (only its own rally changes them).
-    """
-    for f in range(forms.shape[0]):
-        living = alive[f]
-        if living == 0 or (bm[f] == 0 and not broken[f]):
-            continue
-        tested[f] = True
-        mod = forms[f, F_ENEMY30] * -1 - 2 * broken[f]
-        if forms[f, F_MOB]:
-            mod += 2 if living > 10 else (1 if living > 5 else 0)
-        tries = 1 + (_count(f, fu, fb, units, hp, U_SC) if rules[R_SC_REROLL] and forms[f, F_ANY_SC] else 0)
-        ok = False
-        for _ in range(tries):
-            roll = d6(state)
-            tally[0] += 1
-            ok = roll + mod >= forms[f, F_INIT] and not (rules[R_NAT1] and roll == 1)
-            if ok:
-                break
-        leaders = _count(f, fu, fb, units, hp, U_LEADER) if rules[R_LEADERS] and forms[f, F_ANY_LEADER] else 0
-        per_leader = 2 if forms[f, F_TSKNF] else 1
-        if ok:
-            passed[f] = True
-            if broken[f]:
-                broken[f] = False
-                bm[f] = (living if forms[f, F_TSKNF] else living // 2) - per_leader * leaders
-            else:
-                bm[f] = bm[f] // 2 - per_leader * leaders
-            bm[f] = max(bm[f], 0)
-        elif broken[f]:
-            _withdraw(state, f, fu, fb, units, hp, trapped, False)
+    return s0, s1, s2, s3
 
 
 @njit(cache=True, _nrt=False)
-def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trapped, rules, side_off,
-               form_off, part, b, n_trials, hp, unsaved, hits, kills, bm, broken, losses_bm, tested, passed,
-               cas_a, bm_a, broken_a, alive, tally):
+def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, rules, side_off,
+               form_off, part, b, n_trials, trial_streams, key0, key1, first_trial, hp, hits, kills, bm, broken,
+               losses_bm, tested, passed, bm_a, broken_a, fa, alive, masks, fmasks, base, all_tsknf, tally):
     """``n_trials`` assaults (spec §0-§7) counted into ``part[b]``; the D6 (and D3) rolled add to ``tally[0]``.
 
-    Work arrays: ``hp`` (remaining damage capacity, 1 for a unit that is not a WE), ``unsaved``
-    per unit; ``hits[side that rolled, class]``; ``kills`` per side; per formation ``bm``,
-    ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22), ``tested``,
-    ``passed``, the state after the assault (``cas_a``, ``bm_a``, ``broken_a``) and living units
-    (``alive``).  Compiled
-    without the runtime (``_nrt=False``): nothing here allocates, and no reference counting
-    slows the per-trial code.
+    The generator starts from ``state`` (uint64[4]); with ``trial_streams`` each trial reseeds it
+    from ``(key0, key1 ^ TRIAL_STREAM_KEY, first_trial + i)``.  Work arrays: ``hp`` (remaining damage
+    capacity, 1 for a unit that is not a WE); ``hits[side that rolled, class]``; ``kills`` per side;
+    per formation ``bm``, ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22),
+    ``tested``, ``passed``, the state after the assault (``bm_a``, ``broken_a``), living units ``fa``;
+    ``alive[side, word]`` the alive masks (sets ``masks``, formations ``fmasks``, a side's first unit
+    ``base[side]``); ``all_tsknf[side]``.  Compiled without the runtime (``_nrt=False``): nothing here allocates, and
+    no reference counting slows the per-trial code.
     """
     n_units = units.shape[0]
     n_forms = forms.shape[0]
+    n_words = alive.shape[1]
     max_rounds = rules[R_MAX_ROUNDS]
     has_first = gb[G_FIRST + 1] > gb[G_FIRST] or gb[3 + G_FIRST + 1] > gb[3 + G_FIRST]
     has_support = gb[G_SUPPORT + 1] > gb[G_SUPPORT] or gb[3 + G_SUPPORT + 1] > gb[3 + G_SUPPORT]
-    for _ in range(n_trials):
+    first_step = G_FIRST if has_first else G_NORMAL
+    sf_kills = np.int64(rules[R_SF_KILLS] != 0)
+    for s in range(2):
+        all_tsknf[s] = True
+    for f in range(n_forms):
+        if forms[f, F_ASSAULT] and not forms[f, F_TSKNF]:
+            all_tsknf[forms[f, F_SIDE]] = False
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    nd = 0
+    for i in range(n_trials):
+        if trial_streams:
+            seed_stream(state, key0, key1 ^ TRIAL_STREAM_KEY, first_trial + i)
+            s0 = state[0]
+            s1 = state[1]
+            s2 = state[2]
+            s3 = state[3]
         for u in range(n_units):
             hp[u] = units[u, U_DC]
         kills[0] = 0
         kills[1] = 0
+        for s in range(2):
+            for w in range(n_words):
+                alive[s, w] = masks[s, M_ALL, w]
         for f in range(n_forms):
             broken[f] = forms[f, F_BROKEN0] != 0
             bm[f] = 0 if broken[f] else forms[f, F_BM0]
@@ -364,15 +515,13 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
         rnd = 1
         while True:  # one round: first strike, normal step, early ends, supporting fire, result
             ended = False
-            for step in range(3):
-                if step == G_FIRST and not has_first:
-                    continue
+            for step in range(first_step, 3):
                 if step == G_SUPPORT:  # §3 early ends, after the normal step
-                    if not _any_alive(asu, ab[DEFENDER], ab[DEFENDER + 1], hp):
-                        winner = WIN_ATT if _any_alive(asu, ab[ATTACKER], ab[ATTACKER + 1], hp) else WIN_NONE
+                    if not _side_any(DEFENDER, M_ASSAULT, alive, masks):
+                        winner = WIN_ATT if _side_any(ATTACKER, M_ASSAULT, alive, masks) else WIN_NONE
                         ended = True
                         break
-                    if not _any_alive(tgt, tb[ATTACKER], tb[ATTACKER + 1], hp):
+                    if not _side_any(ATTACKER, M_TARGET, alive, masks):
                         winner = WIN_DEF
                         ended = True
                         break
@@ -384,41 +533,83 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
                     g = side * 3 + step
                     if gb[g + 1] == gb[g]:
                         continue
-                    contact = _any_alive(tgt, tb[1 - side], tbc[1 - side], hp)
+                    contact = np.int64(_side_any(1 - side, M_BC, alive, masks))
+                    if gsimple[g]:  # one D6 per row, ordinary hits: branch-free
+                        h = 0
+                        for k in range(gb[g], gb[g + 1]):
+                            u = src[k, S_UNIT]
+                            live = hp[u] > 0
+                            vn = src[k, S_VN]
+                            val = vn + (src[k, S_VC] - vn) * (contact & src[k, S_BC])
+                            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                            h += live & (v >= val)
+                            nd += live & (val < NO_ROLL)
+                        hits[side, 0] = h
+                        continue
                     for k in range(gb[g], gb[g + 1]):
                         u = src[k, S_UNIT]
                         if hp[u] == 0:
                             continue
-                        val = src[k, S_VC] if (contact and units[u, U_ENG] == BC) else src[k, S_VN]
+                        val = src[k, S_VC] if (contact and src[k, S_BC]) else src[k, S_VN]
                         if val >= NO_ROLL:
                             continue
-                        n = die(state, 3) if src[k, S_D3] else src[k, S_N]
-                        tally[0] += n + src[k, S_D3]
+                        n = src[k, S_N]
+                        if src[k, S_D3]:
+                            n, s0, s1, s2, s3 = _d3(s0, s1, s2, s3)
+                            nd += 1
+                        nd += n
                         h = 0
-                        for _i in range(n):
-                            h += d6(state) >= val
+                        for _ in range(n):
+                            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                            h += v >= val
                         hits[side, src[k, S_CLASS]] += h
-                for side in range(2):  # §2: allocation and saves, from the living units before removal
-                    _allocate(state, hits, 1 - side, tgt, tb[side], tb[side + 1], units, hp, unsaved, tally)
-                count_kills = step != G_SUPPORT or rules[R_SF_KILLS] != 0
-                for side in range(2):  # remove casualties of both sides together (branch-free)
-                    for k in range(tb[side], tb[side + 1]):
-                        u = tgt[k]
-                        done = min(unsaved[u], hp[u])
-                        unsaved[u] = 0
-                        hp[u] -= done
-                        losses_bm[units[u, U_FORM]] += done * units[u, U_LOSS_BM]
-                        kills[1 - side] += done * count_kills
+                ck = np.int64(step != G_SUPPORT) | sf_kills
+                for side in range(2):  # §2: allocation, saves and damage (side's units, the enemy's hits)
+                    s0, s1, s2, s3, nd = _allocate(s0, s1, s2, s3, side, hits, 1 - side, units, hp, alive, masks,
+                                                   base, losses_bm, kills, ck, nd)
                 if step == G_SUPPORT:  # §4: a side wiped out by supporting fire loses without a roll
-                    att = _any_alive(asu, ab[ATTACKER], ab[ATTACKER + 1], hp)
-                    dfd = _any_alive(asu, ab[DEFENDER], ab[DEFENDER + 1], hp)
+                    att = _side_any(ATTACKER, M_ASSAULT, alive, masks)
+                    dfd = _side_any(DEFENDER, M_ASSAULT, alive, masks)
                     if not (att and dfd):
                         winner = WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE)
                         ended = True
             if ended:
                 break
-            tally[0] += 4
-            margin = _margin(state, kills, units, hp, asu, ab, forms, bm, broken, fu, fb, rules)
+            # §5 result roll: attacker score - defender score
+            bm_att = 0
+            bm_def = 0
+            raw_att = 0
+            raw_def = 0
+            for f in range(n_forms):
+                if not forms[f, F_ASSAULT]:
+                    continue
+                if broken[f]:
+                    raw = _form_count(f, True, forms, alive, fmasks, masks, units, base)
+                    held = raw
+                else:
+                    raw = bm[f]
+                    held = bm[f] // 2 if forms[f, F_TSKNF] else bm[f]
+                if forms[f, F_SIDE] == ATTACKER:
+                    bm_att += held
+                    raw_att += raw
+                else:
+                    bm_def += held
+                    raw_def += raw
+            n_att = _side_count(ATTACKER, M_ASSAULT, True, alive, masks, units, base)
+            n_def = _side_count(DEFENDER, M_ASSAULT, True, alive, masks, units, base)
+            mod = kills[ATTACKER] - kills[DEFENDER] + _side_count(ATTACKER, M_INSP, False, alive, masks, units, base) \
+                - _side_count(DEFENDER, M_INSP, False, alive, masks, units, base)
+            mod += (n_att > n_def) + (n_att > 2 * n_def) - (n_def > n_att) - (n_def > 2 * n_att)
+            mod += (raw_att == 0) - (raw_def == 0) + (bm_def > bm_att) - (bm_att > bm_def)
+            a1, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            a2, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            d1, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            d2, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            nd += 4
+            if rules[R_SUM]:
+                margin = a1 + a2 - d1 - d2 + mod
+            else:
+                margin = _max(a1, a2) - _max(d1, d2) + mod
             if margin != 0:
                 by_roll = True
                 winner = WIN_ATT if margin > 0 else WIN_DEF
@@ -427,16 +618,46 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
                 break
             rnd += 1
         if winner == WIN_ATT or winner == WIN_DEF:
-            _consequences(state, winner, abs(margin), forms, bm, broken, losses_bm, fu, fb, units, hp, asu, ab,
-                          trapped)
-        _living(units, hp, alive)
+            s0, s1, s2, s3 = _consequences(s0, s1, s2, s3, winner, margin if margin > 0 else -margin, forms, bm, broken, losses_bm, fu,
+                                           fb, units, hp, asu, ab, trapped, all_tsknf, alive, masks, fmasks, base)
         for f in range(n_forms):
-            cas_a[f] = fb[f + 1] - fb[f] - alive[f]
             bm_a[f] = bm[f]
             broken_a[f] = broken[f]
-        if rules[R_RALLY]:
-            _end_phase(state, forms, bm, broken, fu, fb, units, hp, trapped, rules, tested, passed, alive, tally)
-            _living(units, hp, alive)
+            fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
+            part[b, form_off[f, FO_CAS_A] + forms[f, F_N] - fa[f]] += 1
+        if rules[R_RALLY]:  # §7: every formation with a living unit and BMs or broken (only its own
+            for f in range(n_forms):  # rally changes its units)
+                living = fa[f]
+                if living == 0 or (bm[f] == 0 and not broken[f]):
+                    continue
+                tested[f] = True
+                mod = forms[f, F_ENEMY30] * -1 - 2 * broken[f]
+                if forms[f, F_MOB]:
+                    mod += 2 if living > 10 else (1 if living > 5 else 0)
+                tries = 1 + (_count(f, fu, fb, units, hp, U_SC) if rules[R_SC_REROLL] and forms[f, F_ANY_SC]
+                             else 0)
+                ok = False
+                for _ in range(tries):
+                    roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                    nd += 1
+                    ok = roll + mod >= forms[f, F_INIT] and not (rules[R_NAT1] and roll == 1)
+                    if ok:
+                        break
+                leaders = _count(f, fu, fb, units, hp, U_LEADER) if rules[R_LEADERS] and forms[f, F_ANY_LEADER] \
+                    else 0
+                per_leader = 2 if forms[f, F_TSKNF] else 1
+                if ok:
+                    passed[f] = True
+                    if broken[f]:
+                        broken[f] = False
+                        bm[f] = (living if forms[f, F_TSKNF] else living // 2) - per_leader * leaders
+                    else:
+                        bm[f] = bm[f] // 2 - per_leader * leaders
+                    bm[f] = _max(bm[f], 0)
+                elif broken[f]:
+                    s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, False, forms, alive)
+            for f in range(n_forms):
+                fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
         # the slots of analysis/epic/outcome.py::record
         part[b, side_off[winner]] += 1
         part[b, side_off[O_NOROLL]] += winner != WIN_UNRESOLVED and not by_roll
@@ -444,8 +665,8 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
         if by_roll:
             part[b, side_off[O_MARGIN] + margin + side_off[O_MAX_MARGIN]] += 1
         for f in range(n_forms):
-            n_f = fb[f + 1] - fb[f]
-            dead = n_f - alive[f]
+            n_f = forms[f, F_N]
+            dead = n_f - fa[f]
             cap = forms[f, F_CAP]
             part[b, form_off[f, FO_DESTROYED]] += dead == n_f
             part[b, form_off[f, FO_BROKEN_A]] += broken_a[f]
@@ -453,22 +674,28 @@ def _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trap
             part[b, form_off[f, FO_TESTED]] += tested[f]
             part[b, form_off[f, FO_PASSED]] += passed[f]
             part[b, form_off[f, FO_CAS] + dead] += 1
-            part[b, form_off[f, FO_CAS_A] + cas_a[f]] += 1
-            part[b, form_off[f, FO_BM_A] + min(bm_a[f], cap)] += 1
-            part[b, form_off[f, FO_BM_E] + min(bm[f], cap)] += 1
+            part[b, form_off[f, FO_BM_A] + _min(bm_a[f], cap)] += 1
+            part[b, form_off[f, FO_BM_E] + _min(bm[f], cap)] += 1
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    tally[0] += nd
 
 
 @njit(cache=True, parallel=True)
-def assault_kernel(units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trapped, rules, side_off, form_off,
-                   n_counts, key0, key1, first_block, n_trials):
+def assault_kernel(units, src, gb, gsimple, masks, fmasks, base, asu, ab, forms, fu, fb, trapped, rules, side_off,
+                   form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
     """Run ``n_trials`` assaults from stream block ``first_block``: (int64[n_counts], D6 and D3 rolled).
 
     Tables (built by ``analysis.epic.engine.KernelArrays``, columns named above): ``units``
     int64[N, U_COLS] in allocation order; attack sources ``src`` int64[S, S_COLS] sorted by group
-    ``side * 3 + step`` with bounds ``gb``; ``tgt`` each side's directly engaged assault units (bounds
-    ``tb``, its ``bc`` units first, up to ``tbc``); ``asu`` each side's assault units (bounds ``ab``);
-    ``forms`` int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F];
-    ``rules`` int64[R_COLS]; count offsets ``side_off`` and ``form_off``.
+    ``side * 3 + step`` with bounds ``gb`` and flags ``gsimple``; unit sets ``masks`` uint64[2, M_COLS, W]
+    and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``asu``
+    each side's assault units (bounds ``ab``); ``forms``
+    int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F]; ``rules``
+    int64[R_COLS]; count offsets ``side_off`` and ``form_off``.  ``trial_streams``: one stream per
+    trial (keyed by its global index) instead of one per block.
     """
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
@@ -479,12 +706,13 @@ def assault_kernel(units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trapped
         state = np.empty(4, np.uint64)
         seed_stream(state, key0, key1, first_block + b)
         tally = np.zeros(1, np.int64)
-        _run_block(state, units, src, gb, tgt, tb, tbc, asu, ab, forms, fu, fb, trapped, rules, side_off,
-                   form_off, part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS),
-                   np.empty(n_units, np.int64), np.zeros(n_units, np.int64), np.zeros((2, N_CLASSES), np.int64),
+        _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, rules, side_off,
+                   form_off, part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
+                   (first_block + b) * BLOCK_TRIALS,
+                   np.empty(n_units, np.int64), np.zeros((2, N_CLASSES), np.int64),
                    np.zeros(2, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.bool_),
-                   np.zeros(n_forms, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
-                   np.zeros(n_forms, np.int64), tally)
+                   np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.int64),
+                   np.zeros((2, masks.shape[2]), np.uint64), masks, fmasks, base, np.zeros(2, np.bool_), tally)
         dice[b] = tally[0]
     return part.sum(axis=0), dice.sum()

@@ -12,7 +12,7 @@ import numpy as np
 
 from kernels import epic as K
 
-from .compile import BC, ENGAGED, FF, NO_ROLL, SUPPORT, CompiledEpic, UnitSlot
+from .compile import BC, ENGAGED, FF, NO_ROLL, OUT, SUPPORT, CompiledEpic, UnitSlot
 from .outcome import precision_successes
 
 _FORMATION_SLOTS = {  # kernel column -> count slot of analysis/epic/compile.py::_lay_out
@@ -35,22 +35,23 @@ def _sources(u: UnitSlot, support: bool) -> list[tuple[int, list[int]]]:
     we = u.type == "WE"
     rows = []
     if support:  # supporting fire: FF only, 15cm lines only, first strike gives nothing (§4)
-        rows.append((K.G_SUPPORT, [u.index, u.damage_capacity, 0, u.ff, u.ff, 3 * u.sniper]))
+        rows.append((K.G_SUPPORT, [u.index, u.damage_capacity, 0, u.ff, u.ff, 3 * u.sniper, 0]))
         for line in u.extra:
             if not line.contact_only:
                 kind = 2 if line.titan_killer else int(line.macro_weapon)
                 rows.append((K.G_SUPPORT, [u.index, line.count, int(line.d3), u.ff, u.ff,
-                                           kind + 3 * (line.sniper or u.sniper)]))
+                                           kind + 3 * (line.sniper or u.sniper), 0]))
     else:
         contact = min(u.cc, u.ff) if u.skimmer else u.cc
         step = K.G_FIRST if u.first_strike else K.G_NORMAL
-        rows.append((step, [u.index, u.damage_capacity, 0, contact, u.ff, 3 * u.sniper]))
+        rows.append((step, [u.index, u.damage_capacity, 0, contact, u.ff, 3 * u.sniper, int(u.engaged == BC)]))
         for line in u.extra:
             kind = 2 if line.titan_killer else int(line.macro_weapon)
             vc = u.cc if line.contact_only else (u.ff if we else NO_ROLL)
             vn = NO_ROLL if line.contact_only else u.ff
             step = K.G_FIRST if (line.first_strike or u.first_strike) else K.G_NORMAL
-            rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * (line.sniper or u.sniper)]))
+            rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * (line.sniper or u.sniper),
+                                int(u.engaged == BC)]))
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
 
 
@@ -61,9 +62,10 @@ class KernelArrays:
     units: np.ndarray
     src: np.ndarray
     gb: np.ndarray
-    tgt: np.ndarray
-    tb: np.ndarray
-    tbc: np.ndarray
+    gsimple: np.ndarray
+    masks: np.ndarray
+    fmasks: np.ndarray
+    base: np.ndarray
     asu: np.ndarray
     ab: np.ndarray
     forms: np.ndarray
@@ -79,9 +81,17 @@ class KernelArrays:
     def build(cls, c: CompiledEpic) -> "KernelArrays":
         forms = c.formations
         all_expendable = [all(c.units[i].expendable for i in f.units) for f in forms]
+        r = c.rules
+        base = np.array([min((u.index for u in c.units if u.side == s), default=0) for s in (0, 1)], np.int64)
+        per_side = [sum(u.side == s for u in c.units) for s in (0, 1)]
+        assert all(u.index - base[u.side] < per_side[u.side] for u in c.units), "a side's units are contiguous"
+        n_words = max(1, -(-max(per_side) // 64))
+        masks = np.zeros((2, K.M_COLS, n_words), np.uint64)
+        fmasks = np.zeros((len(forms), n_words), np.uint64)
         units = np.zeros((len(c.units), K.U_COLS), np.int64)
         for u in c.units:
             row = units[u.index]
+            assault = forms[u.formation].role == ENGAGED
             row[K.U_FORM] = u.formation
             row[K.U_ENG] = u.engaged
             row[K.U_SAVE] = min(u.armour, u.cover)
@@ -96,25 +106,38 @@ class KernelArrays:
             row[K.U_SPEED0] = u.speed_zero
             row[K.U_SNIPE] = u.inspiring or u.leader or u.supreme_commander
             row[K.U_LOSS_BM] = (not u.expendable) or all_expendable[u.formation]
+            row[K.U_SIDE] = u.side
+            row[K.U_ASSAULT] = assault
+            row[K.U_TARGET] = assault and u.engaged in (BC, FF)
+            row[K.U_BCT] = assault and u.engaged == BC
+            row[K.U_INSPC] = assault and u.inspiring and (r.inspiring != "engaged_only" or u.engaged in (BC, FF))
+            row[K.U_SIMPLE] = not (u.reinforced_armour or u.invulnerable)
+            word, bit = divmod(u.index - int(base[u.side]), 64)
+            row[K.U_WORD] = word
+            row[K.U_BIT] = bit
+            flag = np.uint64(1) << np.uint64(bit)
+            for kind, member in ((K.M_ALL, True), (K.M_ASSAULT, row[K.U_ASSAULT]), (K.M_TARGET, row[K.U_TARGET]),
+                                 (K.M_BC, row[K.U_BCT]), (K.M_INSP, row[K.U_INSPC]),
+                                 (K.M_WE, u.damage_capacity > 1)):
+                if member:
+                    masks[u.side, kind, word] |= flag
+            fmasks[u.formation, word] |= flag
 
         groups: list[list[list[int]]] = [[] for _ in range(6)]
-        targets: list[list[int]] = [[], []]
         assault: list[list[int]] = [[], []]
         for u in c.units:
             f = forms[u.formation]
             engaged = u.engaged in (BC, FF)
             if f.role == ENGAGED:
                 assault[u.side].append(u.index)
-                if engaged:
-                    targets[u.side].append(u.index)
             if engaged and (f.role == ENGAGED or (f.role == SUPPORT and not f.broken)):
                 for step, row in _sources(u, support=f.role == SUPPORT):
                     groups[u.side * 3 + step].append(row)
         rows = [r for g in groups for r in g]
         src = np.array(rows, np.int64).reshape(len(rows), K.S_COLS)
         gb = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
-        tgt, tb = _bounds(targets)
-        tbc = tb[:2] + [sum(c.units[i].engaged == BC for i in t) for t in targets]  # bc units come first
+        gsimple = np.array([all(row[K.S_N] == 1 and not row[K.S_D3] and row[K.S_CLASS] == 0 for row in g)
+                            for g in groups], np.int64)
         asu, ab = _bounds(assault)
         fu, fb = _bounds([list(f.units) for f in forms])
 
@@ -123,8 +146,11 @@ class KernelArrays:
             ftab[f.index] = [f.side, f.role == ENGAGED, f.initiative, f.blast_markers, f.broken, f.tsknf,
                              f.mob_rule, f.enemy_within_30cm, f.max_blast_markers,
                              any(c.units[i].supreme_commander for i in f.units),
-                             any(c.units[i].leader for i in f.units)]
-        r = c.rules
+                             any(c.units[i].leader for i in f.units),
+                             len(f.units), sum(c.units[i].damage_capacity for i in f.units),
+                             any(c.units[i].speed_zero and not c.units[i].fearless and c.units[i].engaged != OUT
+                                 for i in f.units),
+                             any(c.units[i].damage_capacity > 1 for i in f.units)]
         rules = np.zeros(K.R_COLS, np.int64)
         rules[K.R_SUM] = r.result_dice == "sum"
         rules[K.R_NAT1] = r.rally_natural_one_fails
@@ -146,28 +172,38 @@ class KernelArrays:
         for f in forms:
             for col, name in _FORMATION_SLOTS.items():
                 form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
-        return cls(units=units, src=src, gb=gb, tgt=tgt, tb=tb, tbc=tbc, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
+        return cls(units=units, src=src, gb=gb, gsimple=gsimple, masks=masks, fmasks=fmasks, base=base, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
                    side_off=side_off, form_off=form_off, n_counts=lay.size)
 
-    def run(self, key0: int, key1: int, first_block: int, n_trials: int) -> tuple[np.ndarray, int]:
-        """Counts of ``n_trials`` assaults and the number of D6 (and D3) rolled."""
+    def run(self, key0: int, key1: int, first_block: int, n_trials: int,
+            trial_streams: bool = False) -> tuple[np.ndarray, int]:
+        """Counts of ``n_trials`` assaults and the number of D6 (and D3) rolled.
+
+        ``trial_streams``: trial ``t`` (global index ``first_block * BLOCK_TRIALS + offset``) draws its
+        dice from its own stream ``(key0, key1 ^ 0x5452494C5354524D, t)``, so its dice depend only on
+        the seed, the cell and ``t``; otherwise one stream per block of ``BLOCK_TRIALS`` trials.
+        """
         counts, dice = K.assault_kernel(
-            self.units, self.src, self.gb, self.tgt, self.tb, self.tbc, self.asu, self.ab, self.forms, self.fu,
-            self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
-            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials))
+            self.units, self.src, self.gb, self.gsimple, self.masks, self.fmasks, self.base, self.asu, self.ab, self.forms,
+            self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
+            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
         return counts, int(dice)
 
 
 class KernelJob:
     """Runs the Numba assault kernel through the shared runner (``analysis.runner.Job``)."""
 
-    def __init__(self, compiled: CompiledEpic):
+    def __init__(self, compiled: CompiledEpic, trial_streams: bool = False):
+        """``trial_streams``: one generator stream per trial (see :meth:`KernelArrays.run`), so that a
+        trial's dice depend only on (seed, cell, trial index), e.g. for common random numbers across
+        the scenarios a list-building ``compare`` runs; the default is one stream per block."""
         self.compiled = compiled
+        self.trial_streams = bool(trial_streams)
         self.arrays = KernelArrays.build(compiled)
 
     def run_chunk(self, key0: int, key1: int, first_block: int, n_trials: int) -> np.ndarray:
-        return self.arrays.run(key0, key1, first_block, n_trials)[0]
+        return self.arrays.run(key0, key1, first_block, n_trials, self.trial_streams)[0]
 
     def precision_successes(self, counts: np.ndarray) -> np.ndarray:
         return precision_successes(self.compiled, counts)
