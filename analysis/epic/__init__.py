@@ -42,18 +42,30 @@ def block_rng(key0: int, key1: int, block: int) -> random.Random:
 
 
 class ReferenceJob:
-    """Runs the pure-Python reference engine through the shared runner."""
+    """Runs the pure-Python reference engine through the shared runner.
 
-    def __init__(self, compiled: CompiledEpic):
+    ``trial_streams``: trial ``t`` (global index) gets a generator of its own, keyed
+    ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``, as the kernel's trial streams; otherwise one per block.
+    """
+
+    def __init__(self, compiled: CompiledEpic, trial_streams: bool = False):
         from .reference import run_trial
 
         self.compiled = compiled
+        self.trial_streams = bool(trial_streams)
         self._run_trial = run_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
+        from kernels.epic import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
         counts = self.compiled.layout.zeros()
+        if self.trial_streams:
+            first = first_block * BLOCK_TRIALS
+            for t in range(first, first + n_trials):
+                record(self.compiled, self._run_trial(self.compiled, block_rng(key0, key1 ^ int(TRIAL_STREAM_KEY), t)),
+                       counts)
+            return counts
         for b in range(-(-n_trials // BLOCK_TRIALS)):
             rng = block_rng(key0, key1, first_block + b)
             for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
