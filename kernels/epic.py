@@ -39,8 +39,12 @@ U_COLS = 22
 # S_BC: the unit is engaged bc (uses S_VC while in contact).
 S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC = range(7)
 S_COLS = 7
-# Source groups (rows of the source table are sorted by group): side * 3 + step.  ``gsimple[g]``: every
-# row of the group rolls one D6 (no D3) for ordinary hits.
+# Source groups (rows of the source table are sorted by group): side * 3 + step.
+# Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
+# in contact, hit class) as a unit mask (``pmask`` uint64[P, W], bounds ``pb`` by group, ``pinfo`` int64[P,
+# P_COLS]); a pool rolls one D6 per living unit of its mask.  Other sources stay rows of ``src``.
+P_VC, P_VN, P_CLASS = range(3)
+P_COLS = 3
 G_FIRST, G_NORMAL, G_SUPPORT = 0, 1, 2
 # Hit classes: kind (0 ordinary, 1 macro-weapon, 2 titan-killer) + 3 if sniper.
 N_CLASSES = 6
@@ -63,9 +67,11 @@ FO_COLS = 9
 # Unit sets as bit masks (uint64[2, M_COLS, W] per side, W words of 64 units; a formation's uint64[F, W]):
 # every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
 # in allocation order), bc ones (M_BC), Inspiring ones that count for the result (M_INSP), war engines
-# (M_WE).  The living units are ``alive[side, w]``: counts are popcounts (a WE counting its starting DC).
-M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE = range(6)
-M_COLS = 6
+# (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC), non-Fearless units of its assault formations
+# (M_XHIT, those extra hits reach).  The living units are ``alive[side, w]``: counts are popcounts (a WE
+# counting its starting DC).
+M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE, M_LEADER, M_SC, M_XHIT = range(9)
+M_COLS = 9
 
 BC, OUT = 0, 2
 ATTACKER, DEFENDER = 0, 1
@@ -134,6 +140,21 @@ def _d6(s0, s1, s2, s3):
         w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
         m = (w >> _U32) * _SIX
     return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _d6x2(s0, s1, s2, s3):
+    """Two independent D6 from one 64-bit word (Lemire on each 32-bit half, exact rejection)."""
+    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+    m1 = (w >> _U32) * _SIX
+    m2 = (w & _LOW32) * _SIX
+    while (m1 & _LOW32) < _FOUR:
+        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+        m1 = (w >> _U32) * _SIX
+    while (m2 & _LOW32) < _FOUR:
+        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+        m2 = (w >> _U32) * _SIX
+    return np.int64(m1 >> _U32) + 1, np.int64(m2 >> _U32) + 1, s0, s1, s2, s3
 
 
 @njit(cache=True, inline="always")
@@ -252,13 +273,13 @@ def _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
 
 
 @njit(cache=True, inline="always")
-def _count(f, fu, fb, units, hp, col):
-    """Living units of formation ``f`` with ``units[u, col]`` set."""
-    n = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        n += (hp[u] > 0) & (units[u, col] != 0)
-    return n
+def _form_kind(f, kind, forms, alive, fmasks, masks):
+    """Living units of formation ``f`` in set ``kind`` (counted 1 each)."""
+    side = forms[f, F_SIDE]
+    c = 0
+    for w in range(alive.shape[1]):
+        c += _popcount(alive[side, w] & fmasks[f, w] & masks[side, kind, w])
+    return c
 
 
 @njit(cache=True, inline="always")
@@ -350,8 +371,11 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
             for _ in range(hits[hs, cls]):
                 f, s0, s1, s2, s3, nd = _unsaved(s0, s1, s2, s3, cls, snipe, units, nd)
                 snipe_unsaved += f
-    q = total // cap
-    r = total - q * cap
+    q = 0
+    r = total
+    if total >= cap:  # (a division is slow; most steps have fewer hits than units)
+        q = total // cap
+        r = total - q * cap
     plain = n_ord == total
     prefix = 0
     for w in range(n_words):
@@ -406,16 +430,19 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
     if extra > 0:  # §6.1: no saves, Fearless immune, front to back, a unit takes its remaining DC
         if all_tsknf[loser]:
             extra //= 2
-        for k in range(ab[loser], ab[loser + 1]):
-            if extra == 0:
-                break
-            u = asu[k]
-            if hp[u] > 0 and not units[u, U_FEARLESS]:
+        for w in range(alive.shape[1]):
+            m = alive[loser, w] & masks[loser, M_XHIT, w]
+            dead = _ZERO
+            while m != _ZERO and extra > 0:
+                bit = _lowest_bit(m)
+                m &= m - _ONE
+                u = base[loser] + 64 * w + bit
                 take = _min(hp[u], extra)
                 extra -= take
-                hp[u] -= take
-                if hp[u] == 0:
-                    _clear(u, units, alive)
+                left = hp[u] - take
+                hp[u] = left
+                dead |= np.uint64(left == 0) << np.uint64(bit)
+            alive[loser, w] &= ~dead
     for f in range(n_forms):  # §6.2
         if forms[f, F_SIDE] != loser or not forms[f, F_ASSAULT]:
             continue
@@ -457,7 +484,7 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
 
 
 @njit(cache=True, _nrt=False)
-def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, rules, side_off,
+def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu, fb, trapped, rules, side_off,
                form_off, part, b, n_trials, trial_streams, key0, key1, first_trial, hp, hits, kills, bm, broken,
                losses_bm, tested, passed, bm_a, broken_a, fa, alive, masks, fmasks, base, all_tsknf, tally):
     """``n_trials`` assaults (spec §0-§7) counted into ``part[b]``; the D6 (and D3) rolled add to ``tally[0]``.
@@ -475,8 +502,12 @@ def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, 
     n_forms = forms.shape[0]
     n_words = alive.shape[1]
     max_rounds = rules[R_MAX_ROUNDS]
-    has_first = gb[G_FIRST + 1] > gb[G_FIRST] or gb[3 + G_FIRST + 1] > gb[3 + G_FIRST]
-    has_support = gb[G_SUPPORT + 1] > gb[G_SUPPORT] or gb[3 + G_SUPPORT + 1] > gb[3 + G_SUPPORT]
+    has_first = False
+    has_support = False
+    for g in (G_FIRST, 3 + G_FIRST):
+        has_first |= gb[g + 1] > gb[g] or pb[g + 1] > pb[g]
+    for g in (G_SUPPORT, 3 + G_SUPPORT):
+        has_support |= gb[g + 1] > gb[g] or pb[g + 1] > pb[g]
     first_step = G_FIRST if has_first else G_NORMAL
     sf_kills = np.int64(rules[R_SF_KILLS] != 0)
     for s in range(2):
@@ -497,7 +528,7 @@ def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, 
             s2 = state[2]
             s3 = state[3]
         for u in range(n_units):
-            hp[u] = units[u, U_DC]
+            hp[u] = dc0[u]
         kills[0] = 0
         kills[1] = 0
         for s in range(2):
@@ -531,21 +562,25 @@ def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, 
                     for c in range(N_CLASSES):
                         hits[side, c] = 0
                     g = side * 3 + step
-                    if gb[g + 1] == gb[g]:
+                    if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
                         continue
-                    contact = np.int64(_side_any(1 - side, M_BC, alive, masks))
-                    if gsimple[g]:  # one D6 per row, ordinary hits: branch-free
+                    contact = _side_any(1 - side, M_BC, alive, masks)
+                    for p in range(pb[g], pb[g + 1]):  # dice pools: one D6 per living unit, two per word
+                        val = pinfo[p, P_VC] if contact else pinfo[p, P_VN]
+                        if val >= NO_ROLL:
+                            continue
+                        n = 0
+                        for w in range(n_words):
+                            n += _popcount(alive[side, w] & pmask[p, w])
+                        nd += n
                         h = 0
-                        for k in range(gb[g], gb[g + 1]):
-                            u = src[k, S_UNIT]
-                            live = hp[u] > 0
-                            vn = src[k, S_VN]
-                            val = vn + (src[k, S_VC] - vn) * (contact & src[k, S_BC])
+                        for _ in range(n >> 1):
+                            v1, v2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
+                            h += (v1 >= val) + (v2 >= val)
+                        if n & 1:
                             v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                            h += live & (v >= val)
-                            nd += live & (val < NO_ROLL)
-                        hits[side, 0] = h
-                        continue
+                            h += v >= val
+                        hits[side, pinfo[p, P_CLASS]] += h
                     for k in range(gb[g], gb[g + 1]):
                         u = src[k, S_UNIT]
                         if hp[u] == 0:
@@ -634,8 +669,9 @@ def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, 
                 mod = forms[f, F_ENEMY30] * -1 - 2 * broken[f]
                 if forms[f, F_MOB]:
                     mod += 2 if living > 10 else (1 if living > 5 else 0)
-                tries = 1 + (_count(f, fu, fb, units, hp, U_SC) if rules[R_SC_REROLL] and forms[f, F_ANY_SC]
-                             else 0)
+                tries = 1
+                if rules[R_SC_REROLL] and forms[f, F_ANY_SC]:
+                    tries += _form_kind(f, M_SC, forms, alive, fmasks, masks)
                 ok = False
                 for _ in range(tries):
                     roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
@@ -643,8 +679,9 @@ def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, 
                     ok = roll + mod >= forms[f, F_INIT] and not (rules[R_NAT1] and roll == 1)
                     if ok:
                         break
-                leaders = _count(f, fu, fb, units, hp, U_LEADER) if rules[R_LEADERS] and forms[f, F_ANY_LEADER] \
-                    else 0
+                leaders = 0
+                if rules[R_LEADERS] and forms[f, F_ANY_LEADER]:
+                    leaders = _form_kind(f, M_LEADER, forms, alive, fmasks, masks)
                 per_leader = 2 if forms[f, F_TSKNF] else 1
                 if ok:
                     passed[f] = True
@@ -684,13 +721,13 @@ def _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, 
 
 
 @njit(cache=True, parallel=True)
-def assault_kernel(units, src, gb, gsimple, masks, fmasks, base, asu, ab, forms, fu, fb, trapped, rules, side_off,
+def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, asu, ab, forms, fu, fb, trapped, rules, side_off,
                    form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
     """Run ``n_trials`` assaults from stream block ``first_block``: (int64[n_counts], D6 and D3 rolled).
 
     Tables (built by ``analysis.epic.engine.KernelArrays``, columns named above): ``units``
     int64[N, U_COLS] in allocation order; attack sources ``src`` int64[S, S_COLS] sorted by group
-    ``side * 3 + step`` with bounds ``gb`` and flags ``gsimple``; unit sets ``masks`` uint64[2, M_COLS, W]
+    ``side * 3 + step`` with bounds ``gb``; dice pools ``pmask``, ``pinfo`` (bounds ``pb`` by group); unit sets ``masks`` uint64[2, M_COLS, W]
     and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``asu``
     each side's assault units (bounds ``ab``); ``forms``
     int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F]; ``rules``
@@ -702,11 +739,12 @@ def assault_kernel(units, src, gb, gsimple, masks, fmasks, base, asu, ab, forms,
     dice = np.zeros(n_blocks, np.int64)
     n_units = units.shape[0]
     n_forms = forms.shape[0]
+    dc0 = np.ascontiguousarray(units[:, U_DC])
     for b in prange(n_blocks):
         state = np.empty(4, np.uint64)
         seed_stream(state, key0, key1, first_block + b)
         tally = np.zeros(1, np.int64)
-        _run_block(state, units, src, gb, gsimple, asu, ab, forms, fu, fb, trapped, rules, side_off,
+        _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu, fb, trapped, rules, side_off,
                    form_off, part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
                    (first_block + b) * BLOCK_TRIALS,
                    np.empty(n_units, np.int64), np.zeros((2, N_CLASSES), np.int64),

@@ -62,7 +62,9 @@ class KernelArrays:
     units: np.ndarray
     src: np.ndarray
     gb: np.ndarray
-    gsimple: np.ndarray
+    pmask: np.ndarray
+    pinfo: np.ndarray
+    pb: np.ndarray
     masks: np.ndarray
     fmasks: np.ndarray
     base: np.ndarray
@@ -118,7 +120,8 @@ class KernelArrays:
             flag = np.uint64(1) << np.uint64(bit)
             for kind, member in ((K.M_ALL, True), (K.M_ASSAULT, row[K.U_ASSAULT]), (K.M_TARGET, row[K.U_TARGET]),
                                  (K.M_BC, row[K.U_BCT]), (K.M_INSP, row[K.U_INSPC]),
-                                 (K.M_WE, u.damage_capacity > 1)):
+                                 (K.M_WE, u.damage_capacity > 1), (K.M_LEADER, u.leader),
+                                 (K.M_SC, u.supreme_commander), (K.M_XHIT, assault and not u.fearless)):
                 if member:
                     masks[u.side, kind, word] |= flag
             fmasks[u.formation, word] |= flag
@@ -133,11 +136,35 @@ class KernelArrays:
             if engaged and (f.role == ENGAGED or (f.role == SUPPORT and not f.broken)):
                 for step, row in _sources(u, support=f.role == SUPPORT):
                     groups[u.side * 3 + step].append(row)
+        # one-D6 sources go to dice pools keyed by (to-hit in contact, not in contact, class); a unit's
+        # second such line goes to a second pool of the same key (a pool rolls once per living unit)
+        pools: list[list[tuple[tuple[int, int, int], set[int]]]] = [[] for _ in range(6)]
+        for g, rows_g in enumerate(groups):
+            rest = []
+            for row in rows_g:
+                if row[K.S_N] != 1 or row[K.S_D3]:
+                    rest.append(row)
+                    continue
+                key = (row[K.S_VC] if row[K.S_BC] else row[K.S_VN], row[K.S_VN], row[K.S_CLASS])
+                for k, members in pools[g]:
+                    if k == key and row[K.S_UNIT] not in members:
+                        members.add(row[K.S_UNIT])
+                        break
+                else:
+                    pools[g].append((key, {row[K.S_UNIT]}))
+            groups[g] = rest
+        flat_pools = [p for g in pools for p in g]
+        pmask = np.zeros((len(flat_pools), n_words), np.uint64)
+        pinfo = np.zeros((len(flat_pools), K.P_COLS), np.int64)
+        for i, (key, members) in enumerate(flat_pools):
+            pinfo[i] = key
+            for m in members:
+                word, bit = divmod(m - int(base[c.units[m].side]), 64)
+                pmask[i, word] |= np.uint64(1) << np.uint64(bit)
+        pb = np.cumsum([0] + [len(g) for g in pools]).astype(np.int64)
         rows = [r for g in groups for r in g]
         src = np.array(rows, np.int64).reshape(len(rows), K.S_COLS)
         gb = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
-        gsimple = np.array([all(row[K.S_N] == 1 and not row[K.S_D3] and row[K.S_CLASS] == 0 for row in g)
-                            for g in groups], np.int64)
         asu, ab = _bounds(assault)
         fu, fb = _bounds([list(f.units) for f in forms])
 
@@ -172,7 +199,7 @@ class KernelArrays:
         for f in forms:
             for col, name in _FORMATION_SLOTS.items():
                 form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
-        return cls(units=units, src=src, gb=gb, gsimple=gsimple, masks=masks, fmasks=fmasks, base=base, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
+        return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks, base=base, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
                    side_off=side_off, form_off=form_off, n_counts=lay.size)
 
@@ -185,7 +212,7 @@ class KernelArrays:
         the seed, the cell and ``t``; otherwise one stream per block of ``BLOCK_TRIALS`` trials.
         """
         counts, dice = K.assault_kernel(
-            self.units, self.src, self.gb, self.gsimple, self.masks, self.fmasks, self.base, self.asu, self.ab, self.forms,
+            self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base, self.asu, self.ab, self.forms,
             self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
             np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
         return counts, int(dice)
