@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from kernels.rng import BLOCK_TRIALS
+
 from .. import runner
 from ..errors import UserError
 from ..result import Result
@@ -25,7 +27,9 @@ from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult,
 from .systems import SYSTEMS, Force, System, system_of
 
 DEFAULT_TRIALS = 100_000
-PAIRED_PROGRESS_MIN_TRIALS = 100_000  # paired trials run one engine call each: show progress sooner
+PAIRED_PROGRESS_MIN_TRIALS = 100_000  # exact pairs run one engine call per trial: show progress sooner
+MIN_BATCHES = 30  # batch means: a t-interval with at least 29 degrees of freedom
+MAX_BATCHES = 64  # beyond this, more batches only add engine calls (small parallel calls are slow on busy cores)
 
 
 def _bar(total: int, progress: bool | None, label: str, min_trials: int = runner.PROGRESS_MIN_TRIALS):
@@ -208,6 +212,32 @@ def _slot(system: System, model, job, path, size: int, engine: str) -> int:
     return int(probe.k)
 
 
+def batch_plan(trials: int) -> tuple[int, int]:
+    """(batches, trials per batch) of a batch-means comparison: at least ``trials`` trials in
+    B >= 30 equal batches of whole 4096-trial blocks (so at least 122,880 trials)."""
+    blocks = -(-int(trials) // BLOCK_TRIALS)
+    per = -(-blocks // MAX_BATCHES)
+    return max(MIN_BATCHES, -(-blocks // per)), per * BLOCK_TRIALS
+
+
+def _batched_run(system, models, path, batches, size, seed, cell, engine, threads, chunk_trials, bar):
+    """Both models on trial streams, batch ``b`` keyed ``(seed, *cell, b)``; (wins per option and batch,
+    marginal results)."""
+    jobs = [system.job(m, engine, trial_streams=True) for m in models]
+    counts = [[], []]
+    for b in range(batches):
+        for runs, job in zip(counts, jobs):
+            runs.append(runner.run(job, trials=size, seed=seed, cell=(*cell, b), chunk_trials=chunk_trials,
+                                   threads=threads, progress=False)[0])
+        bar.update(2 * size)
+    sums = [np.sum(runs, axis=0) for runs in counts]
+    slots = [_slot(system, m, job, path, len(c), engine) for m, job, c in zip(models, jobs, sums)]
+    wins = np.array([[c[slot] for c in runs] for runs, slot in zip(counts, slots)])
+    info = RunInfo(trials=batches * size, seed=seed, cell=tuple(cell), chunks=batches,
+                   extra={"pairing": f"trial streams, {batches} batches"})
+    return wins, [system.build(m, job, c, info, engine) for m, job, c in zip(models, jobs, sums)]
+
+
 def _paired_run(system, models, path, trials, seed, cell, engine, bar):
     """Run both models trial by trial on shared streams; (2×2 table, marginal results)."""
     jobs = [system.job(m, engine) for m in models]
@@ -237,24 +267,35 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
 
 
 def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str = "attacker",
-            trials: int = DEFAULT_TRIALS, seed: int = 0, paired: bool = True, engine: str = "kernel",
+            trials: int = DEFAULT_TRIALS, seed: int = 0, paired: bool = True, method: str = "batch-means",
+            engine: str = "kernel", threads: int | None = None, chunk_trials: int | None = None,
             progress: bool | None = None, cell: tuple = (), source: str = "compare") -> CompareResult:
     """P(A wins) − P(B wins) against each opponent and over the weighted meta.
 
     Common random numbers (``paired=True``): against opponent ``j`` both options run trial ``t``
-    on the same random stream, keyed ``(seed, *cell, j)`` with block ``t`` (each trial starts its
-    own stream, so the options stay in step however differently their trials unfold).  The 2×2
-    table of (A won, B won) per trial gives Newcombe's paired interval (method 10, Wilson
-    margins with the phi correlation).  ``variance_ratio`` = per-trial variance of A − B if the
-    options had run independently / paired variance: independent runs would need that many times
-    the trials for the same precision; ``trials_saved`` = (ratio − 1) × trials, per option and
-    opponent.  Trials run one engine call each, so pairing costs time per trial.
+    on the same random stream, so they stay in step however differently their trials unfold.
+
+    * ``method="batch-means"`` (default): each option runs at full engine speed on trial streams
+      (trial ``t`` of batch ``b`` keyed ``(seed, *cell, j, b)`` and ``t`` only), at least ``trials``
+      trials in B >= 30 equal batches (:func:`batch_plan`).  The difference has the t-interval
+      (B − 1 df) of the per-batch differences of P̂A − P̂B; the meta row the same over the
+      weighted per-batch differences.  Numbers do not depend on ``threads`` or ``chunk_trials``.
+    * ``method="exact-pairs"``: exactly ``trials`` trials, one engine call each (trial ``t`` keyed
+      ``(seed, *cell, j)`` with block ``t``), and Newcombe's paired interval from the 2×2 table of
+      (A won, B won) (method 10); the meta row combines opponents with MOVER.  For small runs.
+
+    ``variance_ratio`` = per-trial variance of A − B for independent runs (pA(1−pA) + pB(1−pB)) /
+    paired variance: independent runs would need that many times the trials for the same precision;
+    ``trials_saved`` = (ratio − 1) × trials, per option and opponent.  ``independent_ci95_*`` is the
+    interval independent runs of the same trials would have (Newcombe's hybrid score interval).
 
     ``paired=False`` runs the options on independent streams ``(*cell, j, 0)`` and ``(*cell, j, 1)``
-    (Newcombe's hybrid score interval).  The meta row combines opponents with their weights (MOVER).
+    (Newcombe's hybrid score interval; MOVER over the meta).
     """
     if side not in ("attacker", "defender"):
         raise UserError(source, "side", f"got {side!r}", "attacker, defender")
+    if method not in ("batch-means", "exact-pairs"):
+        raise UserError(source, "method", f"got {method!r}", "batch-means, exact-pairs")
     specs, w = meta_weights(opponents, weights, source)
     system, base_model = _matchup_system(base)
     opp_role = "defender" if side == "attacker" else "attacker"
@@ -264,61 +305,90 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
     label_a, label_b = _labels([a, b])
     path = system.win_path(side)
     pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
+    batched = paired and method == "batch-means"
+    batches, size = batch_plan(trials) if batched else (None, None)
+    n = batches * size if batched else trials
     rows, option_results, notes = [], {}, []
-    with _bar(2 * len(opps) * trials, progress, "compare", PAIRED_PROGRESS_MIN_TRIALS) as bar:
+    slow = paired and not batched  # one engine call per trial: show progress sooner
+    with _bar(2 * len(opps) * n, progress, "compare", PAIRED_PROGRESS_MIN_TRIALS if slow else
+              runner.PROGRESS_MIN_TRIALS) as bar:
         for j, (ma, mb) in enumerate(pairs):
-            if paired:
+            var_pair = diffs = None
+            if batched:
+                wins, (ra, rb) = _batched_run(system, (ma, mb), path, batches, size, seed, (*cell, j), engine,
+                                              threads, chunk_trials, bar)
+                diffs = (wins[0] - wins[1]) / size
+                d, lo, hi = intervals.batch_means(diffs)
+                var_pair = float(np.var(diffs, ddof=1)) * size
+            elif paired:
                 table, (ra, rb) = _paired_run(system, (ma, mb), path, trials, seed, (*cell, j), engine, bar)
                 n11, n10, n01, n00 = int(table[1, 1]), int(table[1, 0]), int(table[0, 1]), int(table[0, 0])
                 d, lo, hi = intervals.paired_difference(n11, n10, n01, n00)
-                var_pair, var_ind = intervals.paired_variance(n11, n10, n01, n00)
+                var_pair = intervals.paired_variance(n11, n10, n01, n00)
             else:
-                kwargs = _sim_kwargs(trials, seed, None, engine, None)
-                ra = system.simulate(ma, cell=(*cell, j, 0), **kwargs)
-                rb = system.simulate(mb, cell=(*cell, j, 1), **kwargs)
+                kwargs = _sim_kwargs(trials, seed, None, engine, threads)
+                ra = system.simulate(ma, cell=(*cell, j, 0), chunk_trials=chunk_trials, **kwargs)
+                rb = system.simulate(mb, cell=(*cell, j, 1), chunk_trials=chunk_trials, **kwargs)
                 bar.update(2 * trials)
-                var_pair = var_ind = None
             pa, pb = ra[path], rb[path]
             _, ilo, ihi = intervals.linear([1, -1], [pa.k, pb.k], [pa.n, pb.n])
             if not paired:
                 d, lo, hi = pa.p - pb.p, ilo, ihi
+            var_ind = pa.p * (1 - pa.p) + pb.p * (1 - pb.p)
             option_results[(label_a, j)], option_results[(label_b, j)] = ra, rb
-            ratio = var_ind / var_pair if var_pair else (math.inf if var_ind else None)
-            rows.append({"opponent": names[j], "weight": w[j], "p_a": pa.p, "p_a_lo": pa.ci95[0],
-                         "p_a_hi": pa.ci95[1], "p_b": pb.p, "p_b_lo": pb.ci95[0], "p_b_hi": pb.ci95[1],
-                         "difference": d, "ci95_lo": lo, "ci95_hi": hi, "independent_ci95_lo": ilo,
-                         "independent_ci95_hi": ihi, "variance_ratio": ratio,
-                         "trials_saved": None if ratio is None else (ratio - 1) * trials,
-                         "_var": (var_pair, var_ind), "_k": (pa.k, pb.k, pa.n, pb.n)})
-            notes += [f"{names[j]}: {n}" for n in ra.notes + rb.notes]
+            rows.append(_row(names[j], w[j], (pa.p, *pa.ci95), (pb.p, *pb.ci95), (d, lo, hi), (ilo, ihi), var_pair,
+                             var_ind, n)
+                        | {"_k": (pa.k, pb.k, pa.n, pb.n), "_var": (var_pair, var_ind), "_diffs": diffs})
+            notes += [f"{names[j]}: {x}" for x in ra.notes + rb.notes]
     if len(rows) > 1:
-        rows.append(_meta_row(rows, w, trials, paired))
+        rows.append(_meta_row(rows, w, n, size))
     frame = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
-    return CompareResult(option_results=option_results, system=system.name, trials=trials, seed=seed, frame=frame,
+    per_batch = pd.DataFrame([{"opponent": r["opponent"], "batch": i, "difference": x}
+                              for r in rows[:len(opps)] if r["_diffs"] is not None for i, x in enumerate(r["_diffs"])],
+                             columns=["opponent", "batch", "difference"])
+    return CompareResult(option_results=option_results, batches=per_batch, system=system.name, trials=n, seed=seed,
+                         frame=frame,
                          title=f"{label_a} vs {label_b} as {side}", notes=notes,
                          meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
+                               "method": (method if paired else "independent"), "batches": batches,
                                "quantity": "/".join(path), "cell": list(cell), "engine": engine})
 
 
-def _meta_row(rows, w, trials, paired) -> dict:
-    """The weighted meta: MOVER over opponents (independent streams between opponents)."""
+def _row(opponent, weight, pa, pb, difference, independent, var_pair, var_ind, trials) -> dict:
+    """One table row: both probabilities (estimate, lo, hi), the difference with its paired and
+    independent-runs intervals, the variance ratio and the trials saved (None when not paired)."""
+    ratio = None if var_pair is None else (var_ind / var_pair if var_pair else (math.inf if var_ind else None))
+    (p_a, p_a_lo, p_a_hi), (p_b, p_b_lo, p_b_hi) = pa, pb
+    d, lo, hi = difference
+    return {"opponent": opponent, "weight": weight, "p_a": p_a, "p_a_lo": p_a_lo, "p_a_hi": p_a_hi, "p_b": p_b,
+            "p_b_lo": p_b_lo, "p_b_hi": p_b_hi, "difference": d, "ci95_lo": lo, "ci95_hi": hi,
+            "independent_ci95_lo": independent[0], "independent_ci95_hi": independent[1],
+            "variance_ratio": ratio, "trials_saved": None if ratio is None else (ratio - 1) * trials}
+
+
+def _meta_row(rows, w, trials, batch_size) -> dict:
+    """The weighted meta (opponents run on independent streams): batch means over the weighted
+    per-batch differences, or else MOVER over the opponents' intervals."""
     ka = [r["_k"][0] for r in rows]
     kb = [r["_k"][1] for r in rows]
     n = [r["_k"][2] for r in rows]
-    pa, pa_lo, pa_hi = intervals.linear(w, ka, n)
-    pb, pb_lo, pb_hi = intervals.linear(w, kb, n)
-    d, lo, hi = intervals.combine(w, [r["difference"] for r in rows], [r["ci95_lo"] for r in rows],
-                                  [r["ci95_hi"] for r in rows])
+    pa = intervals.linear(w, ka, n)
+    pb = intervals.linear(w, kb, n)
     _, ilo, ihi = intervals.linear(np.concatenate([w, -w]), ka + kb, n + n)
-    ratio = None
-    if paired:
-        v_pair = float(np.sum(w ** 2 * [r["_var"][0] for r in rows]))
-        v_ind = float(np.sum(w ** 2 * [r["_var"][1] for r in rows]))
-        ratio = v_ind / v_pair if v_pair else (math.inf if v_ind else None)
-    return {"opponent": "meta (weighted)", "weight": 1.0, "p_a": pa, "p_a_lo": pa_lo, "p_a_hi": pa_hi, "p_b": pb,
-            "p_b_lo": pb_lo, "p_b_hi": pb_hi, "difference": d, "ci95_lo": lo, "ci95_hi": hi,
-            "independent_ci95_lo": ilo if paired else lo, "independent_ci95_hi": ihi if paired else hi,
-            "variance_ratio": ratio, "trials_saved": None if ratio is None else (ratio - 1) * trials}
+    var_pair = None
+    if rows[0]["_diffs"] is not None:
+        diffs = w @ np.array([r["_diffs"] for r in rows])
+        difference = intervals.batch_means(diffs)
+        var_pair = float(np.var(diffs, ddof=1)) * batch_size
+    else:
+        difference = intervals.combine(w, [r["difference"] for r in rows], [r["ci95_lo"] for r in rows],
+                                       [r["ci95_hi"] for r in rows])
+        if rows[0]["_var"][0] is not None:
+            var_pair = float(np.sum(w ** 2 * [r["_var"][0] for r in rows]))
+    if var_pair is None:  # independent runs: the interval is the independent one
+        ilo, ihi = difference[1:]
+    var_ind = float(np.sum(w ** 2 * [r["_var"][1] for r in rows]))
+    return _row("meta (weighted)", 1.0, pa, pb, difference, (ilo, ihi), var_pair, var_ind, trials)
 
 
 def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: str = "score",

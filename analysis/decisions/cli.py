@@ -127,12 +127,15 @@ def sweep_command(scenario, field, values, trials, seed, engine, as_json, as_csv
 @click.argument("definition", type=click.Path(dir_okay=False))
 @_options
 @click.option("--independent", is_flag=True, help="Independent streams instead of common random numbers.")
-def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent):
+@click.option("--method", type=click.Choice(["batch-means", "exact-pairs"]), default="batch-means", show_default=True,
+              help="Paired interval: batch means over chunked runs (fast), or exact pairs, one engine call per "
+                   "trial (small runs).")
+def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent, method):
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
     option_a, option_b, [[opponents]] force/weight, optional side and base)."""
     d, source, resolve = _definition(definition, CompareDefinition)
-    result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, engine=engine,
-                         source=source)
+    result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, method=method,
+                         engine=engine, source=source)
     _emit(result, as_json, as_csv, plot_path)
 
 

@@ -7,13 +7,16 @@ so a single probability keeps exactly its Wilson interval:
   differences; for ``p1 - p2`` this is Newcombe's hybrid score interval, method 10 of 1998a);
 * :func:`paired_difference` — ``P(A) - P(B)`` from the same trials (Newcombe 1998b, method 10:
   Wilson intervals of both margins with the phi correlation of the paired 2×2 table);
-* :func:`combine` — a weighted sum of independent differences that each have an interval.
+* :func:`combine` — a weighted sum of independent differences that each have an interval;
+* :func:`batch_means` — the mean of independent batch estimates (a t-interval), for paired
+  differences from chunked runs on common random numbers.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from scipy import stats
 
 from ..estimates import wilson_interval
 
@@ -58,9 +61,16 @@ def combine(weights, estimates, los, his) -> tuple[float, float, float]:
     return est, est - math.sqrt(float(below @ below)), est + math.sqrt(float(above @ above))
 
 
-def paired_variance(n11: int, n10: int, n01: int, n00: int) -> tuple[float, float]:
-    """Per-trial variances of ``A - B``: (paired, as if A and B were independent runs)."""
+def paired_variance(n11: int, n10: int, n01: int, n00: int) -> float:
+    """Per-trial variance of ``A - B`` from paired trials."""
     n = n11 + n10 + n01 + n00
-    p1, p2 = (n11 + n10) / n, (n11 + n01) / n
     d = (n10 - n01) / n
-    return (n10 + n01) / n - d * d, p1 * (1 - p1) + p2 * (1 - p2)
+    return (n10 + n01) / n - d * d
+
+
+def batch_means(estimates) -> tuple[float, float, float]:
+    """Mean of B independent batch estimates and its 95 % t-interval (B − 1 degrees of freedom)."""
+    x = np.asarray(estimates, float)
+    est = float(x.mean())
+    half = float(stats.t.ppf(0.975, len(x) - 1)) * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return est, max(-1.0, est - half), min(1.0, est + half)

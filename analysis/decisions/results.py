@@ -192,9 +192,10 @@ class CompareResult(DecisionResult):
 
     kind = "compare"
 
-    def __init__(self, *, option_results: dict, **kw):
+    def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
         self.option_results = option_results  # (option label, opponent index) -> Result
+        self.batches = batches  # batch means: P̂A − P̂B of every batch against every opponent
 
     def plot(self):
         """Forest plot: the difference per opponent and over the meta, paired and independent intervals."""

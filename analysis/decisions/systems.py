@@ -110,7 +110,8 @@ class System:
         return None
 
     # -- runner access (trial-by-trial pairing) --------------------------------------------------
-    def job(self, model, engine: str):
+    def job(self, model, engine: str, trial_streams: bool = False):
+        """The runner job; ``trial_streams``: trial ``t``'s dice depend only on (seed, cell, t)."""
         raise NotImplementedError
 
     def build(self, model, job, counts, info, engine: str):
@@ -126,16 +127,16 @@ class Epic(System):
 
         return EpicScenario
 
-    def job(self, model, engine):
+    def job(self, model, engine, trial_streams=False):
         from ..epic import ReferenceJob
         from ..epic.compile import compile_scenario
         from ..epic.engine import KernelJob
 
         compiled = compile_scenario(model)
         if engine == "kernel":
-            return KernelJob(compiled)
+            return KernelJob(compiled, trial_streams=trial_streams)
         if engine == "reference":
-            return ReferenceJob(compiled)
+            return ReferenceJob(compiled, trial_streams=trial_streams)
         raise ValueError("engine must be 'kernel' or 'reference'")
 
     def build(self, model, job, counts, info, engine):

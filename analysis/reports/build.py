@@ -299,8 +299,8 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
                    "distributions": [] if dists is None else dists.to_dict("records")}
         if isinstance(cell, CompareCell):
             result = first["result"]
-            section.update(option_a=result["option_a"], option_b=result["option_b"], paired=result["paired"],
-                           opponents=len(cell.opponents))
+            section.update({k: result[k] for k in ("option_a", "option_b", "paired", "method", "batches")},
+                           opponents=len(cell.opponents), trials_per_option=result["trials"])
         if grid is None:
             section["rows"] = table.to_dict("records")
         else:

@@ -95,7 +95,7 @@ class MatrixCell(_Cell):
 
 class CompareCell(_Cell, CompareFields):
     """Option A against option B facing weighted opponents (``analysis.decisions.compare``):
-    forces as in a matrix cell; ``options`` are compare's (engine, paired)."""
+    forces as in a matrix cell; ``options`` are compare's (paired, method, engine, threads, chunk_trials)."""
 
     kind: Literal["compare"]
 

@@ -26,9 +26,10 @@ def test_example_definitions_run_with_json_and_csv():
     out = run("matrix", f"{EXAMPLES}/marines_vs_orks_matrix.toml", "-n", 4096, "--json")
     data = json.loads(out.output)
     assert out.exit_code == 0 and data["kind"] == "matrix" and len({(r["attacker"], r["defender"]) for r in data["rows"]}) == 12
-    out = run("compare", f"{EXAMPLES}/assault_or_tactical.toml", "-n", 300, "--csv")
-    assert out.exit_code == 0 and out.output.splitlines()[0].startswith("opponent,weight,p_a")
-    assert out.output.splitlines()[-1].startswith("meta (weighted)")
+    for method in ("batch-means", "exact-pairs"):
+        out = run("compare", f"{EXAMPLES}/assault_or_tactical.toml", "-n", 300, "--csv", "--method", method)
+        assert out.exit_code == 0 and out.output.splitlines()[0].startswith("opponent,weight,p_a")
+        assert out.output.splitlines()[-1].startswith("meta (weighted)")
     out = run("rank", f"{EXAMPLES}/marine_assault_meta.toml", "-n", 4096)
     assert out.exit_code == 0 and "per_100_points" in out.output
     out = run("sweep", SCENARIO, "rules.result_dice", '"highest"', '"sum"', "-n", 4096, "--json")

@@ -6,6 +6,7 @@ from fractions import Fraction
 import matplotlib
 import numpy as np
 import pytest
+from scipy import stats
 
 import analysis.epic as epic
 import analysis.gdb as gdb
@@ -95,31 +96,62 @@ def test_sweep_reaches_other_systems():
         assert result.cells[k].table().equals(single.table())
 
 
-def test_paired_interval_is_narrower_and_both_cover_the_exact_difference():
+@pytest.mark.parametrize("method, trials", [("batch-means", 1 << 20), ("exact-pairs", 20_000)])
+def test_paired_interval_is_narrower_and_both_cover_the_exact_difference(method, trials):
     exact = float(exact_duel_attacker_wins(3) - exact_duel_attacker_wins(4))
     pa, pb = float(exact_duel_attacker_wins(3)), float(exact_duel_attacker_wins(4))
-    trials = 20_000
-    paired = compare(_duel(3), _duel(4), [_duel(4)], trials=trials, seed=11).table().iloc[0]
+    result = compare(_duel(3), _duel(4), [_duel(4)], trials=trials, seed=11, method=method)
+    paired = result.table().iloc[0]
     independent = compare(_duel(3), _duel(4), [_duel(4)], trials=trials, seed=11, paired=False).table().iloc[0]
+    assert result.trials == trials  # 64 batches of 4 blocks, or exactly the trials asked for
     for row in (paired, independent):
         assert row.ci95_lo <= exact <= row.ci95_hi
         for p, est in ((pa, row.p_a), (pb, row.p_b)):  # the margins within 5 sigma of the exact values
             assert abs(est - p) < 5 * math.sqrt(p * (1 - p) / trials)
+    assert paired.independent_ci95_lo <= exact <= paired.independent_ci95_hi
     assert paired.ci95_hi - paired.ci95_lo < 0.6 * (independent.ci95_hi - independent.ci95_lo)
     assert paired.variance_ratio > 3 and paired.trials_saved == pytest.approx((paired.variance_ratio - 1) * trials)
     assert independent.variance_ratio is None
 
 
-def test_compare_meta_row_is_the_weighted_sum_of_opponent_rows():
-    result = compare(_duel(3), _duel(4), [_duel(4), _duel(2)], weights=[3, 1], trials=3000, seed=2)
+def test_batch_means_do_not_depend_on_chunks_or_threads():
+    runs = [compare(_duel(3), _duel(4), [_duel(4), _duel(2)], trials=65 * 4096, seed=5, chunk_trials=chunk,
+                    threads=threads) for chunk, threads in ((4096, 1), (None, 2), (4096, 2))]
+    assert runs[0].meta["batches"] == 33 and runs[0].trials == 66 * 4096  # batches of 2 blocks: 2 or 1 chunks
+    for other in runs[1:]:
+        assert other.table().equals(runs[0].table()) and other.batches.equals(runs[0].batches)
+        for key, res in runs[0].option_results.items():
+            assert json.loads(other.option_results[key].to_json()) == json.loads(res.to_json())
+
+
+def test_batch_plan_rounds_up_to_at_least_30_equal_batches_of_whole_blocks():
+    from analysis.decisions.api import batch_plan
+
+    assert batch_plan(1) == (30, 4096)
+    assert batch_plan(40 * 4096) == (40, 4096)
+    assert batch_plan(1_000_000) == (62, 4 * 4096)  # 245 blocks
+    assert batch_plan(10_000_000) == (63, 39 * 4096)  # 2442 blocks
+
+
+@pytest.mark.parametrize("method", ["batch-means", "exact-pairs"])
+def test_compare_meta_row_is_the_weighted_sum_of_opponent_rows(method):
+    result = compare(_duel(3), _duel(4), [_duel(4), _duel(2)], weights=[3, 1], trials=3000, seed=2, method=method)
     t = result.table()
     w = np.array([0.75, 0.25])
     meta = t.iloc[2]
     assert meta.opponent == "meta (weighted)"
     assert meta.difference == pytest.approx(w @ t.difference[:2])
     assert meta.p_a == pytest.approx(w @ t.p_a[:2])
-    assert meta.ci95_lo == pytest.approx(meta.difference - math.sqrt(np.sum((w * (t.difference[:2] - t.ci95_lo[:2])) ** 2)))
-    assert meta.ci95_hi == pytest.approx(meta.difference + math.sqrt(np.sum((w * (t.ci95_hi[:2] - t.difference[:2])) ** 2)))
+    if method == "exact-pairs":  # MOVER over the opponents' paired intervals
+        lo = meta.difference - math.sqrt(np.sum((w * (t.difference[:2] - t.ci95_lo[:2])) ** 2))
+        hi = meta.difference + math.sqrt(np.sum((w * (t.ci95_hi[:2] - t.difference[:2])) ** 2))
+    else:  # a t-interval over the weighted per-batch differences
+        per_batch = result.batches.pivot(index="batch", columns="opponent", values="difference")[t.opponent[:2]]
+        assert per_batch.mean().tolist() == pytest.approx(t.difference[:2].tolist())
+        diffs = per_batch.to_numpy() @ w
+        half = stats.t.ppf(0.975, len(diffs) - 1) * diffs.std(ddof=1) / math.sqrt(len(diffs))
+        lo, hi = diffs.mean() - half, diffs.mean() + half
+    assert (meta.ci95_lo, meta.ci95_hi) == pytest.approx((lo, hi))
 
 
 def test_rank_scores_and_points_efficiency_equal_hand_computations():
@@ -171,3 +203,13 @@ def test_every_result_has_the_same_shape():
         assert "<table" in result._repr_html_() and result.to_csv().startswith(result.table().columns[0])
         assert result.plot().axes
     matplotlib.pyplot.close("all")
+
+
+def test_reference_trial_streams_depend_only_on_the_trial_index():
+    """What batch means needs of the reference engine: a trial's dice do not depend on its chunk."""
+    from analysis.decisions.systems import SYSTEMS
+
+    system = SYSTEMS["epic"]
+    job = system.job(matchup(_duel(3), _duel(4)), "reference", trial_streams=True)
+    whole = job.run_chunk(5, 6, 0, 4096 + 3)
+    assert (whole == job.run_chunk(5, 6, 0, 4096) + job.run_chunk(5, 6, 1, 3)).all()

@@ -45,7 +45,7 @@ defenders = ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhor
 kind = "compare"
 name = "epic-compare"
 base = "epic/assault_marines_vs_warband"
-trials = 3000
+trials = 122880                     # 30 batches of 4096 trials, the fewest batch means runs
 option_a = "netea:space-marine-codex-astartes/assault"
 option_b = "netea:space-marine-codex-astartes/tactical"
 opponents = [{ force = "netea:ork-war-horde/warband", weight = 3 }, { force = "netea:ork-war-horde/kommando-warhorde" }]

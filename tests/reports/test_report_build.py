@@ -36,10 +36,10 @@ def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_defin
 def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
     facts = json.loads((local_build / "report.json").read_text())
     assert facts["seed"] == 11
-    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000 + 2 * 20000 + 2 * 2 * 3000
+    assert facts["total_trials"] == 3 * 4096 + 2 * 20000 + 4 * 20000 + 2 * 20000 + 2 * 2 * 122880
     assert {"python", "wargame-odds", "numpy", "numba", "dask"} <= set(facts["versions"])
     page = (local_build / "index.html").read_text()
-    assert "seed <b>11</b>" in page and "184,288 trials in all" in page
+    assert "seed <b>11</b>" in page and "663,808 trials in all" in page
     assert facts["versions"]["numba"] in page
     first = facts["cells"][1]["points"][0]["result"]["sides"]["attacker_wins"]
     lo, hi = first["ci95"]
@@ -85,7 +85,7 @@ def test_compare_cell_equals_analysis_decisions_compare(local_build):
 
     direct = decisions.compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
                                ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"], weights=[3, 1],
-                               base="analysis/scenarios/epic/assault_marines_vs_warband.toml", trials=3000, seed=11,
+                               base="analysis/scenarios/epic/assault_marines_vs_warband.toml", trials=122880, seed=11,
                                cell=(cell_key("epic-compare"),))
     stored = pd.read_parquet(local_build / "tables" / "epic-compare.parquet")
     pd.testing.assert_frame_equal(stored, direct.table(), check_exact=True)

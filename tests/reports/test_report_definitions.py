@@ -103,8 +103,8 @@ BAD = {
     "compare without option_b": (COMPARE.replace('option_b = "netea:space-marine-codex-astartes/tactical"\n', ""),
                                  "field 'cells[0].option_b'", None),
     "compare with a simulation option it does not take": (
-        COMPARE + "options = { threads = 2 }\n", "field 'cells[0].options.threads': unknown simulation option",
-        "paired, engine"),
+        COMPARE + "options = { precision = 0.01 }\n", "field 'cells[0].options.precision': unknown simulation option",
+        "paired, method, engine, threads, chunk_trials"),
     "empty matrix": ('title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = []\n'
                      'defenders = ["netea:ork-war-horde/warband"]\n', "field 'cells[0].attackers'", None),
     "no cells": ('title = "t"\ncells = []\n', "field 'cells'", None),
