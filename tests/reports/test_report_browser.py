@@ -3,7 +3,9 @@
 websocket client: every image must load and the console must stay free of errors."""
 import asyncio
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -66,9 +68,11 @@ async def _inspect(ws_url: str, page_url: str, timeout: float) -> dict:
 def open_page(path: Path, timeout: float = 60) -> dict:
     """Load ``path`` in headless Chromium; returns its title, its images and every console error."""
     assert Path(CHROMIUM).exists(), "chromium is missing: run scripts/install-chromium.sh"
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helper processes may still write to the profile as they exit: the whole process
+    # group is killed, and a file that appears during clean-up does not fail the test.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         browser = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             port_file = Path(profile) / "DevToolsActivePort"
             deadline = time.monotonic() + timeout
@@ -81,7 +85,7 @@ def open_page(path: Path, timeout: float = 60) -> dict:
                 pages = [t for t in json.load(response) if t["type"] == "page"]
             return asyncio.run(_inspect(pages[0]["webSocketDebuggerUrl"], path.resolve().as_uri(), timeout))
         finally:
-            browser.kill()
+            os.killpg(browser.pid, signal.SIGKILL)
             browser.wait()
 
 
