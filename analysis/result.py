@@ -136,7 +136,7 @@ class Result:
 
     def to_json(self, indent: int | None = None) -> str:
         """Strict JSON: a quantity with no data (NaN, e.g. a mean over no trials) becomes null."""
-        return json.dumps(_finite(self.to_dict()), indent=indent, allow_nan=False, default=_json_default)
+        return json.dumps(finite_json(self.to_dict()), indent=indent, allow_nan=False, default=_json_default)
 
     def _header(self) -> str:
         line = f"{self.title}  [{self.system}]  trials={self.info.trials:,}  seed={self.info.seed}"
@@ -200,11 +200,12 @@ class Result:
         return fig
 
 
-def _finite(value):
+def finite_json(value):
+    """The same data with NaN and infinities (an estimate with nothing behind it) as None: strict JSON."""
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [finite_json(v) for v in value]
     if isinstance(value, (float, np.floating)) and not np.isfinite(value):
         return None
     return value

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import numpy as np
 
 from .. import runner
 from ..scenario import read_toml, validate

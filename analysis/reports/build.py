@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import io
 import json
-import math
 import shutil
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from ..result import finite_json
 from .cells import frame_from_json, run_point, write_atomic
 from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
 from .executor import LocalExecutor
@@ -314,7 +314,7 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
     facts = {"title": model.title, "seed": model.seed, "trials": model.trials,
              "total_trials": sum(s["trials"] for s in sections), "versions": versions()}
     (staging / "report.json").write_text(
-        json.dumps(_no_nan(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
+        json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["ci"] = _format_estimate
@@ -334,16 +334,6 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
     (staging / "index.html").replace(out / "index.html")
     shutil.rmtree(staging)
     return out / "index.html"
-
-
-def _no_nan(value):
-    """The same data with NaN (an estimate with no trials behind it) and infinities (a variance ratio
-    over a zero variance) as null: strict JSON."""
-    if isinstance(value, dict):
-        return {k: _no_nan(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_no_nan(v) for v in value]
-    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _format_estimate(row, digits: int = 4) -> str:

@@ -41,7 +41,7 @@ def test_unknown_library_unit(tmp_path):
     force.write_text('[[formations]]\nname = "X"\ninitiative = 1\n'
                      'units = [{ unit = "netea:spacemarine", count = 2, engaged = "bc" }]\n')
     definition = tmp_path / "m.toml"
-    definition.write_text(f'attackers = ["force.toml"]\ndefenders = ["netea:ork-war-horde/warband"]\n')
+    definition.write_text('attackers = ["force.toml"]\ndefenders = ["netea:ork-war-horde/warband"]\n')
     one_error_line(run("matrix", definition, "-n", 100), "force.toml", "formations[0].units[0].unit",
                    "unknown library unit 'netea:spacemarine'", "allowed: ")
     definition.write_text('attackers = ["netea:ork-war-horde/warbandd"]\ndefenders = ["netea:ork-war-horde/warband"]\n')

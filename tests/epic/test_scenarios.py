@@ -119,7 +119,7 @@ def test_bad_scenarios_give_one_clear_line_and_exit_2(tmp_path, case):
     else:
         assert f"field '{field}'" in message
     if allowed:
-        assert f"(allowed: " in message and allowed in message
+        assert "(allowed: " in message and allowed in message
     assert result.stdout == ""
 
 

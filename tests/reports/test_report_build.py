@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from analysis.reports import build, load_report
 
