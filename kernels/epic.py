@@ -422,11 +422,14 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
 
 
 @njit(cache=True, inline="always")
-def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, asu, ab,
+def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, fl, flb,
                   trapped, all_tsknf, alive, masks, fmasks, base):
-    """Extra hits, the loser breaks or is destroyed, nearby losers, the winner's BMs (spec §6)."""
+    """Extra hits, the loser breaks or is destroyed, nearby losers, the winner's BMs (spec §6).
+
+    ``fl[flb[3 * side + j]:flb[3 * side + j + 1]]``: the side's assault formations (j = 0), its other
+    formations (1), its assault formations not broken at the start (2)."""
     loser = DEFENDER if winner == WIN_ATT else ATTACKER
-    n_forms = forms.shape[0]
+    won = 1 - loser
     if extra > 0:  # §6.1: no saves, Fearless immune, front to back, a unit takes its remaining DC
         if all_tsknf[loser]:
             extra //= 2
@@ -443,9 +446,8 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
                 hp[u] = left
                 dead |= np.uint64(left == 0) << np.uint64(bit)
             alive[loser, w] &= ~dead
-    for f in range(n_forms):  # §6.2
-        if forms[f, F_SIDE] != loser or not forms[f, F_ASSAULT]:
-            continue
+    for k in range(flb[3 * loser], flb[3 * loser + 1]):  # §6.2
+        f = fl[k]
         if forms[f, F_BROKEN0]:
             for k in range(fb[f], fb[f + 1]):
                 u = fu[k]
@@ -455,9 +457,8 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
             bm[f] = 0
             broken[f] = True
             s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
-    for f in range(n_forms):  # §6.3
-        if forms[f, F_SIDE] != loser or forms[f, F_ASSAULT]:
-            continue
+    for k in range(flb[3 * loser + 1], flb[3 * loser + 2]):  # §6.3
+        f = fl[k]
         if broken[f]:
             if not forms[f, F_TSKNF]:
                 for k in range(fb[f], fb[f + 1]):
@@ -473,27 +474,28 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
                 bm[f] = 0
                 broken[f] = True
                 s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
-    for f in range(n_forms):  # §6.4
-        if forms[f, F_SIDE] == loser or not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
-            continue
+    for k in range(flb[3 * won + 2], flb[3 * won + 3]):  # §6.4, branch-free
+        f = fl[k]
         bm[f] += losses_bm[f]
-        if _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
-            bm[f] = 0
-            broken[f] = True
+        fails = _fails_break(f, forms, bm, alive, fmasks, masks, units, base)
+        bm[f] = 0 if fails else bm[f]
+        broken[f] = broken[f] | fails
     return s0, s1, s2, s3
 
 
 @njit(cache=True, _nrt=False)
-def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu, fb, trapped, rules, side_off,
+def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu, fb, trapped, rules, side_off,
                form_off, part, b, n_trials, trial_streams, key0, key1, first_trial, hp, hits, kills, bm, broken,
-               losses_bm, tested, passed, bm_a, broken_a, fa, alive, masks, fmasks, base, all_tsknf, tally):
+               losses_bm, tested, passed, bm_a, broken_a, fa, cas_a, alive, masks, fmasks, base, all_tsknf, hist, ho,
+               tally):
     """``n_trials`` assaults (spec §0-§7) counted into ``part[b]``; the D6 (and D3) rolled add to ``tally[0]``.
 
     The generator starts from ``state`` (uint64[4]); with ``trial_streams`` each trial reseeds it
     from ``(key0, key1 ^ TRIAL_STREAM_KEY, first_trial + i)``.  Work arrays: ``hp`` (remaining damage
     capacity, 1 for a unit that is not a WE); ``hits[side that rolled, class]``; ``kills`` per side;
     per formation ``bm``, ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22),
-    ``tested``, ``passed``, the state after the assault (``bm_a``, ``broken_a``), living units ``fa``;
+    ``tested``, ``passed``, the state after the assault (``bm_a``, ``broken_a``, ``cas_a``), living units
+    ``fa``; ``hist`` the block's joint histograms (zeros; formation ``f``'s three at offsets ``ho[f]``);
     ``alive[side, word]`` the alive masks (sets ``masks``, formations ``fmasks``, a side's first unit
     ``base[side]``); ``all_tsknf[side]``.  Compiled without the runtime (``_nrt=False``): nothing here allocates, and
     no reference counting slows the per-trial code.
@@ -510,6 +512,9 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu,
         has_support |= gb[g + 1] > gb[g] or pb[g + 1] > pb[g]
     first_step = G_FIRST if has_first else G_NORMAL
     sf_kills = np.int64(rules[R_SF_KILLS] != 0)
+    nat1 = rules[R_NAT1]
+    sc_reroll = rules[R_SC_REROLL] != 0
+    use_leaders = rules[R_LEADERS] != 0
     for s in range(2):
         all_tsknf[s] = True
     for f in range(n_forms):
@@ -538,8 +543,6 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu,
             broken[f] = forms[f, F_BROKEN0] != 0
             bm[f] = 0 if broken[f] else forms[f, F_BM0]
             losses_bm[f] = 0
-            tested[f] = False
-            passed[f] = False
         winner = WIN_UNRESOLVED
         margin = 0
         by_roll = False
@@ -636,10 +639,8 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu,
                 - _side_count(DEFENDER, M_INSP, False, alive, masks, units, base)
             mod += (n_att > n_def) + (n_att > 2 * n_def) - (n_def > n_att) - (n_def > 2 * n_att)
             mod += (raw_att == 0) - (raw_def == 0) + (bm_def > bm_att) - (bm_att > bm_def)
-            a1, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-            a2, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-            d1, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-            d2, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+            a1, a2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
+            d1, d2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
             nd += 4
             if rules[R_SUM]:
                 margin = a1 + a2 - d1 - d2 + mod
@@ -654,65 +655,85 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu,
             rnd += 1
         if winner == WIN_ATT or winner == WIN_DEF:
             s0, s1, s2, s3 = _consequences(s0, s1, s2, s3, winner, margin if margin > 0 else -margin, forms, bm, broken, losses_bm, fu,
-                                           fb, units, hp, asu, ab, trapped, all_tsknf, alive, masks, fmasks, base)
+                                           fb, units, hp, fl, flb, trapped, all_tsknf, alive, masks, fmasks, base)
         for f in range(n_forms):
             bm_a[f] = bm[f]
             broken_a[f] = broken[f]
             fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
-            part[b, form_off[f, FO_CAS_A] + forms[f, F_N] - fa[f]] += 1
+            cas_a[f] = forms[f, F_N] - fa[f]
         if rules[R_RALLY]:  # §7: every formation with a living unit and BMs or broken (only its own
-            for f in range(n_forms):  # rally changes its units)
+            withdrew = False  # rally changes its units); branch-free but for Supreme Commander re-rolls
+            for f in range(n_forms):
                 living = fa[f]
-                if living == 0 or (bm[f] == 0 and not broken[f]):
-                    continue
-                tested[f] = True
-                mod = forms[f, F_ENEMY30] * -1 - 2 * broken[f]
+                brk = broken[f]
+                bmf = bm[f]
+                test = (living > 0) & ((bmf > 0) | brk)
+                mod = -forms[f, F_ENEMY30] - 2 * brk
                 if forms[f, F_MOB]:
                     mod += 2 if living > 10 else (1 if living > 5 else 0)
-                tries = 1
-                if rules[R_SC_REROLL] and forms[f, F_ANY_SC]:
-                    tries += _form_kind(f, M_SC, forms, alive, fmasks, masks)
-                ok = False
-                for _ in range(tries):
-                    roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                    nd += 1
-                    ok = roll + mod >= forms[f, F_INIT] and not (rules[R_NAT1] and roll == 1)
-                    if ok:
-                        break
+                roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)  # rolled for every formation, used (and
+                nd += test  # counted) for a tested one
+                ok = (roll + mod >= forms[f, F_INIT]) & ((roll != 1) | (nat1 == 0))
+                if sc_reroll and forms[f, F_ANY_SC] and test and not ok:
+                    for _ in range(_form_kind(f, M_SC, forms, alive, fmasks, masks)):
+                        roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                        nd += 1
+                        ok = (roll + mod >= forms[f, F_INIT]) & ((roll != 1) | (nat1 == 0))
+                        if ok:
+                            break
                 leaders = 0
-                if rules[R_LEADERS] and forms[f, F_ANY_LEADER]:
+                if use_leaders and forms[f, F_ANY_LEADER]:
                     leaders = _form_kind(f, M_LEADER, forms, alive, fmasks, masks)
-                per_leader = 2 if forms[f, F_TSKNF] else 1
-                if ok:
-                    passed[f] = True
-                    if broken[f]:
-                        broken[f] = False
-                        bm[f] = (living if forms[f, F_TSKNF] else living // 2) - per_leader * leaders
-                    else:
-                        bm[f] = bm[f] // 2 - per_leader * leaders
-                    bm[f] = _max(bm[f], 0)
-                elif broken[f]:
+                tsknf = forms[f, F_TSKNF]
+                cut = (1 + tsknf) * leaders
+                pass_broken = _max((living if tsknf else living // 2) - cut, 0)
+                pass_unbroken = _max(bmf // 2 - cut, 0)
+                passes = test & ok
+                tested[f] = test
+                passed[f] = passes
+                bm[f] = (pass_broken if brk else pass_unbroken) if passes else bmf
+                broken[f] = brk & (not passes)
+                if trapped[f] > 0.0 and test and brk and not ok:  # a broken formation that fails withdraws
                     s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, False, forms, alive)
-            for f in range(n_forms):
-                fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
-        # the slots of analysis/epic/outcome.py::record
+                    withdrew = True
+            if withdrew:
+                for f in range(n_forms):
+                    fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
+        # the slots of analysis/epic/outcome.py::record, per formation through three joint histograms
+        # of this block (marginalised below): (casualties after the assault, after the end phase),
+        # (broken, BMs after the assault), (broken, rally tested, passed, BMs after the end phase)
         part[b, side_off[winner]] += 1
         part[b, side_off[O_NOROLL]] += winner != WIN_UNRESOLVED and not by_roll
         part[b, side_off[O_ROUNDS] + rnd - 1] += 1
         if by_roll:
             part[b, side_off[O_MARGIN] + margin + side_off[O_MAX_MARGIN]] += 1
         for f in range(n_forms):
-            n_f = forms[f, F_N]
-            dead = n_f - fa[f]
-            cap = forms[f, F_CAP]
-            part[b, form_off[f, FO_DESTROYED]] += dead == n_f
-            part[b, form_off[f, FO_BROKEN_A]] += broken_a[f]
-            part[b, form_off[f, FO_BROKEN_E]] += broken[f]
-            part[b, form_off[f, FO_TESTED]] += tested[f]
-            part[b, form_off[f, FO_PASSED]] += passed[f]
-            part[b, form_off[f, FO_CAS] + dead] += 1
-            part[b, form_off[f, FO_BM_A] + _min(bm_a[f], cap)] += 1
-            part[b, form_off[f, FO_BM_E] + _min(bm[f], cap)] += 1
+            n1 = forms[f, F_N] + 1
+            c1 = forms[f, F_CAP] + 1
+            hist[ho[f, 0] + cas_a[f] * n1 + n1 - 1 - fa[f]] += 1
+            hist[ho[f, 1] + broken_a[f] * c1 + _min(bm_a[f], c1 - 1)] += 1
+            hist[ho[f, 2] + (4 * broken[f] + 2 * tested[f] + passed[f]) * c1 + _min(bm[f], c1 - 1)] += 1
+    for f in range(n_forms):  # the joint histograms into the count slots
+        n1 = forms[f, F_N] + 1
+        c1 = forms[f, F_CAP] + 1
+        for ca in range(n1):
+            for dead in range(n1):
+                c = hist[ho[f, 0] + ca * n1 + dead]
+                part[b, form_off[f, FO_CAS_A] + ca] += c
+                part[b, form_off[f, FO_CAS] + dead] += c
+                part[b, form_off[f, FO_DESTROYED]] += c * (dead == n1 - 1)
+        for ba in range(2):
+            for v in range(c1):
+                c = hist[ho[f, 1] + ba * c1 + v]
+                part[b, form_off[f, FO_BROKEN_A]] += c * ba
+                part[b, form_off[f, FO_BM_A] + v] += c
+        for code in range(8):
+            for v in range(c1):
+                c = hist[ho[f, 2] + code * c1 + v]
+                part[b, form_off[f, FO_BROKEN_E]] += c * (code >> 2)
+                part[b, form_off[f, FO_TESTED]] += c * ((code >> 1) & 1)
+                part[b, form_off[f, FO_PASSED]] += c * (code & 1)
+                part[b, form_off[f, FO_BM_E] + v] += c
     state[0] = s0
     state[1] = s1
     state[2] = s2
@@ -721,15 +742,14 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu,
 
 
 @njit(cache=True, parallel=True)
-def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, asu, ab, forms, fu, fb, trapped, rules, side_off,
+def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, trapped, rules, side_off,
                    form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
     """Run ``n_trials`` assaults from stream block ``first_block``: (int64[n_counts], D6 and D3 rolled).
 
     Tables (built by ``analysis.epic.engine.KernelArrays``, columns named above): ``units``
     int64[N, U_COLS] in allocation order; attack sources ``src`` int64[S, S_COLS] sorted by group
     ``side * 3 + step`` with bounds ``gb``; dice pools ``pmask``, ``pinfo`` (bounds ``pb`` by group); unit sets ``masks`` uint64[2, M_COLS, W]
-    and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``asu``
-    each side's assault units (bounds ``ab``); ``forms``
+    and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``forms``
     int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F]; ``rules``
     int64[R_COLS]; count offsets ``side_off`` and ``form_off``.  ``trial_streams``: one stream per
     trial (keyed by its global index) instead of one per block.
@@ -740,17 +760,39 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, asu, a
     n_units = units.shape[0]
     n_forms = forms.shape[0]
     dc0 = np.ascontiguousarray(units[:, U_DC])
+    fl = np.zeros(3 * n_forms, np.int64)  # per side: assault formations, others, assault not broken at start
+    flb = np.zeros(7, np.int64)
+    n_fl = 0
+    for j in range(6):
+        for f in range(n_forms):
+            side = forms[f, F_SIDE]
+            assault = forms[f, F_ASSAULT] != 0
+            if side == j // 3 and ((j % 3 == 0 and assault) or (j % 3 == 1 and not assault)
+                                   or (j % 3 == 2 and assault and not forms[f, F_BROKEN0])):
+                fl[n_fl] = f
+                n_fl += 1
+        flb[j + 1] = n_fl
+    ho = np.zeros((n_forms, 3), np.int64)  # offsets of each formation's joint histograms (see _run_block)
+    n_hist = 0
+    for f in range(n_forms):
+        n1 = forms[f, F_N] + 1
+        c1 = forms[f, F_CAP] + 1
+        ho[f, 0] = n_hist
+        ho[f, 1] = n_hist + n1 * n1
+        ho[f, 2] = ho[f, 1] + 2 * c1
+        n_hist = ho[f, 2] + 8 * c1
     for b in prange(n_blocks):
         state = np.empty(4, np.uint64)
         seed_stream(state, key0, key1, first_block + b)
         tally = np.zeros(1, np.int64)
-        _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, asu, ab, forms, fu, fb, trapped, rules, side_off,
+        _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu, fb, trapped, rules, side_off,
                    form_off, part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
                    (first_block + b) * BLOCK_TRIALS,
                    np.empty(n_units, np.int64), np.zeros((2, N_CLASSES), np.int64),
                    np.zeros(2, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.int64),
-                   np.zeros((2, masks.shape[2]), np.uint64), masks, fmasks, base, np.zeros(2, np.bool_), tally)
+                   np.zeros(n_forms, np.int64), np.zeros((2, masks.shape[2]), np.uint64), masks, fmasks, base,
+                   np.zeros(2, np.bool_), np.zeros(n_hist, np.int64), ho, tally)
         dice[b] = tally[0]
     return part.sum(axis=0), dice.sum()

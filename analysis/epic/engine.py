@@ -68,8 +68,6 @@ class KernelArrays:
     masks: np.ndarray
     fmasks: np.ndarray
     base: np.ndarray
-    asu: np.ndarray
-    ab: np.ndarray
     forms: np.ndarray
     fu: np.ndarray
     fb: np.ndarray
@@ -127,12 +125,9 @@ class KernelArrays:
             fmasks[u.formation, word] |= flag
 
         groups: list[list[list[int]]] = [[] for _ in range(6)]
-        assault: list[list[int]] = [[], []]
         for u in c.units:
             f = forms[u.formation]
             engaged = u.engaged in (BC, FF)
-            if f.role == ENGAGED:
-                assault[u.side].append(u.index)
             if engaged and (f.role == ENGAGED or (f.role == SUPPORT and not f.broken)):
                 for step, row in _sources(u, support=f.role == SUPPORT):
                     groups[u.side * 3 + step].append(row)
@@ -165,7 +160,6 @@ class KernelArrays:
         rows = [r for g in groups for r in g]
         src = np.array(rows, np.int64).reshape(len(rows), K.S_COLS)
         gb = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
-        asu, ab = _bounds(assault)
         fu, fb = _bounds([list(f.units) for f in forms])
 
         ftab = np.zeros((len(forms), K.F_COLS), np.int64)
@@ -199,7 +193,7 @@ class KernelArrays:
         for f in forms:
             for col, name in _FORMATION_SLOTS.items():
                 form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
-        return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks, base=base, asu=asu, ab=ab, forms=ftab, fu=fu, fb=fb,
+        return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks, base=base, forms=ftab, fu=fu, fb=fb,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
                    side_off=side_off, form_off=form_off, n_counts=lay.size)
 
@@ -212,7 +206,7 @@ class KernelArrays:
         the seed, the cell and ``t``; otherwise one stream per block of ``BLOCK_TRIALS`` trials.
         """
         counts, dice = K.assault_kernel(
-            self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base, self.asu, self.ab, self.forms,
+            self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base, self.forms,
             self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
             np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
         return counts, int(dice)
