@@ -654,8 +654,9 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                 break
             rnd += 1
         if winner == WIN_ATT or winner == WIN_DEF:
-            s0, s1, s2, s3 = _consequences(s0, s1, s2, s3, winner, margin if margin > 0 else -margin, forms, bm, broken, losses_bm, fu,
-                                           fb, units, hp, fl, flb, trapped, all_tsknf, alive, masks, fmasks, base)
+            s0, s1, s2, s3 = _consequences(s0, s1, s2, s3, winner, margin if margin > 0 else -margin, forms, bm,
+                                           broken, losses_bm, fu, fb, units, hp, fl, flb, trapped, all_tsknf,
+                                           alive, masks, fmasks, base)
         for f in range(n_forms):
             bm_a[f] = bm[f]
             broken_a[f] = broken[f]
@@ -748,7 +749,8 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
 
     Tables (built by ``analysis.epic.engine.KernelArrays``, columns named above): ``units``
     int64[N, U_COLS] in allocation order; attack sources ``src`` int64[S, S_COLS] sorted by group
-    ``side * 3 + step`` with bounds ``gb``; dice pools ``pmask``, ``pinfo`` (bounds ``pb`` by group); unit sets ``masks`` uint64[2, M_COLS, W]
+    ``side * 3 + step`` with bounds ``gb``; dice pools ``pmask``, ``pinfo`` (bounds ``pb`` by group); unit
+    sets ``masks`` uint64[2, M_COLS, W]
     and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``forms``
     int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F]; ``rules``
     int64[R_COLS]; count offsets ``side_off`` and ``form_off``.  ``trial_streams``: one stream per

@@ -193,7 +193,8 @@ class KernelArrays:
         for f in forms:
             for col, name in _FORMATION_SLOTS.items():
                 form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
-        return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks, base=base, forms=ftab, fu=fu, fb=fb,
+        return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks,
+                   base=base, forms=ftab, fu=fu, fb=fb,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
                    side_off=side_off, form_off=form_off, n_counts=lay.size)
 
@@ -206,8 +207,8 @@ class KernelArrays:
         the seed, the cell and ``t``; otherwise one stream per block of ``BLOCK_TRIALS`` trials.
         """
         counts, dice = K.assault_kernel(
-            self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base, self.forms,
-            self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
+            self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
+            self.forms, self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
             np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
         return counts, int(dice)
 
