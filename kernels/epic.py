@@ -68,7 +68,7 @@ FO_COLS = 9
 # every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
 # in allocation order), bc ones (M_BC), Inspiring ones that count for the result (M_INSP), war engines
 # (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC), non-Fearless units of its assault formations
-# (M_XHIT, those extra hits reach).  The living units are ``alive[side, w]``: counts are popcounts (a WE
+# (M_XHIT, those extra hits reach).  The living units are ``alive[w, side]``: counts are popcounts (a WE
 # counting its starting DC).
 M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE, M_LEADER, M_SC, M_XHIT = range(9)
 M_COLS = 9
@@ -100,6 +100,30 @@ def _lowest_bit(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
     return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def _at(typingctx, a, i):
+    """``a.flat[i]`` of a C-contiguous integer array, for ``0 <= i < a.size``: one load, without the
+    negative-index wraparound and shape reads of ``a[...]`` (which, for the ~40 arrays of the block
+    function, cost registers and stack reloads)."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        idx = context.cast(builder, args[1], signature.args[1], types.intp)
+        return builder.load(builder.gep(ary.data, [idx], inbounds=True))
+    return a.dtype(a, i), codegen
+
+
+@intrinsic
+def _put(typingctx, a, i, v):
+    """``a.flat[i] = v`` (as ``_at``)."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        idx = context.cast(builder, args[1], signature.args[1], types.intp)
+        val = context.cast(builder, args[2], signature.args[2], signature.args[0].dtype)
+        builder.store(val, builder.gep(ary.data, [idx], inbounds=True))
+        return context.get_dummy_value()
+    return types.none(a, i, v), codegen
 
 
 @njit(cache=True, parallel=True)
@@ -187,12 +211,50 @@ def _max(a, b):
     return a if a > b else b
 
 
+# Table cells through ``_at`` (row widths are constants).
+
+@njit(cache=True, inline="always")
+def _uv(units, u, col):
+    """``units[u, col]``."""
+    return _at(units, u * U_COLS + col)
+
+
+@njit(cache=True, inline="always")
+def _fv(forms, f, col):
+    """``forms[f, col]``."""
+    return _at(forms, f * F_COLS + col)
+
+
+@njit(cache=True, inline="always")
+def _bump(a, i, v):
+    """``a.flat[i] += v``."""
+    _put(a, i, _at(a, i) + v)
+
+
+@njit(cache=True, inline="always")
+def _alive(alive, side, w):
+    """Word ``w`` of ``side``'s alive mask (``alive`` uint64[W, 2])."""
+    return _at(alive, 2 * w + side)
+
+
+@njit(cache=True, inline="always")
+def _mask(masks, side, kind, w):
+    """Word ``w`` of ``side``'s unit set ``kind`` (``masks`` uint64[W, 2, M_COLS] in the block function)."""
+    return _at(masks, (2 * w + side) * M_COLS + kind)
+
+
+@njit(cache=True, inline="always")
+def _drop(alive, side, w, bits):
+    """Clear ``bits`` (units that died) in word ``w`` of ``side``'s alive mask."""
+    _put(alive, 2 * w + side, _alive(alive, side, w) & ~bits)
+
+
 # Bookkeeping of living units: hp (remaining DC) and the alive bit masks.
 
 @njit(cache=True, inline="always")
 def _clear(u, units, alive):
     """Unit ``u`` died: clear its alive bit."""
-    alive[units[u, U_SIDE], units[u, U_WORD]] &= ~(_ONE << np.uint64(units[u, U_BIT]))
+    _drop(alive, _uv(units, u, U_SIDE), _uv(units, u, U_WORD), _ONE << np.uint64(_uv(units, u, U_BIT)))
 
 
 @njit(cache=True, inline="always")
@@ -207,7 +269,7 @@ def _we_extra(m, w, side, units, base):
     """Sum of (starting DC - 1) over the war engines in mask ``m`` (word ``w`` of ``side``)."""
     c = 0
     while m != _ZERO:
-        c += units[base[side] + 64 * w + _lowest_bit(m), U_DC] - 1
+        c += _uv(units, base[side] + 64 * w + _lowest_bit(m), U_DC) - 1
         m &= m - _ONE
     return c
 
@@ -216,19 +278,19 @@ def _we_extra(m, w, side, units, base):
 def _side_count(side, kind, weighted, alive, masks, units, base):
     """Living units of ``side`` in set ``kind`` (``weighted``: a WE counting its starting DC)."""
     c = 0
-    for w in range(alive.shape[1]):
-        m = alive[side, w] & masks[side, kind, w]
+    for w in range(alive.shape[0]):
+        m = _alive(alive, side, w) & _mask(masks, side, kind, w)
         c += _popcount(m)
         if weighted:
-            c += _we_extra(m & masks[side, M_WE, w], w, side, units, base)
+            c += _we_extra(m & _mask(masks, side, M_WE, w), w, side, units, base)
     return c
 
 
 @njit(cache=True, inline="always")
 def _side_any(side, kind, alive, masks):
     """Does ``side`` have a living unit in set ``kind``?"""
-    for w in range(alive.shape[1]):
-        if alive[side, w] & masks[side, kind, w] != _ZERO:
+    for w in range(alive.shape[0]):
+        if _alive(alive, side, w) & _mask(masks, side, kind, w) != _ZERO:
             return True
     return False
 
@@ -236,13 +298,13 @@ def _side_any(side, kind, alive, masks):
 @njit(cache=True, inline="always")
 def _form_count(f, weighted, forms, alive, fmasks, masks, units, base):
     """Living units of formation ``f`` (``weighted``: its size, a WE counting its starting DC, spec §0)."""
-    side = forms[f, F_SIDE]
+    side = _fv(forms, f, F_SIDE)
     c = 0
-    for w in range(alive.shape[1]):
-        m = alive[side, w] & fmasks[f, w]
+    for w in range(alive.shape[0]):
+        m = _alive(alive, side, w) & fmasks[f, w]
         c += _popcount(m)
-        if weighted and forms[f, F_ANY_WE]:
-            c += _we_extra(m & masks[side, M_WE, w], w, side, units, base)
+        if weighted and _fv(forms, f, F_ANY_WE):
+            c += _we_extra(m & _mask(masks, side, M_WE, w), w, side, units, base)
     return c
 
 
@@ -251,12 +313,12 @@ def _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, speed_zero_die, for
     """Withdrawal (spec §6.2): speed-0 ``bc``/``ff`` units die (if asked), other non-Fearless units
     die with probability ``trapped`` (one uniform draw each, allocation order)."""
     p = trapped[f]
-    if p > 0.0 or (speed_zero_die and forms[f, F_SPEED0]):
+    if p > 0.0 or (speed_zero_die and _fv(forms, f, F_SPEED0)):
         for k in range(fb[f], fb[f + 1]):
             u = fu[k]
-            if hp[u] == 0 or units[u, U_FEARLESS]:
+            if hp[u] == 0 or _uv(units, u, U_FEARLESS):
                 continue
-            if speed_zero_die and units[u, U_SPEED0] and units[u, U_ENG] != OUT:
+            if speed_zero_die and _uv(units, u, U_SPEED0) and _uv(units, u, U_ENG) != OUT:
                 _kill(u, units, hp, alive)
             elif p > 0.0:
                 x, s0, s1, s2, s3 = _uniform(s0, s1, s2, s3)
@@ -269,16 +331,16 @@ def _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, speed_zero_die, for
 def _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
     """Break test: BMs >= size (TSKNF: 2 x size), spec §0."""
     size = _form_count(f, True, forms, alive, fmasks, masks, units, base)
-    return bm[f] >= (2 * size if forms[f, F_TSKNF] else size)
+    return bm[f] >= (2 * size if _fv(forms, f, F_TSKNF) else size)
 
 
 @njit(cache=True, inline="always")
 def _form_kind(f, kind, forms, alive, fmasks, masks):
     """Living units of formation ``f`` in set ``kind`` (counted 1 each)."""
-    side = forms[f, F_SIDE]
+    side = _fv(forms, f, F_SIDE)
     c = 0
-    for w in range(alive.shape[1]):
-        c += _popcount(alive[side, w] & fmasks[f, w] & masks[side, kind, w])
+    for w in range(alive.shape[0]):
+        c += _popcount(_alive(alive, side, w) & fmasks[f, w] & _mask(masks, side, kind, w))
     return c
 
 
@@ -289,22 +351,22 @@ def _unsaved(s0, s1, s2, s3, cls, u, units, nd):
     kind = cls - 3 * sniper
     failed = True
     if kind == 0:
-        target = units[u, U_SAVE] + sniper
+        target = _uv(units, u, U_SAVE) + sniper
         if target < NO_ROLL:
             nd += 1
             v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
             failed = v < target
-            if units[u, U_RA] and failed:
+            if _uv(units, u, U_RA) and failed:
                 nd += 1
                 v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
                 failed = v < target
-    elif kind == 1 and units[u, U_RA]:
-        target = units[u, U_ARMOUR] + sniper
+    elif kind == 1 and _uv(units, u, U_RA):
+        target = _uv(units, u, U_ARMOUR) + sniper
         if target < NO_ROLL:
             nd += 1
             v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
             failed = v < target
-    if units[u, U_INV] and failed:
+    if _uv(units, u, U_INV) and failed:
         nd += 1
         v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
         failed = v < 6
@@ -320,7 +382,7 @@ def _damage(u, un, side, ck, units, hp, losses_bm, kills):
     done = _min(un, hp_u)
     left = hp_u - done
     hp[u] = left
-    losses_bm[units[u, U_FORM]] += done * units[u, U_LOSS_BM]
+    losses_bm[_uv(units, u, U_FORM)] += done * _uv(units, u, U_LOSS_BM)
     kills[1 - side] += done * ck
     return np.uint64(left == 0)
 
@@ -339,28 +401,28 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
     the eligible units are a snapshot of the alive mask, each unit's damage applied once its own saves
     are rolled.
     """
-    n_ord = hits[hs, 0]
-    n_mw = n_ord + hits[hs, 1]
-    total = n_mw + hits[hs, 2]
-    n_snipe = hits[hs, 3] + hits[hs, 4] + hits[hs, 5]
+    n_ord = _at(hits, hs * N_CLASSES + 0)
+    n_mw = n_ord + _at(hits, hs * N_CLASSES + 1)
+    total = n_mw + _at(hits, hs * N_CLASSES + 2)
+    n_snipe = _at(hits, hs * N_CLASSES + 3) + _at(hits, hs * N_CLASSES + 4) + _at(hits, hs * N_CLASSES + 5)
     if total + n_snipe == 0:
         return s0, s1, s2, s3, nd
     cap = _side_count(side, M_TARGET, True, alive, masks, units, base)
     if cap == 0:  # no eligible unit: the hits are lost
         return s0, s1, s2, s3, nd
-    n_words = alive.shape[1]
+    n_words = alive.shape[0]
     snipe = -1
     snipe_unsaved = 0
     if n_snipe > 0:
         first = -1
         for w in range(n_words):
-            m = alive[side, w] & masks[side, M_TARGET, w]
+            m = _alive(alive, side, w) & _mask(masks, side, M_TARGET, w)
             while m != _ZERO:
                 u = base[side] + 64 * w + _lowest_bit(m)
                 m &= m - _ONE
                 if first < 0:
                     first = u
-                if units[u, U_SNIPE]:
+                if _uv(units, u, U_SNIPE):
                     snipe = u
                     break
             if snipe >= 0:
@@ -368,7 +430,7 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
         if snipe < 0:
             snipe = first
         for cls in range(3, N_CLASSES):
-            for _ in range(hits[hs, cls]):
+            for _ in range(_at(hits, hs * N_CLASSES + cls)):
                 f, s0, s1, s2, s3, nd = _unsaved(s0, s1, s2, s3, cls, snipe, units, nd)
                 snipe_unsaved += f
     q = 0
@@ -381,7 +443,7 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
     for w in range(n_words):
         if q == 0 and prefix >= r:
             break
-        m = alive[side, w] & masks[side, M_TARGET, w]
+        m = _alive(alive, side, w) & _mask(masks, side, M_TARGET, w)
         dead = _ZERO
         while m != _ZERO:
             if q == 0 and prefix >= r:
@@ -389,12 +451,12 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
             bit = _lowest_bit(m)
             m &= m - _ONE
             u = base[side] + 64 * w + bit
-            dc = units[u, U_DC]
+            dc = _uv(units, u, U_DC)
             part = _min(dc, _max(0, r - prefix))
             un = 0
-            if plain and units[u, U_SIMPLE]:  # ordinary hits, one save roll each
+            if plain and _uv(units, u, U_SIMPLE):  # ordinary hits, one save roll each
                 h = q * dc + part
-                sv = units[u, U_SAVE]
+                sv = _uv(units, u, U_SAVE)
                 if sv < NO_ROLL:
                     nd += h
                     for _ in range(h):
@@ -414,7 +476,7 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
                 snipe = -1
             prefix += dc
             dead |= _damage(u, un, side, ck, units, hp, losses_bm, kills) << np.uint64(bit)
-        alive[side, w] &= ~dead
+        _drop(alive, side, w, dead)
     if snipe >= 0:  # the sniper target took no round-robin hit
         if _damage(snipe, snipe_unsaved, side, ck, units, hp, losses_bm, kills):
             _clear(snipe, units, alive)
@@ -433,8 +495,8 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
     if extra > 0:  # §6.1: no saves, Fearless immune, front to back, a unit takes its remaining DC
         if all_tsknf[loser]:
             extra //= 2
-        for w in range(alive.shape[1]):
-            m = alive[loser, w] & masks[loser, M_XHIT, w]
+        for w in range(alive.shape[0]):
+            m = _alive(alive, loser, w) & _mask(masks, loser, M_XHIT, w)
             dead = _ZERO
             while m != _ZERO and extra > 0:
                 bit = _lowest_bit(m)
@@ -445,13 +507,13 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
                 left = hp[u] - take
                 hp[u] = left
                 dead |= np.uint64(left == 0) << np.uint64(bit)
-            alive[loser, w] &= ~dead
+            _drop(alive, loser, w, dead)
     for k in range(flb[3 * loser], flb[3 * loser + 1]):  # §6.2
         f = fl[k]
-        if forms[f, F_BROKEN0]:
+        if _fv(forms, f, F_BROKEN0):
             for k in range(fb[f], fb[f + 1]):
                 u = fu[k]
-                if hp[u] > 0 and not units[u, U_FEARLESS]:
+                if hp[u] > 0 and not _uv(units, u, U_FEARLESS):
                     _kill(u, units, hp, alive)
         else:
             bm[f] = 0
@@ -460,10 +522,10 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
     for k in range(flb[3 * loser + 1], flb[3 * loser + 2]):  # §6.3
         f = fl[k]
         if broken[f]:
-            if not forms[f, F_TSKNF]:
+            if not _fv(forms, f, F_TSKNF):
                 for k in range(fb[f], fb[f + 1]):
                     u = fu[k]
-                    if hp[u] > 0 and not units[u, U_FEARLESS]:
+                    if hp[u] > 0 and not _uv(units, u, U_FEARLESS):
                         hp[u] -= 1
                         if hp[u] == 0:
                             _clear(u, units, alive)
@@ -496,13 +558,14 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
     per formation ``bm``, ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22),
     ``tested``, ``passed``, the state after the assault (``bm_a``, ``broken_a``, ``cas_a``), living units
     ``fa``; ``hist`` the block's joint histograms (zeros; formation ``f``'s three at offsets ``ho[f]``);
-    ``alive[side, word]`` the alive masks (sets ``masks``, formations ``fmasks``, a side's first unit
+    ``alive[word, side]`` the alive masks (sets ``masks[word, side, kind]``, formations ``fmasks``, a side's first unit
     ``base[side]``); ``all_tsknf[side]``.  Compiled without the runtime (``_nrt=False``): nothing here allocates, and
     no reference counting slows the per-trial code.
     """
     n_units = units.shape[0]
     n_forms = forms.shape[0]
-    n_words = alive.shape[1]
+    n_words = alive.shape[0]
+    row = b * part.shape[1]  # part[b] as flat offsets
     max_rounds = rules[R_MAX_ROUNDS]
     has_first = False
     has_support = False
@@ -518,8 +581,8 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
     for s in range(2):
         all_tsknf[s] = True
     for f in range(n_forms):
-        if forms[f, F_ASSAULT] and not forms[f, F_TSKNF]:
-            all_tsknf[forms[f, F_SIDE]] = False
+        if _fv(forms, f, F_ASSAULT) and not _fv(forms, f, F_TSKNF):
+            all_tsknf[_fv(forms, f, F_SIDE)] = False
     s0 = state[0]
     s1 = state[1]
     s2 = state[2]
@@ -538,10 +601,10 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
         kills[1] = 0
         for s in range(2):
             for w in range(n_words):
-                alive[s, w] = masks[s, M_ALL, w]
+                _put(alive, 2 * w + s, _mask(masks, s, M_ALL, w))
         for f in range(n_forms):
-            broken[f] = forms[f, F_BROKEN0] != 0
-            bm[f] = 0 if broken[f] else forms[f, F_BM0]
+            broken[f] = _fv(forms, f, F_BROKEN0) != 0
+            bm[f] = 0 if broken[f] else _fv(forms, f, F_BM0)
             losses_bm[f] = 0
         winner = WIN_UNRESOLVED
         margin = 0
@@ -563,18 +626,18 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                         break
                 for side in range(2):  # §1 / §4: roll; a bc unit is in contact while an enemy bc unit lives
                     for c in range(N_CLASSES):
-                        hits[side, c] = 0
+                        _put(hits, side * N_CLASSES + c, 0)
                     g = side * 3 + step
                     if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
                         continue
                     contact = _side_any(1 - side, M_BC, alive, masks)
                     for p in range(pb[g], pb[g + 1]):  # dice pools: one D6 per living unit, two per word
-                        val = pinfo[p, P_VC] if contact else pinfo[p, P_VN]
+                        val = _at(pinfo, p * P_COLS + P_VC) if contact else _at(pinfo, p * P_COLS + P_VN)
                         if val >= NO_ROLL:
                             continue
                         n = 0
                         for w in range(n_words):
-                            n += _popcount(alive[side, w] & pmask[p, w])
+                            n += _popcount(_alive(alive, side, w) & pmask[p, w])
                         nd += n
                         h = 0
                         for _ in range(n >> 1):
@@ -583,16 +646,17 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                         if n & 1:
                             v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
                             h += v >= val
-                        hits[side, pinfo[p, P_CLASS]] += h
+                        _bump(hits, side * N_CLASSES + _at(pinfo, p * P_COLS + P_CLASS), h)
                     for k in range(gb[g], gb[g + 1]):
-                        u = src[k, S_UNIT]
+                        u = _at(src, k * S_COLS + S_UNIT)
                         if hp[u] == 0:
                             continue
-                        val = src[k, S_VC] if (contact and src[k, S_BC]) else src[k, S_VN]
+                        bc = contact and _at(src, k * S_COLS + S_BC)
+                        val = _at(src, k * S_COLS + S_VC) if bc else _at(src, k * S_COLS + S_VN)
                         if val >= NO_ROLL:
                             continue
-                        n = src[k, S_N]
-                        if src[k, S_D3]:
+                        n = _at(src, k * S_COLS + S_N)
+                        if _at(src, k * S_COLS + S_D3):
                             n, s0, s1, s2, s3 = _d3(s0, s1, s2, s3)
                             nd += 1
                         nd += n
@@ -600,7 +664,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                         for _ in range(n):
                             v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
                             h += v >= val
-                        hits[side, src[k, S_CLASS]] += h
+                        _bump(hits, side * N_CLASSES + _at(src, k * S_COLS + S_CLASS), h)
                 ck = np.int64(step != G_SUPPORT) | sf_kills
                 for side in range(2):  # §2: allocation, saves and damage (side's units, the enemy's hits)
                     s0, s1, s2, s3, nd = _allocate(s0, s1, s2, s3, side, hits, 1 - side, units, hp, alive, masks,
@@ -619,15 +683,15 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
             raw_att = 0
             raw_def = 0
             for f in range(n_forms):
-                if not forms[f, F_ASSAULT]:
+                if not _fv(forms, f, F_ASSAULT):
                     continue
                 if broken[f]:
                     raw = _form_count(f, True, forms, alive, fmasks, masks, units, base)
                     held = raw
                 else:
                     raw = bm[f]
-                    held = bm[f] // 2 if forms[f, F_TSKNF] else bm[f]
-                if forms[f, F_SIDE] == ATTACKER:
+                    held = bm[f] // 2 if _fv(forms, f, F_TSKNF) else bm[f]
+                if _fv(forms, f, F_SIDE) == ATTACKER:
                     bm_att += held
                     raw_att += raw
                 else:
@@ -661,7 +725,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
             bm_a[f] = bm[f]
             broken_a[f] = broken[f]
             fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
-            cas_a[f] = forms[f, F_N] - fa[f]
+            cas_a[f] = _fv(forms, f, F_N) - fa[f]
         if rules[R_RALLY]:  # §7: every formation with a living unit and BMs or broken (only its own
             withdrew = False  # rally changes its units); branch-free but for Supreme Commander re-rolls
             for f in range(n_forms):
@@ -669,23 +733,23 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                 brk = broken[f]
                 bmf = bm[f]
                 test = (living > 0) & ((bmf > 0) | brk)
-                mod = -forms[f, F_ENEMY30] - 2 * brk
-                if forms[f, F_MOB]:
+                mod = -_fv(forms, f, F_ENEMY30) - 2 * brk
+                if _fv(forms, f, F_MOB):
                     mod += 2 if living > 10 else (1 if living > 5 else 0)
                 roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)  # rolled for every formation, used (and
                 nd += test  # counted) for a tested one
-                ok = (roll + mod >= forms[f, F_INIT]) & ((roll != 1) | (nat1 == 0))
-                if sc_reroll and forms[f, F_ANY_SC] and test and not ok:
+                ok = (roll + mod >= _fv(forms, f, F_INIT)) & ((roll != 1) | (nat1 == 0))
+                if sc_reroll and _fv(forms, f, F_ANY_SC) and test and not ok:
                     for _ in range(_form_kind(f, M_SC, forms, alive, fmasks, masks)):
                         roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
                         nd += 1
-                        ok = (roll + mod >= forms[f, F_INIT]) & ((roll != 1) | (nat1 == 0))
+                        ok = (roll + mod >= _fv(forms, f, F_INIT)) & ((roll != 1) | (nat1 == 0))
                         if ok:
                             break
                 leaders = 0
-                if use_leaders and forms[f, F_ANY_LEADER]:
+                if use_leaders and _fv(forms, f, F_ANY_LEADER):
                     leaders = _form_kind(f, M_LEADER, forms, alive, fmasks, masks)
-                tsknf = forms[f, F_TSKNF]
+                tsknf = _fv(forms, f, F_TSKNF)
                 cut = (1 + tsknf) * leaders
                 pass_broken = _max((living if tsknf else living // 2) - cut, 0)
                 pass_unbroken = _max(bmf // 2 - cut, 0)
@@ -703,20 +767,20 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
         # the slots of analysis/epic/outcome.py::record, per formation through three joint histograms
         # of this block (marginalised below): (casualties after the assault, after the end phase),
         # (broken, BMs after the assault), (broken, rally tested, passed, BMs after the end phase)
-        part[b, side_off[winner]] += 1
-        part[b, side_off[O_NOROLL]] += winner != WIN_UNRESOLVED and not by_roll
-        part[b, side_off[O_ROUNDS] + rnd - 1] += 1
+        _bump(part, row + side_off[winner], 1)
+        _bump(part, row + side_off[O_NOROLL], np.int64(winner != WIN_UNRESOLVED and not by_roll))
+        _bump(part, row + side_off[O_ROUNDS] + rnd - 1, 1)
         if by_roll:
-            part[b, side_off[O_MARGIN] + margin + side_off[O_MAX_MARGIN]] += 1
+            _bump(part, row + side_off[O_MARGIN] + margin + side_off[O_MAX_MARGIN], 1)
         for f in range(n_forms):
-            n1 = forms[f, F_N] + 1
-            c1 = forms[f, F_CAP] + 1
-            hist[ho[f, 0] + cas_a[f] * n1 + n1 - 1 - fa[f]] += 1
-            hist[ho[f, 1] + broken_a[f] * c1 + _min(bm_a[f], c1 - 1)] += 1
-            hist[ho[f, 2] + (4 * broken[f] + 2 * tested[f] + passed[f]) * c1 + _min(bm[f], c1 - 1)] += 1
+            n1 = _fv(forms, f, F_N) + 1
+            c1 = _fv(forms, f, F_CAP) + 1
+            _bump(hist, _at(ho, 3 * f) + cas_a[f] * n1 + n1 - 1 - fa[f], 1)
+            _bump(hist, _at(ho, 3 * f + 1) + broken_a[f] * c1 + _min(bm_a[f], c1 - 1), 1)
+            _bump(hist, _at(ho, 3 * f + 2) + (4 * broken[f] + 2 * tested[f] + passed[f]) * c1 + _min(bm[f], c1 - 1), 1)
     for f in range(n_forms):  # the joint histograms into the count slots
-        n1 = forms[f, F_N] + 1
-        c1 = forms[f, F_CAP] + 1
+        n1 = _fv(forms, f, F_N) + 1
+        c1 = _fv(forms, f, F_CAP) + 1
         for ca in range(n1):
             for dead in range(n1):
                 c = hist[ho[f, 0] + ca * n1 + dead]
@@ -762,6 +826,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
     n_units = units.shape[0]
     n_forms = forms.shape[0]
     dc0 = np.ascontiguousarray(units[:, U_DC])
+    masks_w = np.ascontiguousarray(masks.transpose(2, 0, 1))  # word-major: constant row widths in the block
     fl = np.zeros(3 * n_forms, np.int64)  # per side: assault formations, others, assault not broken at start
     flb = np.zeros(7, np.int64)
     n_fl = 0
@@ -794,7 +859,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                    np.zeros(2, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.int64),
-                   np.zeros(n_forms, np.int64), np.zeros((2, masks.shape[2]), np.uint64), masks, fmasks, base,
+                   np.zeros(n_forms, np.int64), np.zeros((masks.shape[2], 2), np.uint64), masks_w, fmasks, base,
                    np.zeros(2, np.bool_), np.zeros(n_hist, np.int64), ho, tally)
         dice[b] = tally[0]
     return part.sum(axis=0), dice.sum()
