@@ -10,9 +10,11 @@ only on the seed and the trial count.
 Speed (``benchmarks/run.py``): the generator state lives in four local ``uint64`` variables (the
 ``_next`` / ``_d6`` helpers return the new state), so it stays in registers; living-unit counts per
 formation and per side are popcounts of per-side alive bit masks (cleared as units die) instead of
-loops over the units;
-hits are allocated by arithmetic (full passes + remainder over the eligible units' starting DC, spec
-§2) with each unit's saves rolled and its damage applied at once, branch-free.
+loops over the units; hits are allocated by arithmetic (full passes + remainder over the eligible
+units' starting DC, spec §2) with each unit's saves rolled and its damage applied at once,
+branch-free.  The hot tables are read through ``_at`` (one load at a flat index with a constant row
+width, no negative-index or shape code), and the words per side are a compile-time constant (the
+length of the ``words`` tuple), so with at most 64 units a side every word loop unrolls.
 """
 import numpy as np
 from llvmlite import ir
@@ -275,10 +277,10 @@ def _we_extra(m, w, side, units, base):
 
 
 @njit(cache=True, inline="always")
-def _side_count(side, kind, weighted, alive, masks, units, base):
+def _side_count(side, kind, weighted, alive, masks, units, base, n_words):
     """Living units of ``side`` in set ``kind`` (``weighted``: a WE counting its starting DC)."""
     c = 0
-    for w in range(alive.shape[0]):
+    for w in range(n_words):
         m = _alive(alive, side, w) & _mask(masks, side, kind, w)
         c += _popcount(m)
         if weighted:
@@ -287,20 +289,20 @@ def _side_count(side, kind, weighted, alive, masks, units, base):
 
 
 @njit(cache=True, inline="always")
-def _side_any(side, kind, alive, masks):
+def _side_any(side, kind, alive, masks, n_words):
     """Does ``side`` have a living unit in set ``kind``?"""
-    for w in range(alive.shape[0]):
+    for w in range(n_words):
         if _alive(alive, side, w) & _mask(masks, side, kind, w) != _ZERO:
             return True
     return False
 
 
 @njit(cache=True, inline="always")
-def _form_count(f, weighted, forms, alive, fmasks, masks, units, base):
+def _form_count(f, weighted, forms, alive, fmasks, masks, units, base, n_words):
     """Living units of formation ``f`` (``weighted``: its size, a WE counting its starting DC, spec §0)."""
     side = _fv(forms, f, F_SIDE)
     c = 0
-    for w in range(alive.shape[0]):
+    for w in range(n_words):
         m = _alive(alive, side, w) & fmasks[f, w]
         c += _popcount(m)
         if weighted and _fv(forms, f, F_ANY_WE):
@@ -328,18 +330,18 @@ def _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, speed_zero_die, for
 
 
 @njit(cache=True, inline="always")
-def _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
+def _fails_break(f, forms, bm, alive, fmasks, masks, units, base, n_words):
     """Break test: BMs >= size (TSKNF: 2 x size), spec §0."""
-    size = _form_count(f, True, forms, alive, fmasks, masks, units, base)
+    size = _form_count(f, True, forms, alive, fmasks, masks, units, base, n_words)
     return bm[f] >= (2 * size if _fv(forms, f, F_TSKNF) else size)
 
 
 @njit(cache=True, inline="always")
-def _form_kind(f, kind, forms, alive, fmasks, masks):
+def _form_kind(f, kind, forms, alive, fmasks, masks, n_words):
     """Living units of formation ``f`` in set ``kind`` (counted 1 each)."""
     side = _fv(forms, f, F_SIDE)
     c = 0
-    for w in range(alive.shape[0]):
+    for w in range(n_words):
         c += _popcount(_alive(alive, side, w) & fmasks[f, w] & _mask(masks, side, kind, w))
     return c
 
@@ -388,7 +390,7 @@ def _damage(u, un, side, ck, units, hp, losses_bm, kills):
 
 
 @njit(cache=True, inline="always")
-def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, losses_bm, kills, ck, nd):
+def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, losses_bm, kills, ck, nd, n_words):
     """Allocate the hits ``hits[hs]`` to the living directly engaged units of ``side``, roll their saves
     and apply the damage (spec §2).
 
@@ -407,10 +409,9 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
     n_snipe = _at(hits, hs * N_CLASSES + 3) + _at(hits, hs * N_CLASSES + 4) + _at(hits, hs * N_CLASSES + 5)
     if total + n_snipe == 0:
         return s0, s1, s2, s3, nd
-    cap = _side_count(side, M_TARGET, True, alive, masks, units, base)
+    cap = _side_count(side, M_TARGET, True, alive, masks, units, base, n_words)
     if cap == 0:  # no eligible unit: the hits are lost
         return s0, s1, s2, s3, nd
-    n_words = alive.shape[0]
     snipe = -1
     snipe_unsaved = 0
     if n_snipe > 0:
@@ -439,18 +440,18 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
         q = total // cap
         r = total - q * cap
     plain = n_ord == total
+    lim = r if q == 0 else cap  # the units from DC prefix ``lim`` on take no hit
     prefix = 0
     for w in range(n_words):
-        if q == 0 and prefix >= r:
+        if prefix >= lim:
             break
         m = _alive(alive, side, w) & _mask(masks, side, M_TARGET, w)
         dead = _ZERO
-        while m != _ZERO:
-            if q == 0 and prefix >= r:
-                break
+        first_unit = base[side] + 64 * w
+        while m != _ZERO and prefix < lim:
             bit = _lowest_bit(m)
             m &= m - _ONE
-            u = base[side] + 64 * w + bit
+            u = first_unit + bit
             dc = _uv(units, u, U_DC)
             part = _min(dc, _max(0, r - prefix))
             un = 0
@@ -485,7 +486,7 @@ def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, los
 
 @njit(cache=True, inline="always")
 def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, fl, flb,
-                  trapped, all_tsknf, alive, masks, fmasks, base):
+                  trapped, all_tsknf, alive, masks, fmasks, base, n_words):
     """Extra hits, the loser breaks or is destroyed, nearby losers, the winner's BMs (spec §6).
 
     ``fl[flb[3 * side + j]:flb[3 * side + j + 1]]``: the side's assault formations (j = 0), its other
@@ -495,7 +496,7 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
     if extra > 0:  # §6.1: no saves, Fearless immune, front to back, a unit takes its remaining DC
         if all_tsknf[loser]:
             extra //= 2
-        for w in range(alive.shape[0]):
+        for w in range(n_words):
             m = _alive(alive, loser, w) & _mask(masks, loser, M_XHIT, w)
             dead = _ZERO
             while m != _ZERO and extra > 0:
@@ -532,14 +533,14 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
                         break
         else:
             bm[f] += 1
-            if _fails_break(f, forms, bm, alive, fmasks, masks, units, base):
+            if _fails_break(f, forms, bm, alive, fmasks, masks, units, base, n_words):
                 bm[f] = 0
                 broken[f] = True
                 s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
     for k in range(flb[3 * won + 2], flb[3 * won + 3]):  # §6.4, branch-free
         f = fl[k]
         bm[f] += losses_bm[f]
-        fails = _fails_break(f, forms, bm, alive, fmasks, masks, units, base)
+        fails = _fails_break(f, forms, bm, alive, fmasks, masks, units, base, n_words)
         bm[f] = 0 if fails else bm[f]
         broken[f] = broken[f] | fails
     return s0, s1, s2, s3
@@ -549,7 +550,7 @@ def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, f
 def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu, fb, trapped, rules, side_off,
                form_off, part, b, n_trials, trial_streams, key0, key1, first_trial, hp, hits, kills, bm, broken,
                losses_bm, tested, passed, bm_a, broken_a, fa, cas_a, alive, masks, fmasks, base, all_tsknf, hist, ho,
-               tally):
+               tally, words):
     """``n_trials`` assaults (spec §0-§7) counted into ``part[b]``; the D6 (and D3) rolled add to ``tally[0]``.
 
     The generator starts from ``state`` (uint64[4]); with ``trial_streams`` each trial reseeds it
@@ -558,13 +559,15 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
     per formation ``bm``, ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22),
     ``tested``, ``passed``, the state after the assault (``bm_a``, ``broken_a``, ``cas_a``), living units
     ``fa``; ``hist`` the block's joint histograms (zeros; formation ``f``'s three at offsets ``ho[f]``);
-    ``alive[word, side]`` the alive masks (sets ``masks[word, side, kind]``, formations ``fmasks``, a side's first unit
-    ``base[side]``); ``all_tsknf[side]``.  Compiled without the runtime (``_nrt=False``): nothing here allocates, and
-    no reference counting slows the per-trial code.
+    ``alive[word, side]`` the alive masks (sets ``masks[word, side, kind]``, formations ``fmasks``, a side's
+    first unit ``base[side]``); ``all_tsknf[side]``; ``words`` a tuple whose length is the words per side
+    (a compile-time constant: with one word, the common case of at most 64 units a side, every word loop
+    unrolls).  Compiled without the runtime (``_nrt=False``): nothing here allocates, and no reference
+    counting slows the per-trial code.
     """
     n_units = units.shape[0]
     n_forms = forms.shape[0]
-    n_words = alive.shape[0]
+    n_words = len(words)
     row = b * part.shape[1]  # part[b] as flat offsets
     max_rounds = rules[R_MAX_ROUNDS]
     has_first = False
@@ -614,11 +617,11 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
             ended = False
             for step in range(first_step, 3):
                 if step == G_SUPPORT:  # §3 early ends, after the normal step
-                    if not _side_any(DEFENDER, M_ASSAULT, alive, masks):
-                        winner = WIN_ATT if _side_any(ATTACKER, M_ASSAULT, alive, masks) else WIN_NONE
+                    if not _side_any(DEFENDER, M_ASSAULT, alive, masks, n_words):
+                        winner = WIN_ATT if _side_any(ATTACKER, M_ASSAULT, alive, masks, n_words) else WIN_NONE
                         ended = True
                         break
-                    if not _side_any(ATTACKER, M_TARGET, alive, masks):
+                    if not _side_any(ATTACKER, M_TARGET, alive, masks, n_words):
                         winner = WIN_DEF
                         ended = True
                         break
@@ -630,7 +633,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                     g = side * 3 + step
                     if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
                         continue
-                    contact = _side_any(1 - side, M_BC, alive, masks)
+                    contact = _side_any(1 - side, M_BC, alive, masks, n_words)
                     for p in range(pb[g], pb[g + 1]):  # dice pools: one D6 per living unit, two per word
                         val = _at(pinfo, p * P_COLS + P_VC) if contact else _at(pinfo, p * P_COLS + P_VN)
                         if val >= NO_ROLL:
@@ -668,10 +671,10 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                 ck = np.int64(step != G_SUPPORT) | sf_kills
                 for side in range(2):  # §2: allocation, saves and damage (side's units, the enemy's hits)
                     s0, s1, s2, s3, nd = _allocate(s0, s1, s2, s3, side, hits, 1 - side, units, hp, alive, masks,
-                                                   base, losses_bm, kills, ck, nd)
+                                                   base, losses_bm, kills, ck, nd, n_words)
                 if step == G_SUPPORT:  # §4: a side wiped out by supporting fire loses without a roll
-                    att = _side_any(ATTACKER, M_ASSAULT, alive, masks)
-                    dfd = _side_any(DEFENDER, M_ASSAULT, alive, masks)
+                    att = _side_any(ATTACKER, M_ASSAULT, alive, masks, n_words)
+                    dfd = _side_any(DEFENDER, M_ASSAULT, alive, masks, n_words)
                     if not (att and dfd):
                         winner = WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE)
                         ended = True
@@ -686,7 +689,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                 if not _fv(forms, f, F_ASSAULT):
                     continue
                 if broken[f]:
-                    raw = _form_count(f, True, forms, alive, fmasks, masks, units, base)
+                    raw = _form_count(f, True, forms, alive, fmasks, masks, units, base, n_words)
                     held = raw
                 else:
                     raw = bm[f]
@@ -697,10 +700,11 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                 else:
                     bm_def += held
                     raw_def += raw
-            n_att = _side_count(ATTACKER, M_ASSAULT, True, alive, masks, units, base)
-            n_def = _side_count(DEFENDER, M_ASSAULT, True, alive, masks, units, base)
-            mod = kills[ATTACKER] - kills[DEFENDER] + _side_count(ATTACKER, M_INSP, False, alive, masks, units, base) \
-                - _side_count(DEFENDER, M_INSP, False, alive, masks, units, base)
+            n_att = _side_count(ATTACKER, M_ASSAULT, True, alive, masks, units, base, n_words)
+            n_def = _side_count(DEFENDER, M_ASSAULT, True, alive, masks, units, base, n_words)
+            mod = kills[ATTACKER] - kills[DEFENDER] \
+                + _side_count(ATTACKER, M_INSP, False, alive, masks, units, base, n_words) \
+                - _side_count(DEFENDER, M_INSP, False, alive, masks, units, base, n_words)
             mod += (n_att > n_def) + (n_att > 2 * n_def) - (n_def > n_att) - (n_def > 2 * n_att)
             mod += (raw_att == 0) - (raw_def == 0) + (bm_def > bm_att) - (bm_att > bm_def)
             a1, a2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
@@ -720,11 +724,11 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
         if winner == WIN_ATT or winner == WIN_DEF:
             s0, s1, s2, s3 = _consequences(s0, s1, s2, s3, winner, margin if margin > 0 else -margin, forms, bm,
                                            broken, losses_bm, fu, fb, units, hp, fl, flb, trapped, all_tsknf,
-                                           alive, masks, fmasks, base)
+                                           alive, masks, fmasks, base, n_words)
         for f in range(n_forms):
             bm_a[f] = bm[f]
             broken_a[f] = broken[f]
-            fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
+            fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base, n_words)
             cas_a[f] = _fv(forms, f, F_N) - fa[f]
         if rules[R_RALLY]:  # §7: every formation with a living unit and BMs or broken (only its own
             withdrew = False  # rally changes its units); branch-free but for Supreme Commander re-rolls
@@ -740,7 +744,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                 nd += test  # counted) for a tested one
                 ok = (roll + mod >= _fv(forms, f, F_INIT)) & ((roll != 1) | (nat1 == 0))
                 if sc_reroll and _fv(forms, f, F_ANY_SC) and test and not ok:
-                    for _ in range(_form_kind(f, M_SC, forms, alive, fmasks, masks)):
+                    for _ in range(_form_kind(f, M_SC, forms, alive, fmasks, masks, n_words)):
                         roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
                         nd += 1
                         ok = (roll + mod >= _fv(forms, f, F_INIT)) & ((roll != 1) | (nat1 == 0))
@@ -748,7 +752,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                             break
                 leaders = 0
                 if use_leaders and _fv(forms, f, F_ANY_LEADER):
-                    leaders = _form_kind(f, M_LEADER, forms, alive, fmasks, masks)
+                    leaders = _form_kind(f, M_LEADER, forms, alive, fmasks, masks, n_words)
                 tsknf = _fv(forms, f, F_TSKNF)
                 cut = (1 + tsknf) * leaders
                 pass_broken = _max((living if tsknf else living // 2) - cut, 0)
@@ -763,7 +767,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
                     withdrew = True
             if withdrew:
                 for f in range(n_forms):
-                    fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base)
+                    fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base, n_words)
         # the slots of analysis/epic/outcome.py::record, per formation through three joint histograms
         # of this block (marginalised below): (casualties after the assault, after the end phase),
         # (broken, BMs after the assault), (broken, rally tested, passed, BMs after the end phase)
@@ -808,7 +812,7 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
 
 @njit(cache=True, parallel=True)
 def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, trapped, rules, side_off,
-                   form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
+                   form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, words):
     """Run ``n_trials`` assaults from stream block ``first_block``: (int64[n_counts], D6 and D3 rolled).
 
     Tables (built by ``analysis.epic.engine.KernelArrays``, columns named above): ``units``
@@ -818,8 +822,11 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
     and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``forms``
     int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F]; ``rules``
     int64[R_COLS]; count offsets ``side_off`` and ``form_off``.  ``trial_streams``: one stream per
-    trial (keyed by its global index) instead of one per block.
+    trial (keyed by its global index) instead of one per block.  ``words``: ``(0,) * W`` (its length, part
+    of the compiled type, fixes the words per side).
     """
+    if len(words) != masks.shape[2]:
+        raise ValueError("words: one entry per mask word")
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
     dice = np.zeros(n_blocks, np.int64)
@@ -860,6 +867,6 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.bool_),
                    np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.int64),
                    np.zeros(n_forms, np.int64), np.zeros((masks.shape[2], 2), np.uint64), masks_w, fmasks, base,
-                   np.zeros(2, np.bool_), np.zeros(n_hist, np.int64), ho, tally)
+                   np.zeros(2, np.bool_), np.zeros(n_hist, np.int64), ho, tally, words)
         dice[b] = tally[0]
     return part.sum(axis=0), dice.sum()

@@ -209,7 +209,8 @@ class KernelArrays:
         counts, dice = K.assault_kernel(
             self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
             self.forms, self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
-            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
+            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams),
+            (0,) * self.masks.shape[2])
         return counts, int(dice)
 
 
