@@ -8,7 +8,7 @@ global index), in parallel over blocks; per-block counts are summed at the end, 
 only on the seed and the trial count.
 
 Speed (``benchmarks/run.py``): the generator state lives in four local ``uint64`` variables (the
-``_next`` / ``_d6`` helpers return the new state), so it stays in registers; living-unit counts per
+``kernels.rng`` ``*_reg`` helpers return the new state), so it stays in registers; living-unit counts per
 formation and per side are popcounts of per-side alive bit masks (cleared as units die) instead of
 loops over the units; hits are allocated by arithmetic (full passes + remainder over the eligible
 units' starting DC, spec §2) with each unit's saves rolled and its damage applied at once,
@@ -22,8 +22,11 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
-from .rng import (_INV53, _LOW32, _MULT5, _MULT9, _U7, _U11, _U17, _U32, _U45, BLOCK_TRIALS, _rotl, d6,
-                  seed_stream)
+from .rng import _ONE, BLOCK_TRIALS, d6, seed_stream
+from .rng import d3_reg as _d3
+from .rng import d6_pair_reg as _d6x2
+from .rng import d6_reg as _d6
+from .rng import uniform_reg as _uniform
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
 
@@ -81,10 +84,6 @@ WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # wi
 
 #: Trial streams: trial ``t`` draws from the stream ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.
 TRIAL_STREAM_KEY = np.uint64(0x5452494C5354524D)
-_SIX = np.uint64(6)
-_THREE = np.uint64(3)
-_FOUR = np.uint64(4)
-_ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
@@ -139,66 +138,6 @@ def regroup_kernel(blast_markers, bonus, key0, key1, first_block, n_trials):
         for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
             part[b, min(max(d6(state), d6(state)) + bonus, blast_markers)] += 1
     return part.sum(axis=0)
-
-
-# The generator on local state: xoshiro256** (as kernels.rng.next_u64), each helper returning the new
-# state (s0, s1, s2, s3) so that LLVM keeps it in registers.
-
-@njit(cache=True, inline="always")
-def _next(s0, s1, s2, s3):
-    result = _rotl(s1 * _MULT5, _U7) * _MULT9
-    t = s1 << _U17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, _U45)
-    return result, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _d6(s0, s1, s2, s3):
-    """One D6 (Lemire multiply-shift on the high 32 bits, exact rejection), as kernels.rng.d6."""
-    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-    m = (w >> _U32) * _SIX
-    while (m & _LOW32) < _FOUR:
-        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-        m = (w >> _U32) * _SIX
-    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _d6x2(s0, s1, s2, s3):
-    """Two independent D6 from one 64-bit word (Lemire on each 32-bit half, exact rejection)."""
-    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-    m1 = (w >> _U32) * _SIX
-    m2 = (w & _LOW32) * _SIX
-    while (m1 & _LOW32) < _FOUR:
-        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-        m1 = (w >> _U32) * _SIX
-    while (m2 & _LOW32) < _FOUR:
-        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-        m2 = (w >> _U32) * _SIX
-    return np.int64(m1 >> _U32) + 1, np.int64(m2 >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _d3(s0, s1, s2, s3):
-    """One D3 (threshold 2^32 mod 3 = 1), as kernels.rng.die(state, 3)."""
-    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-    m = (w >> _U32) * _THREE
-    while (m & _LOW32) < _ONE:
-        w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-        m = (w >> _U32) * _THREE
-    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _uniform(s0, s1, s2, s3):
-    """Uniform float in [0, 1) with 53 random bits."""
-    w, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
-    return np.float64(w >> _U11) * _INV53, s0, s1, s2, s3
 
 
 # Builtin min / max compile to calls here (which spill every register): these inline instead.

@@ -1,7 +1,8 @@
 """Inline random generator for Numba kernels: xoshiro256** seeded by SplitMix64.
 
-The generator state lives in a 4-element ``uint64`` array owned by the kernel; it is never a
-NumPy ``Generator``.  Streams are keyed by ``(key0, key1, block)``: one stream per block of
+The generator state is owned by the kernel, either as a 4-element ``uint64`` array (``d6(state)``)
+or as four local variables passed through the ``*_reg`` helpers (fastest: they stay in registers);
+it is never a NumPy ``Generator``.  Streams are keyed by ``(key0, key1, block)``: one stream per block of
 ``BLOCK_TRIALS`` trials, so results do not depend on the chunk size or on the thread count.
 """
 import numpy as np
@@ -16,6 +17,10 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _MULT5 = np.uint64(5)
 _MULT9 = np.uint64(9)
 _LOW32 = np.uint64(0xFFFFFFFF)
+_ONE = np.uint64(1)
+_THREE = np.uint64(3)
+_FOUR = np.uint64(4)
+_SIX = np.uint64(6)
 _U11 = np.uint64(11)
 _U17 = np.uint64(17)
 _U27 = np.uint64(27)
@@ -51,13 +56,12 @@ def seed_stream(state, key0, key1, block):
         state[i] = _splitmix64(x)
 
 
+# The generator on local state: each helper takes and returns (s0, s1, s2, s3), so that LLVM can
+# keep the state in registers inside a kernel's trial loop.
+
 @njit(cache=True, inline="always")
-def next_u64(state):
-    """Next 64-bit word of xoshiro256**."""
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
+def next_reg(s0, s1, s2, s3):
+    """Next 64-bit word of xoshiro256** and the new state."""
     result = _rotl(s1 * _MULT5, _U7) * _MULT9
     t = s1 << _U17
     s2 ^= s0
@@ -66,10 +70,59 @@ def next_u64(state):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, _U45)
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def d6_reg(s0, s1, s2, s3):
+    """One D6 (Lemire multiply-shift on the high 32 bits, exact rejection) and the new state."""
+    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+    m = (w >> _U32) * _SIX
+    while (m & _LOW32) < _FOUR:
+        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+        m = (w >> _U32) * _SIX
+    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def d6_pair_reg(s0, s1, s2, s3):
+    """Two independent D6 from one 64-bit word (Lemire on each 32-bit half, exact rejection)."""
+    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+    m1 = (w >> _U32) * _SIX
+    m2 = (w & _LOW32) * _SIX
+    while (m1 & _LOW32) < _FOUR:
+        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+        m1 = (w >> _U32) * _SIX
+    while (m2 & _LOW32) < _FOUR:
+        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+        m2 = (w >> _U32) * _SIX
+    return np.int64(m1 >> _U32) + 1, np.int64(m2 >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def d3_reg(s0, s1, s2, s3):
+    """One D3 (threshold 2^32 mod 3 = 1) and the new state."""
+    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+    m = (w >> _U32) * _THREE
+    while (m & _LOW32) < _ONE:
+        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+        m = (w >> _U32) * _THREE
+    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def uniform_reg(s0, s1, s2, s3):
+    """Uniform float in [0, 1) with 53 random bits, and the new state."""
+    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+    return np.float64(w >> _U11) * _INV53, s0, s1, s2, s3
+
+
+# The same generator on a uint64[4] state array.
+
+@njit(cache=True, inline="always")
+def next_u64(state):
+    """Next 64-bit word of xoshiro256**."""
+    result, state[0], state[1], state[2], state[3] = next_reg(state[0], state[1], state[2], state[3])
     return result
 
 
@@ -88,8 +141,8 @@ def die(state, sides):
 def d6(state):
     """One D6 (1..6)."""
     while True:
-        m = (next_u64(state) >> _U32) * np.uint64(6)
-        if (m & _LOW32) >= np.uint64(4):
+        m = (next_u64(state) >> _U32) * _SIX
+        if (m & _LOW32) >= _FOUR:
             return np.int64(m >> _U32) + 1
 
 
