@@ -6,14 +6,14 @@ estimate.
 """
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 
 import analysis.epic as epic
 from analysis.epic.compile import compile_scenario
 from analysis.epic.engine import KernelArrays
 from analysis.runner import stream_key
+
+from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 
 SCENARIO = Path(__file__).resolve().parent / "scenarios" / "epic_8v8.toml"
 KERNEL_TRIALS = 4_000_000
@@ -30,20 +30,9 @@ def dice_per_trial(compiled) -> float:
 
 def bench(repeats: int = 5) -> dict:
     compiled = compile_scenario(epic.load(SCENARIO))
-    epic.simulate(compiled, trials=4096, seed=0, threads=1)  # compile / load the cache
-    kernel, ref = [], []
-    for r in range(repeats):
-        t0 = time.perf_counter()
-        epic.simulate(compiled, trials=KERNEL_TRIALS, seed=r, threads=1)
-        kernel.append(KERNEL_TRIALS / (time.perf_counter() - t0))
-        t0 = time.perf_counter()
-        epic.simulate(compiled, trials=REFERENCE_TRIALS, seed=r, engine="reference")
-        ref.append(REFERENCE_TRIALS / (time.perf_counter() - t0))
-    return {"system": "epic", "scenario": "8 v 8 plus support",
-            "kernel_trials_per_s": statistics.median(kernel),
-            "reference_trials_per_s": statistics.median(ref),
-            "dice_per_trial": dice_per_trial(compiled)}
-
+    kernel, reference, _ = trial_rates(epic, compiled, KERNEL_TRIALS, REFERENCE_TRIALS, repeats)
+    return {"system": "epic", "scenario": "8 v 8 plus support", "kernel_trials_per_s": kernel,
+            "reference_trials_per_s": reference, "dice_per_trial": dice_per_trial(compiled)}
 
 if __name__ == "__main__":
     print(bench())

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import statistics
-import time
 from pathlib import Path
 
 import analysis.gdb as gdb
 from analysis.gdb.compile import compile_model
+
+from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 
 SCENARIO = Path(__file__).resolve().parents[1] / "analysis" / "scenarios" / "gdb" / "flank_charge_with_support.toml"
 KERNEL_TRIALS = 4_000_000
@@ -24,21 +25,10 @@ def _dice_per_trial(model, result) -> float:
 
 def bench(repeats: int = 5) -> dict:
     model = gdb.load(SCENARIO)
-    gdb.simulate(model, trials=4096, seed=0, threads=1)            # compile / load the cache
-    kernel, ref, dice = [], [], []
-    for r in range(repeats):
-        t0 = time.perf_counter()
-        res = gdb.simulate(model, trials=KERNEL_TRIALS, seed=r, threads=1)
-        kernel.append(KERNEL_TRIALS / (time.perf_counter() - t0))
-        dice.append(_dice_per_trial(model, res))
-        t0 = time.perf_counter()
-        gdb.simulate(model, trials=REFERENCE_TRIALS, seed=r, engine="reference")
-        ref.append(REFERENCE_TRIALS / (time.perf_counter() - t0))
-    return {"system": "gdb", "scenario": SCENARIO.stem,
-            "kernel_trials_per_s": statistics.median(kernel),
-            "reference_trials_per_s": statistics.median(ref),
-            "dice_per_trial": statistics.mean(dice)}
-
+    kernel, reference, results = trial_rates(gdb, model, KERNEL_TRIALS, REFERENCE_TRIALS, repeats)
+    return {"system": "gdb", "scenario": SCENARIO.stem, "kernel_trials_per_s": kernel,
+            "reference_trials_per_s": reference,
+            "dice_per_trial": statistics.mean(_dice_per_trial(model, r) for r in results)}
 
 if __name__ == "__main__":
     print(bench())

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import random
-import statistics
-import time
 from pathlib import Path
 
 import analysis.t9a as t9a
 from analysis.runner import stream_key
 from analysis.t9a import reference
+
+from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 
 SCENARIO = Path(__file__).resolve().parents[1] / "analysis" / "scenarios" / "t9a" / "three_chargers.toml"
 KERNEL_TRIALS = 2_000_000
@@ -38,20 +38,9 @@ def _dice_per_trial(model, trials: int = 20_000) -> float:
 
 def bench(repeats: int = 5) -> dict:
     model = t9a.load(SCENARIO)
-    t9a.simulate(model, trials=4096, seed=0, threads=1)          # compile / load the cache
-    kernel, ref = [], []
-    for r in range(repeats):
-        t0 = time.perf_counter()
-        t9a.simulate(model, trials=KERNEL_TRIALS, seed=r, threads=1)
-        kernel.append(KERNEL_TRIALS / (time.perf_counter() - t0))
-        t0 = time.perf_counter()
-        t9a.simulate(model, trials=REFERENCE_TRIALS, seed=r, engine="reference")
-        ref.append(REFERENCE_TRIALS / (time.perf_counter() - t0))
-    return {"system": "t9a", "scenario": SCENARIO.stem,
-            "kernel_trials_per_s": statistics.median(kernel),
-            "reference_trials_per_s": statistics.median(ref),
-            "dice_per_trial": _dice_per_trial(model)}
-
+    kernel, reference_rate, _ = trial_rates(t9a, model, KERNEL_TRIALS, REFERENCE_TRIALS, repeats)
+    return {"system": "t9a", "scenario": SCENARIO.stem, "kernel_trials_per_s": kernel,
+            "reference_trials_per_s": reference_rate, "dice_per_trial": _dice_per_trial(model)}
 
 if __name__ == "__main__":
     print(bench())
