@@ -51,6 +51,16 @@ def _forces(system: System, specs, role: str, what: str, source: str) -> list[Fo
     return [system.force(s, role) for s in specs]
 
 
+def _check_choice(source: str, field: str, value, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise UserError(source, field, f"got {value!r}", ", ".join(allowed))
+
+
+def _opponents(system: System, specs, side: str) -> list[Force]:
+    """The forces an option of ``side`` meets: they play the other role."""
+    return [system.force(s, "defender" if side == "attacker" else "attacker") for s in specs]
+
+
 def _matchup_system(base) -> tuple[System, object]:
     if base is None:
         return SYSTEMS["epic"], None
@@ -292,15 +302,12 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
     ``paired=False`` runs the options on independent streams ``(*cell, j, 0)`` and ``(*cell, j, 1)``
     (Newcombe's hybrid score interval; MOVER over the meta).
     """
-    if side not in ("attacker", "defender"):
-        raise UserError(source, "side", f"got {side!r}", "attacker, defender")
-    if method not in ("batch-means", "exact-pairs"):
-        raise UserError(source, "method", f"got {method!r}", "batch-means, exact-pairs")
+    _check_choice(source, "side", side, ("attacker", "defender"))
+    _check_choice(source, "method", method, ("batch-means", "exact-pairs"))
     specs, w = meta_weights(opponents, weights, source)
     system, base_model = _matchup_system(base)
-    opp_role = "defender" if side == "attacker" else "attacker"
     a, b = system.force(option_a, side), system.force(option_b, side)
-    opps = [system.force(s, opp_role) for s in specs]
+    opps = _opponents(system, specs, side)
     names = _labels(opps)
     label_a, label_b = _labels([a, b])
     path = system.win_path(side)
@@ -403,15 +410,12 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.  ``executor``: where the cells
     run (as for :func:`matrix`).
     """
-    if side not in ("attacker", "defender"):
-        raise UserError(source, "side", f"got {side!r}", "attacker, defender")
-    if by not in ("score", "per_100_points"):
-        raise UserError(source, "by", f"got {by!r}", "score, per_100_points")
+    _check_choice(source, "side", side, ("attacker", "defender"))
+    _check_choice(source, "by", by, ("score", "per_100_points"))
     specs, w = meta_weights(meta, weights, source)
     system, base_model = _matchup_system(base)
-    opp_role = "defender" if side == "attacker" else "attacker"
     opts = _forces(system, options, side, "options", source)
-    opps = [system.force(s, opp_role) for s in specs]
+    opps = _opponents(system, specs, side)
     o_names, m_names = _labels(opts), _labels(opps)
     path = system.win_path(side)
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
