@@ -237,6 +237,15 @@ def roll(dice, n: int) -> list[int]:
     return [dice.d6() for _ in range(n)]
 
 
+def morale_test(dice, tables, mods, bands):
+    """A morale test (§2.3): the table's dice plus the modifiers, looked up in ``bands``.
+
+    Returns the dice, the total, the result and whether two or more sixes came up (Q-A9)."""
+    rolled = roll(dice, tables.morale.dice)
+    total = sum(rolled) + sum(v for _, v in mods)
+    return rolled, total, band_lookup(bands, total).result, rolled.count(6) >= 2
+
+
 def _fmt(mods) -> str:
     return ", ".join(f"{k} {v:+d}" for k, v in mods) or "none"
 
@@ -287,10 +296,7 @@ def resolve(model: Model, dice, verbose: bool = False) -> Trial:
 
     # step 4: the charger's test, always taken
     mods = charger_modifiers(model, casualties, position)
-    dice_ = roll(dice, tables.morale.dice)
-    total = sum(dice_) + sum(v for _, v in mods)
-    trial.charger = band_lookup(tables.morale.charger_bands, total).result
-    trial.charger_double_six = dice_.count(6) >= 2
+    dice_, total, trial.charger, trial.charger_double_six = morale_test(dice, tables, mods, tables.morale.charger_bands)
     _note(trial, "§2.1 step 4, §2.3", f"{c.name} tests: rolls {dice_} {_fmt(mods)} = {total} -> {trial.charger}"
           + (" (double six, Q-A9)" if trial.charger_double_six else ""), verbose)
     if trial.charger != "PASS":
@@ -311,10 +317,7 @@ def resolve(model: Model, dice, verbose: bool = False) -> Trial:
 
     # step 5: the defender's test, only after the charger passed
     mods = defender_modifiers(model, position, react)
-    dice_ = roll(dice, tables.morale.dice)
-    total = sum(dice_) + sum(v for _, v in mods)
-    trial.defender = band_lookup(tables.morale.defender_bands, total).result
-    trial.defender_double_six = dice_.count(6) >= 2
+    dice_, total, trial.defender, trial.defender_double_six = morale_test(dice, tables, mods, tables.morale.defender_bands)
     _note(trial, "§2.1 step 5, §2.3", f"{t.name} tests: rolls {dice_} {_fmt(mods)} = {total} -> {trial.defender}"
           + (" (double six, Q-A9)" if trial.defender_double_six else ""), verbose)
     if trial.defender == "PASS":
