@@ -1,5 +1,11 @@
 """Fixtures shared across test folders."""
-import pytest
+import os
+
+# The reproducibility tests compare 1 and 2 Numba threads; on a 1-core machine Numba would start with
+# one thread only (set before anything imports numba; more threads than cores is allowed).
+os.environ.setdefault("NUMBA_NUM_THREADS", str(max(2, os.cpu_count() or 1)))
+
+import pytest  # noqa: E402
 
 from analysis.reports import DaskExecutor
 

@@ -1,5 +1,6 @@
 """The shared machinery: intervals, runner reproducibility, result shape, scenario reading."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ from scipy.stats import binomtest
 
 from analysis.errors import UserError
 from analysis.estimates import Distribution, Probability, wilson_interval
+from analysis.numba_cache import STAMP, cache_folder, drop_stale_kernel_cache, sources_digest
 from analysis.result import Result
 from analysis.runner import RunInfo, run, stream_key
 from analysis.scenario import read_toml
@@ -133,3 +135,35 @@ def test_json_writes_null_for_quantities_without_data():
     data = json.loads(result.to_json())
     assert data["charger"]["failed_move"]["mean"] is None
     assert data["charger"]["failed_move"]["p"] == [None]
+
+
+def test_stale_kernel_cache_is_dropped_when_any_kernel_source_changes(tmp_path):
+    """Numba stamps a cached function with its own file only; a change to a helper module the kernels
+    inline (kernels/rng.py) must still drop every cached kernel of the package, and nothing else."""
+    sources, cache = tmp_path / "kernels", tmp_path / "cache"
+    sources.mkdir()
+    cache.mkdir()
+    (sources / "rng.py").write_text("A = 1\n")
+    (sources / "epic.py").write_text("B = 2\n")
+
+    def fill():
+        for name in ("epic.kernel-10.py311.nbi", "epic.kernel-10.py311.1.nbc", "rng.d6-3.py311.nbi"):
+            (cache / name).write_bytes(b"x")
+
+    fill()
+    (cache / "other.f-1.py311.nbi").write_bytes(b"x")  # another package's cache in the same folder
+    assert drop_stale_kernel_cache(sources, cache) == 3  # no digest yet: nothing cached can be trusted
+    assert sorted(p.name for p in cache.iterdir()) == ["kernels-sources.sha256", "other.f-1.py311.nbi"]
+    fill()
+    assert drop_stale_kernel_cache(sources, cache) == 0  # sources unchanged: the cache stays
+    (sources / "rng.py").write_text("A = 3\n")  # only the helper module changed
+    assert drop_stale_kernel_cache(sources, cache) == 3
+    assert (cache / STAMP).read_text() == sources_digest(sources)
+
+
+def test_kernel_cache_folder_is_numbas_own():
+    """The folder checked is the one Numba caches the kernels in (NUMBA_CACHE_DIR or __pycache__)."""
+    from kernels import epic
+
+    locator = epic.assault_kernel._cache._impl.locator
+    assert cache_folder() == Path(locator.get_cache_path())
