@@ -2,9 +2,10 @@
 
 Numba stamps each cached function with the hash of its *own* source file only, so a change to a
 jitted helper in another module (say ``kernels/rng.py``, inlined into every kernel) would leave the
-callers' cached machine code in use: stale numbers with no error.  :func:`drop_stale_kernel_cache`
+callers' cached machine code in use: stale numbers with no error.  :func:`drop_stale_kernel_caches`
 (run when :mod:`analysis.runner` is imported, before any kernel is called) keeps a digest of all
-``kernels/*.py`` next to the cache files and removes the kernels' cached functions when it changes.
+``kernels/*.py`` next to the cache files and removes the cached functions of ``kernels/`` (and, in a
+source checkout, of the jitted test and benchmark helpers built on ``kernels.rng``) when it changes.
 """
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from numba.core.caching import InTreeCacheLocator, UserProvidedCacheLocator, Use
 import kernels
 
 KERNELS = Path(kernels.__file__).resolve().parent
+CHECKOUT = KERNELS.parent if (KERNELS.parent / "pyproject.toml").is_file() else None
+#: Folders whose cached functions inline code from ``kernels/``.
+DEPENDENT = (KERNELS,) + ((CHECKOUT / "tests", CHECKOUT / "benchmarks") if CHECKOUT else ())
 STAMP = "kernels-sources.sha256"
 
 
@@ -31,20 +35,29 @@ def sources_digest(folder: Path = KERNELS) -> str:
 
 def cache_folder(folder: Path = KERNELS) -> Path | None:
     """Where Numba caches the functions of ``folder``'s modules (its own choice of locator), or None."""
+    module = next(iter(sorted(folder.glob("*.py"))), None)  # Numba's folder depends only on the module's folder
+    if module is None:
+        return None
     for locator in (UserProvidedCacheLocator, InTreeCacheLocator, UserWideCacheLocator):
-        found = locator.from_function(cache_folder, str(folder / "rng.py"))
+        found = locator.from_function(cache_folder, str(module))
         if found is not None:
             return Path(found.get_cache_path())
     return None
 
 
-def drop_stale_kernel_cache(folder: Path = KERNELS, cache: Path | None = None) -> int:
-    """Remove the cached functions of ``folder``'s modules if its sources changed since the digest in
-    ``cache`` was written; returns how many files went.  A missing or unwritable cache is left alone."""
+def drop_stale_kernel_caches() -> int:
+    """:func:`drop_stale_cache` for every folder of :data:`DEPENDENT`; returns how many files went."""
+    digest = sources_digest()
+    return sum(drop_stale_cache(folder, digest) for folder in DEPENDENT if folder.is_dir())
+
+
+def drop_stale_cache(folder: Path, digest: str, cache: Path | None = None) -> int:
+    """Remove the cached functions of ``folder``'s modules unless ``cache`` holds ``digest`` (the kernels'
+    sources they were built from); returns how many files went.  A missing or unwritable cache is left
+    alone."""
     cache = cache if cache is not None else cache_folder(folder)
     if cache is None or not cache.is_dir():
         return 0
-    digest = sources_digest(folder)
     stamp = cache / STAMP
     try:
         if stamp.read_text() == digest:

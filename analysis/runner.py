@@ -24,9 +24,9 @@ from tqdm import tqdm
 from kernels.rng import BLOCK_TRIALS
 
 from .estimates import wilson_half_width
-from .numba_cache import drop_stale_kernel_cache
+from .numba_cache import drop_stale_kernel_caches
 
-drop_stale_kernel_cache()  # before any kernel is loaded from Numba's cache
+drop_stale_kernel_caches()  # before any kernel is loaded from Numba's cache
 
 DEFAULT_TRIALS = 1_000_000
 DEFAULT_CHUNK_TRIALS = 1 << 20

@@ -9,7 +9,7 @@ from scipy.stats import binomtest
 
 from analysis.errors import UserError
 from analysis.estimates import Distribution, Probability, wilson_interval
-from analysis.numba_cache import STAMP, cache_folder, drop_stale_kernel_cache, sources_digest
+from analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
 from analysis.result import Result
 from analysis.runner import RunInfo, run, stream_key
 from analysis.scenario import read_toml
@@ -152,18 +152,20 @@ def test_stale_kernel_cache_is_dropped_when_any_kernel_source_changes(tmp_path):
 
     fill()
     (cache / "other.f-1.py311.nbi").write_bytes(b"x")  # another package's cache in the same folder
-    assert drop_stale_kernel_cache(sources, cache) == 3  # no digest yet: nothing cached can be trusted
+    assert drop_stale_cache(sources, sources_digest(sources), cache) == 3  # no digest yet: trust nothing
     assert sorted(p.name for p in cache.iterdir()) == ["kernels-sources.sha256", "other.f-1.py311.nbi"]
     fill()
-    assert drop_stale_kernel_cache(sources, cache) == 0  # sources unchanged: the cache stays
+    assert drop_stale_cache(sources, sources_digest(sources), cache) == 0  # sources unchanged: kept
     (sources / "rng.py").write_text("A = 3\n")  # only the helper module changed
-    assert drop_stale_kernel_cache(sources, cache) == 3
+    assert drop_stale_cache(sources, sources_digest(sources), cache) == 3
     assert (cache / STAMP).read_text() == sources_digest(sources)
 
 
-def test_kernel_cache_folder_is_numbas_own():
-    """The folder checked is the one Numba caches the kernels in (NUMBA_CACHE_DIR or __pycache__)."""
+def test_kernel_cache_folders_are_numbas_own():
+    """The folders checked are the ones Numba caches in (NUMBA_CACHE_DIR or __pycache__): the kernels'
+    and, in a checkout, those of the jitted test and benchmark helpers built on kernels.rng."""
     from kernels import epic
 
-    locator = epic.assault_kernel._cache._impl.locator
-    assert cache_folder() == Path(locator.get_cache_path())
+    assert cache_folder() == Path(epic.assault_kernel._cache._impl.locator.get_cache_path())
+    assert cache_folder(Path(__file__).parent) == Path(_faces_kernel._cache._impl.locator.get_cache_path())
+    assert Path(__file__).parent in DEPENDENT
