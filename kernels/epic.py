@@ -2,19 +2,20 @@
 
 Arrays in, counts out: ``analysis/epic/engine.py`` turns a ``CompiledEpic`` into the integer tables
 below and the kernel runs the procedure of ``docs/epic-engine.md`` (clauses cited as §n there, TP =
-NetEA Tournament Pack).  Trials run in stream blocks of ``BLOCK_TRIALS`` (one generator stream per
-block, keyed by the block index; or, with ``trial_streams``, one stream per trial keyed by the trial's
-global index), in parallel over blocks; per-block counts are summed at the end, so the counts depend
-only on the seed and the trial count.
+NetEA Tournament Pack).  Trials run in stream blocks of ``BLOCK_TRIALS``, in parallel over blocks;
+per-block counts are summed at the end, so the counts depend only on the seed and the trial count.
 
-Speed (``benchmarks/run.py``): the generator state lives in four local ``uint64`` variables (the
-``kernels.rng`` ``*_reg`` helpers return the new state), so it stays in registers; living-unit counts per
-formation and per side are popcounts of per-side alive bit masks (cleared as units die) instead of
-loops over the units; hits are allocated by arithmetic (full passes + remainder over the eligible
-units' starting DC, spec §2) with each unit's saves rolled and its damage applied at once,
-branch-free.  The hot tables are read through ``_at`` (one load at a flat index with a constant row
-width, no negative-index or shape code), and the words per side are a compile-time constant (the
-length of the ``words`` tuple), so with at most 64 units a side every word loop unrolls.
+Lock-step lanes: a block runs ``LANES`` trials at once, one per lane, each rule step a loop over the
+lanes (masked, branch-free) that LLVM vectorises; a lane whose trial ends (after any number of rounds)
+takes the block's next trial, so no lane waits for another.  Each lane has its own xoshiro256** stream,
+keyed by (block, lane), or with ``trial_streams`` by the trial's global index; a generator step is taken
+only for a lane that needs the die, so a trial's dice depend on its own stream alone.  Per-lane state
+lives in ``[row * LANES + lane]`` arrays carved from two work buffers (``_nrt=False``: no reference
+counting in the trial loop); the scratch rows share one array ``lv`` with constant row offsets so that
+the lane loops need no runtime alias checks.  Rare paths (sniper hits, war engines with Reinforced
+Armour or Invulnerable saves, macro-weapon and titan-killer hits, trapped withdrawals, Supreme Commander
+re-rolls) run lane by lane.  Living-unit counts are popcounts of per-side alive bit masks; the words
+per side are a compile-time constant (the length of the ``words`` tuple).
 """
 import numpy as np
 from llvmlite import ir
@@ -22,11 +23,7 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
-from .rng import _ONE, BLOCK_TRIALS, d6, seed_stream
-from .rng import d3_reg as _d3
-from .rng import d6_pair_reg as _d6x2
-from .rng import d6_reg as _d6
-from .rng import uniform_reg as _uniform
+from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, d6, next_reg, seed_stream
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
 
@@ -152,362 +149,288 @@ def _max(a, b):
     return a if a > b else b
 
 
-# Table cells through ``_at`` (row widths are constants).
-
-@njit(cache=True, inline="always")
-def _uv(units, u, col):
-    """``units[u, col]``."""
-    return _at(units, u * U_COLS + col)
-
-
-@njit(cache=True, inline="always")
-def _fv(forms, f, col):
-    """``forms[f, col]``."""
-    return _at(forms, f * F_COLS + col)
-
-
 @njit(cache=True, inline="always")
 def _bump(a, i, v):
     """``a.flat[i] += v``."""
     _put(a, i, _at(a, i) + v)
 
 
-@njit(cache=True, inline="always")
-def _alive(alive, side, w):
-    """Word ``w`` of ``side``'s alive mask (``alive`` uint64[W, 2])."""
-    return _at(alive, 2 * w + side)
+LANES = 128
+# Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
+# vectorise the lane loops without runtime alias checks between them).
+LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DONE, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
+    LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT = range(26)
+LV_ROWS = 26
 
 
-@njit(cache=True, inline="always")
-def _mask(masks, side, kind, w):
-    """Word ``w`` of ``side``'s unit set ``kind`` (``masks`` uint64[W, 2, M_COLS] in the block function)."""
-    return _at(masks, (2 * w + side) * M_COLS + kind)
-
+# The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
 
 @njit(cache=True, inline="always")
-def _drop(alive, side, w, bits):
-    """Clear ``bits`` (units that died) in word ``w`` of ``side``'s alive mask."""
-    _put(alive, 2 * w + side, _alive(alive, side, w) & ~bits)
-
-
-# Bookkeeping of living units: hp (remaining DC) and the alive bit masks.
-
-@njit(cache=True, inline="always")
-def _clear(u, units, alive):
-    """Unit ``u`` died: clear its alive bit."""
-    _drop(alive, _uv(units, u, U_SIDE), _uv(units, u, U_WORD), _ONE << np.uint64(_uv(units, u, U_BIT)))
+def _word(rs, l):
+    w, s0, s1, s2, s3 = next_reg(_at(rs, l), _at(rs, LANES + l), _at(rs, 2 * LANES + l), _at(rs, 3 * LANES + l))
+    _put(rs, l, s0)
+    _put(rs, LANES + l, s1)
+    _put(rs, 2 * LANES + l, s2)
+    _put(rs, 3 * LANES + l, s3)
+    return w
 
 
 @njit(cache=True, inline="always")
-def _kill(u, units, hp, alive):
-    """Destroy the living unit ``u``."""
-    hp[u] = 0
-    _clear(u, units, alive)
+def _die(rs, l, sides, threshold):
+    """One die of ``sides`` faces for lane ``l`` (Lemire on the high 32 bits, exact rejection)."""
+    m = (_word(rs, l) >> _U32) * sides
+    while (m & _LOW32) < threshold:
+        m = (_word(rs, l) >> _U32) * sides
+    return np.int64(m >> _U32) + 1
 
 
 @njit(cache=True, inline="always")
-def _we_extra(m, w, side, units, base):
-    """Sum of (starting DC - 1) over the war engines in mask ``m`` (word ``w`` of ``side``)."""
+def _roll(rs, out, lo, sides, threshold, need, off, j):
+    """One die into ``out[l]`` for each lane ``l`` with ``j < need[off + l]``; the other lanes' generators do
+    not move, so a trial's dice depend only on its own stream.  (Rare rejected draws redone lane by lane.)
+    The dice rolled are counted per lane in ``rs[4 * LANES + l]``."""
+    rej = _ZERO
+    for l in range(LANES):
+        s0 = _at(rs, l)
+        s1 = _at(rs, LANES + l)
+        s2 = _at(rs, 2 * LANES + l)
+        s3 = _at(rs, 3 * LANES + l)
+        w, n0, n1, n2, n3 = next_reg(s0, s1, s2, s3)
+        use = j < _at(need, off + l)
+        _put(rs, 4 * LANES + l, _at(rs, 4 * LANES + l) + np.uint64(use))
+        _put(rs, l, n0 if use else s0)
+        _put(rs, LANES + l, n1 if use else s1)
+        _put(rs, 2 * LANES + l, n2 if use else s2)
+        _put(rs, 3 * LANES + l, n3 if use else s3)
+        m = (w >> _U32) * sides
+        _put(out, l, np.int64(m >> _U32) + 1)
+        low = (m & _LOW32) if use else threshold
+        rej |= np.uint64(low < threshold)
+        _put(lo, l, low)
+    if rej != _ZERO:
+        for l in range(LANES):
+            if _at(lo, l) < threshold:
+                _put(out, l, _die(rs, l, sides, threshold))
+
+
+@njit(cache=True, inline="always")
+def _uniform(rs, l):
+    return np.float64(_word(rs, l) >> _U11) * _INV53
+
+
+@njit(cache=True, inline="always")
+def _abit(alive, side, w, l, n_words):
+    return _at(alive, (side * n_words + w) * LANES + l)
+
+
+@njit(cache=True, inline="always")
+def _unit_alive(alive, units, u, l, n_words):
+    side = _at(units, u * U_COLS + U_SIDE)
+    w = _at(units, u * U_COLS + U_WORD)
+    return np.int64((_abit(alive, side, w, l, n_words) >> np.uint64(_at(units, u * U_COLS + U_BIT))) & _ONE)
+
+
+@njit(cache=True, inline="always")
+def _clear_unit(alive, units, u, l, n_words, dead):
+    """Clear unit ``u``'s alive bit in lane ``l`` if ``dead`` (0 / 1)."""
+    side = _at(units, u * U_COLS + U_SIDE)
+    i = (side * n_words + _at(units, u * U_COLS + U_WORD)) * LANES + l
+    bit = np.uint64(dead) << np.uint64(_at(units, u * U_COLS + U_BIT))
+    _put(alive, i, _at(alive, i) & ~bit)
+
+
+@njit(cache=True, inline="always")
+def _fcount(alive, fmasks, forms, f, l, n_words, wes, web, units, weighted):
+    """Living units of formation ``f`` in lane ``l`` (``weighted``: a WE counts its starting DC)."""
+    side = _at(forms, f * F_COLS + F_SIDE)
     c = 0
-    while m != _ZERO:
-        c += _uv(units, base[side] + 64 * w + _lowest_bit(m), U_DC) - 1
-        m &= m - _ONE
+    for w in range(n_words):
+        c += _popcount(_abit(alive, side, w, l, n_words) & _at(fmasks, f * n_words + w))
+    if weighted:
+        for k in range(_at(web, side), _at(web, side + 1)):
+            u = _at(wes, k)
+            if _at(units, u * U_COLS + U_FORM) == f:
+                c += (_at(units, u * U_COLS + U_DC) - 1) * _unit_alive(alive, units, u, l, n_words)
     return c
 
 
 @njit(cache=True, inline="always")
-def _side_count(side, kind, weighted, alive, masks, units, base, n_words):
-    """Living units of ``side`` in set ``kind`` (``weighted``: a WE counting its starting DC)."""
+def _fkind(alive, fmasks, masks, forms, f, kind, l, n_words):
+    side = _at(forms, f * F_COLS + F_SIDE)
     c = 0
     for w in range(n_words):
-        m = _alive(alive, side, w) & _mask(masks, side, kind, w)
-        c += _popcount(m)
-        if weighted:
-            c += _we_extra(m & _mask(masks, side, M_WE, w), w, side, units, base)
+        c += _popcount(_abit(alive, side, w, l, n_words) & _at(fmasks, f * n_words + w)
+                       & _at(masks, (2 * w + side) * M_COLS + kind))
     return c
 
 
 @njit(cache=True, inline="always")
-def _side_any(side, kind, alive, masks, n_words):
-    """Does ``side`` have a living unit in set ``kind``?"""
+def _rows_any(alive, masks, side, kind, out, off, n_words):
+    """``out[off + l]`` = 1 if ``side`` has a living unit in set ``kind`` in lane ``l``, else 0."""
+    for l in range(LANES):
+        _put(out, off + l, 0)
     for w in range(n_words):
-        if _alive(alive, side, w) & _mask(masks, side, kind, w) != _ZERO:
-            return True
-    return False
+        m = _at(masks, (2 * w + side) * M_COLS + kind)
+        row = (side * n_words + w) * LANES
+        for l in range(LANES):
+            _put(out, off + l, _at(out, off + l) | np.int64((_at(alive, row + l) & m) != _ZERO))
 
 
 @njit(cache=True, inline="always")
-def _form_count(f, weighted, forms, alive, fmasks, masks, units, base, n_words):
-    """Living units of formation ``f`` (``weighted``: its size, a WE counting its starting DC, spec §0)."""
-    side = _fv(forms, f, F_SIDE)
-    c = 0
+def _rows_count(alive, masks, side, kind, out, off, n_words, wes, web, units, weighted):
+    """``out[off + l]`` = living units of ``side`` in set ``kind`` in each lane (a WE counting its starting
+    DC if ``weighted``); lane loops without calls, so LLVM vectorises them."""
+    for l in range(LANES):
+        _put(out, off + l, 0)
     for w in range(n_words):
-        m = _alive(alive, side, w) & fmasks[f, w]
-        c += _popcount(m)
-        if weighted and _fv(forms, f, F_ANY_WE):
-            c += _we_extra(m & _mask(masks, side, M_WE, w), w, side, units, base)
-    return c
+        m = _at(masks, (2 * w + side) * M_COLS + kind)
+        row = (side * n_words + w) * LANES
+        for l in range(LANES):
+            _put(out, off + l, _at(out, off + l) + _popcount(_at(alive, row + l) & m))
+    if weighted:
+        for k in range(_at(web, side), _at(web, side + 1)):
+            u = _at(wes, k)
+            w = _at(units, u * U_COLS + U_WORD)
+            sh = np.uint64(_at(units, u * U_COLS + U_BIT))
+            if (_at(masks, (2 * w + side) * M_COLS + kind) >> sh) & _ONE:
+                extra = _at(units, u * U_COLS + U_DC) - 1
+                row = (side * n_words + w) * LANES
+                for l in range(LANES):
+                    _put(out, off + l, _at(out, off + l) + extra * np.int64((_at(alive, row + l) >> sh) & _ONE))
 
 
 @njit(cache=True, inline="always")
-def _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive):
-    """Withdrawal (spec §6.2): speed-0 ``bc``/``ff`` units die (if asked), other non-Fearless units
-    die with probability ``trapped`` (one uniform draw each, allocation order)."""
-    p = trapped[f]
-    if p > 0.0 or (speed_zero_die and _fv(forms, f, F_SPEED0)):
-        for k in range(fb[f], fb[f + 1]):
-            u = fu[k]
-            if hp[u] == 0 or _uv(units, u, U_FEARLESS):
-                continue
-            if speed_zero_die and _uv(units, u, U_SPEED0) and _uv(units, u, U_ENG) != OUT:
-                _kill(u, units, hp, alive)
-            elif p > 0.0:
-                x, s0, s1, s2, s3 = _uniform(s0, s1, s2, s3)
-                if x < p:
-                    _kill(u, units, hp, alive)
-    return s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _fails_break(f, forms, bm, alive, fmasks, masks, units, base, n_words):
-    """Break test: BMs >= size (TSKNF: 2 x size), spec §0."""
-    size = _form_count(f, True, forms, alive, fmasks, masks, units, base, n_words)
-    return bm[f] >= (2 * size if _fv(forms, f, F_TSKNF) else size)
-
-
-@njit(cache=True, inline="always")
-def _form_kind(f, kind, forms, alive, fmasks, masks, n_words):
-    """Living units of formation ``f`` in set ``kind`` (counted 1 each)."""
-    side = _fv(forms, f, F_SIDE)
-    c = 0
+def _rows_fcount(alive, fmasks, masks, forms, f, kind, out, off, n_words, wes, web, units, weighted):
+    """``out[off + l]`` = living units of formation ``f`` (in set ``kind`` unless ``kind`` < 0) per lane."""
+    side = _at(forms, f * F_COLS + F_SIDE)
+    for l in range(LANES):
+        _put(out, off + l, 0)
     for w in range(n_words):
-        c += _popcount(_alive(alive, side, w) & fmasks[f, w] & _mask(masks, side, kind, w))
-    return c
+        m = _at(fmasks, f * n_words + w)
+        if kind >= 0:
+            m &= _at(masks, (2 * w + side) * M_COLS + kind)
+        row = (side * n_words + w) * LANES
+        for l in range(LANES):
+            _put(out, off + l, _at(out, off + l) + _popcount(_at(alive, row + l) & m))
+    if weighted:
+        for k in range(_at(web, side), _at(web, side + 1)):
+            u = _at(wes, k)
+            if _at(units, u * U_COLS + U_FORM) == f:
+                w = _at(units, u * U_COLS + U_WORD)
+                sh = np.uint64(_at(units, u * U_COLS + U_BIT))
+                extra = _at(units, u * U_COLS + U_DC) - 1
+                row = (side * n_words + w) * LANES
+                for l in range(LANES):
+                    _put(out, off + l, _at(out, off + l) + extra * np.int64((_at(alive, row + l) >> sh) & _ONE))
 
 
-@njit(cache=True, inline="always")
-def _unsaved(s0, s1, s2, s3, cls, u, units, nd):
-    """1 if one hit of class ``cls`` on unit ``u`` is not saved, else 0 (spec §2 saves); ``nd`` counts dice."""
+@njit(cache=True)
+def _unsaved_lane(rs, l, cls, u, units):
+    """(1 if one hit of class ``cls`` on unit ``u`` is not saved, dice rolled) in lane ``l`` (spec §2)."""
     sniper = cls >= 3
     kind = cls - 3 * sniper
     failed = True
+    nd = 0
     if kind == 0:
-        target = _uv(units, u, U_SAVE) + sniper
+        target = _at(units, u * U_COLS + U_SAVE) + sniper
         if target < NO_ROLL:
             nd += 1
-            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-            failed = v < target
-            if _uv(units, u, U_RA) and failed:
+            failed = _die(rs, l, _SIX, _FOUR) < target
+            if _at(units, u * U_COLS + U_RA) and failed:
                 nd += 1
-                v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                failed = v < target
-    elif kind == 1 and _uv(units, u, U_RA):
-        target = _uv(units, u, U_ARMOUR) + sniper
+                failed = _die(rs, l, _SIX, _FOUR) < target
+    elif kind == 1 and _at(units, u * U_COLS + U_RA):
+        target = _at(units, u * U_COLS + U_ARMOUR) + sniper
         if target < NO_ROLL:
             nd += 1
-            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-            failed = v < target
-    if _uv(units, u, U_INV) and failed:
+            failed = _die(rs, l, _SIX, _FOUR) < target
+    if _at(units, u * U_COLS + U_INV) and failed:
         nd += 1
-        v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-        failed = v < 6
-    return np.int64(failed), s0, s1, s2, s3, nd
+        failed = _die(rs, l, _SIX, _FOUR) < 6
+    return np.int64(failed), nd
 
 
-@njit(cache=True, inline="always")
-def _damage(u, un, side, ck, units, hp, losses_bm, kills):
-    """Apply ``un`` unsaved hits to the (living) unit ``u`` of ``side``, branch-free: a non-WE unit dies
-    from the first, a WE loses 1 DC each; kills count for the enemy (if ``ck``), losses for ``u``'s
-    formation.  Returns 1 if it died (its alive bit is the caller's to clear)."""
-    hp_u = hp[u]
-    done = _min(un, hp_u)
-    left = hp_u - done
-    hp[u] = left
-    losses_bm[_uv(units, u, U_FORM)] += done * _uv(units, u, U_LOSS_BM)
-    kills[1 - side] += done * ck
-    return np.uint64(left == 0)
+@njit(cache=True)
+def _general_hits(rs, l, u, units, q, cap, prefix, dc, part, n_ord, n_mw):
+    """(unsaved hits, dice) on unit ``u`` from its round-robin positions, each position's class deciding
+    its saves (lane ``l``)."""
+    un = 0
+    nd = 0
+    for j in range(q + 1):
+        start = j * cap + prefix
+        for p in range(start, start + (dc if j < q else part)):
+            cls = 0 if p < n_ord else (1 if p < n_mw else 2)
+            f, k = _unsaved_lane(rs, l, cls, u, units)
+            un += f
+            nd += k
+    return un, nd
 
 
-@njit(cache=True, inline="always")
-def _allocate(s0, s1, s2, s3, side, hits, hs, units, hp, alive, masks, base, losses_bm, kills, ck, nd, n_words):
-    """Allocate the hits ``hits[hs]`` to the living directly engaged units of ``side``, roll their saves
-    and apply the damage (spec §2).
-
-    Sniper hits go to the first Inspiring / Leader / Supreme Commander unit (else the first unit); then
-    ordinary, macro-weapon and titan-killer hits continue one round-robin in allocation order, a war
-    engine taking up to its starting DC hits per pass: with ``cap`` = the starting DC of the living
-    eligible units, ``q, r = divmod(hits, cap)``, a unit with ``prefix`` DC before it takes
-    ``q * dc + clip(r - prefix, 0, dc)`` hits, at positions ``j * cap + prefix + i`` of pass ``j`` (the
-    position decides the hit class).  Allocation is decided from the living units before any save:
-    the eligible units are a snapshot of the alive mask, each unit's damage applied once its own saves
-    are rolled.
-    """
-    n_ord = _at(hits, hs * N_CLASSES + 0)
-    n_mw = n_ord + _at(hits, hs * N_CLASSES + 1)
-    total = n_mw + _at(hits, hs * N_CLASSES + 2)
-    n_snipe = _at(hits, hs * N_CLASSES + 3) + _at(hits, hs * N_CLASSES + 4) + _at(hits, hs * N_CLASSES + 5)
-    if total + n_snipe == 0:
-        return s0, s1, s2, s3, nd
-    cap = _side_count(side, M_TARGET, True, alive, masks, units, base, n_words)
-    if cap == 0:  # no eligible unit: the hits are lost
-        return s0, s1, s2, s3, nd
+@njit(cache=True)
+def _snipe_lane(rs, l, side, hits, hs, units, alive, masks, base, n_words):
+    """(target, unsaved hits, dice) of the sniper hits on ``side`` in lane ``l``."""
     snipe = -1
-    snipe_unsaved = 0
-    if n_snipe > 0:
-        first = -1
-        for w in range(n_words):
-            m = _alive(alive, side, w) & _mask(masks, side, M_TARGET, w)
-            while m != _ZERO:
-                u = base[side] + 64 * w + _lowest_bit(m)
-                m &= m - _ONE
-                if first < 0:
-                    first = u
-                if _uv(units, u, U_SNIPE):
-                    snipe = u
-                    break
-            if snipe >= 0:
-                break
-        if snipe < 0:
-            snipe = first
-        for cls in range(3, N_CLASSES):
-            for _ in range(_at(hits, hs * N_CLASSES + cls)):
-                f, s0, s1, s2, s3, nd = _unsaved(s0, s1, s2, s3, cls, snipe, units, nd)
-                snipe_unsaved += f
-    q = 0
-    r = total
-    if total >= cap:  # (a division is slow; most steps have fewer hits than units)
-        q = total // cap
-        r = total - q * cap
-    plain = n_ord == total
-    lim = r if q == 0 else cap  # the units from DC prefix ``lim`` on take no hit
-    prefix = 0
+    first = -1
     for w in range(n_words):
-        if prefix >= lim:
-            break
-        m = _alive(alive, side, w) & _mask(masks, side, M_TARGET, w)
-        dead = _ZERO
-        first_unit = base[side] + 64 * w
-        while m != _ZERO and prefix < lim:
-            bit = _lowest_bit(m)
+        m = _abit(alive, side, w, l, n_words) & _at(masks, (2 * w + side) * M_COLS + M_TARGET)
+        while m != _ZERO:
+            u = _at(base, side) + 64 * w + _lowest_bit(m)
             m &= m - _ONE
-            u = first_unit + bit
-            dc = _uv(units, u, U_DC)
-            part = _min(dc, _max(0, r - prefix))
-            un = 0
-            if plain and _uv(units, u, U_SIMPLE):  # ordinary hits, one save roll each
-                h = q * dc + part
-                sv = _uv(units, u, U_SAVE)
-                if sv < NO_ROLL:
-                    nd += h
-                    for _ in range(h):
-                        v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                        un += v < sv
-                else:
-                    un = h
-            else:
-                for j in range(q + 1):
-                    start = j * cap + prefix
-                    for p in range(start, start + (dc if j < q else part)):
-                        cls = 0 if p < n_ord else (1 if p < n_mw else 2)
-                        f, s0, s1, s2, s3, nd = _unsaved(s0, s1, s2, s3, cls, u, units, nd)
-                        un += f
-            if u == snipe:
-                un += snipe_unsaved
-                snipe = -1
-            prefix += dc
-            dead |= _damage(u, un, side, ck, units, hp, losses_bm, kills) << np.uint64(bit)
-        _drop(alive, side, w, dead)
-    if snipe >= 0:  # the sniper target took no round-robin hit
-        if _damage(snipe, snipe_unsaved, side, ck, units, hp, losses_bm, kills):
-            _clear(snipe, units, alive)
-    return s0, s1, s2, s3, nd
+            if first < 0:
+                first = u
+            if _at(units, u * U_COLS + U_SNIPE):
+                snipe = u
+                break
+        if snipe >= 0:
+            break
+    if snipe < 0:
+        snipe = first
+    unsaved = 0
+    nd = 0
+    for cls in range(3, N_CLASSES):
+        for _ in range(_at(hits, (hs * N_CLASSES + cls) * LANES + l)):
+            f, k = _unsaved_lane(rs, l, cls, snipe, units)
+            unsaved += f
+            nd += k
+    return snipe, unsaved, nd
+
+
+@njit(cache=True)
+def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive, n_words):
+    """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2)."""
+    p = _at(trapped, f)
+    if p > 0.0 or (speed_zero_die and _at(forms, f * F_COLS + F_SPEED0)):
+        for k in range(_at(fb, f), _at(fb, f + 1)):
+            u = _at(fu, k)
+            if _at(hp, u * LANES + l) == 0 or _at(units, u * U_COLS + U_FEARLESS):
+                continue
+            kill = False
+            if speed_zero_die and _at(units, u * U_COLS + U_SPEED0) and _at(units, u * U_COLS + U_ENG) != OUT:
+                kill = True
+            elif p > 0.0:
+                kill = _uniform(rs, l) < p
+            if kill:
+                _put(hp, u * LANES + l, 0)
+                _clear_unit(alive, units, u, l, n_words, 1)
 
 
 @njit(cache=True, inline="always")
-def _consequences(s0, s1, s2, s3, winner, extra, forms, bm, broken, losses_bm, fu, fb, units, hp, fl, flb,
-                  trapped, all_tsknf, alive, masks, fmasks, base, n_words):
-    """Extra hits, the loser breaks or is destroyed, nearby losers, the winner's BMs (spec §6).
-
-    ``fl[flb[3 * side + j]:flb[3 * side + j + 1]]``: the side's assault formations (j = 0), its other
-    formations (1), its assault formations not broken at the start (2)."""
-    loser = DEFENDER if winner == WIN_ATT else ATTACKER
-    won = 1 - loser
-    if extra > 0:  # §6.1: no saves, Fearless immune, front to back, a unit takes its remaining DC
-        if all_tsknf[loser]:
-            extra //= 2
-        for w in range(n_words):
-            m = _alive(alive, loser, w) & _mask(masks, loser, M_XHIT, w)
-            dead = _ZERO
-            while m != _ZERO and extra > 0:
-                bit = _lowest_bit(m)
-                m &= m - _ONE
-                u = base[loser] + 64 * w + bit
-                take = _min(hp[u], extra)
-                extra -= take
-                left = hp[u] - take
-                hp[u] = left
-                dead |= np.uint64(left == 0) << np.uint64(bit)
-            _drop(alive, loser, w, dead)
-    for k in range(flb[3 * loser], flb[3 * loser + 1]):  # §6.2
-        f = fl[k]
-        if _fv(forms, f, F_BROKEN0):
-            for k in range(fb[f], fb[f + 1]):
-                u = fu[k]
-                if hp[u] > 0 and not _uv(units, u, U_FEARLESS):
-                    _kill(u, units, hp, alive)
-        else:
-            bm[f] = 0
-            broken[f] = True
-            s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
-    for k in range(flb[3 * loser + 1], flb[3 * loser + 2]):  # §6.3
-        f = fl[k]
-        if broken[f]:
-            if not _fv(forms, f, F_TSKNF):
-                for k in range(fb[f], fb[f + 1]):
-                    u = fu[k]
-                    if hp[u] > 0 and not _uv(units, u, U_FEARLESS):
-                        hp[u] -= 1
-                        if hp[u] == 0:
-                            _clear(u, units, alive)
-                        break
-        else:
-            bm[f] += 1
-            if _fails_break(f, forms, bm, alive, fmasks, masks, units, base, n_words):
-                bm[f] = 0
-                broken[f] = True
-                s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, True, forms, alive)
-    for k in range(flb[3 * won + 2], flb[3 * won + 3]):  # §6.4, branch-free
-        f = fl[k]
-        bm[f] += losses_bm[f]
-        fails = _fails_break(f, forms, bm, alive, fmasks, masks, units, base, n_words)
-        bm[f] = 0 if fails else bm[f]
-        broken[f] = broken[f] | fails
-    return s0, s1, s2, s3
+def _buffer_sizes(n_units, n_forms, n_words):
+    """Words of the int64 and uint64 work buffers ``_run_block`` carves its arrays from."""
+    n_int = 2 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
+        + 9 * n_forms * LANES + 40 * LANES + LV_ROWS * LANES
+    return n_int, 2 * n_words * LANES + LANES + 4
 
 
 @njit(cache=True, _nrt=False)
-def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu, fb, trapped, rules, side_off,
-               form_off, part, b, n_trials, trial_streams, key0, key1, first_trial, hp, hits, kills, bm, broken,
-               losses_bm, tested, passed, bm_a, broken_a, fa, cas_a, alive, masks, fmasks, base, all_tsknf, hist, ho,
-               tally, words):
-    """``n_trials`` assaults (spec §0-§7) counted into ``part[b]``; the D6 (and D3) rolled add to ``tally[0]``.
-
-    The generator starts from ``state`` (uint64[4]); with ``trial_streams`` each trial reseeds it
-    from ``(key0, key1 ^ TRIAL_STREAM_KEY, first_trial + i)``.  Work arrays: ``hp`` (remaining damage
-    capacity, 1 for a unit that is not a WE); ``hits[side that rolled, class]``; ``kills`` per side;
-    per formation ``bm``, ``broken``, ``losses_bm`` (losses that become a winner's BMs, TP 2.1.22),
-    ``tested``, ``passed``, the state after the assault (``bm_a``, ``broken_a``, ``cas_a``), living units
-    ``fa``; ``hist`` the block's joint histograms (zeros; formation ``f``'s three at offsets ``ho[f]``);
-    ``alive[word, side]`` the alive masks (sets ``masks[word, side, kind]``, formations ``fmasks``, a side's
-    first unit ``base[side]``); ``all_tsknf[side]``; ``words`` a tuple whose length is the words per side
-    (a compile-time constant: with one word, the common case of at most 64 units a side, every word loop
-    unrolls).  Compiled without the runtime (``_nrt=False``): nothing here allocates, and no reference
-    counting slows the per-trial code.
-    """
+def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, trapped, rules, side_off, form_off,
+               masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist, ho, words):
+    """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
     n_words = len(words)
-    row = b * part.shape[1]  # part[b] as flat offsets
+    L = LANES
+    row = b * part.shape[1]
     max_rounds = rules[R_MAX_ROUNDS]
     has_first = False
     has_support = False
@@ -520,272 +443,666 @@ def _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu,
     nat1 = rules[R_NAT1]
     sc_reroll = rules[R_SC_REROLL] != 0
     use_leaders = rules[R_LEADERS] != 0
-    for s in range(2):
-        all_tsknf[s] = True
+    io = 0
+    uo = 0
+    all_tsknf = ibuf[io:io + 2]
+    io += 2
+    all_tsknf[:] = 1
     for f in range(n_forms):
-        if _fv(forms, f, F_ASSAULT) and not _fv(forms, f, F_TSKNF):
-            all_tsknf[_fv(forms, f, F_SIDE)] = False
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
-    nd = 0
-    for i in range(n_trials):
-        if trial_streams:
-            seed_stream(state, key0, key1 ^ TRIAL_STREAM_KEY, first_trial + i)
-            s0 = state[0]
-            s1 = state[1]
-            s2 = state[2]
-            s3 = state[3]
+        if forms[f, F_ASSAULT] and not forms[f, F_TSKNF]:
+            all_tsknf[forms[f, F_SIDE]] = 0
+    # war engines per side (units with DC > 1), targets per side, XHIT units per side, in allocation order
+    wes = ibuf[io:io + n_units + 1]
+    io += n_units + 1
+    web = ibuf[io:io + 3]
+    io += 3
+    tgt = ibuf[io:io + n_units + 1]
+    io += n_units + 1
+    tgb = ibuf[io:io + 3]
+    io += 3
+    xh = ibuf[io:io + n_units + 1]
+    io += n_units + 1
+    xhb = ibuf[io:io + 3]
+    io += 3
+    nw = 0
+    nt = 0
+    nx = 0
+    for side in range(2):
         for u in range(n_units):
-            hp[u] = dc0[u]
-        kills[0] = 0
-        kills[1] = 0
+            if units[u, U_SIDE] != side:
+                continue
+            w = units[u, U_WORD]
+            bit = np.uint64(units[u, U_BIT])
+            if units[u, U_DC] > 1:
+                wes[nw] = u
+                nw += 1
+            if (masks[w, side, M_TARGET] >> bit) & _ONE:
+                tgt[nt] = u
+                nt += 1
+            if (masks[w, side, M_XHIT] >> bit) & _ONE:
+                xh[nx] = u
+                nx += 1
+        web[side + 1] = nw
+        tgb[side + 1] = nt
+        xhb[side + 1] = nx
+    flat_masks = masks.reshape(masks.size)  # [w, side, kind]
+    flat_fmasks = fmasks.reshape(fmasks.size)
+    alive = ubuf[uo:uo + 2 * n_words * L]
+    uo += 2 * n_words * L
+    hp = ibuf[io:io + n_units * L]
+    io += n_units * L
+    kills = ibuf[io:io + 2 * L]
+    io += 2 * L
+    hits = ibuf[io:io + 2 * N_CLASSES * L]
+    io += 2 * N_CLASSES * L
+    bm = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    broken = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    losses_bm = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    tested = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    passed = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    bm_a = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    broken_a = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    fa = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    cas_a = ibuf[io:io + n_forms * L]
+    io += n_forms * L
+    winner = ibuf[io:io + L]
+    io += L
+    margin = ibuf[io:io + L]
+    io += L
+    by_roll = ibuf[io:io + L]
+    io += L
+    rnd = ibuf[io:io + L]
+    io += L
+    live = ibuf[io:io + L]
+    io += L
+    fight = ibuf[io:io + L]
+    io += L
+    fight0 = ibuf[io:io + L]
+    io += L
+    valid = ibuf[io:io + L]
+    io += L
+    contact = ibuf[io:io + L]
+    io += L
+    val = ibuf[io:io + L]
+    io += L
+    nn = ibuf[io:io + L]
+    io += L
+    h = ibuf[io:io + L]
+    io += L
+    d = ibuf[io:io + L]
+    io += L
+    d2 = ibuf[io:io + L]
+    io += L
+    d3 = ibuf[io:io + L]
+    io += L
+    d4 = ibuf[io:io + L]
+    io += L
+    lo = ubuf[uo:uo + L]
+    uo += L
+    tot = ibuf[io:io + L]
+    io += L
+    nord = ibuf[io:io + L]
+    io += L
+    nmw = ibuf[io:io + L]
+    io += L
+    cap = ibuf[io:io + L]
+    io += L
+    qq = ibuf[io:io + L]
+    io += L
+    rr = ibuf[io:io + L]
+    io += L
+    plain = ibuf[io:io + L]
+    io += L
+    prefix = ibuf[io:io + L]
+    io += L
+    snipe = ibuf[io:io + L]
+    io += L
+    snipe_un = ibuf[io:io + L]
+    io += L
+    un = ibuf[io:io + L]
+    io += L
+    hh = ibuf[io:io + L]
+    io += L
+    ex = ibuf[io:io + L]
+    io += L
+    loser = ibuf[io:io + L]
+    io += L
+    cons = ibuf[io:io + L]
+    io += L
+    withdrew = ibuf[io:io + L]
+    io += L
+    pflat = part.reshape(part.size)
+    prow = b * part.shape[1]
+    lv = ibuf[io:io + LV_ROWS * L]
+    io += LV_ROWS * L
+    state = ubuf[uo:uo + 4]
+    uo += 4
+    nd = 0
+    next_t = 0
+    for l in range(L):
+        live[l] = 0
+    while True:  # one round for every lane holding a trial; a lane whose trial ended takes the next one
+        for l in range(L):
+            st = np.int64(live[l] == 0 and next_t < n_trials)
+            valid[l] = st  # (here: the lane starts a trial)
+            if st:
+                if trial_streams:
+                    seed_stream(state, key0, key1 ^ TRIAL_STREAM_KEY, first_trial + next_t)
+                    for k in range(4):
+                        rs[k * L + l] = state[k]
+                next_t += 1
+        anylive = 0
+        for l in range(L):
+            st = valid[l]
+            winner[l] = WIN_UNRESOLVED if st else winner[l]
+            margin[l] = 0 if st else margin[l]
+            by_roll[l] = 0 if st else by_roll[l]
+            rnd[l] = 1 if st else rnd[l]
+            live[l] |= st
+            kills[l] = 0 if st else kills[l]
+            kills[L + l] = 0 if st else kills[L + l]
+            anylive |= live[l]
+        if anylive == 0:
+            break
+        for u in range(n_units):
+            v0 = dc0[u]
+            for l in range(L):
+                _put(hp, u * L + l, v0 if _at(valid, l) else _at(hp, u * L + l))
         for s in range(2):
             for w in range(n_words):
-                _put(alive, 2 * w + s, _mask(masks, s, M_ALL, w))
+                m = flat_masks[(2 * w + s) * M_COLS + M_ALL]
+                row = (s * n_words + w) * L
+                for l in range(L):
+                    _put(alive, row + l, m if _at(valid, l) else _at(alive, row + l))
         for f in range(n_forms):
-            broken[f] = _fv(forms, f, F_BROKEN0) != 0
-            bm[f] = 0 if broken[f] else _fv(forms, f, F_BM0)
-            losses_bm[f] = 0
-        winner = WIN_UNRESOLVED
-        margin = 0
-        by_roll = False
-        rnd = 1
-        while True:  # one round: first strike, normal step, early ends, supporting fire, result
-            ended = False
-            for step in range(first_step, 3):
-                if step == G_SUPPORT:  # §3 early ends, after the normal step
-                    if not _side_any(DEFENDER, M_ASSAULT, alive, masks, n_words):
-                        winner = WIN_ATT if _side_any(ATTACKER, M_ASSAULT, alive, masks, n_words) else WIN_NONE
-                        ended = True
-                        break
-                    if not _side_any(ATTACKER, M_TARGET, alive, masks, n_words):
-                        winner = WIN_DEF
-                        ended = True
-                        break
-                    if not has_support:
-                        break
-                for side in range(2):  # §1 / §4: roll; a bc unit is in contact while an enemy bc unit lives
-                    for c in range(N_CLASSES):
-                        _put(hits, side * N_CLASSES + c, 0)
-                    g = side * 3 + step
-                    if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
-                        continue
-                    contact = _side_any(1 - side, M_BC, alive, masks, n_words)
-                    for p in range(pb[g], pb[g + 1]):  # dice pools: one D6 per living unit, two per word
-                        val = _at(pinfo, p * P_COLS + P_VC) if contact else _at(pinfo, p * P_COLS + P_VN)
-                        if val >= NO_ROLL:
-                            continue
-                        n = 0
-                        for w in range(n_words):
-                            n += _popcount(_alive(alive, side, w) & pmask[p, w])
-                        nd += n
-                        h = 0
-                        for _ in range(n >> 1):
-                            v1, v2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
-                            h += (v1 >= val) + (v2 >= val)
-                        if n & 1:
-                            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                            h += v >= val
-                        _bump(hits, side * N_CLASSES + _at(pinfo, p * P_COLS + P_CLASS), h)
-                    for k in range(gb[g], gb[g + 1]):
-                        u = _at(src, k * S_COLS + S_UNIT)
-                        if hp[u] == 0:
-                            continue
-                        bc = contact and _at(src, k * S_COLS + S_BC)
-                        val = _at(src, k * S_COLS + S_VC) if bc else _at(src, k * S_COLS + S_VN)
-                        if val >= NO_ROLL:
-                            continue
-                        n = _at(src, k * S_COLS + S_N)
-                        if _at(src, k * S_COLS + S_D3):
-                            n, s0, s1, s2, s3 = _d3(s0, s1, s2, s3)
-                            nd += 1
-                        nd += n
-                        h = 0
-                        for _ in range(n):
-                            v, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                            h += v >= val
-                        _bump(hits, side * N_CLASSES + _at(src, k * S_COLS + S_CLASS), h)
-                ck = np.int64(step != G_SUPPORT) | sf_kills
-                for side in range(2):  # §2: allocation, saves and damage (side's units, the enemy's hits)
-                    s0, s1, s2, s3, nd = _allocate(s0, s1, s2, s3, side, hits, 1 - side, units, hp, alive, masks,
-                                                   base, losses_bm, kills, ck, nd, n_words)
-                if step == G_SUPPORT:  # §4: a side wiped out by supporting fire loses without a roll
-                    att = _side_any(ATTACKER, M_ASSAULT, alive, masks, n_words)
-                    dfd = _side_any(DEFENDER, M_ASSAULT, alive, masks, n_words)
-                    if not (att and dfd):
-                        winner = WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE)
-                        ended = True
-            if ended:
-                break
-            # §5 result roll: attacker score - defender score
-            bm_att = 0
-            bm_def = 0
-            raw_att = 0
-            raw_def = 0
-            for f in range(n_forms):
-                if not _fv(forms, f, F_ASSAULT):
+            b0 = np.int64(forms[f, F_BROKEN0] != 0)
+            bm0 = 0 if b0 else forms[f, F_BM0]
+            for l in range(L):
+                st = _at(valid, l)
+                _put(broken, f * L + l, b0 if st else _at(broken, f * L + l))
+                _put(bm, f * L + l, bm0 if st else _at(bm, f * L + l))
+                _put(losses_bm, f * L + l, 0 if st else _at(losses_bm, f * L + l))
+        for l in range(L):
+            fight[l] = live[l]
+            fight0[l] = live[l]
+        for step in range(first_step, 3):
+            if step == G_SUPPORT:  # §3 early ends
+                _rows_any(alive, flat_masks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words)
+                _rows_any(alive, flat_masks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words)
+                _rows_any(alive, flat_masks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words)
+                for l in range(L):
+                    fl = _at(fight, l)
+                    dfd = _at(lv, LV_DFD * L + l)
+                    att = _at(lv, LV_ATT * L + l)
+                    att_t = _at(lv, LV_ATTT * L + l)
+                    end1 = fl & (1 - dfd)
+                    end2 = fl & dfd & (1 - att_t)
+                    w1 = WIN_ATT if att else WIN_NONE
+                    winner[l] = w1 if end1 else (WIN_DEF if end2 else winner[l])
+                    fight[l] = fl & (1 - (end1 | end2))
+                    live[l] = live[l] & (1 - (end1 | end2))
+                if not has_support:
+                    break
+            for side in range(2):  # §1 / §4: rolls
+                for i in range(N_CLASSES * L):
+                    hits[side * N_CLASSES * L + i] = 0
+                g = side * 3 + step
+                if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
                     continue
-                if broken[f]:
-                    raw = _form_count(f, True, forms, alive, fmasks, masks, units, base, n_words)
-                    held = raw
-                else:
-                    raw = bm[f]
-                    held = bm[f] // 2 if _fv(forms, f, F_TSKNF) else bm[f]
-                if _fv(forms, f, F_SIDE) == ATTACKER:
-                    bm_att += held
-                    raw_att += raw
-                else:
-                    bm_def += held
-                    raw_def += raw
-            n_att = _side_count(ATTACKER, M_ASSAULT, True, alive, masks, units, base, n_words)
-            n_def = _side_count(DEFENDER, M_ASSAULT, True, alive, masks, units, base, n_words)
-            mod = kills[ATTACKER] - kills[DEFENDER] \
-                + _side_count(ATTACKER, M_INSP, False, alive, masks, units, base, n_words) \
-                - _side_count(DEFENDER, M_INSP, False, alive, masks, units, base, n_words)
-            mod += (n_att > n_def) + (n_att > 2 * n_def) - (n_def > n_att) - (n_def > 2 * n_att)
-            mod += (raw_att == 0) - (raw_def == 0) + (bm_def > bm_att) - (bm_att > bm_def)
-            a1, a2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
-            d1, d2, s0, s1, s2, s3 = _d6x2(s0, s1, s2, s3)
-            nd += 4
-            if rules[R_SUM]:
-                margin = a1 + a2 - d1 - d2 + mod
-            else:
-                margin = _max(a1, a2) - _max(d1, d2) + mod
-            if margin != 0:
-                by_roll = True
-                winner = WIN_ATT if margin > 0 else WIN_DEF
-                break
-            if rnd == max_rounds:
-                break
-            rnd += 1
-        if winner == WIN_ATT or winner == WIN_DEF:
-            s0, s1, s2, s3 = _consequences(s0, s1, s2, s3, winner, margin if margin > 0 else -margin, forms, bm,
-                                           broken, losses_bm, fu, fb, units, hp, fl, flb, trapped, all_tsknf,
-                                           alive, masks, fmasks, base, n_words)
-        for f in range(n_forms):
-            bm_a[f] = bm[f]
-            broken_a[f] = broken[f]
-            fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base, n_words)
-            cas_a[f] = _fv(forms, f, F_N) - fa[f]
-        if rules[R_RALLY]:  # §7: every formation with a living unit and BMs or broken (only its own
-            withdrew = False  # rally changes its units); branch-free but for Supreme Commander re-rolls
+                _rows_any(alive, flat_masks, 1 - side, M_BC, contact, 0, n_words)
+                for p in range(pb[g], pb[g + 1]):
+                    vc = pinfo[p, P_VC]
+                    vn = pinfo[p, P_VN]
+                    cls = pinfo[p, P_CLASS]
+                    maxn = 0
+                    for l in range(L):
+                        _put(nn, l, 0)
+                    for w in range(n_words):
+                        m = pmask[p, w]
+                        row = (side * n_words + w) * L
+                        for l in range(L):
+                            _put(nn, l, _at(nn, l) + _popcount(_at(alive, row + l) & m))
+                    for l in range(L):
+                        v = vc if _at(contact, l) else vn
+                        _put(val, l, v)
+                        n = _at(nn, l) * _at(fight, l) * np.int64(v < NO_ROLL)
+                        _put(nn, l, n)
+                        maxn = _max(maxn, n)
+                        _put(h, l, 0)
+                    for j in range(maxn):
+                        _roll(rs, d, lo, _SIX, _FOUR, nn, 0, j)
+                        for l in range(L):
+                            _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
+                    hrow = (side * N_CLASSES + cls) * L
+                    for l in range(L):
+                        _put(hits, hrow + l, _at(hits, hrow + l) + _at(h, l))
+                for k in range(gb[g], gb[g + 1]):
+                    u = src[k, S_UNIT]
+                    bcs = src[k, S_BC]
+                    for l in range(L):
+                        ok = fight[l] & np.int64(hp[u * L + l] > 0)
+                        v = src[k, S_VC] if (contact[l] & bcs) else src[k, S_VN]
+                        ok &= np.int64(v < NO_ROLL)
+                        val[l] = v
+                        nn[l] = src[k, S_N] * ok
+                        h[l] = ok
+                    if src[k, S_D3]:
+                        _roll(rs, d, lo, _THREE, _ONE, h, 0, 0)
+                        for l in range(L):
+                            nn[l] = d[l] * h[l]
+                    maxn = 0
+                    for l in range(L):
+                        maxn = _max(maxn, nn[l])
+                        h[l] = 0
+                    for j in range(maxn):
+                        _roll(rs, d, lo, _SIX, _FOUR, nn, 0, j)
+                        for l in range(L):
+                            h[l] += (j < nn[l]) & (d[l] >= val[l])
+                    cls = src[k, S_CLASS]
+                    for l in range(L):
+                        hits[(side * N_CLASSES + cls) * L + l] += h[l]
+            ck = np.int64(step != G_SUPPORT) | sf_kills
+            for side in range(2):  # §2 allocation, saves, damage: side's units, the enemy's hits
+                hs = 1 - side
+                anyhit = 0
+                anysnipe = 0
+                for l in range(L):  # living directly engaged units (a WE counting its starting DC)
+                    c = 0
+                    for w in range(n_words):
+                        c += _popcount(_at(alive, (side * n_words + w) * L + l)
+                                       & _at(flat_masks, (2 * w + side) * M_COLS + M_TARGET))
+                    _put(cap, l, c)
+                for kw in range(web[side], web[side + 1]):
+                    u = wes[kw]
+                    w = units[u, U_WORD]
+                    sh = np.uint64(units[u, U_BIT])
+                    if (flat_masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
+                        extra_dc = units[u, U_DC] - 1
+                        arow = (side * n_words + w) * L
+                        for l in range(L):
+                            _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(alive, arow + l) >> sh) & _ONE))
+                hrow = hs * N_CLASSES * L
+                for l in range(L):
+                    o = _at(hits, hrow + l)
+                    mw = o + _at(hits, hrow + L + l)
+                    t = mw + _at(hits, hrow + 2 * L + l)
+                    ns = _at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)
+                    c = _at(cap, l)
+                    has = np.int64(c > 0)
+                    t *= has
+                    ns *= has
+                    c1 = _max(c, 1)
+                    q = np.int64(np.float64(t) / np.float64(c1))  # exact: small non-negative integers
+                    _put(nord, l, o)
+                    _put(nmw, l, mw)
+                    _put(tot, l, t)
+                    _put(cap, l, c1)
+                    anyhit |= t + ns
+                    anysnipe |= ns
+                    _put(qq, l, q)
+                    _put(rr, l, t - q * c1)
+                    _put(plain, l, np.int64(o == t))
+                    _put(prefix, l, 0)
+                    _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved below
+                    _put(snipe_un, l, 0)
+                if anyhit == 0:
+                    continue
+                if anysnipe:
+                    for l in range(L):
+                        if snipe[l] == -2:
+                            s_u, s_n, k = _snipe_lane(rs, l, side, hits, hs, units, alive, flat_masks, base,
+                                                      n_words)
+                            snipe[l] = s_u
+                            snipe_un[l] = s_n
+                            nd += k
+                krow = (1 - side) * L
+                for l in range(L):
+                    lv[LV_KILLS * L + l] = 0
+                for k in range(tgb[side], tgb[side + 1]):
+                    u = tgt[k]
+                    dc = units[u, U_DC]
+                    sv = units[u, U_SAVE]
+                    simple = units[u, U_SIMPLE]
+                    frow = units[u, U_FORM] * L
+                    lossbm = units[u, U_LOSS_BM]
+                    arow = (side * n_words + units[u, U_WORD]) * L
+                    sh = np.uint64(units[u, U_BIT])
+                    hrow = u * L
+                    maxh = 0
+                    anygen = 0
+                    for l in range(L):  # its hits in each lane (vectorised: lane rows of ``lv``)
+                        a = np.int64((_at(alive, arow + l) >> sh) & _ONE)
+                        pt = _min(dc, _max(0, _at(rr, l) - _at(prefix, l)))
+                        hv = (_at(qq, l) * dc + pt) * a
+                        fast = _at(plain, l) & simple
+                        _put(lv, LV_A * L + l, a)
+                        _put(lv, LV_HH * L + l, hv * fast)
+                        _put(lv, LV_PT * L + l, pt)
+                        _put(lv, LV_NN * L + l, hv * (1 - fast))
+                        _put(lv, LV_UN * L + l, 0)
+                        anygen |= hv * (1 - fast)
+                        maxh = _max(maxh, hv * fast)
+                    if sv < NO_ROLL:
+                        for j in range(maxh):
+                            _roll(rs, d, lo, _SIX, _FOUR, lv, LV_HH * L, j)
+                            for l in range(L):
+                                _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l)
+                                     + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
+                    else:
+                        for l in range(L):
+                            _put(lv, LV_UN * L + l, _at(lv, LV_HH * L + l))
+                    if anygen:
+                        for l in range(L):
+                            if lv[LV_NN * L + l] > 0:
+                                g_un, g_nd = _general_hits(rs, l, u, units, qq[l], cap[l], prefix[l], dc,
+                                                           lv[LV_PT * L + l], nord[l], nmw[l])
+                                lv[LV_UN * L + l] += g_un
+                                nd += g_nd
+                    if anysnipe:
+                        for l in range(L):
+                            isn = np.int64(_at(snipe, l) == u)
+                            _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + isn * _at(snipe_un, l))
+                            _put(snipe, l, -1 if isn else _at(snipe, l))
+                    more = 0
+                    for l in range(L):  # damage, losses, kills; does any lane have hits left?
+                        a = _at(lv, LV_A * L + l)
+                        pf = _at(prefix, l) + dc * a
+                        _put(prefix, l, pf)
+                        more |= _at(qq, l) | np.int64(pf < _at(rr, l))
+                        hpu = _at(hp, hrow + l)
+                        done = _min(_at(lv, LV_UN * L + l), hpu)
+                        left = hpu - done
+                        _put(hp, hrow + l, left)
+                        _put(losses_bm, frow + l, _at(losses_bm, frow + l) + done * lossbm)
+                        _put(lv, LV_KILLS * L + l, _at(lv, LV_KILLS * L + l) + done)
+                        _put(lv, LV_DEAD * L + l, a & np.int64(left == 0))
+                    for l in range(L):
+                        _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
+                    if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
+                        break
+                for l in range(L):
+                    _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
+            if step == G_SUPPORT:  # §4: wiped out by supporting fire
+                _rows_any(alive, flat_masks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words)
+                _rows_any(alive, flat_masks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words)
+                for l in range(L):
+                    fl = _at(fight, l)
+                    att = _at(lv, LV_ATT * L + l)
+                    dfd = _at(lv, LV_DFD * L + l)
+                    end = fl & (1 - (att & dfd))
+                    wn = WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE)
+                    winner[l] = wn if end else winner[l]
+                    fight[l] = fl & (1 - end)
+                    live[l] = live[l] & (1 - end)
+        # §5 result roll for the lanes still fighting
+        _roll(rs, d, lo, _SIX, _FOUR, fight, 0, 0)
+        _roll(rs, d2, lo, _SIX, _FOUR, fight, 0, 0)
+        _roll(rs, d3, lo, _SIX, _FOUR, fight, 0, 0)
+        _roll(rs, d4, lo, _SIX, _FOUR, fight, 0, 0)
+        for r in (LV_BMA, LV_BMD, LV_RAWA, LV_RAWD):
+            for l in range(L):
+                lv[r * L + l] = 0
+        for f in range(n_forms):  # BMs held (a broken formation: its units) and raw BMs, per side
+            if not forms[f, F_ASSAULT]:
+                continue
+            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+            tsk = forms[f, F_TSKNF]
+            held_row = (LV_BMA if forms[f, F_SIDE] == ATTACKER else LV_BMD) * L
+            raw_row = (LV_RAWA if forms[f, F_SIDE] == ATTACKER else LV_RAWD) * L
+            for l in range(L):
+                brk = _at(broken, f * L + l)
+                cnt = _at(lv, LV_CNT * L + l)
+                bmf = _at(bm, f * L + l)
+                _put(lv, held_row + l, _at(lv, held_row + l) + (cnt if brk else (bmf >> tsk)))
+                _put(lv, raw_row + l, _at(lv, raw_row + l) + (cnt if brk else bmf))
+        _rows_count(alive, flat_masks, ATTACKER, M_ASSAULT, lv, LV_NATT * L, n_words, wes, web, units, True)
+        _rows_count(alive, flat_masks, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, n_words, wes, web, units, True)
+        _rows_count(alive, flat_masks, ATTACKER, M_INSP, lv, LV_INSA * L, n_words, wes, web, units, False)
+        _rows_count(alive, flat_masks, DEFENDER, M_INSP, lv, LV_INSD * L, n_words, wes, web, units, False)
+        use_sum = rules[R_SUM] != 0
+        for l in range(L):
+            n_att = _at(lv, LV_NATT * L + l)
+            n_def = _at(lv, LV_NDEF * L + l)
+            bm_att = _at(lv, LV_BMA * L + l)
+            bm_def = _at(lv, LV_BMD * L + l)
+            mod = _at(kills, l) - _at(kills, L + l) + _at(lv, LV_INSA * L + l) - _at(lv, LV_INSD * L + l)
+            mod += np.int64(n_att > n_def) + np.int64(n_att > 2 * n_def) - np.int64(n_def > n_att) \
+                - np.int64(n_def > 2 * n_att)
+            mod += np.int64(_at(lv, LV_RAWA * L + l) == 0) - np.int64(_at(lv, LV_RAWD * L + l) == 0) \
+                + np.int64(bm_def > bm_att) - np.int64(bm_att > bm_def)
+            fl = _at(fight, l)
+            a1 = _at(d, l)
+            a2 = _at(d2, l)
+            e1 = _at(d3, l)
+            e2 = _at(d4, l)
+            mg = (a1 + a2 - e1 - e2 if use_sum else _max(a1, a2) - _max(e1, e2)) + mod
+            decided = fl & np.int64(mg != 0)
+            _put(margin, l, mg if fl else _at(margin, l))
+            _put(by_roll, l, _at(by_roll, l) | decided)
+            _put(winner, l, (WIN_ATT if mg > 0 else WIN_DEF) if decided else _at(winner, l))
+            last = fl & np.int64(_at(rnd, l) == max_rounds)
+            go_on = fl & (1 - decided) & (1 - last)
+            _put(live, l, _at(live, l) & (1 - decided) & (1 - last))
+            _put(rnd, l, _at(rnd, l) + go_on)
+        for l in range(L):  # the lanes whose trial ended in this round
+            valid[l] = fight0[l] & (1 - live[l])
+        # §6 consequences
+        for l in range(L):
+            wn = winner[l]
+            c = valid[l] & np.int64((wn == WIN_ATT) | (wn == WIN_DEF))
+            cons[l] = c
+            los = DEFENDER if wn == WIN_ATT else ATTACKER
+            loser[l] = los
+            e = margin[l] if margin[l] > 0 else -margin[l]
+            e = e // 2 if all_tsknf[los] else e
+            lv[LV_EX * L + l] = e * c
+        for side in range(2):  # §6.1 extra hits, no saves, front to back
+            if xhb[side + 1] == xhb[side]:
+                continue
+            for l in range(L):
+                lv[LV_HIT * L + l] = cons[l] & np.int64(loser[l] == side)
+            for k in range(xhb[side], xhb[side + 1]):
+                u = xh[k]
+                arow = (side * n_words + units[u, U_WORD]) * L
+                sh = np.uint64(units[u, U_BIT])
+                hrow = u * L
+                for l in range(L):
+                    a = np.int64((_at(alive, arow + l) >> sh) & _ONE) & _at(lv, LV_HIT * L + l)
+                    hpu = _at(hp, hrow + l)
+                    take = _min(hpu, _at(lv, LV_EX * L + l)) * a
+                    _put(lv, LV_EX * L + l, _at(lv, LV_EX * L + l) - take)
+                    _put(hp, hrow + l, hpu - take)
+                    _put(lv, LV_DEAD * L + l, a & np.int64(hpu == take))
+                for l in range(L):
+                    _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
+        for f in range(n_forms):  # §6.2 the loser's assault formations
+            if not forms[f, F_ASSAULT]:
+                continue
+            fs = forms[f, F_SIDE]
+            for l in range(L):
+                _put(lv, LV_HIT * L + l, _at(cons, l) & np.int64(_at(loser, l) == fs))
+            if forms[f, F_BROKEN0]:  # already broken: destroyed (Fearless units stay)
+                for kk in range(fb[f], fb[f + 1]):
+                    u = fu[kk]
+                    if units[u, U_FEARLESS]:
+                        continue
+                    hrow = u * L
+                    arow = (fs * n_words + units[u, U_WORD]) * L
+                    sh = np.uint64(units[u, U_BIT])
+                    for l in range(L):
+                        kill = _at(lv, LV_HIT * L + l)
+                        _put(hp, hrow + l, 0 if kill else _at(hp, hrow + l))
+                        _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(kill) << sh))
+            else:  # breaks and withdraws
+                for l in range(L):
+                    hit = _at(lv, LV_HIT * L + l)
+                    _put(bm, f * L + l, 0 if hit else _at(bm, f * L + l))
+                    _put(broken, f * L + l, _at(broken, f * L + l) | hit)
+                if trapped[f] > 0.0 or forms[f, F_SPEED0]:
+                    for l in range(L):
+                        if lv[LV_HIT * L + l]:
+                            _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words)
+        for f in range(n_forms):  # §6.3 the loser's other formations
+            if forms[f, F_ASSAULT]:
+                continue
+            fs = forms[f, F_SIDE]
+            tsk = forms[f, F_TSKNF]
+            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+            any_hit_broken = 0
+            any_fail = 0
+            for l in range(L):  # an unbroken one takes a BM and a break test; a broken one takes a hit (below)
+                hit = _at(cons, l) & np.int64(_at(loser, l) == fs)
+                brk = _at(broken, f * L + l)
+                h_unbroken = hit & (1 - brk)
+                nb = _at(bm, f * L + l) + h_unbroken
+                cnt = _at(lv, LV_CNT * L + l)
+                fails = h_unbroken & np.int64(nb >= (2 * cnt if tsk else cnt))
+                _put(bm, f * L + l, 0 if fails else nb)
+                _put(broken, f * L + l, brk | fails)
+                _put(lv, LV_HIT * L + l, hit & brk)
+                _put(lv, LV_OK * L + l, fails)
+                any_hit_broken |= hit & brk
+                any_fail |= fails
+            if any_hit_broken and not tsk:
+                for l in range(L):
+                    if lv[LV_HIT * L + l]:
+                        for kk in range(fb[f], fb[f + 1]):
+                            u = fu[kk]
+                            if hp[u * L + l] > 0 and not units[u, U_FEARLESS]:
+                                hp[u * L + l] -= 1
+                                if hp[u * L + l] == 0:
+                                    _clear_unit(alive, units, u, l, n_words, 1)
+                                break
+            if any_fail:
+                for l in range(L):
+                    if lv[LV_OK * L + l]:
+                        _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words)
+        for f in range(n_forms):  # §6.4 the winner's assault formations not broken at the start
+            if not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
+                continue
+            fs = forms[f, F_SIDE]
+            tsk = forms[f, F_TSKNF]
+            for l in range(L):
+                win = cons[l] & np.int64(loser[l] != fs)
+                nb = bm[f * L + l] + losses_bm[f * L + l] * win
+                size = _fcount(alive, flat_fmasks, forms, f, l, n_words, wes, web, units, True)
+                fails = win & np.int64(nb >= (2 * size if tsk else size))
+                bm[f * L + l] = 0 if fails else nb
+                broken[f * L + l] |= fails
+        for f in range(n_forms):  # the state after the assault
+            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
+            n_f = forms[f, F_N]
+            for l in range(L):
+                _put(bm_a, f * L + l, _at(bm, f * L + l))
+                _put(broken_a, f * L + l, _at(broken, f * L + l))
+                _put(cas_a, f * L + l, n_f - _at(fa, f * L + l))
+        any_withdrew = 0
+        if rules[R_RALLY]:  # §7
+            nat1_ok = np.int64(nat1 == 0)
             for f in range(n_forms):
-                living = fa[f]
-                brk = broken[f]
-                bmf = bm[f]
-                test = (living > 0) & ((bmf > 0) | brk)
-                mod = -_fv(forms, f, F_ENEMY30) - 2 * brk
-                if _fv(forms, f, F_MOB):
-                    mod += 2 if living > 10 else (1 if living > 5 else 0)
-                roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)  # rolled for every formation, used (and
-                nd += test  # counted) for a tested one
-                ok = (roll + mod >= _fv(forms, f, F_INIT)) & ((roll != 1) | (nat1 == 0))
-                if sc_reroll and _fv(forms, f, F_ANY_SC) and test and not ok:
-                    for _ in range(_form_kind(f, M_SC, forms, alive, fmasks, masks, n_words)):
-                        roll, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
-                        nd += 1
-                        ok = (roll + mod >= _fv(forms, f, F_INIT)) & ((roll != 1) | (nat1 == 0))
-                        if ok:
-                            break
-                leaders = 0
-                if use_leaders and _fv(forms, f, F_ANY_LEADER):
-                    leaders = _form_kind(f, M_LEADER, forms, alive, fmasks, masks, n_words)
-                tsknf = _fv(forms, f, F_TSKNF)
-                cut = (1 + tsknf) * leaders
-                pass_broken = _max((living if tsknf else living // 2) - cut, 0)
-                pass_unbroken = _max(bmf // 2 - cut, 0)
-                passes = test & ok
-                tested[f] = test
-                passed[f] = passes
-                bm[f] = (pass_broken if brk else pass_unbroken) if passes else bmf
-                broken[f] = brk & (not passes)
-                if trapped[f] > 0.0 and test and brk and not ok:  # a broken formation that fails withdraws
-                    s0, s1, s2, s3 = _withdraw(s0, s1, s2, s3, f, fu, fb, units, hp, trapped, False, forms, alive)
-                    withdrew = True
-            if withdrew:
+                init = forms[f, F_INIT]
+                e30 = forms[f, F_ENEMY30]
+                mob = forms[f, F_MOB]
+                tsk = forms[f, F_TSKNF]
+                if use_leaders and forms[f, F_ANY_LEADER]:
+                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, M_LEADER, lv, LV_LEAD * L, n_words, wes,
+                                 web, units, False)
+                else:
+                    for l in range(L):
+                        lv[LV_LEAD * L + l] = 0
+                for l in range(L):  # who tests (a formation with a living unit and BMs or broken)
+                    living = _at(fa, f * L + l)
+                    brk = _at(broken, f * L + l)
+                    bmf = _at(bm, f * L + l)
+                    _put(lv, LV_TEST * L + l, _at(valid, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
+                    mob_mod = (2 if living > 10 else (1 if living > 5 else 0)) if mob else 0
+                    _put(lv, LV_MOD * L + l, -e30 - 2 * brk + mob_mod)
+                _roll(rs, d, lo, _SIX, _FOUR, lv, LV_TEST * L, 0)
+                for l in range(L):
+                    roll = _at(d, l)
+                    mod = _at(lv, LV_MOD * L + l)
+                    _put(lv, LV_OK * L + l, np.int64(roll + mod >= init) & (np.int64(roll != 1) | nat1_ok))
+                if sc_reroll and forms[f, F_ANY_SC]:
+                    for l in range(L):
+                        if lv[LV_TEST * L + l] and not lv[LV_OK * L + l]:
+                            mod = lv[LV_MOD * L + l]
+                            for _ in range(_fkind(alive, flat_fmasks, flat_masks, forms, f, M_SC, l, n_words)):
+                                roll = _die(rs, l, _SIX, _FOUR)
+                                nd += 1
+                                if roll + mod >= init and (roll != 1 or nat1_ok):
+                                    lv[LV_OK * L + l] = 1
+                                    break
+                wd_any = 0
+                trap = np.int64(trapped[f] > 0.0)
+                for l in range(L):
+                    living = _at(fa, f * L + l)
+                    brk = _at(broken, f * L + l)
+                    bmf = _at(bm, f * L + l)
+                    test = _at(lv, LV_TEST * L + l)
+                    ok = _at(lv, LV_OK * L + l)
+                    cut = (1 + tsk) * _at(lv, LV_LEAD * L + l)
+                    pass_broken = _max((living if tsk else living >> 1) - cut, 0)
+                    pass_unbroken = _max((bmf >> 1) - cut, 0)
+                    passes = test & ok
+                    _put(tested, f * L + l, test)
+                    _put(passed, f * L + l, passes)
+                    _put(bm, f * L + l, (pass_broken if brk else pass_unbroken) if passes else bmf)
+                    _put(broken, f * L + l, brk & (1 - passes))
+                    wd = trap & test & brk & (1 - ok)
+                    _put(withdrew, l, wd)
+                    wd_any |= wd
+                if wd_any:
+                    any_withdrew = 1
+                    for l in range(L):
+                        if withdrew[l]:
+                            _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words)
+            if any_withdrew:
                 for f in range(n_forms):
-                    fa[f] = _form_count(f, False, forms, alive, fmasks, masks, units, base, n_words)
-        # the slots of analysis/epic/outcome.py::record, per formation through three joint histograms
-        # of this block (marginalised below): (casualties after the assault, after the end phase),
-        # (broken, BMs after the assault), (broken, rally tested, passed, BMs after the end phase)
-        _bump(part, row + side_off[winner], 1)
-        _bump(part, row + side_off[O_NOROLL], np.int64(winner != WIN_UNRESOLVED and not by_roll))
-        _bump(part, row + side_off[O_ROUNDS] + rnd - 1, 1)
-        if by_roll:
-            _bump(part, row + side_off[O_MARGIN] + margin + side_off[O_MAX_MARGIN], 1)
-        for f in range(n_forms):
-            n1 = _fv(forms, f, F_N) + 1
-            c1 = _fv(forms, f, F_CAP) + 1
-            _bump(hist, _at(ho, 3 * f) + cas_a[f] * n1 + n1 - 1 - fa[f], 1)
-            _bump(hist, _at(ho, 3 * f + 1) + broken_a[f] * c1 + _min(bm_a[f], c1 - 1), 1)
-            _bump(hist, _at(ho, 3 * f + 2) + (4 * broken[f] + 2 * tested[f] + passed[f]) * c1 + _min(bm[f], c1 - 1), 1)
-    for f in range(n_forms):  # the joint histograms into the count slots
-        n1 = _fv(forms, f, F_N) + 1
-        c1 = _fv(forms, f, F_CAP) + 1
-        for ca in range(n1):
-            for dead in range(n1):
-                c = hist[ho[f, 0] + ca * n1 + dead]
-                part[b, form_off[f, FO_CAS_A] + ca] += c
-                part[b, form_off[f, FO_CAS] + dead] += c
-                part[b, form_off[f, FO_DESTROYED]] += c * (dead == n1 - 1)
-        for ba in range(2):
-            for v in range(c1):
-                c = hist[ho[f, 1] + ba * c1 + v]
-                part[b, form_off[f, FO_BROKEN_A]] += c * ba
-                part[b, form_off[f, FO_BM_A] + v] += c
-        for code in range(8):
-            for v in range(c1):
-                c = hist[ho[f, 2] + code * c1 + v]
-                part[b, form_off[f, FO_BROKEN_E]] += c * (code >> 2)
-                part[b, form_off[f, FO_TESTED]] += c * ((code >> 1) & 1)
-                part[b, form_off[f, FO_PASSED]] += c * (code & 1)
-                part[b, form_off[f, FO_BM_E] + v] += c
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
-    tally[0] += nd
+                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units,
+                                 False)
+        for l in range(L):  # the counts (analysis/epic/outcome.py::record) through per-block histograms
+            if not valid[l]:
+                continue
+            wn = winner[l]
+            _bump(pflat, prow + _at(side_off, wn), 1)
+            _bump(pflat, prow + _at(side_off, O_NOROLL), np.int64(wn != WIN_UNRESOLVED) & (1 - _at(by_roll, l)))
+            _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, 1)
+            if by_roll[l]:
+                _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
+            for f in range(n_forms):
+                n1 = _at(forms, f * F_COLS + F_N) + 1
+                c1 = _at(forms, f * F_COLS + F_CAP) + 1
+                i = f * L + l
+                _bump(hist, _at(ho, 3 * f) + _at(cas_a, i) * n1 + n1 - 1 - _at(fa, i), 1)
+                _bump(hist, _at(ho, 3 * f + 1) + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1), 1)
+                _bump(hist, _at(ho, 3 * f + 2) + (4 * _at(broken, i) + 2 * _at(tested, i) + _at(passed, i)) * c1
+                      + _min(_at(bm, i), c1 - 1), 1)
+    for l in range(L):
+        nd += np.int64(rs[4 * L + l])
+    return nd
 
 
 @njit(cache=True, parallel=True)
 def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, trapped, rules, side_off,
                    form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, words):
-    """Run ``n_trials`` assaults from stream block ``first_block``: (int64[n_counts], D6 and D3 rolled).
-
-    Tables (built by ``analysis.epic.engine.KernelArrays``, columns named above): ``units``
-    int64[N, U_COLS] in allocation order; attack sources ``src`` int64[S, S_COLS] sorted by group
-    ``side * 3 + step`` with bounds ``gb``; dice pools ``pmask``, ``pinfo`` (bounds ``pb`` by group); unit
-    sets ``masks`` uint64[2, M_COLS, W]
-    and ``fmasks`` uint64[F, W] over the bits of a side's units (its first unit ``base[side]``); ``forms``
-    int64[F, F_COLS] with member units ``fu`` (bounds ``fb``) and ``trapped`` float64[F]; ``rules``
-    int64[R_COLS]; count offsets ``side_off`` and ``form_off``.  ``trial_streams``: one stream per
-    trial (keyed by its global index) instead of one per block.  ``words``: ``(0,) * W`` (its length, part
-    of the compiled type, fixes the words per side).
-    """
+    """As kernels.epic.assault_kernel."""
     if len(words) != masks.shape[2]:
         raise ValueError("words: one entry per mask word")
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
     dice = np.zeros(n_blocks, np.int64)
-    n_units = units.shape[0]
     n_forms = forms.shape[0]
     dc0 = np.ascontiguousarray(units[:, U_DC])
-    masks_w = np.ascontiguousarray(masks.transpose(2, 0, 1))  # word-major: constant row widths in the block
-    fl = np.zeros(3 * n_forms, np.int64)  # per side: assault formations, others, assault not broken at start
-    flb = np.zeros(7, np.int64)
-    n_fl = 0
-    for j in range(6):
-        for f in range(n_forms):
-            side = forms[f, F_SIDE]
-            assault = forms[f, F_ASSAULT] != 0
-            if side == j // 3 and ((j % 3 == 0 and assault) or (j % 3 == 1 and not assault)
-                                   or (j % 3 == 2 and assault and not forms[f, F_BROKEN0])):
-                fl[n_fl] = f
-                n_fl += 1
-        flb[j + 1] = n_fl
-    ho = np.zeros((n_forms, 3), np.int64)  # offsets of each formation's joint histograms (see _run_block)
+    masks_w = np.ascontiguousarray(masks.transpose(2, 0, 1))
+    ho = np.zeros((n_forms, 3), np.int64)
     n_hist = 0
     for f in range(n_forms):
         n1 = forms[f, F_N] + 1
@@ -795,17 +1112,37 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
     for b in prange(n_blocks):
+        rs = np.zeros(5 * LANES, np.uint64)  # 4 state rows, dice counts
         state = np.empty(4, np.uint64)
-        seed_stream(state, key0, key1, first_block + b)
-        tally = np.zeros(1, np.int64)
-        _run_block(state, units, src, gb, pmask, pinfo, pb, dc0, fl, flb, forms, fu, fb, trapped, rules, side_off,
-                   form_off, part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
-                   (first_block + b) * BLOCK_TRIALS,
-                   np.empty(n_units, np.int64), np.zeros((2, N_CLASSES), np.int64),
-                   np.zeros(2, np.int64), np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_),
-                   np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.bool_),
-                   np.zeros(n_forms, np.int64), np.zeros(n_forms, np.bool_), np.zeros(n_forms, np.int64),
-                   np.zeros(n_forms, np.int64), np.zeros((masks.shape[2], 2), np.uint64), masks_w, fmasks, base,
-                   np.zeros(2, np.bool_), np.zeros(n_hist, np.int64), ho, tally, words)
-        dice[b] = tally[0]
+        for l in range(LANES):
+            seed_stream(state, key0, key1, (first_block + b) * LANES + l)
+            for k in range(4):
+                rs[k * LANES + l] = state[k]
+        hist = np.zeros(n_hist, np.int64)
+        n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2])
+        dice[b] = _run_block(np.zeros(n_int, np.int64), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
+                             pinfo, pb, dc0, forms, fu, fb, trapped, rules, side_off, form_off, masks_w, fmasks, base,
+                             part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
+                             (first_block + b) * BLOCK_TRIALS, hist, ho, words)
+        for f in range(n_forms):
+            n1 = forms[f, F_N] + 1
+            c1 = forms[f, F_CAP] + 1
+            for ca in range(n1):
+                for dead in range(n1):
+                    c = hist[ho[f, 0] + ca * n1 + dead]
+                    part[b, form_off[f, FO_CAS_A] + ca] += c
+                    part[b, form_off[f, FO_CAS] + dead] += c
+                    part[b, form_off[f, FO_DESTROYED]] += c * (dead == n1 - 1)
+            for ba in range(2):
+                for v in range(c1):
+                    c = hist[ho[f, 1] + ba * c1 + v]
+                    part[b, form_off[f, FO_BROKEN_A]] += c * ba
+                    part[b, form_off[f, FO_BM_A] + v] += c
+            for code in range(8):
+                for v in range(c1):
+                    c = hist[ho[f, 2] + code * c1 + v]
+                    part[b, form_off[f, FO_BROKEN_E]] += c * (code >> 2)
+                    part[b, form_off[f, FO_TESTED]] += c * ((code >> 1) & 1)
+                    part[b, form_off[f, FO_PASSED]] += c * (code & 1)
+                    part[b, form_off[f, FO_BM_E] + v] += c
     return part.sum(axis=0), dice.sum()

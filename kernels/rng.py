@@ -1,9 +1,10 @@
 """Inline random generator for Numba kernels: xoshiro256** seeded by SplitMix64.
 
-The generator state is owned by the kernel, either as a 4-element ``uint64`` array (``d6(state)``)
-or as four local variables passed through the ``*_reg`` helpers (fastest: they stay in registers);
-it is never a NumPy ``Generator``.  Streams are keyed by ``(key0, key1, block)``: one stream per block of
-``BLOCK_TRIALS`` trials, so results do not depend on the chunk size or on the thread count.
+The generator state is owned by the kernel, as a 4-element ``uint64`` array (``d6(state)``) or as
+words the kernel keeps itself and steps with ``next_reg`` (the Epic kernel's lanes); it is never a
+NumPy ``Generator``.  Streams are keyed by ``(key0, key1, index)``, the index fixed by the block of
+``BLOCK_TRIALS`` trials (and the Epic kernel's lane), so results do not depend on the chunk size or
+on the thread count.
 """
 import numpy as np
 from numba import njit
@@ -56,8 +57,7 @@ def seed_stream(state, key0, key1, block):
         state[i] = _splitmix64(x)
 
 
-# The generator on local state: each helper takes and returns (s0, s1, s2, s3), so that LLVM can
-# keep the state in registers inside a kernel's trial loop.
+# The generator on state the kernel holds itself (takes and returns s0, s1, s2, s3).
 
 @njit(cache=True, inline="always")
 def next_reg(s0, s1, s2, s3):
@@ -71,50 +71,6 @@ def next_reg(s0, s1, s2, s3):
     s2 ^= t
     s3 = _rotl(s3, _U45)
     return result, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def d6_reg(s0, s1, s2, s3):
-    """One D6 (Lemire multiply-shift on the high 32 bits, exact rejection) and the new state."""
-    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-    m = (w >> _U32) * _SIX
-    while (m & _LOW32) < _FOUR:
-        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-        m = (w >> _U32) * _SIX
-    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def d6_pair_reg(s0, s1, s2, s3):
-    """Two independent D6 from one 64-bit word (Lemire on each 32-bit half, exact rejection)."""
-    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-    m1 = (w >> _U32) * _SIX
-    m2 = (w & _LOW32) * _SIX
-    while (m1 & _LOW32) < _FOUR:
-        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-        m1 = (w >> _U32) * _SIX
-    while (m2 & _LOW32) < _FOUR:
-        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-        m2 = (w >> _U32) * _SIX
-    return np.int64(m1 >> _U32) + 1, np.int64(m2 >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def d3_reg(s0, s1, s2, s3):
-    """One D3 (threshold 2^32 mod 3 = 1) and the new state."""
-    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-    m = (w >> _U32) * _THREE
-    while (m & _LOW32) < _ONE:
-        w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-        m = (w >> _U32) * _THREE
-    return np.int64(m >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def uniform_reg(s0, s1, s2, s3):
-    """Uniform float in [0, 1) with 53 random bits, and the new state."""
-    w, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-    return np.float64(w >> _U11) * _INV53, s0, s1, s2, s3
 
 
 # The same generator on a uint64[4] state array.

@@ -204,7 +204,8 @@ class KernelArrays:
 
         ``trial_streams``: trial ``t`` (global index ``first_block * BLOCK_TRIALS + offset``) draws its
         dice from its own stream ``(key0, key1 ^ 0x5452494C5354524D, t)``, so its dice depend only on
-        the seed, the cell and ``t``; otherwise one stream per block of ``BLOCK_TRIALS`` trials.
+        the seed, the cell and ``t``; otherwise one stream per lane of each block of ``BLOCK_TRIALS``
+        trials (``kernels.epic``: a block runs ``LANES`` trials in lock-step).
         """
         counts, dice = K.assault_kernel(
             self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
@@ -220,7 +221,7 @@ class KernelJob:
     def __init__(self, compiled: CompiledEpic, trial_streams: bool = False):
         """``trial_streams``: one generator stream per trial (see :meth:`KernelArrays.run`), so that a
         trial's dice depend only on (seed, cell, trial index), e.g. for common random numbers across
-        the scenarios a list-building ``compare`` runs; the default is one stream per block."""
+        the scenarios a list-building ``compare`` runs; the default is one stream per lane of each block."""
         self.compiled = compiled
         self.trial_streams = bool(trial_streams)
         self.arrays = KernelArrays.build(compiled)
