@@ -159,8 +159,9 @@ LANES = 128
 # Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
 # vectorise the lane loops without runtime alias checks between them).
 LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DONE, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
-    LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT = range(26)
-LV_ROWS = 26
+    LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
+    LV_SLOT0, LV_SLOT1, LV_SLOT2 = range(29)
+LV_ROWS = 29
 
 
 # The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
@@ -185,11 +186,12 @@ def _die(rs, l, sides, threshold):
 
 
 @njit(cache=True, inline="always")
-def _roll(rs, out, lo, sides, threshold, need, off, j):
+def _roll(rs, out, sides, threshold, need, off, j):
     """One die into ``out[l]`` for each lane ``l`` with ``j < need[off + l]``; the other lanes' generators do
-    not move, so a trial's dice depend only on its own stream.  (Rare rejected draws redone lane by lane.)
-    The dice rolled are counted per lane in ``rs[4 * LANES + l]``."""
+    not move, so a trial's dice depend only on its own stream.  (A rare rejected draw, marked 0, is redone
+    lane by lane.)  Returns the number of dice rolled."""
     rej = _ZERO
+    n = 0
     for l in range(LANES):
         s0 = _at(rs, l)
         s1 = _at(rs, LANES + l)
@@ -197,20 +199,20 @@ def _roll(rs, out, lo, sides, threshold, need, off, j):
         s3 = _at(rs, 3 * LANES + l)
         w, n0, n1, n2, n3 = next_reg(s0, s1, s2, s3)
         use = j < _at(need, off + l)
-        _put(rs, 4 * LANES + l, _at(rs, 4 * LANES + l) + np.uint64(use))
+        n += use
         _put(rs, l, n0 if use else s0)
         _put(rs, LANES + l, n1 if use else s1)
         _put(rs, 2 * LANES + l, n2 if use else s2)
         _put(rs, 3 * LANES + l, n3 if use else s3)
         m = (w >> _U32) * sides
-        _put(out, l, np.int64(m >> _U32) + 1)
-        low = (m & _LOW32) if use else threshold
-        rej |= np.uint64(low < threshold)
-        _put(lo, l, low)
+        bad = use & ((m & _LOW32) < threshold)
+        _put(out, l, 0 if bad else np.int64(m >> _U32) + 1)
+        rej |= np.uint64(bad)
     if rej != _ZERO:
         for l in range(LANES):
-            if _at(lo, l) < threshold:
+            if _at(out, l) == 0:
                 _put(out, l, _die(rs, l, sides, threshold))
+    return n
 
 
 @njit(cache=True, inline="always")
@@ -419,7 +421,7 @@ def _buffer_sizes(n_units, n_forms, n_words):
     """Words of the int64 and uint64 work buffers ``_run_block`` carves its arrays from."""
     n_int = 2 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
         + 9 * n_forms * LANES + 40 * LANES + LV_ROWS * LANES
-    return n_int, 2 * n_words * LANES + LANES + 4
+    return n_int, 2 * n_words * LANES + 4
 
 
 @njit(cache=True, _nrt=False)
@@ -545,8 +547,6 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += L
     d4 = ibuf[io:io + L]
     io += L
-    lo = ubuf[uo:uo + L]
-    uo += L
     tot = ibuf[io:io + L]
     io += L
     nord = ibuf[io:io + L]
@@ -678,7 +678,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         maxn = _max(maxn, n)
                         _put(h, l, 0)
                     for j in range(maxn):
-                        _roll(rs, d, lo, _SIX, _FOUR, nn, 0, j)
+                        nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
                         for l in range(L):
                             _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
                     hrow = (side * N_CLASSES + cls) * L
@@ -695,7 +695,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         nn[l] = src[k, S_N] * ok
                         h[l] = ok
                     if src[k, S_D3]:
-                        _roll(rs, d, lo, _THREE, _ONE, h, 0, 0)
+                        nd += _roll(rs, d, _THREE, _ONE, h, 0, 0)
                         for l in range(L):
                             nn[l] = d[l] * h[l]
                     maxn = 0
@@ -703,7 +703,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         maxn = _max(maxn, nn[l])
                         h[l] = 0
                     for j in range(maxn):
-                        _roll(rs, d, lo, _SIX, _FOUR, nn, 0, j)
+                        nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
                         for l in range(L):
                             h[l] += (j < nn[l]) & (d[l] >= val[l])
                     cls = src[k, S_CLASS]
@@ -792,7 +792,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         maxh = _max(maxh, hv * fast)
                     if sv < NO_ROLL:
                         for j in range(maxh):
-                            _roll(rs, d, lo, _SIX, _FOUR, lv, LV_HH * L, j)
+                            nd += _roll(rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
                             for l in range(L):
                                 _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l)
                                      + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
@@ -843,10 +843,10 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     fight[l] = fl & (1 - end)
                     live[l] = live[l] & (1 - end)
         # §5 result roll for the lanes still fighting
-        _roll(rs, d, lo, _SIX, _FOUR, fight, 0, 0)
-        _roll(rs, d2, lo, _SIX, _FOUR, fight, 0, 0)
-        _roll(rs, d3, lo, _SIX, _FOUR, fight, 0, 0)
-        _roll(rs, d4, lo, _SIX, _FOUR, fight, 0, 0)
+        nd += _roll(rs, d, _SIX, _FOUR, fight, 0, 0)
+        nd += _roll(rs, d2, _SIX, _FOUR, fight, 0, 0)
+        nd += _roll(rs, d3, _SIX, _FOUR, fight, 0, 0)
+        nd += _roll(rs, d4, _SIX, _FOUR, fight, 0, 0)
         for r in (LV_BMA, LV_BMD, LV_RAWA, LV_RAWD):
             for l in range(L):
                 lv[r * L + l] = 0
@@ -1025,7 +1025,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     _put(lv, LV_TEST * L + l, _at(valid, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
                     mob_mod = (2 if living > 10 else (1 if living > 5 else 0)) if mob else 0
                     _put(lv, LV_MOD * L + l, -e30 - 2 * brk + mob_mod)
-                _roll(rs, d, lo, _SIX, _FOUR, lv, LV_TEST * L, 0)
+                nd += _roll(rs, d, _SIX, _FOUR, lv, LV_TEST * L, 0)
                 for l in range(L):
                     roll = _at(d, l)
                     mod = _at(lv, LV_MOD * L + l)
@@ -1077,16 +1077,23 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, 1)
             if by_roll[l]:
                 _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
-            for f in range(n_forms):
-                n1 = _at(forms, f * F_COLS + F_N) + 1
-                c1 = _at(forms, f * F_COLS + F_CAP) + 1
+        for f in range(n_forms):  # each formation's three joint histograms (slots in lanes, then counted)
+            n1 = forms[f, F_N] + 1
+            c1 = forms[f, F_CAP] + 1
+            h0 = ho[f, 0] + n1 - 1
+            h1 = ho[f, 1]
+            h2 = ho[f, 2]
+            for l in range(L):
                 i = f * L + l
-                _bump(hist, _at(ho, 3 * f) + _at(cas_a, i) * n1 + n1 - 1 - _at(fa, i), 1)
-                _bump(hist, _at(ho, 3 * f + 1) + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1), 1)
-                _bump(hist, _at(ho, 3 * f + 2) + (4 * _at(broken, i) + 2 * _at(tested, i) + _at(passed, i)) * c1
-                      + _min(_at(bm, i), c1 - 1), 1)
-    for l in range(L):
-        nd += np.int64(rs[4 * L + l])
+                _put(lv, LV_SLOT0 * L + l, h0 + _at(cas_a, i) * n1 - _at(fa, i))
+                _put(lv, LV_SLOT1 * L + l, h1 + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1))
+                _put(lv, LV_SLOT2 * L + l, h2 + (4 * _at(broken, i) + 2 * _at(tested, i) + _at(passed, i)) * c1
+                     + _min(_at(bm, i), c1 - 1))
+            for l in range(L):
+                if _at(valid, l):
+                    _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)
+                    _bump(hist, _at(lv, LV_SLOT1 * L + l), 1)
+                    _bump(hist, _at(lv, LV_SLOT2 * L + l), 1)
     return nd
 
 
@@ -1112,7 +1119,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
     for b in prange(n_blocks):
-        rs = np.zeros(5 * LANES, np.uint64)  # 4 state rows, dice counts
+        rs = np.zeros(4 * LANES, np.uint64)
         state = np.empty(4, np.uint64)
         for l in range(LANES):
             seed_stream(state, key0, key1, (first_block + b) * LANES + l)
