@@ -162,6 +162,8 @@ LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DONE, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BM
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
     LV_SLOT0, LV_SLOT1, LV_SLOT2 = range(29)
 LV_ROWS = 29
+FORM_ROWS = 9  # per-formation lane rows of _run_block (bm, broken, ..., cas_a)
+LANE_ROWS = 28  # per-lane rows of _run_block (winner, margin, ..., withdrew)
 
 
 # The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
@@ -420,7 +422,7 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 def _buffer_sizes(n_units, n_forms, n_words):
     """Words of the int64 and uint64 work buffers ``_run_block`` carves its arrays from."""
     n_int = 2 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
-        + 9 * n_forms * LANES + 40 * LANES + LV_ROWS * LANES
+        + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
     return n_int, 2 * n_words * LANES + 4
 
 
@@ -497,88 +499,18 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += 2 * L
     hits = ibuf[io:io + 2 * N_CLASSES * L]
     io += 2 * N_CLASSES * L
-    bm = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    broken = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    losses_bm = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    tested = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    passed = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    bm_a = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    broken_a = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    fa = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    cas_a = ibuf[io:io + n_forms * L]
-    io += n_forms * L
-    winner = ibuf[io:io + L]
-    io += L
-    margin = ibuf[io:io + L]
-    io += L
-    by_roll = ibuf[io:io + L]
-    io += L
-    rnd = ibuf[io:io + L]
-    io += L
-    live = ibuf[io:io + L]
-    io += L
-    fight = ibuf[io:io + L]
-    io += L
-    fight0 = ibuf[io:io + L]
-    io += L
-    valid = ibuf[io:io + L]
-    io += L
-    contact = ibuf[io:io + L]
-    io += L
-    val = ibuf[io:io + L]
-    io += L
-    nn = ibuf[io:io + L]
-    io += L
-    h = ibuf[io:io + L]
-    io += L
-    d = ibuf[io:io + L]
-    io += L
-    d2 = ibuf[io:io + L]
-    io += L
-    d3 = ibuf[io:io + L]
-    io += L
-    d4 = ibuf[io:io + L]
-    io += L
-    tot = ibuf[io:io + L]
-    io += L
-    nord = ibuf[io:io + L]
-    io += L
-    nmw = ibuf[io:io + L]
-    io += L
-    cap = ibuf[io:io + L]
-    io += L
-    qq = ibuf[io:io + L]
-    io += L
-    rr = ibuf[io:io + L]
-    io += L
-    plain = ibuf[io:io + L]
-    io += L
-    prefix = ibuf[io:io + L]
-    io += L
-    snipe = ibuf[io:io + L]
-    io += L
-    snipe_un = ibuf[io:io + L]
-    io += L
-    un = ibuf[io:io + L]
-    io += L
-    hh = ibuf[io:io + L]
-    io += L
-    ex = ibuf[io:io + L]
-    io += L
-    loser = ibuf[io:io + L]
-    io += L
-    cons = ibuf[io:io + L]
-    io += L
-    withdrew = ibuf[io:io + L]
-    io += L
+    per_form = ibuf[io:io + FORM_ROWS * n_forms * L].reshape(FORM_ROWS, n_forms * L)  # [formation * L + lane]
+    io += FORM_ROWS * n_forms * L
+    bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
+    bm_a, broken_a, fa, cas_a = per_form[5], per_form[6], per_form[7], per_form[8]
+    per_lane = ibuf[io:io + LANE_ROWS * L].reshape(LANE_ROWS, L)
+    io += LANE_ROWS * L
+    winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
+    fight, fight0, valid, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
+    nn, h, d, d2, d3 = per_lane[10], per_lane[11], per_lane[12], per_lane[13], per_lane[14]
+    d4, nord, nmw, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
+    rr, plain, prefix, snipe, snipe_un = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
+    loser, cons, withdrew = per_lane[25], per_lane[26], per_lane[27]
     pflat = part.reshape(part.size)
     prow = b * part.shape[1]
     lv = ibuf[io:io + LV_ROWS * L]
@@ -743,7 +675,6 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     q = np.int64(np.float64(t) / np.float64(c1))  # exact: small non-negative integers
                     _put(nord, l, o)
                     _put(nmw, l, mw)
-                    _put(tot, l, t)
                     _put(cap, l, c1)
                     anyhit |= t + ns
                     anysnipe |= ns
