@@ -269,25 +269,18 @@ def _fkind(alive, fmasks, masks, forms, f, kind, l, n_words):
 
 
 @njit(cache=True, inline="always")
-def _rows_any(alive, masks, side, kind, out, off, n_words):
-    """``out[off + l]`` = 1 if ``side`` has a living unit in set ``kind`` in lane ``l``, else 0."""
+def _rows_living(alive, masks, fmasks, side, kind, f, out, off, n_words, wes, web, units, weighted):
+    """``out[off + l]`` = living units of ``side`` in each lane, only those of set ``kind`` if ``kind`` >= 0
+    and of formation ``f`` if ``f`` >= 0 (a WE counting its starting DC if ``weighted``); lane loops
+    without calls, so LLVM vectorises them."""
     for l in range(LANES):
         _put(out, off + l, 0)
     for w in range(n_words):
-        m = _at(masks, (2 * w + side) * M_COLS + kind)
-        row = (side * n_words + w) * LANES
-        for l in range(LANES):
-            _put(out, off + l, _at(out, off + l) | np.int64((_at(alive, row + l) & m) != _ZERO))
-
-
-@njit(cache=True, inline="always")
-def _rows_count(alive, masks, side, kind, out, off, n_words, wes, web, units, weighted):
-    """``out[off + l]`` = living units of ``side`` in set ``kind`` in each lane (a WE counting its starting
-    DC if ``weighted``); lane loops without calls, so LLVM vectorises them."""
-    for l in range(LANES):
-        _put(out, off + l, 0)
-    for w in range(n_words):
-        m = _at(masks, (2 * w + side) * M_COLS + kind)
+        m = ~_ZERO
+        if kind >= 0:
+            m &= _at(masks, (2 * w + side) * M_COLS + kind)
+        if f >= 0:
+            m &= _at(fmasks, f * n_words + w)
         row = (side * n_words + w) * LANES
         for l in range(LANES):
             _put(out, off + l, _at(out, off + l) + _popcount(_at(alive, row + l) & m))
@@ -296,36 +289,35 @@ def _rows_count(alive, masks, side, kind, out, off, n_words, wes, web, units, we
             u = _at(wes, k)
             w = _at(units, u * U_COLS + U_WORD)
             sh = np.uint64(_at(units, u * U_COLS + U_BIT))
-            if (_at(masks, (2 * w + side) * M_COLS + kind) >> sh) & _ONE:
-                extra = _at(units, u * U_COLS + U_DC) - 1
-                row = (side * n_words + w) * LANES
-                for l in range(LANES):
-                    _put(out, off + l, _at(out, off + l) + extra * np.int64((_at(alive, row + l) >> sh) & _ONE))
+            if f >= 0 and _at(units, u * U_COLS + U_FORM) != f:
+                continue
+            if kind >= 0 and (_at(masks, (2 * w + side) * M_COLS + kind) >> sh) & _ONE == _ZERO:
+                continue
+            extra = _at(units, u * U_COLS + U_DC) - 1
+            row = (side * n_words + w) * LANES
+            for l in range(LANES):
+                _put(out, off + l, _at(out, off + l) + extra * np.int64((_at(alive, row + l) >> sh) & _ONE))
+
+
+@njit(cache=True, inline="always")
+def _rows_count(alive, masks, fmasks, side, kind, out, off, n_words, wes, web, units, weighted):
+    """``_rows_living`` over all of ``side``'s formations."""
+    _rows_living(alive, masks, fmasks, side, kind, -1, out, off, n_words, wes, web, units, weighted)
+
+
+@njit(cache=True, inline="always")
+def _rows_any(alive, masks, fmasks, side, kind, out, off, n_words, wes, web, units):
+    """``out[off + l]`` = 1 if ``side`` has a living unit in set ``kind`` in lane ``l``, else 0."""
+    _rows_living(alive, masks, fmasks, side, kind, -1, out, off, n_words, wes, web, units, False)
+    for l in range(LANES):
+        _put(out, off + l, np.int64(_at(out, off + l) > 0))
 
 
 @njit(cache=True, inline="always")
 def _rows_fcount(alive, fmasks, masks, forms, f, kind, out, off, n_words, wes, web, units, weighted):
-    """``out[off + l]`` = living units of formation ``f`` (in set ``kind`` unless ``kind`` < 0) per lane."""
-    side = _at(forms, f * F_COLS + F_SIDE)
-    for l in range(LANES):
-        _put(out, off + l, 0)
-    for w in range(n_words):
-        m = _at(fmasks, f * n_words + w)
-        if kind >= 0:
-            m &= _at(masks, (2 * w + side) * M_COLS + kind)
-        row = (side * n_words + w) * LANES
-        for l in range(LANES):
-            _put(out, off + l, _at(out, off + l) + _popcount(_at(alive, row + l) & m))
-    if weighted:
-        for k in range(_at(web, side), _at(web, side + 1)):
-            u = _at(wes, k)
-            if _at(units, u * U_COLS + U_FORM) == f:
-                w = _at(units, u * U_COLS + U_WORD)
-                sh = np.uint64(_at(units, u * U_COLS + U_BIT))
-                extra = _at(units, u * U_COLS + U_DC) - 1
-                row = (side * n_words + w) * LANES
-                for l in range(LANES):
-                    _put(out, off + l, _at(out, off + l) + extra * np.int64((_at(alive, row + l) >> sh) & _ONE))
+    """``_rows_living`` of formation ``f`` (in set ``kind`` unless ``kind`` < 0)."""
+    _rows_living(alive, masks, fmasks, _at(forms, f * F_COLS + F_SIDE), kind, f, out, off, n_words, wes, web,
+                 units, weighted)
 
 
 @njit(cache=True)
@@ -567,9 +559,9 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             fight0[l] = live[l]
         for step in range(first_step, 3):
             if step == G_SUPPORT:  # §3 early ends
-                _rows_any(alive, flat_masks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words)
-                _rows_any(alive, flat_masks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words)
-                _rows_any(alive, flat_masks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words)
+                _rows_any(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words, wes, web, units)
+                _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words, wes, web, units)
+                _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words, wes, web, units)
                 for l in range(L):
                     fl = _at(fight, l)
                     dfd = _at(lv, LV_DFD * L + l)
@@ -589,7 +581,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 g = side * 3 + step
                 if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
                     continue
-                _rows_any(alive, flat_masks, 1 - side, M_BC, contact, 0, n_words)
+                _rows_any(alive, flat_masks, flat_fmasks, 1 - side, M_BC, contact, 0, n_words, wes, web, units)
                 for p in range(pb[g], pb[g + 1]):
                     vc = pinfo[p, P_VC]
                     vn = pinfo[p, P_VN]
@@ -762,8 +754,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 for l in range(L):
                     _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
             if step == G_SUPPORT:  # §4: wiped out by supporting fire
-                _rows_any(alive, flat_masks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words)
-                _rows_any(alive, flat_masks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words)
+                _rows_any(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words, wes, web, units)
+                _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words, wes, web, units)
                 for l in range(L):
                     fl = _at(fight, l)
                     att = _at(lv, LV_ATT * L + l)
@@ -794,10 +786,12 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 bmf = _at(bm, f * L + l)
                 _put(lv, held_row + l, _at(lv, held_row + l) + (cnt if brk else (bmf >> tsk)))
                 _put(lv, raw_row + l, _at(lv, raw_row + l) + (cnt if brk else bmf))
-        _rows_count(alive, flat_masks, ATTACKER, M_ASSAULT, lv, LV_NATT * L, n_words, wes, web, units, True)
-        _rows_count(alive, flat_masks, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, n_words, wes, web, units, True)
-        _rows_count(alive, flat_masks, ATTACKER, M_INSP, lv, LV_INSA * L, n_words, wes, web, units, False)
-        _rows_count(alive, flat_masks, DEFENDER, M_INSP, lv, LV_INSD * L, n_words, wes, web, units, False)
+        _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_NATT * L, n_words, wes, web, units,
+                    True)
+        _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, n_words, wes, web, units,
+                    True)
+        _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_INSP, lv, LV_INSA * L, n_words, wes, web, units, False)
+        _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_INSP, lv, LV_INSD * L, n_words, wes, web, units, False)
         use_sum = rules[R_SUM] != 0
         for l in range(L):
             n_att = _at(lv, LV_NATT * L + l)
