@@ -158,12 +158,12 @@ def _bump(a, i, v):
 LANES = 128
 # Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
 # vectorise the lane loops without runtime alias checks between them).
-LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DONE, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
+LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
-    LV_SLOT0, LV_SLOT1, LV_SLOT2 = range(29)
-LV_ROWS = 29
+    LV_SLOT0, LV_SLOT1, LV_SLOT2 = range(28)
+LV_ROWS = 28
 FORM_ROWS = 9  # per-formation lane rows of _run_block (bm, broken, ..., cas_a)
-LANE_ROWS = 28  # per-lane rows of _run_block (winner, margin, ..., withdrew)
+LANE_ROWS = 29  # per-lane rows of _run_block (winner, margin, ..., start)
 
 
 # The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
@@ -228,44 +228,12 @@ def _abit(alive, side, w, l, n_words):
 
 
 @njit(cache=True, inline="always")
-def _unit_alive(alive, units, u, l, n_words):
-    side = _at(units, u * U_COLS + U_SIDE)
-    w = _at(units, u * U_COLS + U_WORD)
-    return np.int64((_abit(alive, side, w, l, n_words) >> np.uint64(_at(units, u * U_COLS + U_BIT))) & _ONE)
-
-
-@njit(cache=True, inline="always")
 def _clear_unit(alive, units, u, l, n_words, dead):
     """Clear unit ``u``'s alive bit in lane ``l`` if ``dead`` (0 / 1)."""
     side = _at(units, u * U_COLS + U_SIDE)
     i = (side * n_words + _at(units, u * U_COLS + U_WORD)) * LANES + l
     bit = np.uint64(dead) << np.uint64(_at(units, u * U_COLS + U_BIT))
     _put(alive, i, _at(alive, i) & ~bit)
-
-
-@njit(cache=True, inline="always")
-def _fcount(alive, fmasks, forms, f, l, n_words, wes, web, units, weighted):
-    """Living units of formation ``f`` in lane ``l`` (``weighted``: a WE counts its starting DC)."""
-    side = _at(forms, f * F_COLS + F_SIDE)
-    c = 0
-    for w in range(n_words):
-        c += _popcount(_abit(alive, side, w, l, n_words) & _at(fmasks, f * n_words + w))
-    if weighted:
-        for k in range(_at(web, side), _at(web, side + 1)):
-            u = _at(wes, k)
-            if _at(units, u * U_COLS + U_FORM) == f:
-                c += (_at(units, u * U_COLS + U_DC) - 1) * _unit_alive(alive, units, u, l, n_words)
-    return c
-
-
-@njit(cache=True, inline="always")
-def _fkind(alive, fmasks, masks, forms, f, kind, l, n_words):
-    side = _at(forms, f * F_COLS + F_SIDE)
-    c = 0
-    for w in range(n_words):
-        c += _popcount(_abit(alive, side, w, l, n_words) & _at(fmasks, f * n_words + w)
-                       & _at(masks, (2 * w + side) * M_COLS + kind))
-    return c
 
 
 @njit(cache=True, inline="always")
@@ -318,6 +286,14 @@ def _rows_fcount(alive, fmasks, masks, forms, f, kind, out, off, n_words, wes, w
     """``_rows_living`` of formation ``f`` (in set ``kind`` unless ``kind`` < 0)."""
     _rows_living(alive, masks, fmasks, _at(forms, f * F_COLS + F_SIDE), kind, f, out, off, n_words, wes, web,
                  units, weighted)
+
+
+@njit(cache=True, inline="always")
+def _end_lanes(l, end, wn, winner, fight, live):
+    """Lane ``l``'s trial ends now (``end`` 0 / 1) with winner code ``wn``: no roll, no more rounds."""
+    _put(winner, l, wn if end else _at(winner, l))
+    _put(fight, l, _at(fight, l) & (1 - end))
+    _put(live, l, _at(live, l) & (1 - end))
 
 
 @njit(cache=True)
@@ -498,11 +474,11 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     per_lane = ibuf[io:io + LANE_ROWS * L].reshape(LANE_ROWS, L)
     io += LANE_ROWS * L
     winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
-    fight, fight0, valid, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
+    fight, fight0, ended, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
     nn, h, d, d2, d3 = per_lane[10], per_lane[11], per_lane[12], per_lane[13], per_lane[14]
     d4, nord, nmw, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
     rr, plain, prefix, snipe, snipe_un = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
-    loser, cons, withdrew = per_lane[25], per_lane[26], per_lane[27]
+    loser, cons, withdrew, start = per_lane[25], per_lane[26], per_lane[27], per_lane[28]
     pflat = part.reshape(part.size)
     prow = b * part.shape[1]
     lv = ibuf[io:io + LV_ROWS * L]
@@ -516,7 +492,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     while True:  # one round for every lane holding a trial; a lane whose trial ended takes the next one
         for l in range(L):
             st = np.int64(live[l] == 0 and next_t < n_trials)
-            valid[l] = st  # (here: the lane starts a trial)
+            start[l] = st
             if st:
                 if trial_streams:
                     seed_stream(state, key0, key1 ^ TRIAL_STREAM_KEY, first_trial + next_t)
@@ -525,7 +501,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 next_t += 1
         anylive = 0
         for l in range(L):
-            st = valid[l]
+            st = start[l]
             winner[l] = WIN_UNRESOLVED if st else winner[l]
             margin[l] = 0 if st else margin[l]
             by_roll[l] = 0 if st else by_roll[l]
@@ -539,18 +515,18 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
         for u in range(n_units):
             v0 = dc0[u]
             for l in range(L):
-                _put(hp, u * L + l, v0 if _at(valid, l) else _at(hp, u * L + l))
+                _put(hp, u * L + l, v0 if _at(start, l) else _at(hp, u * L + l))
         for s in range(2):
             for w in range(n_words):
                 m = flat_masks[(2 * w + s) * M_COLS + M_ALL]
                 row = (s * n_words + w) * L
                 for l in range(L):
-                    _put(alive, row + l, m if _at(valid, l) else _at(alive, row + l))
+                    _put(alive, row + l, m if _at(start, l) else _at(alive, row + l))
         for f in range(n_forms):
             b0 = np.int64(forms[f, F_BROKEN0] != 0)
             bm0 = 0 if b0 else forms[f, F_BM0]
             for l in range(L):
-                st = _at(valid, l)
+                st = _at(start, l)
                 _put(broken, f * L + l, b0 if st else _at(broken, f * L + l))
                 _put(bm, f * L + l, bm0 if st else _at(bm, f * L + l))
                 _put(losses_bm, f * L + l, 0 if st else _at(losses_bm, f * L + l))
@@ -567,12 +543,10 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     dfd = _at(lv, LV_DFD * L + l)
                     att = _at(lv, LV_ATT * L + l)
                     att_t = _at(lv, LV_ATTT * L + l)
-                    end1 = fl & (1 - dfd)
-                    end2 = fl & dfd & (1 - att_t)
-                    w1 = WIN_ATT if att else WIN_NONE
-                    winner[l] = w1 if end1 else (WIN_DEF if end2 else winner[l])
-                    fight[l] = fl & (1 - (end1 | end2))
-                    live[l] = live[l] & (1 - (end1 | end2))
+                    end1 = fl & (1 - dfd)  # the defenders' assault formations are gone
+                    end2 = fl & dfd & (1 - att_t)  # no attacker left directly engaged
+                    _end_lanes(l, end1 | end2, (WIN_ATT if att else WIN_NONE) if end1 else WIN_DEF, winner, fight,
+                               live)
                 if not has_support:
                     break
             for side in range(2):  # §1 / §4: rolls
@@ -760,11 +734,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     fl = _at(fight, l)
                     att = _at(lv, LV_ATT * L + l)
                     dfd = _at(lv, LV_DFD * L + l)
-                    end = fl & (1 - (att & dfd))
-                    wn = WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE)
-                    winner[l] = wn if end else winner[l]
-                    fight[l] = fl & (1 - end)
-                    live[l] = live[l] & (1 - end)
+                    _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner,
+                               fight, live)
         # §5 result roll for the lanes still fighting
         nd += _roll(rs, d, _SIX, _FOUR, fight, 0, 0)
         nd += _roll(rs, d2, _SIX, _FOUR, fight, 0, 0)
@@ -818,11 +789,11 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             _put(live, l, _at(live, l) & (1 - decided) & (1 - last))
             _put(rnd, l, _at(rnd, l) + go_on)
         for l in range(L):  # the lanes whose trial ended in this round
-            valid[l] = fight0[l] & (1 - live[l])
+            ended[l] = fight0[l] & (1 - live[l])
         # §6 consequences
         for l in range(L):
             wn = winner[l]
-            c = valid[l] & np.int64((wn == WIN_ATT) | (wn == WIN_DEF))
+            c = ended[l] & np.int64((wn == WIN_ATT) | (wn == WIN_DEF))
             cons[l] = c
             los = DEFENDER if wn == WIN_ATT else ATTACKER
             loser[l] = los
@@ -915,10 +886,11 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 continue
             fs = forms[f, F_SIDE]
             tsk = forms[f, F_TSKNF]
+            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
             for l in range(L):
                 win = cons[l] & np.int64(loser[l] != fs)
                 nb = bm[f * L + l] + losses_bm[f * L + l] * win
-                size = _fcount(alive, flat_fmasks, forms, f, l, n_words, wes, web, units, True)
+                size = lv[LV_CNT * L + l]
                 fails = win & np.int64(nb >= (2 * size if tsk else size))
                 bm[f * L + l] = 0 if fails else nb
                 broken[f * L + l] |= fails
@@ -947,7 +919,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     living = _at(fa, f * L + l)
                     brk = _at(broken, f * L + l)
                     bmf = _at(bm, f * L + l)
-                    _put(lv, LV_TEST * L + l, _at(valid, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
+                    _put(lv, LV_TEST * L + l, _at(ended, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
                     mob_mod = (2 if living > 10 else (1 if living > 5 else 0)) if mob else 0
                     _put(lv, LV_MOD * L + l, -e30 - 2 * brk + mob_mod)
                 nd += _roll(rs, d, _SIX, _FOUR, lv, LV_TEST * L, 0)
@@ -956,10 +928,12 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     mod = _at(lv, LV_MOD * L + l)
                     _put(lv, LV_OK * L + l, np.int64(roll + mod >= init) & (np.int64(roll != 1) | nat1_ok))
                 if sc_reroll and forms[f, F_ANY_SC]:
+                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, M_SC, lv, LV_CNT * L, n_words, wes, web,
+                                 units, False)
                     for l in range(L):
                         if lv[LV_TEST * L + l] and not lv[LV_OK * L + l]:
                             mod = lv[LV_MOD * L + l]
-                            for _ in range(_fkind(alive, flat_fmasks, flat_masks, forms, f, M_SC, l, n_words)):
+                            for _ in range(lv[LV_CNT * L + l]):  # one re-roll per living Supreme Commander
                                 roll = _die(rs, l, _SIX, _FOUR)
                                 nd += 1
                                 if roll + mod >= init and (roll != 1 or nat1_ok):
@@ -994,7 +968,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units,
                                  False)
         for l in range(L):  # the counts (analysis/epic/outcome.py::record) through per-block histograms
-            if not valid[l]:
+            if not ended[l]:
                 continue
             wn = winner[l]
             _bump(pflat, prow + _at(side_off, wn), 1)
@@ -1015,7 +989,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 _put(lv, LV_SLOT2 * L + l, h2 + (4 * _at(broken, i) + 2 * _at(tested, i) + _at(passed, i)) * c1
                      + _min(_at(bm, i), c1 - 1))
             for l in range(L):
-                if _at(valid, l):
+                if _at(ended, l):
                     _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)
                     _bump(hist, _at(lv, LV_SLOT1 * L + l), 1)
                     _bump(hist, _at(lv, LV_SLOT2 * L + l), 1)
