@@ -11,7 +11,9 @@ takes the block's next trial, so no lane waits for another.  Each lane has its o
 keyed by (block, lane), or with ``trial_streams`` by the trial's global index; a generator step is taken
 only for a lane that needs the die, so a trial's dice depend on its own stream alone.  Per-lane state
 lives in ``[row * LANES + lane]`` arrays carved from two work buffers (``_nrt=False``: no reference
-counting in the trial loop); the scratch rows share one array ``lv`` with constant row offsets so that
+counting in the trial loop): the generator states and alive masks in a uint64 one, every other row
+(hit points, hits, dice, blast markers, ...: small integers) in an int32 one, ``LANE_INT``, so that a
+512-bit vector holds 16 lanes of them instead of 8; the scratch rows share one array ``lv`` with constant row offsets so that
 the lane loops need no runtime alias checks.  Rare paths (sniper hits, war engines with Reinforced
 Armour or Invulnerable saves, macro-weapon and titan-killer hits, trapped withdrawals, Supreme Commander
 re-rolls) run lane by lane.  Living-unit counts are popcounts of per-side alive bit masks; the words
@@ -156,6 +158,7 @@ def _bump(a, i, v):
 
 
 LANES = 128
+LANE_INT = np.int32  # the integer rows of _run_block (see the module docstring)
 # Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
 # vectorise the lane loops without runtime alias checks between them).
 LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
@@ -388,7 +391,7 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 
 @njit(cache=True, inline="always")
 def _buffer_sizes(n_units, n_forms, n_words):
-    """Words of the int64 and uint64 work buffers ``_run_block`` carves its arrays from."""
+    """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from."""
     n_int = 2 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
         + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
     return n_int, 2 * n_words * LANES + 4
@@ -1026,7 +1029,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                 rs[k * LANES + l] = state[k]
         hist = np.zeros(n_hist, np.int64)
         n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2])
-        dice[b] = _run_block(np.zeros(n_int, np.int64), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
+        dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
                              pinfo, pb, dc0, forms, fu, fb, trapped, rules, side_off, form_off, masks_w, fmasks, base,
                              part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
                              (first_block + b) * BLOCK_TRIALS, hist, ho, words)
