@@ -292,6 +292,14 @@ def _rows_fcount(alive, fmasks, masks, forms, f, kind, out, off, n_words, wes, w
 
 
 @njit(cache=True, inline="always")
+def _assault_sides_living(alive, masks, fmasks, lv, n_words, wes, web, units):
+    """``lv`` rows LV_DFD / LV_ATT: 1 in each lane where the defenders / attackers have a living unit in
+    an assault formation (the §3 and §4 early ends)."""
+    _rows_any(alive, masks, fmasks, DEFENDER, M_ASSAULT, lv, LV_DFD * LANES, n_words, wes, web, units)
+    _rows_any(alive, masks, fmasks, ATTACKER, M_ASSAULT, lv, LV_ATT * LANES, n_words, wes, web, units)
+
+
+@njit(cache=True, inline="always")
 def _end_lanes(l, end, wn, winner, fight, live):
     """Lane ``l``'s trial ends now (``end`` 0 / 1) with winner code ``wn``: no roll, no more rounds."""
     _put(winner, l, wn if end else _at(winner, l))
@@ -538,8 +546,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             fight0[l] = live[l]
         for step in range(first_step, 3):
             if step == G_SUPPORT:  # §3 early ends
-                _rows_any(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words, wes, web, units)
-                _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words, wes, web, units)
+                _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
                 _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words, wes, web, units)
                 for l in range(L):
                     fl = _at(fight, l)
@@ -731,8 +738,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 for l in range(L):
                     _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
             if step == G_SUPPORT:  # §4: wiped out by supporting fire
-                _rows_any(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_DFD * L, n_words, wes, web, units)
-                _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_ATT * L, n_words, wes, web, units)
+                _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
                 for l in range(L):
                     fl = _at(fight, l)
                     att = _at(lv, LV_ATT * L + l)
