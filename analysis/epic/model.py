@@ -10,7 +10,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ..scenario import StrictModel
 
@@ -104,9 +104,10 @@ class Formation(StrictModel):
     name: str = Field(min_length=1)
     side: Literal["attacker", "defender"]
     role: Literal["engaged", "support", "nearby"] = "engaged"
-    initiative: int = Field(ge=1, le=6)
+    initiative: int = Field(ge=1, le=6)  # may be left out with ``army`` (taken from the army list)
     blast_markers: int = Field(0, ge=0)
     broken: bool = False
+    army: str | None = None  # "netea:LIST": army rules and initiative from that list (analysis/library/armies.py)
     army_rules: list[ArmyRule] = []
     cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
     trapped: float = Field(0.0, ge=0.0, le=1.0)  # P(a withdrawing non-Fearless unit dies), §9.5
@@ -127,14 +128,26 @@ class EpicScenario(StrictModel):
     units: dict[str, UnitProfile]
     formations: list[Formation] = Field(min_length=2)
     end_phase: EndPhase = EndPhase()
+    _notes: list[str] = PrivateAttr(default_factory=list)
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _library(cls, data):
-        """Define the NetEA library units (``unit = "netea:boyz"``) and formations a scenario names."""
+    def _library(cls, data, handler):
+        """Define the NetEA library units (``unit = "netea:boyz"``) and formations a scenario names,
+        and fill in army rules and initiative from army lists (``army = "netea:LIST"``)."""
         from ..library.resolve import resolve_epic
 
-        return resolve_epic(data)
+        if not isinstance(data, dict):
+            return handler(data)
+        data, notes = resolve_epic(data)
+        scenario = handler(data)
+        scenario._notes = notes
+        return scenario
+
+    @property
+    def notes(self) -> list[str]:
+        """What the library filled in that the user should know (inferred army rules, initiative)."""
+        return list(self._notes)
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo):

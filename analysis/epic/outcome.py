@@ -110,7 +110,7 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
             "blast_markers_after_assault": bm_assault,
             "blast_markers_after_end_phase": bm_end,
         }
-    notes = []
+    notes = c.scenario.notes
     unresolved = lay.scalar(counts, "unresolved")
     if unresolved:
         notes.append(f"{unresolved} trial(s) still tied after {c.rules.max_rounds} rounds: counted as unresolved")

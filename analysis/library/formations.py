@@ -14,12 +14,12 @@ from functools import cache
 
 import pandas as pd
 
-from .netea import PREFIX, army_lists, units
+from .armies import force_army_rules, list_forces_of, list_initiative
+from .netea import PREFIX, army_lists, forces, units
 
 NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty".split())}
-ARMY_RULES = ("they-shall-know-no-fear", "mob-rule")
 
 
 @dataclass(frozen=True)
@@ -46,18 +46,11 @@ def _norm(name: str) -> str:
     return name[:-1] if name.endswith("s") else name
 
 
-@cache
-def _forces() -> dict[str, dict]:
-    from .netea import _data
-
-    return {f["id"]: f for f in _data("forces.json")}
-
-
 def _names(force_ids) -> dict[str, str]:
     """Normalised unit name → unit id over the given forces (first force wins)."""
     out: dict[str, str] = {}
     for fid in force_ids:
-        for uid in _forces()[fid]["units"]:
+        for uid in forces()[fid]["units"]:
             out.setdefault(_norm(units()[uid]["name"]), uid)
     return out
 
@@ -92,9 +85,6 @@ def formations() -> dict[str, LibraryFormation]:
     out: dict[str, LibraryFormation] = {}
     for lst in army_lists():
         names = _names(lst["forces"])
-        m = re.match(r"(\d)", lst["initiative"] or "")
-        initiative = int(m.group(1)) if m else None
-        rules = sorted({r for fid in lst["forces"] for r in _forces()[fid]["special_rules"] if r in ARMY_RULES})
         for row in lst["formations"]:
             if row["row_kind"] not in ("Formation", "Type") or not row["core_units_text"] or row["cost_is_increment"]:
                 continue
@@ -109,13 +99,13 @@ def formations() -> dict[str, LibraryFormation]:
                 found, chars, problem = [], [], str(exc)
             if row.get("costs_by_label"):
                 notes.append(f"points of the {row['cost_labels'][0]} size")
-            if lst["initiative_by_formations"] or lst["initiative_has_modifiers"]:
-                notes.append("the list has initiative exceptions: check the formation's initiative")
+            sections = list_forces_of(lst["id"], [u for u, _ in found] + [c for _, c in chars], ref)
+            initiative, _ = list_initiative(lst["id"], sections, row["type"])
             out[ref] = LibraryFormation(
                 ref=ref, army_list=lst["id"], name=row["type"], text=row["core_units_text"],
                 points=row["costs"][0] if row["costs"] else None, initiative=initiative,
-                army_rules=tuple(rules), units=tuple(found), characters=tuple(chars), problem=problem,
-                notes=tuple(notes))
+                army_rules=tuple(sorted({r for f in sections for r in force_army_rules(f)})), units=tuple(found),
+                characters=tuple(chars), problem=problem, notes=tuple(notes))
     return out
 
 
@@ -132,8 +122,9 @@ def search_formations(word: str = "") -> pd.DataFrame:
 def expand_formation(entry: dict, where: str) -> dict:
     """Scenario formation data for ``{library = "netea:LIST/FORMATION", ...}``.
 
-    The library gives name, initiative, army rules, points and unit groups (every unit ``engaged``
-    as the entry's ``engaged`` key says, default ``"bc"``); any other key of the entry overrides.
+    The library gives name, army list (hence initiative and army rules, see :mod:`.armies`), points
+    and unit groups (every unit ``engaged`` as the entry's ``engaged`` key says, default ``"bc"``);
+    any other key of the entry overrides.
     """
     entry = dict(entry)
     ref = entry.pop("library")
@@ -152,8 +143,7 @@ def expand_formation(entry: dict, where: str) -> dict:
     hosts = dict(form.characters)
     groups = [{"unit": PREFIX + uid, "count": n, "engaged": engaged,
                **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
-    data = {"name": form.name, "initiative": form.initiative, "points": form.points,
-            "army_rules": list(form.army_rules), "units": groups}
+    data = {"name": form.name, "army": PREFIX + form.army_list, "points": form.points, "units": groups}
     data = {k: v for k, v in data.items() if v is not None}
     data.update(entry)
     return data

@@ -47,6 +47,12 @@ def army_lists() -> list[dict]:
     return _data("army_lists.json")
 
 
+@cache
+def forces() -> dict[str, dict]:
+    """Every force section (its units and the special rules it prints) by id."""
+    return {f["id"]: f for f in _data("forces.json")}
+
+
 @dataclass(frozen=True)
 class UnsupportedRule:
     """A rule (or weapon property) of a library unit that the engine cannot model."""

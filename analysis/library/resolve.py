@@ -25,23 +25,31 @@ def library_profile(ref: str, where: str) -> dict:
     return conv.profile.model_dump(exclude_none=True)
 
 
-def resolve_epic(data):
-    """Return Epic scenario data with every ``netea:`` unit reference defined in ``units``.
+def resolve_epic(data) -> tuple[object, list[str]]:
+    """Epic scenario data with every ``netea:`` unit reference defined in ``units``, and notes.
 
-    Library formations (``library = "netea:LIST/FORMATION"`` in a formation) are expanded first.
-    Units the scenario defines itself under the same name are left alone.
+    Library formations (``library = "netea:LIST/FORMATION"`` in a formation) are expanded first,
+    then each formation's army rules and initiative are filled in from its army list or its
+    library units (:func:`.armies.resolve_army`; the notes say what was inferred).  Units the
+    scenario defines itself under the same name are left alone.
     """
     if not isinstance(data, dict) or not isinstance(data.get("formations"), list):
-        return data
+        return data, []
+    from .armies import resolve_army
     from .formations import expand_formation
 
     data = dict(data)
-    formations = [expand_formation(f, f"formations[{i}]") if isinstance(f, dict) and "library" in f else f
-                  for i, f in enumerate(data["formations"])]
+    formations, notes = [], []
+    for i, entry in enumerate(data["formations"]):
+        if isinstance(entry, dict) and "library" in entry:
+            entry = expand_formation(entry, f"formations[{i}]")
+        entry, said = resolve_army(entry, f"formations[{i}]")
+        formations.append(entry)
+        notes += said
     data["formations"] = formations
     defined = data.get("units", {})
     if not isinstance(defined, dict):
-        return data
+        return data, notes
     added = {}
     for i, formation in enumerate(formations):
         groups = formation.get("units") if isinstance(formation, dict) else None
@@ -55,4 +63,4 @@ def resolve_epic(data):
                     added[ref] = library_profile(ref, f"formations[{i}].units[{j}].{key}")
     if added:
         data["units"] = {**defined, **added}
-    return data
+    return data, notes

@@ -84,13 +84,16 @@ units = [{ unit = "tac", count = 6, engaged = "bc" }]
 name = "Orks"
 side = "defender"
 initiative = 3
+army_rules = ["mob-rule"]
 units = [{ unit = "boy", count = 8, engaged = "bc" }]
 """
 
 
 def test_library_units_simulate_exactly_like_typed_stats():
+    """Library units, their army rules inferred (issue 11 §3), give the typed scenario's counts."""
     named = TYPED.replace('"tac"', '"netea:tactical"').replace('"boy"', '"netea:boyz"')
     named = named[:named.index("[[formations]]")].split("[units.tac]")[0] + named[named.index("[[formations]]"):]
+    named = "\n".join(line for line in named.splitlines() if not line.startswith("army_rules"))
     typed = epic.simulate(epic.load(TYPED), trials=5000, seed=4)
     library = epic.simulate(epic.load(named), trials=5000, seed=4)
     assert set(epic.load(named).units) == {"netea:tactical", "netea:boyz"}
@@ -104,7 +107,8 @@ def test_library_formation_expands_with_points():
     scenario = epic.load(TYPED.split("[[formations]]\nname = \"Orks\"")[0]
                          + '[[formations]]\nlibrary = "netea:ork-war-horde/warband"\nside = "defender"\n')
     orks = scenario.formations[1]
-    assert (orks.name, orks.points, orks.army_rules) == ("Warband", 200, ["mob-rule"])
+    assert (orks.name, orks.points, orks.army_rules, orks.initiative) == ("Warband", 200, ["mob-rule"], 3)
+    assert orks.army == "netea:ork-war-horde"
     assert [(g.unit, g.count, g.engaged) for g in orks.units] == [
         ("netea:nobz", 2, "bc"), ("netea:boyz", 6, "bc"), ("netea:grotz", 2, "bc")]
 

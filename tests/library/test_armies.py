@@ -1,0 +1,121 @@
+"""Library units bring their army (issue 11 §3): army rules and initiative from the NetEA army lists."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import analysis.epic as epic
+from analysis.cli import main
+from analysis.library.armies import force_army_rules, list_forces_of, list_initiative
+
+SCENARIO = """
+system = "epic"
+[[formations]]
+name = "Tactical"
+side = "attacker"
+{marines}
+units = [{units}]
+[[formations]]
+name = "Mob"
+side = "defender"
+initiative = 3
+army_rules = []
+units = [{{ unit = "netea:boyz", count = 8, engaged = "bc" }}]
+"""
+TACTICAL = '{ unit = "netea:tactical", count = 6, engaged = "bc" }'
+LEMAN_RUSS = '{ unit = "netea:leman-russ", count = 1, engaged = "bc" }'
+
+
+def scenario(marines: str, units: str = TACTICAL) -> str:
+    return SCENARIO.format(marines=marines, units=units)
+
+
+def test_tactical_formation_gets_they_shall_know_no_fear_and_says_so():
+    """TP-SR They Shall Know No Fear: netea:tactical is listed only by Space Marine forces, all with
+    TSKNF, so a formation of them without army or army_rules gets it, and the result notes say so."""
+    loaded = epic.load(scenario("initiative = 1"))
+    assert loaded.formations[0].army_rules == ["they-shall-know-no-fear"]
+    result = epic.simulate(loaded, trials=2000, seed=1)
+    said = [n for n in result.notes if n.startswith("Tactical: ")]
+    assert len(said) == 1 and "they-shall-know-no-fear" in said[0] and "netea:tactical" in said[0]
+    typed = epic.simulate(epic.load(scenario('initiative = 1\narmy_rules = ["they-shall-know-no-fear"]')),
+                          trials=2000, seed=1)
+    assert typed.table().equals(result.table())
+    assert not any(n.startswith("Tactical: ") for n in typed.notes)
+
+
+def test_empty_army_rules_means_none():
+    """army_rules = [] is honoured: no inferred rules, no note, with or without army."""
+    for marines in ("initiative = 1\narmy_rules = []",
+                    'army = "netea:space-marine-codex-astartes"\narmy_rules = []'):
+        loaded = epic.load(scenario(marines))
+        assert loaded.formations[0].army_rules == [] and loaded.formations[0].initiative == 1
+        assert not loaded.notes
+
+
+def test_army_gives_the_lists_rules_and_initiative():
+    """Army-list initiative rating (TP 1.2.2, army lists) and army rules come from army = LIST;
+    the scenario's own initiative and army_rules win."""
+    loaded = epic.load(scenario('army = "netea:space-marine-codex-astartes"'))
+    marines = loaded.formations[0]
+    assert (marines.army, marines.initiative, marines.army_rules) == (
+        "netea:space-marine-codex-astartes", 1, ["they-shall-know-no-fear"])
+    assert not loaded.notes
+    own = epic.load(scenario('army = "netea:space-marine-codex-astartes"\ninitiative = 2')).formations[0]
+    assert (own.initiative, own.army_rules) == (2, ["they-shall-know-no-fear"])
+    orks = epic.load(scenario('army = "netea:ork-war-horde"\narmy_rules = []',
+                              '{ unit = "netea:boyz", count = 4, engaged = "bc" }'))
+    assert orks.formations[0].initiative == 3
+    assert any("netea:ork-war-horde" in n and "modifiers" in n for n in orks.notes)
+
+
+def test_initiative_exceptions_by_force_and_by_formation_type():
+    """Army-list initiative exceptions: one naming a whole force (Titan Legion battlegroups of an
+    Imperial Guard list: 1+) applies; one naming formation types (Eldar Aspect Warriors) is noted."""
+    assert list_initiative("imperial-guard-steel-legion", ["imperial-guard"], "X") == (2, [])
+    assert list_initiative("imperial-guard-steel-legion", ["titan-legion"], "X") == (1, [])
+    assert list_initiative("space-marine-codex-astartes", ["titan-legion"], "X") == (1, [])
+    rating, notes = list_initiative("eldar-biel-tan", ["eldar"], "Guardians")
+    assert rating == 2 and len(notes) == 1 and "Aspect Warrior" in notes[0] and "1+" in notes[0]
+
+
+def test_army_rules_come_from_the_units_own_force():
+    """TSKNF belongs to the Space Marine force section, not to the Titan Legion units of the same list;
+    the Feral Ork and Gargant Mob 'Mob Rule' is the Ork Mob Rule (TP-SR Mob Rule)."""
+    assert list_forces_of("space-marine-codex-astartes", ["warhound-class-titan"], "x") == ["titan-legion"]
+    assert force_army_rules("titan-legion") == ()
+    assert force_army_rules("space-marine") == ("they-shall-know-no-fear",)
+    for force in ("ork", "feral-ork", "gargant-mob", "speed-freek"):
+        assert force_army_rules(force) == ("mob-rule",)
+
+
+def _one_error_line(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("marines, units, needles", [
+    ("initiative = 1", f"{TACTICAL}, {LEMAN_RUSS}",
+     ("field 'formations[0]'", "formation 'Tactical'", "different army rules", "army = ", "army_rules = []")),
+    ('army = "netea:space-marine-codx-astartes"', TACTICAL,
+     ("field 'formations[0].army'", "unknown army list", "netea:space-marine-codex-astartes")),
+    ('army = "netea:ork-war-horde"', TACTICAL,
+     ("field 'formations[0].army'", "netea:tactical is in none of the forces", "netea:space-marine-codex-astartes")),
+])
+def test_ambiguous_or_wrong_army_is_one_clear_line(tmp_path, marines, units, needles):
+    """A formation whose library units' forces disagree on army rules (netea:leman-russ is Imperial
+    Guard, netea:tactical Space Marine) is rejected: one line naming it, exit 2."""
+    path = tmp_path / "mixed.toml"
+    path.write_text(scenario(marines, units))
+    _one_error_line(CliRunner().invoke(main, ["epic", str(path), "-n", "100"]), str(path), *needles)
+
+
+def test_notes_reach_the_json(tmp_path):
+    path = tmp_path / "tactical.toml"
+    path.write_text(scenario("initiative = 1"))
+    out = CliRunner().invoke(main, ["epic", str(path), "-n", "500", "--json"])
+    assert out.exit_code == 0, out.output
+    assert any(n.startswith("Tactical: army rules they-shall-know-no-fear") for n in json.loads(out.output)["notes"])
