@@ -1,10 +1,12 @@
-"""General de Brigade charge analyser (charges.md §2; issue 3).
+"""General de Brigade charge analyser (docs/gdb.md §2; issue 3).
 
 ``load(path_or_toml) -> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
 ``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)``
 (a tidy pandas table over any scenario field or table value).
 """
 from __future__ import annotations
+
+import click
 
 from analysis import runner
 from analysis.errors import UserError
@@ -90,3 +92,36 @@ def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **
         table.insert(0, "field", field)
         frames.append(table)
     return pd.concat(frames, ignore_index=True)
+
+
+@click.group(name="gdb-tables")
+def tables_command():
+    """General de Brigade rule-table files: a template to fill in, and a check."""
+
+
+@tables_command.command(name="template")
+def template_command():
+    """Print a commented rule-table file holding every table the charge sequence uses, to fill in
+    from the rulebook (docs/gdb.md, "Filling in the rule tables"):
+    wargame-odds gdb-tables template > my_tables.toml"""
+    from .tables import template_text
+
+    click.echo(template_text(), nl=False)
+
+
+@tables_command.command(name="check")
+@click.argument("path", type=click.Path(dir_okay=False))
+def check_command(path):
+    """Validate a rule-table file; one error line and exit 2 if it is not valid."""
+    from pathlib import Path
+
+    from .tables import load_tables
+
+    if not Path(path).is_file():
+        raise UserError(path, None, "file not found")
+    tables = load_tables(str(Path(path).resolve()), source=path)
+    state = "PLACEHOLDER values (placeholder = true)" if tables.placeholder else "rulebook values (placeholder = false)"
+    click.echo(f"{path}: valid rule tables, {state}")
+
+
+cli_commands = [tables_command]

@@ -65,7 +65,7 @@ class Support(StrictModel):
 
 
 class Rules(StrictModel):
-    """Documented variants (charges.md §2.6 and the Q-A readings); defaults are the recommended ones."""
+    """Documented variants (docs/gdb.md §2.6 and the Q-A readings); defaults are the recommended ones."""
 
     countercharge_arms: list[Arm] = Field(default_factory=lambda: ["cavalry"])       # §2.6
     half_move: Literal["half_charge_move", "half_distance"] = "half_charge_move"     # step 1 wording

@@ -1,4 +1,4 @@
-"""Reference engine: one GdB charge, clause by clause of charges.md §2.1–§2.4 (pure Python).
+"""Reference engine: one GdB charge, clause by clause of docs/gdb.md §2.1–§2.4 (pure Python).
 
 Readable and slow on purpose.  It powers ``--trace`` (every roll, modifier and decision with its
 clause) and is the yardstick the Numba kernel is tested against.  Dice come from any object with a

@@ -9,8 +9,9 @@ from . import reference as ref
 from .compile import DEFENDER_END
 from .model import Model
 
-PLACEHOLDER_NOTE = ("PLACEHOLDER rule tables (charges.md §2.3): morale bands, modifiers and the fire table are "
-                    "not General de Brigade's; supply real values with `tables = \"file.toml\"`")
+PLACEHOLDER_NOTE = ("PLACEHOLDER rule tables (docs/gdb.md §2.3): morale bands, modifiers and the fire table are "
+                    "not General de Brigade's; write yours with `wargame-odds gdb-tables template > my_tables.toml`, "
+                    "fill it in (docs/gdb.md, Filling in the rule tables) and set `tables = \"my_tables.toml\"`")
 
 
 def build_result(model: Model, lay, counts, info: RunInfo, notes: list[str], engine: str) -> Result:

@@ -1,4 +1,4 @@
-"""GdB rule tables as data (charges.md §2.2, §2.3): TOML in, a validated :class:`Tables` out.
+"""GdB rule tables as data (docs/gdb.md §2.2, §2.3): TOML in, a validated :class:`Tables` out.
 
 The shipped ``tables_default.toml`` holds the PLACEHOLDER values of §2.3.  A table file is
 rejected with one clear line when its bands leave a total uncovered, overlap, or name an unknown
@@ -182,6 +182,26 @@ def band_lookup(bands, total: int):
         if (b.min is None or total >= b.min) and (b.max is None or total <= b.max):
             return b
     raise AssertionError("validated bands cover every total")
+
+
+TEMPLATE_HEADER = """\
+# General de Brigade rule tables: a template to fill in from your rulebook.
+#
+# Written by `wargame-odds gdb-tables template` from the tables the program ships, so it holds
+# every table and number the charge sequence reads, each with a comment saying where it is used.
+# The numbers below are PLACEHOLDERS, NOT General de Brigade's.  docs/gdb.md ("Filling in the rule
+# tables") says which rulebook table each section comes from.  Replace the numbers, set
+# `placeholder = false`, check the file with `wargame-odds gdb-tables check FILE`, and point a
+# scenario at it with `tables = "FILE"` (a path relative to the scenario file).
+"""
+
+
+def template_text() -> str:
+    """The shipped tables file with its header replaced by filling-in instructions (issue 12 §6):
+    generated, so it never drifts from the tables the engines read."""
+    lines = files("analysis.gdb").joinpath(DEFAULT_TABLES).read_text(encoding="utf-8").splitlines(keepends=True)
+    first_value = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    return TEMPLATE_HEADER + "".join(lines[first_value:])
 
 
 def load_tables(spec: str = "default", base: Path | None = None, source: str = "<scenario>") -> Tables:
