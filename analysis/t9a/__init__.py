@@ -1,4 +1,4 @@
-"""The 9th Age charges (charges.md §3): charge range, failed charges, reactions, several chargers.
+"""The 9th Age charges (docs/t9a.md §3): charge range, failed charges, reactions, several chargers.
 
 ``load(path_or_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
 ``trace(scenario, seed=...)`` -> one trial told step by step; ``charge_table(...)`` -> exact

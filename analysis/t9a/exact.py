@@ -1,4 +1,4 @@
-"""Exact charge-roll probabilities by full enumeration of the dice (charges.md §4, §5).
+"""Exact charge-roll probabilities by full enumeration of the dice (docs/t9a.md §4–§5).
 
 Used by :func:`analysis.t9a.charge_table` and the P(success)-against-distance curves; values are
 :class:`fractions.Fraction`.

@@ -1,4 +1,4 @@
-"""Pure-Python reference engine for T9A charges, written clause by clause from charges.md §3.
+"""Pure-Python reference engine for T9A charges, written clause by clause from docs/t9a.md §3.
 
 It shares nothing with the kernel but the scenario and the count layout: its own random source
 (``random.Random`` seeded from ``(key0, key1, block)``), its own dice and its own placement

@@ -1,4 +1,5 @@
-"""Exact values: charges.md §5.3 as fractions, and further full sequences enumerated exactly."""
+"""Exact values: the placeholder morale ladders (docs/gdb.md §2.3) as fractions, and further full
+sequences enumerated exactly."""
 from fractions import Fraction as F
 
 import pytest
@@ -7,7 +8,7 @@ from gdb_helpers import assert_counts_match_exact, counts_of, exact, make, slot
 import analysis.gdb as gdb
 from analysis.gdb import reference as ref
 
-# charges.md §5.3, charger 2D6 + mod: PASS, HALT, WAVER, RETREAT, ROUT
+# placeholder ladder (docs/gdb.md §2.3), charger 2D6 + mod: PASS, HALT, WAVER, RETREAT, ROUT
 CHARGER_5_3 = {
     -3: ("1/6", "1/9", "5/36", "11/36", "5/18"),
     -2: ("5/18", "5/36", "1/6", "1/4", "1/6"),
@@ -17,7 +18,7 @@ CHARGER_5_3 = {
     2: ("5/6", "1/12", "1/18", "1/36", "0"),
     3: ("11/12", "1/18", "1/36", "0", "0"),
 }
-# charges.md §5.3, defender 2D6 + mod: PASS, WAVER, RETREAT, ROUT
+# placeholder ladder (docs/gdb.md §2.3), defender 2D6 + mod: PASS, WAVER, RETREAT, ROUT
 DEFENDER_5_3 = {
     -3: ("1/6", "1/4", "11/36", "5/18"),
     -2: ("5/18", "11/36", "1/4", "1/6"),

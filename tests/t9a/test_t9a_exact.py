@@ -1,4 +1,4 @@
-"""Exact charge-roll values of charges.md §5.1 and §5.2, as fractions."""
+"""Exact charge-roll values (docs/t9a.md §4–§5: §5.1 charge success, §5.2 failed move), as fractions."""
 from fractions import Fraction as F
 
 import icepool
@@ -9,7 +9,7 @@ from analysis.t9a.exact import failed_move_given_fail, outcomes, p_reach
 from analysis.t9a.model import DICE, MILLI
 from t9a_helpers import pool, prob
 
-# charges.md §5.1: n -> (2D6, 3D6 keep best 2, 2D6 counted as at least 4)
+# docs/t9a.md §5.1: n -> (2D6, 3D6 keep best 2, 2D6 counted as at least 4)
 TABLE_5_1 = {
     2: (F(1), F(1), F(1)),
     3: (F(35, 36), F(215, 216), F(1)),
@@ -54,7 +54,7 @@ def test_beta_cross_checks_5_1():
     assert prob(pool("beta_d6_plus_4"), lambda t: t >= 7) == F(2, 3)
 
 
-# charges.md §5.2: (dice, n) -> (P(fail), P(h) for h = 1..6, E[move])
+# docs/t9a.md §5.2: (dice, n) -> (P(fail), P(h) for h = 1..6, E[move])
 TABLE_5_2 = {
     ("2d6", 8): (F(7, 12), [F(1, 21), F(1, 7), F(5, 21), F(2, 7), F(4, 21), F(2, 21)], F(26, 7)),
     ("2d6", 10): (F(5, 6), [F(1, 30), F(1, 10), F(1, 6), F(7, 30), F(4, 15), F(1, 5)], F(21, 5)),
