@@ -69,7 +69,7 @@ def list_forces_of(list_id: str, unit_ids: list[str], where: str) -> list[str]:
 
 def list_initiative(list_id: str, sections: list[str], name: str) -> tuple[int, list[str]]:
     """The list's initiative rating for a formation drawn from force ``sections``, and notes on what the
-    data cannot decide (exceptions naming formation types, rating modifiers)."""
+    data cannot decide (exceptions naming formation types, rating modifiers the engine does not cover)."""
     lst = _lists()[list_id]
     exception_forces = mapping()["initiative_exception_forces"]
     rating, notes = _rating(lst["initiative"]), []
@@ -82,7 +82,7 @@ def list_initiative(list_id: str, sections: list[str], name: str) -> tuple[int, 
         else:
             notes.append(f"{name}: initiative {lst['initiative']} from {PREFIX}{list_id}, whose list rates "
                          f"{phrase} {exception['initiative']}: set initiative if it is one of them")
-    if lst["initiative_has_modifiers"]:
+    if lst["initiative_has_modifiers"] and list_id not in mapping()["initiative_modifiers_covered"]:
         notes.append(f"{name}: initiative from {PREFIX}{list_id}, whose rating also has modifiers or "
                      "conditions the data does not hold: check it against the army list")
     return rating, notes
