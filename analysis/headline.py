@@ -1,0 +1,109 @@
+"""The plain sentences that lead every answer: who fights whom, who wins, who breaks or routs.
+
+Each function reads a result's ``to_dict()`` (the data ``--json`` prints, also what a report stores
+for every point), so the CLI, notebooks and reports say the same thing with the same numbers:
+every probability in percent with its 95 % interval, "Warband (defender) is destroyed: 12.3 %
+[12.1, 12.5]".
+"""
+from __future__ import annotations
+
+from .labels import percent
+
+
+def sentences(data: dict) -> list[str]:
+    """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system)."""
+    make = _BY_SYSTEM.get(data["system"])
+    return make(data) if make else []
+
+
+def _p(node: dict) -> str:
+    return percent(node["p"], *node["ci95"])
+
+
+def _mean(value) -> str:
+    return "n/a" if value is None or value != value else f"{value:.2f}"
+
+
+def _who(names: list[str], role: str) -> str:
+    if len(names) == 1:
+        return f"{names[0]} ({role})"
+    return f"the {role} ({_and(names)})"
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def epic(data: dict) -> list[str]:
+    """Epic Armageddon assault: the sides, P(each side wins), and per formation P(destroyed),
+    P(broken after the assault / after the end phase) and its mean casualties."""
+    formations = data["formations"]
+    names = {side: [n for n, f in formations.items() if f["side"] == side] for side in ("attacker", "defender")}
+    attacker, defender = _who(names["attacker"], "attacker"), _who(names["defender"], "defender")
+    sides = data["sides"]
+    out = [f"{_capital(attacker)} assaults {defender}.",
+           f"{_capital(attacker)} wins: {_p(sides['attacker_wins'])}",
+           f"{_capital(defender)} wins: {_p(sides['defender_wins'])}"]
+    if sides["no_winner"]["count"]:
+        out.append(f"No winner, both sides wiped out: {_p(sides['no_winner'])}")
+    if sides["unresolved"]["count"]:
+        out.append(f"Unresolved, still tied after {data['rules']['max_rounds']} rounds: {_p(sides['unresolved'])}")
+    for name, f in formations.items():
+        who = f"{name} ({f['side']})"
+        out += [f"{who} is destroyed: {_p(f['destroyed'])}",
+                f"{who} is broken after the assault: {_p(f['broken_after_assault'])}",
+                f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}",
+                f"{who} loses {_mean(f['casualties_mean'])} units on average"]
+    return out
+
+
+def gdb_parties(title: str) -> tuple[str, str]:
+    """Charger and target names from a GdB result title ("TITLE: CHARGER -> TARGET")."""
+    _, _, pair = title.rpartition(": ")
+    charger, arrow, target = pair.partition(" -> ")
+    return (charger, target) if arrow else ("the charger", "the target")
+
+
+def gdb(data: dict) -> list[str]:
+    """General de Brigade charge: contact or stopped, who gives way, retreats, routs."""
+    charger, target = gdb_parties(data["title"])
+    summary, ends = data["summary"], data["end_state"]
+    out = []
+    if data.get("tables") == "placeholder":
+        out.append("PLACEHOLDER rule tables: these are not General de Brigade's numbers (see the note below).")
+    out += [f"{charger} charges {target}.",
+            f"The charge goes in (contact): {_p(summary['contact'])}",
+            f"The charge is stopped: {_p(summary['charge_stopped'])}",
+            f"{target} gives way: {_p(summary['defender_gives_way'])}"]
+    for name, role in ((charger, "charger"), (target, "defender")):
+        out += [f"{name} ({role}) retreats: {_p(ends[role]['retreating'])}",
+                f"{name} ({role}) routs: {_p(ends[role]['routing'])}"]
+    if ends["charger"]["eliminated"]["count"]:
+        out.append(f"{charger} (charger) is eliminated: {_p(ends['charger']['eliminated'])}")
+    out.append(f"{charger} (charger) loses {_mean(data['casualties']['charger']['mean'])} casualties on average to the fire")
+    return out
+
+
+def t9a(data: dict) -> list[str]:
+    """The 9th Age charge: per charger P(charge range reaches) and P(charge succeeds), and what
+    happens to the target."""
+    chargers, target = data["chargers"], data["target_name"]
+    verb = "charges" if len(chargers) == 1 else "charge"
+    out = [f"{_and(list(chargers))} {verb} {target} (reaction: {data['reaction'].replace('_', ' ')})."]
+    for name, c in chargers.items():
+        out += [f"Charge range of {name} reaches: {_p(c['reaches'])}",
+                f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"]
+        if "catches" in c:
+            out.append(f"{name} catches the fleeing {target}: {_p(c['catches'])}")
+        if "shot_down" in c:
+            out.append(f"{name} is shot down by Stand and Shoot: {_p(c['shot_down'])}")
+    if "destroyed" in data.get("target", {}):
+        out.append(f"{target} is destroyed: {_p(data['target']['destroyed'])}")
+    return out
+
+
+_BY_SYSTEM = {"epic": epic, "gdb": gdb, "t9a": t9a}
