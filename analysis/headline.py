@@ -16,6 +16,12 @@ def sentences(data: dict) -> list[str]:
     return make(data) if make else []
 
 
+def summary(data: dict) -> list[str]:
+    """The one or two sentences that answer "who wins" (for one point of a sweep or a matrix)."""
+    make = _SUMMARY.get(data["system"])
+    return make(data) if make else []
+
+
 def _p(node: dict) -> str:
     return percent(node["p"], *node["ci95"])
 
@@ -38,16 +44,26 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _epic_sides(data: dict) -> tuple[str, str]:
+    formations = data["formations"]
+    names = {side: [n for n, f in formations.items() if f["side"] == side] for side in ("attacker", "defender")}
+    return _who(names["attacker"], "attacker"), _who(names["defender"], "defender")
+
+
+def epic_summary(data: dict) -> list[str]:
+    """P(each side wins) (TP 1.12.7)."""
+    attacker, defender = _epic_sides(data)
+    sides = data["sides"]
+    return [f"{_capital(attacker)} wins: {_p(sides['attacker_wins'])}",
+            f"{_capital(defender)} wins: {_p(sides['defender_wins'])}"]
+
+
 def epic(data: dict) -> list[str]:
     """Epic Armageddon assault: the sides, P(each side wins), and per formation P(destroyed),
     P(broken after the assault / after the end phase) and its mean casualties."""
-    formations = data["formations"]
-    names = {side: [n for n, f in formations.items() if f["side"] == side] for side in ("attacker", "defender")}
-    attacker, defender = _who(names["attacker"], "attacker"), _who(names["defender"], "defender")
-    sides = data["sides"]
-    out = [f"{_capital(attacker)} assaults {defender}.",
-           f"{_capital(attacker)} wins: {_p(sides['attacker_wins'])}",
-           f"{_capital(defender)} wins: {_p(sides['defender_wins'])}"]
+    formations, sides = data["formations"], data["sides"]
+    attacker, defender = _epic_sides(data)
+    out = [f"{_capital(attacker)} assaults {defender}.", *epic_summary(data)]
     if sides["no_winner"]["count"]:
         out.append(f"No winner, both sides wiped out: {_p(sides['no_winner'])}")
     if sides["unresolved"]["count"]:
@@ -68,6 +84,12 @@ def gdb_parties(title: str) -> tuple[str, str]:
     return (charger, target) if arrow else ("the charger", "the target")
 
 
+def gdb_summary(data: dict) -> list[str]:
+    """Contact or stopped (charges.md §2.4)."""
+    return [f"The charge goes in (contact): {_p(data['summary']['contact'])}",
+            f"The charge is stopped: {_p(data['summary']['charge_stopped'])}"]
+
+
 def gdb(data: dict) -> list[str]:
     """General de Brigade charge: contact or stopped, who gives way, retreats, routs."""
     charger, target = gdb_parties(data["title"])
@@ -75,9 +97,7 @@ def gdb(data: dict) -> list[str]:
     out = []
     if data.get("tables") == "placeholder":
         out.append("PLACEHOLDER rule tables: these are not General de Brigade's numbers (see the note below).")
-    out += [f"{charger} charges {target}.",
-            f"The charge goes in (contact): {_p(summary['contact'])}",
-            f"The charge is stopped: {_p(summary['charge_stopped'])}",
+    out += [f"{charger} charges {target}.", *gdb_summary(data),
             f"{target} gives way: {_p(summary['defender_gives_way'])}"]
     for name, role in ((charger, "charger"), (target, "defender")):
         out += [f"{name} ({role}) retreats: {_p(ends[role]['retreating'])}",
@@ -86,6 +106,11 @@ def gdb(data: dict) -> list[str]:
         out.append(f"{charger} (charger) is eliminated: {_p(ends['charger']['eliminated'])}")
     out.append(f"{charger} (charger) loses {_mean(data['casualties']['charger']['mean'])} casualties on average to the fire")
     return out
+
+
+def t9a_summary(data: dict) -> list[str]:
+    """P(charge succeeds) of every charger (charges.md §3.1)."""
+    return [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}" for name, c in data["chargers"].items()]
 
 
 def t9a(data: dict) -> list[str]:
@@ -107,3 +132,4 @@ def t9a(data: dict) -> list[str]:
 
 
 _BY_SYSTEM = {"epic": epic, "gdb": gdb, "t9a": t9a}
+_SUMMARY = {"epic": epic_summary, "gdb": gdb_summary, "t9a": t9a_summary}

@@ -46,6 +46,16 @@ def group_label(system: str, section: str, entity: str, sides: dict | None = Non
     return f"{template}: {readable_entity}" if entity else template
 
 
+def names(what: str) -> dict[str, str]:
+    """Rule systems (``"systems"``) or report cell kinds (``"kinds"``) in words."""
+    return _labels()["names"][what]
+
+
+def report_at_least(system: str) -> list[str]:
+    """The "SECTION.QUANTITY" distributions whose "at least N" table a report shows."""
+    return _system(system).get("report_at_least", [])
+
+
 def percent(p: float, lo: float, hi: float) -> str:
     """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.1 point."""
     if any(v is None or v != v for v in (p, lo, hi)):

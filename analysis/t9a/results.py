@@ -139,8 +139,8 @@ def build_result(model: Model, layout: CountLayout, counts: np.ndarray, info: Ru
     if target:
         tree["target"] = target
     notes = list(model.notes)
-    notes.append('failed_move / gap_after_fail: given a failed charge, 0.5" bins (lower edges), '
-                 'exact means from sums in 1/1000"')
+    notes.append('failed-charge move and gap after a failed charge: given a failed charge, in 0.5" bins '
+                 '(lower edges), exact means from sums in 1/1000"')
     if engine != "kernel":
         notes.append(f"engine: {engine}")
     specs = {}
