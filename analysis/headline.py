@@ -133,3 +133,32 @@ def t9a(data: dict) -> list[str]:
 
 _BY_SYSTEM = {"epic": epic, "gdb": gdb, "t9a": t9a}
 _SUMMARY = {"epic": epic_summary, "gdb": gdb_summary, "t9a": t9a_summary}
+
+
+def decision_sentences(result) -> list[str]:
+    """The headline of a decision result (matrix, sweep, compare, rank): who wins each matchup or
+    each swept value, or how the options compare against the meta."""
+    kind = result.kind
+    if kind == "matrix":
+        return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
+                for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)]
+    if kind == "sweep":
+        return [f"{result.field} = {value}: " + "; ".join(summary(cell.to_dict()))
+                for value, cell in zip(result.values, result.cells)]
+    frame = result.table()
+    if kind == "compare":
+        a, b = result.meta["option_a"], result.meta["option_b"]
+        lines = []
+        for r in frame.itertuples(index=False):
+            lines.append(f"Against {r.opponent}: {a} wins {percent(r.p_a, r.p_a_lo, r.p_a_hi)}, "
+                         f"{b} wins {percent(r.p_b, r.p_b_lo, r.p_b_hi)}; "
+                         f"difference ({a} − {b}): {percent(r.difference, r.ci95_lo, r.ci95_hi)}")
+        return lines
+    if kind == "rank":
+        side = result.meta.get("side", "attacker")
+        per_points = result.meta.get("by") == "per_100_points"
+        return [f"{r.rank}. {r.option} wins {percent(r.score, r.ci95_lo, r.ci95_hi)} against the meta "
+                f"(weighted, as the {side})"
+                + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
+                   if per_points else "") for r in frame.itertuples(index=False)]
+    return []

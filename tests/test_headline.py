@@ -208,3 +208,42 @@ def test_cli_plot_rejects_an_unknown_file_type(tmp_path):
                                        "--plot", str(tmp_path / "x.bmpx")])
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "x.bmpx" in result.output and ".png, .svg, .pdf" in result.output
+
+
+def _check_summary(summary_text: str, row_of):
+    """'NAME (attacker) wins: p % [lo, hi]; …' sentences against the JSON rows ``row_of(text)``."""
+    for sentence in summary_text.split("; "):
+        m = PERCENT.match(sentence)
+        assert m, sentence
+        row = row_of(m["text"])
+        _check_percent(m, {"p": row["estimate"], "ci95": [row["ci95_lo"], row["ci95_hi"]]})
+
+
+def test_sweep_cli_headline_matches_its_json():
+    """charges.md §2.4 (contact, stopped) at every swept charge distance: the decision command's
+    first lines carry the numbers of its ``--json`` rows."""
+    args = ["sweep", str(SCENARIOS / "gdb" / "column_vs_line.toml"), "charger.distance", "4", "10", "-n", "8192"]
+    lines = _run(*args).split("\n\n", 1)[0].splitlines()
+    rows = json.loads(_run(*args, "--json"))["rows"]
+    assert [line.split(":", 1)[0] for line in lines] == ["charger.distance = 4", "charger.distance = 10"]
+    for line, value in zip(lines, (4, 10)):
+        key = {"The charge goes in (contact)": "contact", "The charge is stopped": "charge_stopped"}
+        _check_summary(line.split(": ", 1)[1], lambda text: next(
+            r for r in rows if r["value"] == value and r["section"] == "summary" and r["quantity"] == key[text]))
+
+
+def test_matrix_headline_matches_its_rows():
+    """TP 1.12.7 (who wins) for every attacker × defender: the matrix headline carries the numbers
+    of its JSON rows."""
+    from analysis import decisions
+    from analysis.headline import decision_sentences
+
+    matrix = decisions.matrix(["netea:space-marine-codex-astartes/tactical"], ["netea:ork-war-horde/warband"],
+                              base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=1500, seed=3,
+                              engine="reference")
+    rows = json.loads(matrix.to_json())["rows"]
+    (line,) = decision_sentences(matrix)
+    head, summary_text = line.split(": ", 1)
+    assert head == "Tactical against Warband"
+    side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
+    _check_summary(summary_text, lambda text: next(r for r in rows if r["quantity"] == side[text]))
