@@ -70,6 +70,9 @@ def epic(data: dict) -> list[str]:
         out.append(f"Unresolved, still tied after {data['rules']['max_rounds']} rounds: {_p(sides['unresolved'])}")
     for name, f in formations.items():
         who = f"{name} ({f['side']})"
+        if not any(f[key]["count"] for key in ("destroyed", "broken_after_assault", "broken_after_end_phase")):
+            out.append(f"{who} is never destroyed or broken in these {data['trials']:,} trials")
+            continue
         out += [f"{who} is destroyed: {_p(f['destroyed'])}",
                 f"{who} is broken after the assault: {_p(f['broken_after_assault'])}",
                 f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}",

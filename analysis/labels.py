@@ -57,10 +57,10 @@ def report_at_least(system: str) -> list[str]:
 
 
 def percent(p: float, lo: float, hi: float) -> str:
-    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.1 point."""
+    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points."""
     if any(v is None or v != v for v in (p, lo, hi)):
         return "n/a"
-    digits = 1 if hi - lo >= 0.001 else 2
+    digits = 1 if hi - lo >= 0.003 else 2
     return f"{100 * p:.{digits}f} % [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
 
 
