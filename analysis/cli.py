@@ -55,21 +55,64 @@ def simulation_options(fn):
     return fn
 
 
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def save_plot(result, path: str) -> None:
+    """Write ``result.plot()`` to ``path`` (PNG, SVG or PDF, by its extension)."""
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if suffix not in PLOT_FORMATS:
+        raise UserError(path, None, "--plot: unknown file type", ", ".join(f".{f}" for f in PLOT_FORMATS))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    result.plot().savefig(path, dpi=120)
+
+
 def _system_command(name: str, help_text: str) -> click.Command:
     @click.command(name=name, help=help_text)
     @click.argument("scenario", type=click.Path(dir_okay=False))
     @simulation_options
     @click.option("--trace", is_flag=True, help="Print one trial step by step (reference engine).")
-    def command(scenario, trials, seed, precision, threads, as_json, trace):
+    @click.option("--csv", "as_csv", is_flag=True,
+                  help="Print the estimates as CSV (with --distributions or --at-least: that table instead).")
+    @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+                  help="Also save the plot to this file (.png, .svg or .pdf).")
+    @click.option("--distributions", is_flag=True, help="Also show every distribution: P(exactly N).")
+    @click.option("--at-least", "at_least", is_flag=True, help='Also show the "at least N" table of every distribution.')
+    def command(scenario, trials, seed, precision, threads, as_json, trace, as_csv, plot_path, distributions,
+                at_least):
+        if as_json and as_csv:
+            raise click.UsageError("--json and --csv exclude each other")
+        if as_csv and distributions and at_least:
+            raise click.UsageError("--csv prints one table: give --distributions or --at-least, not both")
         module = importlib.import_module(f"analysis.{name}")
         model = module.load(scenario)
         if trace:
             click.echo(module.trace(model, seed=seed))
             return
         result = module.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads)
-        click.echo(result.to_json() if as_json else str(result))
+        if plot_path:
+            save_plot(result, plot_path)
+        if as_json:
+            click.echo(result.to_json())
+        elif as_csv:
+            click.echo(_csv_table(result, distributions, at_least).to_csv(index=False), nl=False)
+        else:
+            click.echo(result.text(distributions=distributions, at_least=at_least))
 
     return command
+
+
+def _csv_table(result, distributions: bool, at_least: bool):
+    """The table ``--csv`` prints: the estimates, every distribution, or every "at least N" table."""
+    if distributions:
+        return result.distributions()
+    if at_least:
+        from .plots import at_least_frame
+
+        return at_least_frame(result)
+    return result.table()
 
 
 #: Modules that add commands beyond the per-system ones (each exposes a ``cli_commands`` list).

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import html
 import json
-import textwrap
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
-import pandas as pd
 
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
@@ -79,8 +77,10 @@ class Result:
         return list(_walk(self.tree))
 
     # -- tables ---------------------------------------------------------------------------------
-    def table(self) -> pd.DataFrame:
-        """Probabilities and means with their 95 % intervals, one row each."""
+    def table(self):
+        """Probabilities and means with their 95 % intervals, one row each (tidy pandas)."""
+        import pandas as pd
+
         rows = []
         for path, leaf in self.leaves():
             if isinstance(leaf, Distribution):
@@ -94,8 +94,10 @@ class Result:
         return pd.DataFrame(rows, columns=["section", "entity", "quantity", "kind", "estimate",
                                            "ci95_lo", "ci95_hi"])
 
-    def distributions(self) -> pd.DataFrame:
+    def distributions(self):
         """Every distribution in long form: one row per value with P and its interval."""
+        import pandas as pd
+
         frames = []
         for path, leaf in self.leaves():
             if not isinstance(leaf, Distribution):
@@ -110,8 +112,10 @@ class Result:
                                          "ci95_hi"])
         return pd.concat(frames, ignore_index=True)
 
-    def cumulative(self, *path, kind: str = "at_least") -> pd.DataFrame:
+    def cumulative(self, *path, kind: str = "at_least"):
         """"At least N" (or ``kind="at_most"``) table of one distribution, with intervals."""
+        import pandas as pd
+
         leaf = self[tuple(path)]
         if not isinstance(leaf, Distribution):
             raise TypeError(f"{'/'.join(path)} is not a distribution")
@@ -145,59 +149,73 @@ class Result:
             line += f"  precision ±{self.info.precision} {state}"
         return line
 
-    def __str__(self) -> str:
-        table = self.table()
-        shown = table.assign(
-            estimate=table.estimate.map(lambda v: f"{v:.4f}"),
-            ci95=[f"[{lo:.4f}, {hi:.4f}]" for lo, hi in zip(table.ci95_lo, table.ci95_hi)],
-        )[["section", "entity", "quantity", "estimate", "ci95"]]
-        lines = [self._header(), shown.to_string(index=False)]
-        lines += [f"note: {n}" for n in self.notes]
+    def headline(self) -> list[str]:
+        """Plain sentences: who fights whom, each side's chance of winning, who breaks or routs."""
+        from .headline import sentences
+
+        return sentences(self.to_dict())
+
+    def readable_rows(self) -> list[dict]:
+        """The table as a player reads it: readable labels, percentages, no repeated numbers."""
+        from .labels import readable_rows, sides_of
+
+        return readable_rows(self.system, self.table(), sides_of(self.to_dict()))
+
+    def text(self, distributions: bool = False, at_least: bool = False) -> str:
+        """The headline, the notes, then the full table; optionally every distribution and its
+        "at least N" table, labelled."""
+        from .labels import text_table
+
+        blocks = [self._header(), "\n".join(self.headline())]
+        if self.notes:
+            blocks.append("\n".join(f"note: {n}" for n in self.notes))
+        blocks.append("All estimates (95 % interval in brackets)\n" + text_table(self.readable_rows()))
+        if distributions:
+            blocks.append(self._distribution_text("Distributions", "P(exactly this value)", None))
+        if at_least:
+            blocks.append(self._distribution_text('"At least N" tables', "P(at least this value)", "at_least"))
+        return "\n\n".join(b for b in blocks if b)
+
+    def _distribution_text(self, heading: str, column: str, kind: str | None) -> str:
+        from .labels import axis_label, group_label, percent, sides_of
+
+        sides = sides_of(self.to_dict())
+        lines = [heading]
+        for path, leaf in self.leaves():
+            if not isinstance(leaf, Distribution):
+                continue
+            section, entity, quantity = _split(path)
+            values, p, lo, hi = ((leaf.values, leaf.p, *leaf.ci95) if kind is None else leaf.at_least())
+            lines.append(f"{group_label(self.system, section, entity, sides)}: {axis_label(self.system, quantity, entity)}")
+            lines.append(f"  {'value':>8}  {column}")
+            lines += [f"  {_value_text(v):>8}  {percent(a, b, c)}" for v, a, b, c in zip(values, p, lo, hi)]
         return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        table = self.table()
+        from .labels import html_table
+
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        return (f"<h4>{html.escape(self._header())}</h4>"
-                + table.to_html(index=False, float_format=lambda v: f"{v:.4f}") + notes)
+        headline = "".join(f"<li>{html.escape(s)}</li>" for s in self.headline())
+        return (f"<h4>{html.escape(self._header())}</h4><ul>{headline}</ul>{notes}"
+                + html_table(self.readable_rows()))
 
-    def plot(self, max_distributions: int = 4):
-        """Probabilities with 95 % error bars, and the first distributions as bar charts."""
-        import matplotlib.pyplot as plt
+    def plot(self):
+        """Every probability in percent with its 95 % error bar, and an "at least N" curve of
+        every formation's (or unit's) every counted quantity, with 95 % error bars."""
+        from .labels import sides_of
+        from .plots import at_least_frame, outcome_figure
 
-        table = self.table()
-        probs = table[table.kind == "probability"].reset_index(drop=True)
-        dists = [(p, leaf) for p, leaf in self.leaves()
-                 if isinstance(leaf, Distribution) and np.count_nonzero(leaf.counts) > 1]
-        dists = dists[:max_distributions]
-        ncols = 1 + len(dists)
-        fig, axes = plt.subplots(1, ncols, figsize=(6 + 3.2 * len(dists), max(3.0, 0.28 * len(probs) + 1.2)),
-                                 squeeze=False)
-        ax = axes[0, 0]
-        labels = [" · ".join(part for part in (r.section, r.entity, r.quantity) if part)
-                  for r in probs.itertuples()]
-        y = np.arange(len(probs))[::-1]
-        xerr = np.clip([probs.estimate - probs.ci95_lo, probs.ci95_hi - probs.estimate], 0, None)
-        colours = {section: f"C{i % 10}" for i, section in enumerate(dict.fromkeys(probs.section))}
-        for section, colour in colours.items():
-            rows = (probs.section == section).to_numpy()
-            ax.errorbar(probs.estimate[rows], y[rows], xerr=xerr[:, rows], fmt="o", capsize=3, color=colour)
-        ax.set_yticks(y, labels, fontsize=8)
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_xlabel("probability (95 % interval)")
-        ax.grid(axis="x", alpha=0.3)
-        for ax, (path, leaf) in zip(axes[0, 1:], dists):
-            lo, hi = leaf.ci95
-            ax.bar(leaf.values, leaf.p, yerr=np.clip([leaf.p - lo, hi - leaf.p], 0, None), capsize=2, alpha=0.8)
-            ax.set_title(" · ".join(part for part in _split(path) if part), fontsize=9)
-            ax.set_ylabel("probability")
-        width = int(fig.get_figwidth() * 14)
-        heading = "\n".join([self.title] + [textwrap.fill(f"note: {n}", width) for n in self.notes])
-        fig.suptitle(heading, fontsize=9)
-        fig.tight_layout()
-        return fig
+        return outcome_figure(self.system, self.table(), at_least_frame(self), self.title, notes=self.notes,
+                              sides=sides_of(self.to_dict()))
+
+
+def _value_text(value) -> str:
+    return f"{value:g}"
 
 
 def finite_json(value):

@@ -82,6 +82,9 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     elif as_csv:
         click.echo(result.to_csv(), nl=False)
     else:
+        from ..headline import decision_sentences
+
+        click.echo("\n".join(decision_sentences(result)) + "\n")
         click.echo(str(result))
 
 

@@ -267,23 +267,29 @@ class CumulativeResult(DecisionResult):
     kind = "cumulative"
 
     def plot(self, quantity: str | None = None, entity: str | None = None, direction: str = "at_least"):
-        """Step plot of P(X ≥ N) (or ≤) with its interval band; one line per cell when there are several."""
+        """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
+        there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
+        P(X ≤ x) holds P(X ≤ N) on [N, N + 1): the steps sit at the whole numbers."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator, PercentFormatter
 
         t = self.frame[self.frame.direction == direction]
         quantity = quantity or t.quantity.iloc[0]
         t = t[t.quantity == quantity]
         if entity is not None:
             t = t[t.entity == entity]
+        where = "pre" if direction == "at_least" else "post"
         fig, ax = plt.subplots(figsize=(7, 4))
         keys = [c for c in ("cell", "entity") if c in t]
         for key, rows in t.groupby(keys, sort=False):
             label = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)) if k != "")
-            ax.step(rows.value, rows.p, where="mid", label=label or quantity)
-            ax.fill_between(rows.value, rows.ci95_lo, rows.ci95_hi, step="mid", alpha=0.2)
-        ax.set_xlabel(quantity)
-        ax.set_ylabel(f"P({'≥' if direction == 'at_least' else '≤'} value), 95 % band")
-        ax.set_ylim(-0.02, 1.02)
+            ax.step(rows.value, rows.p * 100, where=where, label=label or quantity)
+            ax.fill_between(rows.value, rows.ci95_lo * 100, rows.ci95_hi * 100, step=where, alpha=0.2)
+        ax.set_xlabel(quantity.replace("_", " "))
+        ax.set_ylabel(f"chance of {'at least' if direction == 'at_least' else 'at most'} this value (95 % band)")
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_title(self.title, fontsize=10)

@@ -22,6 +22,7 @@ import json
 import shutil
 import sys
 import tempfile
+import textwrap
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -29,6 +30,10 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from ..headline import sentences, summary
+from ..labels import (axis_label, estimate_text, group_label, names, percent, quantity_label, readable_rows,
+                      report_at_least, sides_of)
+from ..plots import outcome_figure
 from ..result import finite_json
 from .cells import frame_from_json, run_point, write_atomic
 from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
@@ -72,7 +77,7 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
     done, todo = {}, []
     for spec in specs:
         data = _stored(_point_file(out, spec), spec_hash(spec))
-        if data is None:
+        if data is None or ("compare" not in spec and "at_least" not in data):  # stored before "at least N" rows
             todo.append(spec)
         else:
             done[spec["cell"], spec["point"]] = data
@@ -102,60 +107,28 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
 
 
 # -- tables and plots --------------------------------------------------------------------------
-def _cell_frames(report: Report, cell, done: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """A cell's table and its distributions (None for a comparison, which has none)."""
+def _cell_frames(report: Report, cell, done: dict):
+    """A cell's table, its distributions and their "at least N" rows (None, None for a comparison)."""
     if isinstance(cell, CompareCell):
-        return frame_from_json(done[cell.name, "comparison"]["table"]), None
-    frames, dists = [], []
+        return frame_from_json(done[cell.name, "comparison"]["table"]), None, None
+    frames = {"table": [], "distributions": [], "at_least": []}
     for spec in report.points[cell.name]:
         data = done[cell.name, spec["point"]]
-        table, dist = frame_from_json(data["table"]), frame_from_json(data["distributions"])
-        if not isinstance(cell, ScenarioCell):
-            for frame in (table, dist):
+        for name, parts in frames.items():
+            frame = frame_from_json(data[name])
+            if not isinstance(cell, ScenarioCell):
                 frame.insert(0, "point", [spec["point"]] * len(frame))
                 for j, (field, value) in enumerate(spec["overrides"].items()):
                     frame.insert(j + 1, field, [value] * len(frame))
-        frames.append(table)
-        dists.append(dist)
-    return pd.concat(frames, ignore_index=True), pd.concat(dists, ignore_index=True)
+            parts.append(frame)
+    return tuple(pd.concat(parts, ignore_index=True) for parts in frames.values())
 
 
-def _label(row) -> str:
-    return f"{row.entity}: {row.quantity}" if row.entity else str(row.quantity)
-
-
-def scenario_plot(table: pd.DataFrame, dists: pd.DataFrame, title: str, max_distributions: int = 3):
-    """Every probability with its 95 % error bar, and the first distributions as bar charts."""
+def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, system: str, sides: dict,
+               max_sections: int = 3, max_lines: int = 8):
+    """Every probability (percent) against the first swept field, with 95 % interval bands."""
     import matplotlib.pyplot as plt
-
-    probs = table[table["kind"] == "probability"].reset_index(drop=True)
-    spread = dists[dists["p"] < 1].groupby(["section", "entity", "quantity"], sort=False).size()
-    names = list(spread[spread > 1].index)[:max_distributions]
-    fig, axes = plt.subplots(1, 1 + len(names), figsize=(6.5 + 3.4 * len(names), max(3.2, 0.26 * len(probs) + 1.4)),
-                             squeeze=False, gridspec_kw={"width_ratios": [2] + [1] * len(names)})
-    ax = axes[0, 0]
-    y = list(range(len(probs)))[::-1]
-    ax.errorbar(probs["estimate"], y, xerr=[(probs["estimate"] - probs["ci95_lo"]).clip(lower=0),
-                                            (probs["ci95_hi"] - probs["estimate"]).clip(lower=0)],
-                fmt="o", capsize=3)
-    ax.set_yticks(y, [f"{r.section} · {_label(r)}" for r in probs.itertuples()], fontsize=7)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("probability (95 % interval)")
-    ax.grid(axis="x", alpha=0.3)
-    for ax, (section, entity, quantity) in zip(axes[0, 1:], names):
-        d = dists[(dists["section"] == section) & (dists["entity"] == entity) & (dists["quantity"] == quantity)]
-        ax.bar(d["value"], d["p"], yerr=[(d["p"] - d["ci95_lo"]).clip(lower=0), (d["ci95_hi"] - d["p"]).clip(lower=0)],
-               capsize=2, alpha=0.8, width=0.8 * (d["value"].diff().min() if len(d) > 1 else 1))
-        ax.set_title(f"{section} · {entity + ': ' if entity else ''}{quantity}", fontsize=8)
-        ax.set_ylabel("probability (95 % interval)")
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, max_sections: int = 3, max_lines: int = 8):
-    """Line plots of every probability against the first swept field, with 95 % interval bands."""
-    import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     probs = table[table["kind"] == "probability"]
     sections = list(dict.fromkeys(probs["section"]))[:max_sections]
@@ -172,20 +145,28 @@ def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, max_sections:
                 mask &= rows[f] == v
             line = rows[mask]
             x = line[x_field] if numeric else [xs.index(v) for v in line[x_field]]
-            label = " ".join(str(k) for k in key if k != "")
-            ax.plot(x, line["estimate"], marker="o", label=label)
-            ax.fill_between(x, line["ci95_lo"], line["ci95_hi"], alpha=0.2)
+            label = " ".join([quantity_label(system, key[1]), *(f"{_field_name(f)} = {v}" for f, v in zip(others, key[2:]))])
+            if key[0]:
+                label = f"{group_label(system, section, key[0], sides)}: {label}"
+            ax.plot(x, line["estimate"] * 100, marker="o", label=label)
+            ax.fill_between(x, line["ci95_lo"] * 100, line["ci95_hi"] * 100, alpha=0.2)
         if not numeric:
             ax.set_xticks(range(len(xs)), [str(x) for x in xs])
-        ax.set_xlabel(x_field)
-        ax.set_ylabel("probability (95 % band)")
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_title(section, fontsize=10)
+        ax.set_xlabel(_field_name(x_field))
+        ax.set_ylabel("probability (band: 95 % interval)")
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.set_ylim(-2, 102)
+        ax.set_title(group_label(system, section, ""), fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def _short(force: str) -> str:
+    """A force's name on the page: the file or library formation, without folders and suffix."""
+    return str(force).rsplit("/", 1)[-1].removesuffix(".toml").replace("-", " ")
 
 
 def matrix_plot(table: pd.DataFrame, title: str):
@@ -196,17 +177,16 @@ def matrix_plot(table: pd.DataFrame, title: str):
     attackers, defenders = list(dict.fromkeys(rows["attacker"])), list(dict.fromkeys(rows["defender"]))
     grid = rows.pivot(index="attacker", columns="defender", values="estimate").loc[attackers, defenders]
     fig, ax = plt.subplots(figsize=(1.9 * len(defenders) + 2.6, 0.8 * len(attackers) + 1.8))
-    image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdYlGn", aspect="auto")
+    image = ax.imshow(grid.to_numpy(dtype=float) * 100, vmin=0, vmax=100, cmap="RdYlGn", aspect="auto")
     for r in rows.itertuples(index=False):
         ax.text(defenders.index(r.defender), attackers.index(r.attacker),
-                f"{r.estimate:.3f}\n[{r.ci95_lo:.3f}, {r.ci95_hi:.3f}]", ha="center", va="center", fontsize=8)
-    short = [str(f).rsplit("/", 1)[-1].removesuffix(".toml") for f in defenders]
-    ax.set_xticks(range(len(defenders)), short, rotation=20, ha="right")
-    ax.set_yticks(range(len(attackers)), [str(f).rsplit("/", 1)[-1].removesuffix(".toml") for f in attackers])
+                percent(r.estimate, r.ci95_lo, r.ci95_hi).replace(" [", "\n["), ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(defenders)), [_short(f) for f in defenders], rotation=20, ha="right")
+    ax.set_yticks(range(len(attackers)), [_short(f) for f in attackers])
     ax.set_xlabel("defender")
     ax.set_ylabel("attacker")
-    fig.colorbar(image, ax=ax, label="P(attacker wins), 95 % interval in brackets")
-    ax.set_title(title, fontsize=11)
+    fig.colorbar(image, ax=ax, label="chance the attacker wins (%), 95 % interval in brackets")
+    ax.set_title(textwrap.fill(title, 60), fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -237,23 +217,77 @@ def _write_table(staging: Path, stem: str, frame: pd.DataFrame) -> list[str]:
     return [csv, parquet]
 
 
-def _sweep_pivot(table: pd.DataFrame, fields: list[str]) -> tuple[list[str], list[dict]]:
-    """Rows (section, entity, quantity) × columns (grid points) of "estimate [lo, hi]" cells."""
-    points = list(dict.fromkeys(table["point"]))
-    labels = []
-    for p in points:
-        first = table[table["point"] == p].iloc[0]
-        labels.append(", ".join(f"{f.rsplit('.', 1)[-1]}={first[f]}" for f in fields))
-    rows = {}
+def _field_name(field: str) -> str:
+    """``formations[Warband].blast_markers`` → "Warband blast markers"; ``attacker`` → "attacker"."""
+    head, _, last = str(field).rpartition(".")
+    owner = head.rsplit("[", 1)[-1].rstrip("]") if head.endswith("]") else ""
+    return " ".join(part for part in (owner, last.replace("_", " ")) if part)
+
+
+def _point_label(spec: dict) -> str:
+    return ", ".join(f"{_field_name(f)} = {_short(v) if isinstance(v, str) else v}" for f, v in spec["overrides"].items())
+
+
+FOLD_COLUMNS = 4  # grid points per table: a wider grid folds into several tables
+
+
+def _sweep_pivot(system: str, table: pd.DataFrame, specs: list[dict], sides: dict) -> list[dict]:
+    """Readable rows × grid points of "estimate [95 % interval]" texts, folded into tables of at
+    most FOLD_COLUMNS grid points each."""
+    points = [s["point"] for s in specs]
+    labels = [_point_label(s) for s in specs]
+    rows: dict[tuple, dict] = {}
     for r in table.itertuples(index=False):
-        key = (r.section, r.entity, r.quantity, r.kind)
-        rows.setdefault(key, {})[r.point] = (r.estimate, r.ci95_lo, r.ci95_hi)
-    out = [{"section": k[0], "entity": k[1], "quantity": k[2], "kind": k[3],
-            "values": [v.get(p) for p in points]} for k, v in rows.items()]
-    return labels, out
+        key = (r.section, r.entity, r.quantity)
+        rows.setdefault(key, {})[r.point] = estimate_text(r.kind, r.estimate, r.ci95_lo, r.ci95_hi)
+    readable = [{"group": group_label(system, k[0], k[1], sides), "quantity": quantity_label(system, k[2]),
+                 "values": [v.get(p, "") for p in points]} for k, v in rows.items()]
+    return [{"columns": labels[start:start + FOLD_COLUMNS],
+             "rows": [dict(r, values=r["values"][start:start + FOLD_COLUMNS]) for r in readable]}
+            for start in range(0, len(points), FOLD_COLUMNS)]
 
 
-def render(report: Report, done: dict, out: Path, executor_name: str = "local") -> Path:
+def _at_least_tables(system: str, at_least: pd.DataFrame, sides: dict) -> list[dict]:
+    """The report's "at least N" tables (``report_at_least`` in labels.toml: casualties, blast
+    markers …): one per quantity, a row per N and a column per formation or unit."""
+    wanted = report_at_least(system)
+    tables = []
+    for (section, quantity), rows in at_least.groupby(["section", "quantity"], sort=False):
+        if f"{section}.{quantity}" not in wanted:
+            continue
+        entities = list(dict.fromkeys(rows["entity"]))
+        values = sorted(set(rows["value"]))
+        cells = {(r.entity, r.value): percent(r.p, r.ci95_lo, r.ci95_hi) for r in rows.itertuples(index=False)}
+        tables.append({"title": f'"At least N": {axis_label(system, quantity, entities[0])}',
+                       "columns": [group_label(system, section, e, sides) for e in entities],
+                       "rows": [{"value": f"{v:g}", "cells": [cells.get((e, v), "0 %") for e in entities]}
+                                for v in values]})
+    return tables
+
+
+def _headlines(cell, specs: list[dict], done: dict, table: pd.DataFrame) -> tuple[list[str], list[dict]]:
+    """The sentences that lead a cell: the full headline of a scenario, the "who wins" sentences of
+    every point of a sweep or matrix, the meta row of a comparison."""
+    if isinstance(cell, CompareCell):
+        result = done[cell.name, "comparison"]["result"]
+        meta = table.iloc[-1]
+        return [f"Option A ({_short(result['option_a'])}) wins: {percent(meta.p_a, meta.p_a_lo, meta.p_a_hi)}",
+                f"Option B ({_short(result['option_b'])}) wins: {percent(meta.p_b, meta.p_b_lo, meta.p_b_hi)}",
+                f"A − B, {meta.opponent}: {percent(meta.difference, meta.ci95_lo, meta.ci95_hi)}"], []
+    results = [done[cell.name, s["point"]]["result"] for s in specs]
+    if isinstance(cell, ScenarioCell):
+        return sentences(results[0]), []
+    return [], [{"label": _point_label(s), "sentences": summary(r)} for s, r in zip(specs, results)]
+
+
+def _where(executor) -> str:
+    """Where the cells were computed, in words (not the executor's repr)."""
+    if executor is None or isinstance(executor, LocalExecutor):
+        return "this computer"
+    return "a Dask cluster"
+
+
+def render(report: Report, done: dict, out: Path, executor_name: str = "this computer") -> Path:
     """Write tables, plots, report.json and index.html from the stored points; returns index.html."""
     import jinja2
     import matplotlib
@@ -269,11 +303,14 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
     sections, cells_json = [], []
     for cell in report.cells:
         specs = report.points[cell.name]
-        table, dists = _cell_frames(report, cell, done)
+        table, dists, at_least = _cell_frames(report, cell, done)
         files = _write_table(staging, cell.name, table)
         if dists is not None:
             files += _write_table(staging, f"{cell.name}-distributions", dists)
+            files += _write_table(staging, f"{cell.name}-at-least", at_least)
         first = done[cell.name, specs[0]["point"]]
+        system = specs[0]["system"]
+        sides = {} if isinstance(cell, CompareCell) else sides_of(first["result"])
         grid = None
         if isinstance(cell, (CompareCell, MatrixCell)):
             scenario = f"matchups on the rules of {cell.base}" if cell.base else "matchups on default rules"
@@ -287,25 +324,32 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
         else:
             title = cell.title or first["result"].get("title", cell.name)
             grid, scenario = getattr(cell, "grid", None), cell.scenario
-            figure = scenario_plot(table, dists, title) if grid is None else sweep_plot(table, list(grid), title)
+            figure = (outcome_figure(system, table, at_least, title, sides=sides) if grid is None
+                      else sweep_plot(table, list(grid), title, system, sides))
             png = _png_bytes(figure)
         plot = f"plots/{cell.name}.png"
         (staging / plot).write_bytes(png)
         trials = sum(done[cell.name, s["point"]]["trials"] for s in specs)
+        headline, point_headlines = _headlines(cell, specs, done, table)
         section = {"name": cell.name, "kind": cell.kind, "title": title, "scenario": scenario,
-                   "system": specs[0]["system"], "trials_per_point": specs[0]["trials"], "trials": trials,
-                   "points": len(specs), "cell_key": specs[0]["stream"][0], "options": cell.options,
-                   "plot": plot, "files": files, "notes": first["result"].get("notes", []),
-                   "distributions": [] if dists is None else dists.to_dict("records")}
+                   "system": system, "trials_per_point": specs[0]["trials"], "trials": trials,
+                   "points": len(specs), "options": cell.options, "headline": headline,
+                   "point_headlines": point_headlines, "plot": plot, "files": files,
+                   "notes": first["result"].get("notes", []),
+                   "distributions": [] if dists is None else _readable_distributions(system, dists, specs, sides),
+                   "at_least": [] if at_least is None or grid is not None else _at_least_tables(system, at_least, sides)}
         if isinstance(cell, CompareCell):
             result = first["result"]
             section.update({k: result[k] for k in ("option_a", "option_b", "paired", "method", "batches")},
                            opponents=len(cell.opponents), trials_per_option=result["trials"])
-        if grid is None:
+        if isinstance(cell, CompareCell):
             section["rows"] = table.to_dict("records")
+        elif grid is None:
+            section["rows"] = readable_rows(system, table, sides)
         else:
-            section["grid"] = grid
-            section["columns"], section["pivot"] = _sweep_pivot(table, list(grid))
+            section["grid"] = {_field_name(f): [_short(v) if isinstance(v, str) else v for v in values]
+                               for f, values in grid.items()}
+            section["pivots"] = _sweep_pivot(system, table, specs, sides)
         sections.append(section)
         cells_json.append({"name": cell.name, "kind": cell.kind, "title": title, "scenario": scenario,
                            "cell_key": specs[0]["stream"][0],
@@ -317,9 +361,10 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
         json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters["ci"] = _format_estimate
+    env.filters["percent"] = lambda triple: percent(*triple)
     page = env.get_template("report.html.j2").render(
         report=facts, description=model.description, sections=sections, source=str(report.source),
+        kinds=names("kinds"), systems=names("systems"),
         executor=executor_name, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     (staging / "index.html").write_text(page, encoding="utf-8")
     produced = sorted(p.relative_to(staging) for p in staging.rglob("*") if p.is_file())
@@ -336,16 +381,11 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "local") 
     return out / "index.html"
 
 
-def _format_estimate(row, digits: int = 4) -> str:
-    """"estimate [lo, hi]" from a (estimate, lo, hi) triple or a table row."""
-    if row is None:
-        return ""
-    if isinstance(row, dict):
-        row = (row["estimate"], row["ci95_lo"], row["ci95_hi"])
-    est, lo, hi = row
-    if any(v != v for v in row):  # NaN: nothing to estimate
-        return "n/a"
-    return f"{est:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict], sides: dict) -> list[dict]:
+    points = {s["point"]: _point_label(s) for s in specs}
+    return [{"point": points.get(r.get("point"), ""), "group": group_label(system, r["section"], r["entity"], sides),
+             "quantity": axis_label(system, r["quantity"], r["entity"]), "value": f"{r['value']:g}",
+             "p": percent(r["p"], r["ci95_lo"], r["ci95_hi"])} for r in dists.to_dict("records")]
 
 
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
@@ -355,4 +395,4 @@ def build(report: Report | str | Path, out: str | Path | None = None, executor=N
         report = load_report(report)
     out = Path(out) if out is not None else report.source.parent / "out" / report.name
     done = compute(report, out, executor=executor, progress=progress)
-    return render(report, done, out, executor_name=repr(executor or LocalExecutor()))
+    return render(report, done, out, executor_name=_where(executor))

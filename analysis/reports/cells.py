@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..plots import at_least_frame
 from .definition import spec_hash
 
 
@@ -52,7 +53,7 @@ def run_point(spec: dict, progress: bool = False) -> dict:
         else:
             scenario = module.load(spec["scenario_text"])
         result = module.simulate(scenario, **common)
-        tables = {"table": result.table(), "distributions": result.distributions()}
+        tables = {"table": result.table(), "distributions": result.distributions(), "at_least": at_least_frame(result)}
         trials = result.trials
     return {
         "spec_hash": spec_hash(spec),

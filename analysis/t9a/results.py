@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -45,34 +46,41 @@ def exact_mean(total: int, total_sq: int, n: int) -> Mean:
 
 
 class T9AResult(Result):
-    def plot(self, max_distributions: int = 4):
-        """P(charge roll reaches) against distance: the exact curve of each charger's Advance
-        Rate and dice, with the simulated estimate (95 % interval) at its scenario distance."""
+    def plot(self):
+        """P(charge range reaches) against the distance to the target: the exact curve of each
+        charger's Advance Rate and dice, with the simulated estimate (95 % interval) at its
+        scenario distance.  The charge roll is whole inches, so the curve steps at Advance Rate +
+        N and holds P(Advance Rate + roll ≥ d) on (Advance Rate + N − 1, Advance Rate + N]."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MultipleLocator, PercentFormatter
 
         from .exact import charge_table
 
-        fig, ax = plt.subplots(figsize=(7, 4.2))
+        fig, ax = plt.subplots(figsize=(7.5, 4.5))
         for name, spec in self.meta["charger_specs"].items():
-            top = int(spec["advance_rate"] + DICE[spec["dice"]].max_total + 2)
-            grid = np.arange(0, top * 2 + 1) / 2
-            t = charge_table(grid, [spec["advance_rate"]], spec["dice"])
-            line, = ax.plot(t.distance, t.p_success, drawstyle="steps-post",
-                            label=f"{name}: A{spec['advance_rate']:g}, {spec['dice']} (exact)")
+            rate = spec["advance_rate"]
+            steps = rate + np.arange(0, DICE[spec["dice"]].max_total + 2)
+            p = charge_table(steps, [rate], spec["dice"]).p_success.to_numpy()
+            x = np.concatenate([[0.0], steps, [steps[-1] + 1]])
+            y = np.concatenate([[p[0]], p, [p[-1]]]) * 100
+            line, = ax.plot(x, y, drawstyle="steps-pre",
+                            label=f"{name}: Advance Rate {rate:g}\", {spec['dice']} (exact)")
             est = self.tree["chargers"][name]["reaches"]
             if spec["distance_to_cover"] is not None:
                 lo, hi = est.ci95
-                ax.errorbar([spec["distance_to_cover"]], [est.p], yerr=[[est.p - lo], [hi - est.p]],
-                            fmt="o", color=line.get_color(), capsize=3)
-        ax.set_xlabel('distance to the target (inches)')
-        ax.set_ylabel("P(charge range reaches)")
-        ax.set_ylim(-0.02, 1.02)
+                ax.errorbar([spec["distance_to_cover"]], [est.p * 100],
+                            yerr=[[(est.p - lo) * 100], [(hi - est.p) * 100]], fmt="o", color=line.get_color(),
+                            capsize=3, label=f"{name} at {spec['distance_to_cover']:g}\" (simulated, 95 % interval)")
+        ax.set_xlabel("distance to the target (inches)")
+        ax.set_ylabel("chance the charge range reaches")
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.xaxis.set_major_locator(MultipleLocator(2))
+        ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        ax.set_title(self.title + "\n(dots: simulated, 95 % interval)", fontsize=10)
+        ax.legend(fontsize=7)
+        ax.set_title(textwrap.fill(self.title, 70), fontsize=10)
         fig.tight_layout()
         return fig
-
 
 
 def build_result(model: Model, layout: CountLayout, counts: np.ndarray, info: RunInfo,
@@ -131,8 +139,8 @@ def build_result(model: Model, layout: CountLayout, counts: np.ndarray, info: Ru
     if target:
         tree["target"] = target
     notes = list(model.notes)
-    notes.append('failed_move / gap_after_fail: given a failed charge, 0.5" bins (lower edges), '
-                 'exact means from sums in 1/1000"')
+    notes.append('failed-charge move and gap after a failed charge: given a failed charge, in 0.5" bins '
+                 '(lower edges), exact means from sums in 1/1000"')
     if engine != "kernel":
         notes.append(f"engine: {engine}")
     specs = {}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.labels import percent
 from analysis.reports import build, load_report
 
 
@@ -41,8 +42,7 @@ def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
     assert "seed <b>11</b>" in page and "663,808 trials in all" in page
     assert facts["versions"]["numba"] in page
     first = facts["cells"][1]["points"][0]["result"]["sides"]["attacker_wins"]
-    lo, hi = first["ci95"]
-    assert f"{first['p']:.4f} [{lo:.4f}, {hi:.4f}]" in page
+    assert percent(first["p"], *first["ci95"]) in page
 
 
 def test_stored_cells_equal_direct_simulation(local_build):
@@ -94,7 +94,7 @@ def test_compare_cell_equals_analysis_decisions_compare(local_build):
     assert meta.opponent == "meta (weighted)"
     for est, lo, hi in ((meta.difference, meta.ci95_lo, meta.ci95_hi), (meta.p_a, meta.p_a_lo, meta.p_a_hi),
                         (meta.difference, meta.independent_ci95_lo, meta.independent_ci95_hi)):
-        assert f"{est:.4f} [{lo:.4f}, {hi:.4f}]" in page
+        assert percent(est, lo, hi) in page
     assert '<img src="plots/epic-compare.png"' in page
 
 

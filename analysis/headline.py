@@ -1,0 +1,167 @@
+"""The plain sentences that lead every answer: who fights whom, who wins, who breaks or routs.
+
+Each function reads a result's ``to_dict()`` (the data ``--json`` prints, also what a report stores
+for every point), so the CLI, notebooks and reports say the same thing with the same numbers:
+every probability in percent with its 95 % interval, "Warband (defender) is destroyed: 12.3 %
+[12.1, 12.5]".
+"""
+from __future__ import annotations
+
+from .labels import percent
+
+
+def sentences(data: dict) -> list[str]:
+    """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system)."""
+    make = _BY_SYSTEM.get(data["system"])
+    return make(data) if make else []
+
+
+def summary(data: dict) -> list[str]:
+    """The one or two sentences that answer "who wins" (for one point of a sweep or a matrix)."""
+    make = _SUMMARY.get(data["system"])
+    return make(data) if make else []
+
+
+def _p(node: dict) -> str:
+    return percent(node["p"], *node["ci95"])
+
+
+def _mean(value) -> str:
+    return "n/a" if value is None or value != value else f"{value:.2f}"
+
+
+def _who(names: list[str], role: str) -> str:
+    if len(names) == 1:
+        return f"{names[0]} ({role})"
+    return f"the {role} ({_and(names)})"
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _epic_sides(data: dict) -> tuple[str, str]:
+    formations = data["formations"]
+    names = {side: [n for n, f in formations.items() if f["side"] == side] for side in ("attacker", "defender")}
+    return _who(names["attacker"], "attacker"), _who(names["defender"], "defender")
+
+
+def epic_summary(data: dict) -> list[str]:
+    """P(each side wins) (TP 1.12.7)."""
+    attacker, defender = _epic_sides(data)
+    sides = data["sides"]
+    return [f"{_capital(attacker)} wins: {_p(sides['attacker_wins'])}",
+            f"{_capital(defender)} wins: {_p(sides['defender_wins'])}"]
+
+
+def epic(data: dict) -> list[str]:
+    """Epic Armageddon assault: the sides, P(each side wins), and per formation P(destroyed),
+    P(broken after the assault / after the end phase) and its mean casualties."""
+    formations, sides = data["formations"], data["sides"]
+    attacker, defender = _epic_sides(data)
+    out = [f"{_capital(attacker)} assaults {defender}.", *epic_summary(data)]
+    if sides["no_winner"]["count"]:
+        out.append(f"No winner, both sides wiped out: {_p(sides['no_winner'])}")
+    if sides["unresolved"]["count"]:
+        out.append(f"Unresolved, still tied after {data['rules']['max_rounds']} rounds: {_p(sides['unresolved'])}")
+    for name, f in formations.items():
+        who = f"{name} ({f['side']})"
+        if not any(f[key]["count"] for key in ("destroyed", "broken_after_assault", "broken_after_end_phase")):
+            out.append(f"{who} is never destroyed or broken in these {data['trials']:,} trials")
+            continue
+        out += [f"{who} is destroyed: {_p(f['destroyed'])}",
+                f"{who} is broken after the assault: {_p(f['broken_after_assault'])}",
+                f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}",
+                f"{who} loses {_mean(f['casualties_mean'])} units on average"]
+    return out
+
+
+def gdb_parties(title: str) -> tuple[str, str]:
+    """Charger and target names from a GdB result title ("TITLE: CHARGER -> TARGET")."""
+    _, _, pair = title.rpartition(": ")
+    charger, arrow, target = pair.partition(" -> ")
+    return (charger, target) if arrow else ("the charger", "the target")
+
+
+def gdb_summary(data: dict) -> list[str]:
+    """Contact or stopped (charges.md §2.4)."""
+    return [f"The charge goes in (contact): {_p(data['summary']['contact'])}",
+            f"The charge is stopped: {_p(data['summary']['charge_stopped'])}"]
+
+
+def gdb(data: dict) -> list[str]:
+    """General de Brigade charge: contact or stopped, who gives way, retreats, routs."""
+    charger, target = gdb_parties(data["title"])
+    summary, ends = data["summary"], data["end_state"]
+    out = []
+    if data.get("tables") == "placeholder":
+        out.append("PLACEHOLDER rule tables: these are not General de Brigade's numbers (see the note below).")
+    out += [f"{charger} charges {target}.", *gdb_summary(data),
+            f"{target} gives way: {_p(summary['defender_gives_way'])}"]
+    for name, role in ((charger, "charger"), (target, "defender")):
+        out += [f"{name} ({role}) retreats: {_p(ends[role]['retreating'])}",
+                f"{name} ({role}) routs: {_p(ends[role]['routing'])}"]
+    if ends["charger"]["eliminated"]["count"]:
+        out.append(f"{charger} (charger) is eliminated: {_p(ends['charger']['eliminated'])}")
+    out.append(f"{charger} (charger) loses {_mean(data['casualties']['charger']['mean'])} casualties on average to the fire")
+    return out
+
+
+def t9a_summary(data: dict) -> list[str]:
+    """P(charge succeeds) of every charger (charges.md §3.1)."""
+    return [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}" for name, c in data["chargers"].items()]
+
+
+def t9a(data: dict) -> list[str]:
+    """The 9th Age charge: per charger P(charge range reaches) and P(charge succeeds), and what
+    happens to the target."""
+    chargers, target = data["chargers"], data["target_name"]
+    verb = "charges" if len(chargers) == 1 else "charge"
+    out = [f"{_and(list(chargers))} {verb} {target} (reaction: {data['reaction'].replace('_', ' ')})."]
+    for name, c in chargers.items():
+        out += [f"Charge range of {name} reaches: {_p(c['reaches'])}",
+                f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"]
+        if "catches" in c:
+            out.append(f"{name} catches the fleeing {target}: {_p(c['catches'])}")
+        if "shot_down" in c:
+            out.append(f"{name} is shot down by Stand and Shoot: {_p(c['shot_down'])}")
+    if "destroyed" in data.get("target", {}):
+        out.append(f"{target} is destroyed: {_p(data['target']['destroyed'])}")
+    return out
+
+
+_BY_SYSTEM = {"epic": epic, "gdb": gdb, "t9a": t9a}
+_SUMMARY = {"epic": epic_summary, "gdb": gdb_summary, "t9a": t9a_summary}
+
+
+def decision_sentences(result) -> list[str]:
+    """The headline of a decision result (matrix, sweep, compare, rank): who wins each matchup or
+    each swept value, or how the options compare against the meta."""
+    kind = result.kind
+    if kind == "matrix":
+        return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
+                for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)]
+    if kind == "sweep":
+        return [f"{result.field} = {value}: " + "; ".join(summary(cell.to_dict()))
+                for value, cell in zip(result.values, result.cells)]
+    frame = result.table()
+    if kind == "compare":
+        a, b = result.meta["option_a"], result.meta["option_b"]
+        lines = []
+        for r in frame.itertuples(index=False):
+            lines.append(f"Against {r.opponent}: {a} wins {percent(r.p_a, r.p_a_lo, r.p_a_hi)}, "
+                         f"{b} wins {percent(r.p_b, r.p_b_lo, r.p_b_hi)}; "
+                         f"difference ({a} − {b}): {percent(r.difference, r.ci95_lo, r.ci95_hi)}")
+        return lines
+    if kind == "rank":
+        side = result.meta.get("side", "attacker")
+        per_points = result.meta.get("by") == "per_100_points"
+        return [f"{r.rank}. {r.option} wins {percent(r.score, r.ci95_lo, r.ci95_hi)} against the meta "
+                f"(weighted, as the {side})"
+                + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
+                   if per_points else "") for r in frame.itertuples(index=False)]
+    return []

@@ -1,0 +1,132 @@
+"""Readable names for the result tree's keys (``analysis/labels.toml``) and the readable table.
+
+The JSON and the tidy ``table()`` keep the keys; everything a player reads (text output, HTML,
+reports, plots) goes through :func:`quantity_label`, :func:`group_label` and :func:`readable_rows`.
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from functools import lru_cache
+from importlib.resources import files
+
+
+@lru_cache(maxsize=None)
+def _labels() -> dict:
+    return tomllib.loads(files("analysis").joinpath("labels.toml").read_text(encoding="utf-8"))
+
+
+def _system(system: str) -> dict:
+    return _labels().get(system, {})
+
+
+def quantity_label(system: str, quantity: str) -> str:
+    """``broken_after_end_phase`` → "broken after the end phase"."""
+    return _system(system).get("quantities", {}).get(quantity, str(quantity).replace("_", " "))
+
+
+def axis_label(system: str, quantity: str, entity: str = "") -> str:
+    """The player's name for a distribution's values (casualties, blast markers, inches …): the
+    ``[SYSTEM.axes]`` entry "ENTITY.QUANTITY", else "QUANTITY", else the quantity's label."""
+    axes = _system(system).get("axes", {})
+    return axes.get(f"{entity}.{quantity}", axes.get(quantity, quantity_label(system, quantity)))
+
+
+def group_label(system: str, section: str, entity: str, sides: dict | None = None) -> str:
+    """The heading a row belongs under: "Warband (defender)", "Knights (charger)", "Both sides"."""
+    readable_entity = str(entity).replace("_", " ").replace("/", " · ")
+    if sides and entity in sides:
+        return f"{entity} ({sides[entity]})"
+    template = _system(system).get("sections", {}).get(section)
+    if template is None:
+        text = str(section).replace("_", " ")
+        return f"{text}: {readable_entity}" if entity else text[:1].upper() + text[1:]
+    if "{entity}" in template:
+        return template.format(entity=readable_entity)
+    return f"{template}: {readable_entity}" if entity else template
+
+
+def names(what: str) -> dict[str, str]:
+    """Rule systems (``"systems"``) or report cell kinds (``"kinds"``) in words."""
+    return _labels()["names"][what]
+
+
+def report_at_least(system: str) -> list[str]:
+    """The "SECTION.QUANTITY" distributions whose "at least N" table a report shows."""
+    return _system(system).get("report_at_least", [])
+
+
+def percent(p: float, lo: float, hi: float) -> str:
+    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points."""
+    if any(v is None or v != v for v in (p, lo, hi)):
+        return "n/a"
+    digits = 1 if hi - lo >= 0.003 else 2
+    return f"{100 * p:.{digits}f} % [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+
+
+def number(value: float, lo: float, hi: float) -> str:
+    """A mean with its interval: "3.11 [3.09, 3.13]"."""
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (value, lo, hi)):
+        return "n/a"
+    return f"{value:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def estimate_text(kind: str, estimate: float, lo: float, hi: float) -> str:
+    return percent(estimate, lo, hi) if kind == "probability" else number(estimate, lo, hi)
+
+
+def readable_rows(system: str, table, sides: dict | None = None) -> list[dict]:
+    """The tidy table as rows a player reads: ``group``, ``quantity`` (readable), ``kind``,
+    ``estimate`` (text with its interval) and the numbers.  Keys that always repeat another key's
+    number (``same_as`` in labels.toml) are shown once, on that key's row."""
+    same_as = _system(system).get("same_as", {})
+    folded: dict[tuple, list[str]] = {}
+    for r in table.itertuples(index=False):
+        if r.quantity in same_as:
+            folded.setdefault((r.section, r.entity, same_as[r.quantity]), []).append(
+                quantity_label(system, r.quantity))
+    rows = []
+    for r in table.itertuples(index=False):
+        if r.quantity in same_as:
+            continue
+        label = quantity_label(system, r.quantity)
+        also = folded.get((r.section, r.entity, r.quantity))
+        if also:
+            label += f" (then: {'; '.join(also)})"
+        rows.append({"group": group_label(system, r.section, r.entity, sides), "quantity": label,
+                     "kind": r.kind, "text": estimate_text(r.kind, r.estimate, r.ci95_lo, r.ci95_hi),
+                     "estimate": r.estimate, "ci95_lo": r.ci95_lo, "ci95_hi": r.ci95_hi})
+    return rows
+
+
+def text_table(rows: list[dict]) -> str:
+    """Rows under their group headings, estimates aligned."""
+    if not rows:
+        return ""
+    width = max(len(r["quantity"]) for r in rows) + 2
+    lines, group = [], None
+    for r in rows:
+        if r["group"] != group:
+            group = r["group"]
+            lines.append(group)
+        lines.append(f"  {r['quantity']:<{width}}{r['text']}")
+    return "\n".join(lines)
+
+
+def sides_of(data: dict) -> dict[str, str]:
+    """{formation name: "attacker" | "defender"} from a result's ``to_dict()`` (Epic; else empty)."""
+    formations = data.get("formations", {})
+    return {name: f["side"] for name, f in formations.items() if isinstance(f, dict) and "side" in f}
+
+
+def html_table(rows: list[dict]) -> str:
+    """Rows under their group headings as an HTML table (notebooks)."""
+    import html
+
+    out, group = ["<table><tr><th>quantity</th><th>estimate [95 % interval]</th></tr>"], None
+    for r in rows:
+        if r["group"] != group:
+            group = r["group"]
+            out.append(f'<tr><th colspan="2" style="text-align:left">{html.escape(group)}</th></tr>')
+        out.append(f"<tr><td>{html.escape(r['quantity'])}</td><td>{html.escape(r['text'])}</td></tr>")
+    return "".join(out) + "</table>"

@@ -1,0 +1,101 @@
+"""The figure of one simulated scenario, shared by ``Result.plot()`` and the reports.
+
+Top: every probability in percent with its 95 % error bar, under readable labels.  Below: one
+panel per counted quantity (casualties, blast markers, rounds …) with an "at least N" curve for
+every formation or unit that has it, each point with its 95 % error bar.  Curves are drawn as
+the true step functions: P(X ≥ x) is constant on (N − 1, N] (matplotlib ``steps-pre`` at the whole
+numbers), so reading a curve at any x gives the exact at-least probability of the data.
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+
+from .labels import axis_label, group_label, readable_rows
+
+PANELS_PER_ROW = 3
+
+
+def at_least_curve(values, p):
+    """Vertices of the ``steps-pre`` curve of P(X ≥ x) from P(X ≥ values[i]) = p[i] at whole,
+    ascending ``values``: p[0] on (values[0] − 1, values[0]], 0 after the last value."""
+    values = np.asarray(values, dtype=float)
+    x = np.concatenate([[values[0] - 1], values, [values[-1] + 1]])
+    p = np.asarray(p, dtype=float)
+    return x, np.concatenate([[p[0]], p, [0.0]])
+
+
+def _distribution_panels(system: str, at_least):
+    """(axis label, [(section, entity, rows)]) of every whole-number distribution with more than
+    one value, from its "at least N" rows."""
+    panels: dict[str, list] = {}
+    for (section, entity, quantity), rows in at_least.groupby(["section", "entity", "quantity"], sort=False):
+        values, p = rows["value"].to_numpy(dtype=float), rows["p"].to_numpy(dtype=float)
+        if np.unique(p[p > 0]).size < 2 or not np.all(values == np.round(values)):
+            continue
+        panels.setdefault(axis_label(system, quantity, entity), []).append((section, entity, rows))
+    return list(panels.items())
+
+
+def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None):
+    """Probabilities (percent, 95 % error bars) and "at least N" curves of every distribution.
+
+    ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity,
+    quantity, value, p, ci95_lo, ci95_hi``; :func:`at_least_frame`)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    rows = [r for r in readable_rows(system, table, sides) if r["kind"] == "probability"]
+    panels = _distribution_panels(system, at_least)
+    n_rows = math.ceil(len(panels) / PANELS_PER_ROW)
+    top = max(2.6, 0.24 * len(rows) + 1.2)
+    fig = plt.figure(figsize=(13, top + 3.4 * n_rows + 0.8))
+    grid = fig.add_gridspec(1 + n_rows, PANELS_PER_ROW, height_ratios=[top] + [3.4] * n_rows)
+    ax = fig.add_subplot(grid[0, :])
+    y = np.arange(len(rows))[::-1]
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    for i, group in enumerate(groups):
+        mine = [j for j, r in enumerate(rows) if r["group"] == group]
+        est = np.array([rows[j]["estimate"] for j in mine]) * 100
+        lo = np.array([rows[j]["ci95_lo"] for j in mine]) * 100
+        hi = np.array([rows[j]["ci95_hi"] for j in mine]) * 100
+        ax.errorbar(est, y[mine], xerr=np.clip([est - lo, hi - est], 0, None), fmt="o", capsize=3,
+                    color=f"C{i % 10}", label=group)
+    ax.set_yticks(y, [f"{r['group']}: {r['quantity']}" for r in rows], fontsize=7)
+    ax.set_xlim(-2, 102)
+    ax.xaxis.set_major_formatter(PercentFormatter())
+    ax.set_xlabel("probability (dot: estimate; bar: 95 % interval)")
+    ax.grid(axis="x", alpha=0.3)
+    for k, (axis, curves) in enumerate(panels):
+        ax = fig.add_subplot(grid[1 + k // PANELS_PER_ROW, k % PANELS_PER_ROW])
+        for i, (section, entity, rows_q) in enumerate(curves):
+            values, p, lo, hi = (rows_q[c].to_numpy(dtype=float) for c in ("value", "p", "ci95_lo", "ci95_hi"))
+            colour = f"C{i % 10}"
+            x, yv = at_least_curve(values, p)
+            ax.plot(x, yv * 100, drawstyle="steps-pre", color=colour, label=group_label(system, section, entity, sides))
+            ax.errorbar(values, p * 100, yerr=np.clip([p - lo, hi - p], 0, None) * 100, fmt="none",
+                        capsize=2, color=colour, alpha=0.7)
+        ax.set_xlim(left=min(rows_q["value"].min() for _, _, rows_q in curves) - 0.5)
+        ax.set_xlabel(axis)
+        ax.set_ylabel("chance of at least this many")
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(-2, 102)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        ax.set_title(textwrap.fill(f'"at least N": {axis}', 45), fontsize=9)
+    width = int(fig.get_figwidth() * 12)
+    heading = [textwrap.fill(title, width)] + [textwrap.fill(f"note: {n}", width) for n in notes]
+    fig.suptitle("\n".join(heading), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def at_least_frame(result):
+    """The "at least N" rows of every distribution of ``result`` (long form, with intervals)."""
+    from .decisions.results import cumulative_frame
+
+    frame = cumulative_frame(result)
+    return frame[frame["direction"] == "at_least"].drop(columns="direction").reset_index(drop=True)

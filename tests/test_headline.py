@@ -1,0 +1,258 @@
+"""Issue 12 §2: the headline sentences and readable tables carry the same numbers as the JSON.
+
+Each test parses the printed sentences back (percent and interval, or a mean), finds the JSON
+quantity each one names by its wording, and checks that the printed digits are the JSON value
+rounded: nothing in the headline is computed apart from what ``--json`` prints.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analysis import epic
+from analysis.cli import main
+from analysis.labels import percent
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "analysis" / "scenarios"
+PERCENT = re.compile(r"^(?P<text>.+): (?P<p>[\d.]+) % \[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]$")
+MEAN = re.compile(r"^(?P<text>.+) loses (?P<mean>[\d.]+) (?P<what>.+) on average(?P<rest>.*)$")
+
+
+def _digits(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _assert_rounded(printed: str, value: float, scale: float = 1.0):
+    """``printed`` is ``value * scale`` rounded to the printed number of decimals."""
+    assert abs(float(printed) - value * scale) <= 0.5 * 10 ** -_digits(printed) + 1e-9, (printed, value)
+
+
+def _check_percent(match, node: dict):
+    _assert_rounded(match["p"], node["p"], 100)
+    _assert_rounded(match["lo"], node["ci95"][0], 100)
+    _assert_rounded(match["hi"], node["ci95"][1], 100)
+
+
+def _headline(text: str) -> list[str]:
+    """The sentences between the header line and the first blank-line-separated block after them."""
+    return text.split("\n\n")[1].splitlines()
+
+
+def _check_sentences(sentences: list[str], lookup) -> int:
+    """Every sentence with a number is matched to its JSON quantity by ``lookup(sentence)`` ->
+    ("p", node) or ("mean", value); returns how many were checked."""
+    checked = 0
+    for sentence in sentences:
+        if m := PERCENT.match(sentence):
+            kind, node = lookup(m["text"])
+            assert kind == "p", sentence
+            _check_percent(m, node)
+            checked += 1
+        elif m := MEAN.match(sentence):
+            kind, value = lookup(sentence)
+            assert kind == "mean", sentence
+            _assert_rounded(m["mean"], value)
+            checked += 1
+        else:
+            assert not re.search(r"\d+\.\d", sentence), f"a number the test cannot trace: {sentence}"
+    return checked
+
+
+def _run(*args) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_epic_headline_sides_and_formations_match_json():
+    """TP 1.12.7 (who wins the assault), TP 1.12.8 / 1.14.1 (broken, destroyed, rallied): the
+    headline states each side's win chance and each formation's destroyed / broken chances and
+    mean casualties, with the JSON's numbers."""
+    result = epic.simulate(epic.load(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=3000, seed=5,
+                           engine="reference")
+    data = json.loads(result.to_json())
+    names = "|".join(re.escape(n) for n in data["formations"])
+
+    def lookup(text):
+        if m := re.fullmatch(rf"(?:The (?P<side>attacker|defender) \(.+\)|(?:{names}) \((?P<side2>attacker|defender)\)) wins",
+                             text):
+            return "p", data["sides"][f"{m['side'] or m['side2']}_wins"]
+        if m := re.fullmatch(rf"(?P<name>{names}) \((?:attacker|defender)\) is (?P<what>destroyed|broken after the "
+                             r"assault|broken after the end phase)", text):
+            key = {"destroyed": "destroyed", "broken after the assault": "broken_after_assault",
+                   "broken after the end phase": "broken_after_end_phase"}[m["what"]]
+            return "p", data["formations"][m["name"]][key]
+        if m := re.fullmatch(rf"(?P<name>{names}) \((?:attacker|defender)\) loses .+ units on average", text):
+            return "mean", data["formations"][m["name"]]["casualties_mean"]
+        if text == "No winner, both sides wiped out":
+            return "p", data["sides"]["no_winner"]
+        raise AssertionError(f"untraced sentence: {text}")
+
+    sentences = _headline(result.text())
+    assert sentences[0] == "The attacker (Assault Detachment and Tactical Detachment) assaults Warband (defender)."
+    never = [s for s in sentences if " is never destroyed or broken in these " in s]
+    for sentence in never:  # a formation no trial harmed: one sentence, every count zero
+        name, trials = re.fullmatch(r"(.+) \((?:attacker|defender)\) is never destroyed or broken in these "
+                                    r"([\d,]+) trials", sentence).groups()
+        assert int(trials.replace(",", "")) == data["trials"]
+        assert all(data["formations"][name][k]["count"] == 0
+                   for k in ("destroyed", "broken_after_assault", "broken_after_end_phase"))
+    assert [s.split(" (")[0] for s in never] == ["Tactical Detachment"]
+    checked = _check_sentences([s for s in sentences if s not in never], lookup)
+    assert checked == 2 + 4 * (len(data["formations"]) - len(never))
+    assert any(s.startswith("Warband (defender) is destroyed: ") for s in sentences)
+
+
+def test_gdb_cli_headline_matches_cli_json():
+    """charges.md §2.4 (outcome: contact, stopped, gives way; end states): the text output's
+    sentences carry the numbers of ``--json`` for the same seed."""
+    scenario = str(SCENARIOS / "gdb" / "column_vs_line.toml")
+    text = _run("gdb", scenario, "-n", "20000", "-s", "3")
+    data = json.loads(_run("gdb", scenario, "-n", "20000", "-s", "3", "--json"))
+    charger, target = "2e Legere", "52nd Foot"
+
+    def lookup(text):
+        fixed = {"The charge goes in (contact)": ("summary", "contact"),
+                 "The charge is stopped": ("summary", "charge_stopped"),
+                 f"{target} gives way": ("summary", "defender_gives_way")}
+        if text in fixed:
+            section, key = fixed[text]
+            return "p", data[section][key]
+        if m := re.fullmatch(rf"(?:{charger} \((?P<c>charger)\)|{target} \((?P<d>defender)\)) "
+                             r"(?P<verb>retreats|routs|is eliminated)", text):
+            state = {"retreats": "retreating", "routs": "routing", "is eliminated": "eliminated"}[m["verb"]]
+            return "p", data["end_state"]["charger" if m["c"] else "defender"][state]
+        if text.startswith(f"{charger} (charger) loses "):
+            return "mean", data["casualties"]["charger"]["mean"]
+        raise AssertionError(f"untraced sentence: {text}")
+
+    sentences = _headline(text)
+    assert sentences[0].startswith("PLACEHOLDER") and sentences[1] == f"{charger} charges {target}."
+    assert _check_sentences(sentences, lookup) >= 8
+
+
+@pytest.mark.parametrize("scenario", ["three_chargers", "flee_reaction"])
+def test_t9a_cli_headline_matches_cli_json(scenario):
+    """charges.md §3.1-§3.4 (charge range reaches, charge succeeds, flee caught): sentences carry the
+    numbers of ``--json`` for the same seed."""
+    path = str(SCENARIOS / "t9a" / f"{scenario}.toml")
+    text = _run("t9a", path, "-n", "20000", "-s", "2")
+    data = json.loads(_run("t9a", path, "-n", "20000", "-s", "2", "--json"))
+    names = "|".join(re.escape(n) for n in data["chargers"])
+    target = re.escape(data["target_name"])
+
+    def lookup(text):
+        if m := re.fullmatch(rf"Charge range of (?P<n>{names}) reaches", text):
+            return "p", data["chargers"][m["n"]]["reaches"]
+        if m := re.fullmatch(rf"Charge of (?P<n>{names}) succeeds \(ends in the combat\)", text):
+            return "p", data["chargers"][m["n"]]["arrives"]
+        if m := re.fullmatch(rf"(?P<n>{names}) catches the fleeing {target}", text):
+            return "p", data["chargers"][m["n"]]["catches"]
+        if m := re.fullmatch(rf"(?P<n>{names}) is shot down by Stand and Shoot", text):
+            return "p", data["chargers"][m["n"]]["shot_down"]
+        if text == f"{data['target_name']} is destroyed":
+            return "p", data["target"]["destroyed"]
+        raise AssertionError(f"untraced sentence: {text}")
+
+    assert _check_sentences(_headline(text), lookup) >= 2 * len(data["chargers"])
+
+
+def test_readable_table_has_no_keys_and_no_repeated_rows():
+    """§2: the full table uses readable labels (no snake_case keys), shows probabilities in percent
+    with their interval, and shows a number that always repeats another (the T9A after-fail flags
+    of §3.4.4, equal to "fails") once."""
+    text = _run("t9a", str(SCENARIOS / "t9a" / "three_chargers.toml"), "-n", "4096")
+    table = text.split("All estimates (95 % interval in brackets)\n", 1)[1]
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", table), table
+    rows = [line for line in table.splitlines() if line.startswith("  ")]
+    assert len(rows) == len(set(rows))
+    assert "charge fails (then: no move next Movement Phase; no shooting next Shooting Phase)" in table
+    assert re.search(r"charge range reaches +\d+\.\d %", table)
+
+
+def test_percent_shows_two_decimals_only_for_narrow_intervals():
+    """Every probability is printed in percent with its 95 % interval."""
+    assert percent(0.6512, 0.6494, 0.6531) == "65.1 % [64.9, 65.3]"
+    assert percent(0.58041, 0.57972, 0.58110) == "58.04 % [57.97, 58.11]"
+    assert percent(float("nan"), float("nan"), float("nan")) == "n/a"
+
+
+def test_cli_csv_distributions_and_at_least_match_json(tmp_path):
+    """§2: ``--csv``, ``--distributions`` and ``--at-least`` on a single scenario carry the JSON's
+    distribution (charges.md §2.2 charger casualties) and its "at least N" sums; ``--plot`` writes
+    the figure."""
+    scenario = str(SCENARIOS / "gdb" / "column_vs_line.toml")
+    args = ["gdb", scenario, "-n", "20000", "-s", "4"]
+    data = json.loads(_run(*args, "--json"))
+    dist = data["casualties"]["charger"]["distribution"]
+    rows = list(csv.DictReader(io.StringIO(_run(*args, "--csv"))))
+    contact = next(r for r in rows if r["section"] == "summary" and r["quantity"] == "contact")
+    assert float(contact["estimate"]) == data["summary"]["contact"]["p"]
+    at_least = [r for r in csv.DictReader(io.StringIO(_run(*args, "--csv", "--at-least")))
+                if r["section"] == "casualties" and r["entity"] == "charger"]
+    assert [float(r["p"]) for r in at_least] == pytest.approx([sum(dist["p"][i:]) for i in range(len(dist["p"]))])
+    plot = tmp_path / "charge.png"
+    text = _run(*args, "--distributions", "--at-least", "--plot", str(plot))
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    block = text.split('"At least N" tables\n', 1)[1].split("Casualties: charger from target fire", 1)[0]
+    assert block.startswith("Casualties: charger: casualties (losses)\n     value  P(at least this value)\n")
+    lines = block.splitlines()[2:]
+    for value, line in zip(dist["values"], lines):
+        m = re.fullmatch(r"\s+(\d+)\s+(?P<p>[\d.]+) % \[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]", line)
+        assert m and int(m[1]) == value, line
+        _assert_rounded(m["p"], sum(dist["p"][value:]), 100)
+    exact = text.split("Distributions\n", 1)[1]
+    assert exact.startswith("Casualties: charger: casualties (losses)\n     value  P(exactly this value)\n")
+
+
+def test_cli_plot_rejects_an_unknown_file_type(tmp_path):
+    """Bad input: one line naming the file and the allowed types, exit 2."""
+    result = CliRunner().invoke(main, ["gdb", str(SCENARIOS / "gdb" / "column_vs_line.toml"), "-n", "100",
+                                       "--plot", str(tmp_path / "x.bmpx")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "x.bmpx" in result.output and ".png, .svg, .pdf" in result.output
+
+
+def _check_summary(summary_text: str, row_of):
+    """'NAME (attacker) wins: p % [lo, hi]; …' sentences against the JSON rows ``row_of(text)``."""
+    for sentence in summary_text.split("; "):
+        m = PERCENT.match(sentence)
+        assert m, sentence
+        row = row_of(m["text"])
+        _check_percent(m, {"p": row["estimate"], "ci95": [row["ci95_lo"], row["ci95_hi"]]})
+
+
+def test_sweep_cli_headline_matches_its_json():
+    """charges.md §2.4 (contact, stopped) at every swept charge distance: the decision command's
+    first lines carry the numbers of its ``--json`` rows."""
+    args = ["sweep", str(SCENARIOS / "gdb" / "column_vs_line.toml"), "charger.distance", "4", "10", "-n", "8192"]
+    lines = _run(*args).split("\n\n", 1)[0].splitlines()
+    rows = json.loads(_run(*args, "--json"))["rows"]
+    assert [line.split(":", 1)[0] for line in lines] == ["charger.distance = 4", "charger.distance = 10"]
+    for line, value in zip(lines, (4, 10)):
+        key = {"The charge goes in (contact)": "contact", "The charge is stopped": "charge_stopped"}
+        _check_summary(line.split(": ", 1)[1], lambda text: next(
+            r for r in rows if r["value"] == value and r["section"] == "summary" and r["quantity"] == key[text]))
+
+
+def test_matrix_headline_matches_its_rows():
+    """TP 1.12.7 (who wins) for every attacker × defender: the matrix headline carries the numbers
+    of its JSON rows."""
+    from analysis import decisions
+    from analysis.headline import decision_sentences
+
+    matrix = decisions.matrix(["netea:space-marine-codex-astartes/tactical"], ["netea:ork-war-horde/warband"],
+                              base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=1500, seed=3,
+                              engine="reference")
+    rows = json.loads(matrix.to_json())["rows"]
+    (line,) = decision_sentences(matrix)
+    head, summary_text = line.split(": ", 1)
+    assert head == "Tactical against Warband"
+    side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
+    _check_summary(summary_text, lambda text: next(r for r in rows if r["quantity"] == side[text]))

@@ -1,0 +1,111 @@
+"""Issue 12 §3: every plotted curve, read back from matplotlib's line data between the grid points,
+gives the exact (or simulated) probability at that point, in percent."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.cbook import STEP_LOOKUP_MAP
+
+from analysis import epic, gdb, t9a
+from analysis.decisions import cumulative
+from analysis.estimates import Distribution
+from analysis.labels import axis_label, group_label, sides_of
+from analysis.t9a.exact import p_reach
+from analysis.t9a.model import DICE, to_milli
+
+matplotlib.use("Agg")
+SCENARIOS = Path(__file__).resolve().parents[1] / "analysis" / "scenarios"
+
+
+def read_curve(line, x: float) -> float:
+    """The height of a drawn line at ``x`` (not a vertex abscissa): the path matplotlib draws,
+    steps included, interpolated."""
+    xs, ys = line.get_xdata(), line.get_ydata()
+    style = line.get_drawstyle()
+    if style != "default":
+        xs, ys = STEP_LOOKUP_MAP[style](xs, ys)
+    xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+    assert xs.min() < x < xs.max() and not np.isclose(xs, x).any(), (x, xs)
+    return float(np.interp(x, xs, ys))
+
+
+def test_t9a_charge_range_curve_steps_at_whole_inches():
+    """charges.md §5.1: the charge succeeds when Advance Rate + roll (whole inches) ≥ distance, so
+    at 13.2" an Advance Rate 8 swiftstride charger reaches with P(roll ≥ 5.2) = 89.35 %, not the
+    94.9 % of 13"; read back at quarter and tenth inches between every step."""
+    result = t9a.simulate(t9a.load(SCENARIOS / "t9a" / "swiftstride_cavalry.toml"), trials=4096, seed=0)
+    figure = result.plot()
+    (line,) = [ln for ln in figure.axes[0].lines if "(exact)" in ln.get_label()]
+    assert read_curve(line, 13.2) == pytest.approx(89.35, abs=0.005)
+    rule = DICE["swiftstride"]
+    for distance in np.arange(0.3, 8 + rule.max_total + 1, 0.45):
+        if abs(distance - round(distance)) < 1e-6:
+            continue
+        exact = p_reach(rule, to_milli(distance) - to_milli(8))
+        assert read_curve(line, distance) == pytest.approx(float(exact * 100), abs=1e-9), distance
+
+
+def _at_least_lines(figure) -> dict:
+    """{(x-axis label, line label): line} of the "at least N" panels."""
+    return {(ax.get_xlabel(), ln.get_label()): ln for ax in figure.axes[1:] for ln in ax.lines
+            if ln.get_drawstyle() == "steps-pre"}
+
+
+@pytest.mark.parametrize("system,scenario,engine", [
+    ("epic", "assault_marines_vs_warband", "reference"),
+    ("gdb", "column_vs_line", "kernel"),
+])
+def test_at_least_curves_read_back_the_cumulative_tables(system, scenario, engine):
+    """TP 1.14.1 / charges.md §2.2 (casualties, blast markers, losses): every formation's every
+    "at least N" curve holds P(X ≥ N) on (N − 1, N] and 0 past the largest value seen; read at
+    N − 0.5 and N − 0.2 it equals ``result.cumulative(...)``."""
+    module = {"epic": epic, "gdb": gdb}[system]
+    result = module.simulate(module.load(SCENARIOS / system / f"{scenario}.toml"), trials=2000, seed=1, engine=engine)
+    lines = _at_least_lines(result.plot())
+    sides = sides_of(result.to_dict())
+    checked = []
+    for path, leaf in result.leaves():
+        if not isinstance(leaf, Distribution) or np.count_nonzero(leaf.counts) < 2:
+            continue
+        section, entity, quantity = path[0], "/".join(path[1:-1]), path[-1]
+        line = lines[axis_label(system, quantity, entity), group_label(system, section, entity, sides)]
+        table = result.cumulative(*path)
+        for value, p in zip(table.value, table.p):
+            assert read_curve(line, value - 0.5) == pytest.approx(p * 100), (path, value)
+            assert read_curve(line, value - 0.2) == pytest.approx(p * 100), (path, value)
+        assert read_curve(line, table.value.iloc[-1] + 0.5) == 0.0
+        checked.append(path)
+    assert len(lines) == len(checked)
+    if system == "epic":
+        assert {p[1] for p in checked if p[0] == "formations"} == set(result["formations"])
+        assert {"casualties", "blast_markers_after_assault"} <= {p[-1] for p in checked}
+
+
+def test_cumulative_plot_steps_at_whole_numbers():
+    """The decisions' cumulative plot: P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and P(X ≤ x) holds
+    P(X ≤ N) on [N, N + 1) — read at N − 0.3 and N + 0.3 (charges.md §2.2 charger casualties)."""
+    result = gdb.simulate(gdb.load(SCENARIOS / "gdb" / "column_vs_line.toml"), trials=4000, seed=2)
+    cum = cumulative(result)
+    for direction, offset in (("at_least", -0.3), ("at_most", 0.3)):
+        figure = cum.plot("distribution", entity="charger", direction=direction)
+        (line,) = figure.axes[0].lines
+        table = result.cumulative("casualties", "charger", "distribution", kind=direction)
+        inner = table.iloc[1:] if direction == "at_least" else table.iloc[:-1]
+        for v, p in zip(inner.value, inner.p):
+            assert read_curve(line, v + offset) == pytest.approx(p * 100), (direction, v)
+
+
+def test_probability_panel_shows_percent_with_intervals():
+    """Every plotted probability is in percent, with its 95 % interval as an error bar."""
+    result = gdb.simulate(gdb.load(SCENARIOS / "gdb" / "column_vs_line.toml"), trials=4000, seed=2)
+    ax = result.plot().axes[0]
+    assert "probability" in ax.get_xlabel() and ax.get_xlim()[1] > 100
+    contact = result["summary", "contact"]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    y = ax.get_yticks()[labels.index("Summary: contact (charge goes in)")]
+    points = np.concatenate([ln.get_xydata() for ln in ax.lines if ln.get_marker() == "o"])
+    (x,) = points[points[:, 1] == y][:, 0]
+    assert x == pytest.approx(contact.p * 100)
