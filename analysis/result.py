@@ -11,11 +11,15 @@ import json
 import textwrap
 from importlib.metadata import PackageNotFoundError, version
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: a plain CLI run need not load it
+    import pandas as pd
 
 Leaf = Probability | Mean | Distribution
 
@@ -81,6 +85,8 @@ class Result:
     # -- tables ---------------------------------------------------------------------------------
     def table(self) -> pd.DataFrame:
         """Probabilities and means with their 95 % intervals, one row each."""
+        import pandas as pd
+
         rows = []
         for path, leaf in self.leaves():
             if isinstance(leaf, Distribution):
@@ -96,6 +102,8 @@ class Result:
 
     def distributions(self) -> pd.DataFrame:
         """Every distribution in long form: one row per value with P and its interval."""
+        import pandas as pd
+
         frames = []
         for path, leaf in self.leaves():
             if not isinstance(leaf, Distribution):
@@ -112,6 +120,8 @@ class Result:
 
     def cumulative(self, *path, kind: str = "at_least") -> pd.DataFrame:
         """"At least N" (or ``kind="at_most"``) table of one distribution, with intervals."""
+        import pandas as pd
+
         leaf = self[tuple(path)]
         if not isinstance(leaf, Distribution):
             raise TypeError(f"{'/'.join(path)} is not a distribution")
