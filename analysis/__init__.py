@@ -3,13 +3,16 @@
 Every rule system offers the same path: ``analysis.<system>.load(path_or_text)`` →
 ``analysis.<system>.simulate(scenario, trials=..., seed=...)`` → ``result.table() / .plot() /
 .to_json()``.  Systems: ``epic`` (Epic Armageddon), ``gdb`` (General de Brigade), ``t9a``
-(The 9th Age).  ``analysis.matrix / sweep / compare / rank / cumulative`` turn simulations into
-decisions (``analysis.decisions``).
+(The 9th Age).  ``analysis.matrix / sweep / threshold / compare / rank / cumulative`` turn
+simulations into decisions (``analysis.decisions``).  Submodules load on first use, so that
+``import analysis`` and ``wargame-odds --help`` stay fast.
 """
 import importlib
 
+import kernels  # noqa: F401  (sets Numba's one cache folder before anything imports numba)
+
 SYSTEMS = ("epic", "gdb", "t9a")
-DECISIONS = ("matrix", "sweep", "compare", "rank", "cumulative")
+DECISIONS = ("matrix", "sweep", "threshold", "compare", "rank", "cumulative")
 
 
 def __getattr__(name):

@@ -1,13 +1,13 @@
 """The ``wargame-odds`` command line.
 
 Every rule system gets the same command, ``wargame-odds SYSTEM SCENARIO.toml``, built from its
-module's ``load``, ``simulate`` and ``trace``.  A system module may add its own commands through a
-``cli_commands`` list.  User mistakes print one line on stderr and exit with status 2.
+module's ``load``, ``simulate`` and ``trace``.  Other commands live in the modules :data:`COMMANDS`
+names (each with a ``cli_commands`` list) and are imported only when used.  User mistakes print
+one line on stderr and exit with status 2.
 """
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
 import click
 
@@ -20,8 +20,48 @@ SYSTEMS = {
 }
 
 
+#: Commands defined in other modules: name -> (module with a ``cli_commands`` list, one-line help).
+#: A module is imported only when one of its commands runs, so ``--help`` needs click alone and a run
+#: loads only what it uses; ``tests/test_cli_startup.py`` checks this table against the modules.
+COMMANDS = {
+    "matrix": ("analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
+               "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
+    "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
+              "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
+    "threshold": ("analysis.decisions.cli", "The smallest (or largest) value of FIELD that reaches a target probability."),
+    "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
+                "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base)."),
+    "rank": ("analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
+             "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
+    "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
+    "formations": ("analysis.decisions.cli", "NetEA army-list formations with their points."),
+    "report": ("analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
+    "gdb-tables": ("analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
+    "t9a-table": ("analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
+                  "enumeration)."),
+}
+
+
 class CliGroup(click.Group):
-    """Turns :class:`UserError` into one line and exit status 2, without a traceback."""
+    """Loads the commands of :data:`COMMANDS` on first use and turns :class:`UserError` into one line
+    and exit status 2, without a traceback."""
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(COMMANDS))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            for command in importlib.import_module(COMMANDS[name][0]).cli_commands:
+                self.add_command(command)
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        """The command list of ``--help``, from :data:`COMMANDS` for commands not loaded yet."""
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        rows = [(name, (self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])).get_short_help_str(limit))
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx):
         try:
@@ -115,22 +155,5 @@ def _csv_table(result, distributions: bool, at_least: bool):
     return result.table()
 
 
-#: Modules that add commands beyond the per-system ones (each exposes a ``cli_commands`` list).
-COMMAND_MODULES = ("analysis.decisions.cli", "analysis.reports.cli")
-
-
-def _register():
-    for module_name in COMMAND_MODULES:
-        if importlib.util.find_spec(module_name.rsplit(".", 1)[0]) and importlib.util.find_spec(module_name):
-            for extra in importlib.import_module(module_name).cli_commands:
-                main.add_command(extra)
-    for name, help_text in SYSTEMS.items():
-        if importlib.util.find_spec(f"analysis.{name}") is None:
-            continue
-        main.add_command(_system_command(name, help_text))
-        module = importlib.import_module(f"analysis.{name}")
-        for extra in getattr(module, "cli_commands", []):
-            main.add_command(extra)
-
-
-_register()
+for _name, _help in SYSTEMS.items():
+    main.add_command(_system_command(_name, _help))

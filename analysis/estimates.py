@@ -2,12 +2,14 @@
 
 ``Probability`` uses the Wilson score interval; ``Distribution`` gives each value's probability
 with its Wilson interval plus the mean with a normal-theory interval; ``Mean`` is a plain mean
-with its interval.
+with its interval.  ``ExactProbability`` and ``ExactDistribution`` hold values computed exactly
+(fractions), whose interval is the point itself.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -140,3 +142,43 @@ class Distribution:
 
     def __str__(self):
         return ", ".join(f"{v}: {p:.3f}" for v, p in zip(self.values, self.p) if p > 0)
+
+
+class ExactProbability(Probability):
+    """A probability computed exactly (``k / n`` is the fraction itself): its interval is the point."""
+
+    @classmethod
+    def of(cls, value: Fraction) -> "ExactProbability":
+        return cls(value.numerator, value.denominator)
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        return self.p, self.p
+
+
+class ExactDistribution(Distribution):
+    """A distribution computed exactly from ``{value: Fraction}`` (values ``offset`` upwards): every
+    probability, cumulative probability and the mean have the point itself as interval."""
+
+    def __init__(self, probabilities: dict[int, Fraction]):
+        denominator = math.lcm(*(p.denominator for p in probabilities.values()))
+        offset = min(probabilities)
+        counts = np.zeros(max(probabilities) - offset + 1, np.int64)
+        for value, p in probabilities.items():
+            counts[value - offset] = p * denominator
+        super().__init__(counts, offset, n=denominator)
+
+    @property
+    def ci95(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.p, self.p
+
+    def mean(self) -> Mean:
+        return Mean(float(Fraction(int((self.counts * self.values).sum()), self.n)), 0.0, 0)
+
+    def at_least(self):
+        values, p, _, _ = super().at_least()
+        return values, p, p, p
+
+    def at_most(self):
+        values, p, _, _ = super().at_most()
+        return values, p, p, p

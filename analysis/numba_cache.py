@@ -1,4 +1,6 @@
-"""Keep Numba's on-disk cache of the ``kernels`` package honest.
+"""Numba's on-disk cache of the ``kernels`` package: kept honest, and announced when it is cold.
+
+Where the cache lives is fixed by ``kernels/__init__.py`` (one folder for every entry point).
 
 Numba stamps each cached function with the hash of its *own* source file only, so a change to a
 jitted helper in another module (say ``kernels/rng.py``, inlined into every kernel) would leave the
@@ -9,11 +11,14 @@ source checkout, of the jitted test and benchmark helpers built on ``kernels.rng
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 
+from numba.core import event
 from numba.core.caching import InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
 
 import kernels
@@ -80,3 +85,39 @@ def drop_stale_cache(folder: Path, digest: str, cache: Path | None = None) -> in
     except OSError:
         pass
     return removed
+
+
+#: What a cold compile of each kernel module costs on a 2-core machine (``make bench`` measures Epic's).
+KERNEL_COMPILES = {
+    "kernels.epic": ("the Epic Armageddon kernel", "about 2 minutes"),
+    "kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
+    "kernels.t9a": ("The 9th Age kernel", "about 15 s"),
+}
+
+
+class CompileNotice(event.Listener):
+    """Prints one line on stderr when a kernel of :data:`KERNEL_COMPILES` starts compiling (Numba fires
+    ``numba:compile`` only on a cache miss), then stays silent."""
+
+    def __init__(self, stream=None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.printed = False
+
+    def on_start(self, ev):
+        module = getattr(getattr(ev.data.get("dispatcher"), "py_func", None), "__module__", "")
+        if self.printed or module not in KERNEL_COMPILES:
+            return
+        what, duration = KERNEL_COMPILES[module]
+        print(f"compiling {what} for this kind of scenario, once ({duration}; later runs load it from the "
+              f"cache in {os.environ.get('NUMBA_CACHE_DIR', 'the Numba cache')})…", file=self.stream, flush=True)
+        self.printed = True
+
+    def on_end(self, ev):
+        pass
+
+
+@contextlib.contextmanager
+def compile_notice(stream=None):
+    """Within the block, the first cold compile of a kernel is announced by :class:`CompileNotice`."""
+    with event.install_listener("numba:compile", CompileNotice(stream)) as listener:
+        yield listener

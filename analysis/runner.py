@@ -24,14 +24,15 @@ from tqdm import tqdm
 from kernels.rng import BLOCK_TRIALS
 
 from .estimates import wilson_half_width
-from .numba_cache import drop_stale_kernel_caches
+from .numba_cache import compile_notice, drop_stale_kernel_caches
 
 drop_stale_kernel_caches()  # before any kernel is loaded from Numba's cache
 
 DEFAULT_TRIALS = 1_000_000
 DEFAULT_CHUNK_TRIALS = 1 << 20
 DEFAULT_MAX_TRIALS = 200_000_000
-PROGRESS_MIN_TRIALS = 4_000_000
+PROGRESS_DELAY_S = 2.0  # on a terminal, a run still going after this long shows a progress bar
+PROGRESS_CHUNK_TRIALS = 1 << 18  # chunk size while a bar may show, so that it moves
 
 
 class Job(Protocol):
@@ -60,6 +61,12 @@ def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
     return int(words[0]), int(words[1])
 
 
+def progress_bar(total: int, progress: bool, label: str | None = None) -> tqdm:
+    """A trial counter on stderr that appears only once a run has taken :data:`PROGRESS_DELAY_S`."""
+    return tqdm(total=total, disable=not progress, unit="trial", unit_scale=True, file=sys.stderr,
+                leave=False, desc=label, delay=PROGRESS_DELAY_S)
+
+
 def _chunk_size(chunk_trials: int | None) -> int:
     size = DEFAULT_CHUNK_TRIALS if chunk_trials is None else int(chunk_trials)
     if size <= 0:
@@ -83,17 +90,20 @@ def run(
 
     Without ``precision`` exactly ``trials`` trials run.  With ``precision=eps`` chunks run until
     every monitored probability's 95 % Wilson half-width is at most ``eps`` or ``max_trials`` is
-    reached (``trials`` is then ignored).
+    reached (``trials`` is then ignored).  ``progress`` (default: stderr is a terminal) shows a bar
+    once the run has taken :data:`PROGRESS_DELAY_S`; a cold kernel compile is announced on stderr.
     """
     if trials <= 0 and precision is None:
         raise ValueError("trials must be positive")
     if precision is not None and not 0 < precision < 0.5:
         raise ValueError("precision must be between 0 and 0.5")
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if chunk_trials is None and progress and precision is None:  # same counts whatever the chunks
+        chunk_trials = PROGRESS_CHUNK_TRIALS
     chunk = _chunk_size(chunk_trials)
     key0, key1 = stream_key(seed, cell)
     target = max_trials if precision is not None else int(trials)
-    if progress is None:
-        progress = sys.stderr.isatty() and target >= PROGRESS_MIN_TRIALS
     old_threads = numba.get_num_threads()
     if threads is not None:
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
@@ -102,8 +112,7 @@ def run(
     chunks = 0
     half_width = None
     try:
-        with tqdm(total=target, disable=not progress, unit="trial", unit_scale=True,
-                  file=sys.stderr, leave=False) as bar:
+        with progress_bar(target, progress) as bar, compile_notice():
             while done < target:
                 n = min(chunk, target - done)
                 part = job.run_chunk(key0, key1, done // BLOCK_TRIALS, n)

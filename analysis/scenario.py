@@ -17,6 +17,14 @@ class StrictModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
+    def replace(self, path: str, value, source: str = "<scenario>"):
+        """A copy with the field at ``path`` set to ``value`` and validated again, e.g.
+        ``scenario.replace("formations[Warband].blast_markers", 3)`` (paths: analysis.decisions.fieldpath);
+        a bad path or value raises one :class:`UserError` naming ``source``."""
+        from .decisions.fieldpath import with_value
+
+        return validate(type(self), with_value(self.model_dump(), path, value, source), source)
+
 
 def read_toml(path_or_text: str | Path) -> tuple[dict, str]:
     """Parse a TOML file (a path) or TOML text; returns (data, source name for messages)."""

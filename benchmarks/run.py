@@ -2,7 +2,9 @@
 
 Prints per-core medians (one Numba thread) and the ratios the project tracks:
 kernel / reference trials per second, and the kernel's dice rate as a share of the raw
-generator's D6 rate.  Absolute figures drift between machines; the ratios hold.
+generator's D6 rate.  Absolute figures drift between machines; the ratios hold.  Then the
+first-run costs of ``compile_cost.py``: the Epic kernel's cold compile (CPU seconds, peak memory),
+``wargame-odds --help`` and a warm 1,000-trial run (wall seconds).
 """
 from __future__ import annotations
 
@@ -62,6 +64,8 @@ def main() -> int:
         print(f"{figures['system']:<7} {figures['scenario'][:28]:<28} {kernel / 1e6:>14.2f} M "
               f"{reference / 1e3:>17.1f} k {kernel / reference:>10.0f}x {figures['dice_per_trial']:>10.1f} "
               f"{dice_rate / 1e9:>10.2f} G {dice_rate / raw:>6.0%}")
+    print()
+    importlib.import_module("compile_cost").main()
     return 0
 
 

@@ -1,1 +1,39 @@
-"""Numba kernels: arrays in, counts out.  No pandas, no I/O (see DEVELOPERS.md)."""
+"""Numba kernels: arrays in, counts out.  No pandas, no I/O.
+
+Importing the package fixes where Numba caches compiled kernels, so that every entry point (the
+``wargame-odds`` command, the Python API, notebooks, ``make`` targets, Dask workers) loads what any
+other compiled: ``NUMBA_CACHE_DIR`` when the user set it, otherwise :func:`default_cache_dir`.
+"""
+import os
+import sys
+from pathlib import Path
+
+
+def default_cache_dir() -> Path:
+    """``numba-cache`` inside the virtual environment Python runs from (where ``make`` installs), or,
+    outside one or when that folder is not writable, a per-user ``wargame-odds/numba`` cache folder
+    (``$XDG_CACHE_HOME`` or ``~/.cache``).  Numba keeps each checkout's files apart inside it."""
+    if sys.prefix != sys.base_prefix:
+        venv_cache = Path(sys.prefix) / "numba-cache"
+        try:
+            venv_cache.mkdir(exist_ok=True)
+            if os.access(venv_cache, os.W_OK):
+                return venv_cache
+        except OSError:
+            pass
+    user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(user_cache) / "wargame-odds" / "numba"
+
+
+def use_one_cache_dir() -> str:
+    """Set ``NUMBA_CACHE_DIR`` to :func:`default_cache_dir` unless the user set one (also in an
+    already imported Numba, which reads the variable once); returns the folder in use."""
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        os.environ["NUMBA_CACHE_DIR"] = str(default_cache_dir())
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None and not numba_config.CACHE_DIR:
+        numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+    return os.environ["NUMBA_CACHE_DIR"]
+
+
+use_one_cache_dir()

@@ -25,7 +25,7 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
-from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, d6, next_reg, seed_stream
+from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, next_reg, seed_stream
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
 
@@ -124,19 +124,6 @@ def _put(typingctx, a, i, v):
         builder.store(val, builder.gep(ary.data, [idx], inbounds=True))
         return context.get_dummy_value()
     return types.none(a, i, v), codegen
-
-
-@njit(cache=True, parallel=True)
-def regroup_kernel(blast_markers, bonus, key0, key1, first_block, n_trials):
-    """Histogram (int64[blast_markers + 1]) of BMs removed = min(highest of 2D6 + bonus, BMs), TP 1.13.1."""
-    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
-    part = np.zeros((n_blocks, blast_markers + 1), np.int64)
-    for b in prange(n_blocks):
-        state = np.empty(4, np.uint64)
-        seed_stream(state, key0, key1, first_block + b)
-        for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
-            part[b, min(max(d6(state), d6(state)) + bonus, blast_markers)] += 1
-    return part.sum(axis=0)
 
 
 # Builtin min / max compile to calls here (which spill every register): these inline instead.
@@ -1026,7 +1013,8 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 1] = n_hist + n1 * n1
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
-    for b in prange(n_blocks):
+    for task in prange(n_blocks):
+        b = np.int64(task)  # Numba types a prange index unsigned: _run_block is compiled for int64 only
         rs = np.zeros(4 * LANES, np.uint64)
         state = np.empty(4, np.uint64)
         for l in range(LANES):

@@ -13,30 +13,27 @@ import sys
 import numba
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from kernels.rng import BLOCK_TRIALS
 
 from .. import runner
 from ..errors import UserError
+from ..numba_cache import compile_notice
 from ..result import Result
 from ..runner import RunInfo, stream_key
-from . import intervals
-from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult,
+from . import fieldpath, intervals
+from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult,
                       cumulative_frame)
 from .systems import SYSTEMS, Force, System, system_of
 
 DEFAULT_TRIALS = 100_000
-PAIRED_PROGRESS_MIN_TRIALS = 100_000  # exact pairs run one engine call per trial: show progress sooner
 MIN_BATCHES = 30  # batch means: a t-interval with at least 29 degrees of freedom
 MAX_BATCHES = 64  # beyond this, more batches only add engine calls (small parallel calls are slow on busy cores)
 
 
-def _bar(total: int, progress: bool | None, label: str, min_trials: int = runner.PROGRESS_MIN_TRIALS):
-    if progress is None:
-        progress = sys.stderr.isatty() and total >= min_trials
-    return tqdm(total=total, disable=not progress, unit="trial", unit_scale=True, file=sys.stderr,
-                leave=False, desc=label)
+def _bar(total: int, progress: bool | None, label: str):
+    """The runner's progress bar (on a terminal, once a run has taken a couple of seconds)."""
+    return runner.progress_bar(total, sys.stderr.isatty() if progress is None else progress, label)
 
 
 def _labels(forces: list[Force]) -> list[str]:
@@ -179,6 +176,71 @@ def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: i
                        meta={"field": field, "values": values, "cell": list(cell), "engine": engine})
 
 
+def _common_streams_result(system: System, model, trials: int, seed: int, cell: tuple, engine: str, threads):
+    """One simulation of ``model`` on the streams of ``(seed, *cell)``: with trial streams where the system
+    has them (trial ``t`` draws the same dice whatever the model), else the same lane streams."""
+    try:
+        job = system.job(model, engine, trial_streams=True)
+    except NotImplementedError:
+        return system.simulate(model, trials=trials, seed=seed, cell=cell, engine=engine, threads=threads,
+                               progress=False)
+    counts, info = runner.run(job, trials=trials, seed=seed, cell=cell, threads=threads, progress=False)
+    return system.build(model, job, counts, info, engine)
+
+
+def _quantity_path(quantity: str, source: str) -> tuple:
+    try:
+        return tuple(str(p) for p in fieldpath.parse(quantity))
+    except ValueError:
+        raise UserError(source, "quantity", f"not a result path: {quantity!r}",
+                        "e.g. sides.attacker_wins or formations[Warband].destroyed") from None
+
+
+def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_wins", at_least: float | None = None,
+              at_most: float | None = None, largest: bool = False, trials: int = DEFAULT_TRIALS, seed: int = 0,
+              engine: str = "kernel", threads: int | None = None, progress: bool | None = None,
+              cell: tuple = ()) -> ThresholdResult:
+    """The smallest (``largest=True``: largest) of ``values`` of ``field`` for which the probability
+    ``quantity`` (a result path such as ``sides.attacker_wins`` or ``formations[Warband].destroyed``)
+    is at least ``at_least`` (or at most ``at_most``).
+
+    Every value runs on common random numbers: the same streams ``(seed, *cell)`` (Epic: trial ``t``
+    draws from the same stream whatever the value), so differences between values are not noise of
+    independent runs.  All values are simulated; the answer is read from the point estimates and the
+    result says how sure it is (whether each interval clears the target).
+    """
+    system = system_of(scenario)
+    model, source = system.load(scenario)
+    if (at_least is None) == (at_most is None):
+        raise UserError(source, "target", "give exactly one of at_least / at_most", "a probability in [0, 1]")
+    target = at_least if at_most is None else at_most
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 <= target <= 1:
+        raise UserError(source, "target", f"got {target!r}", "a probability in [0, 1]")
+    values = sorted(dict.fromkeys(values), reverse=largest)
+    if not values:
+        raise UserError(source, field, "no values to search", "one or more values")
+    path = _quantity_path(quantity, source)
+    models = [system.with_value(model, source, field, v) for v in values]  # every value checked first
+    points = []
+    with _bar(len(values) * trials, progress, "threshold") as bar, compile_notice():
+        for value, m in zip(values, models):
+            result = _common_streams_result(system, m, trials, seed, tuple(cell), engine, threads)
+            try:
+                estimate = result[path]
+            except (KeyError, TypeError):
+                estimate = None
+            if not hasattr(estimate, "ci95") or not hasattr(estimate, "p"):
+                allowed = ", ".join(".".join(p) for p, leaf in result.leaves() if hasattr(leaf, "p")
+                                    and not hasattr(leaf, "values"))
+                raise UserError(source, "quantity", f"{quantity!r} is not a probability of this scenario", allowed)
+            points.append({"value": value, "p": estimate.p, "ci95": list(estimate.ci95)})
+            bar.update(trials)
+    return ThresholdResult(field=field, quantity=quantity, target=float(target),
+                           direction="at_least" if at_most is None else "at_most", largest=largest,
+                           points=points, system=system.name, trials=trials, seed=seed,
+                           title=result.title, meta={"cell": list(cell), "engine": engine})
+
+
 def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
     """(opponent specs, weights normalised to sum 1) from a list, a dict or (spec, weight) pairs."""
     if isinstance(meta, dict):
@@ -316,9 +378,7 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
     batches, size = batch_plan(trials) if batched else (None, None)
     n = batches * size if batched else trials
     rows, option_results, notes = [], {}, []
-    slow = paired and not batched  # one engine call per trial: show progress sooner
-    with _bar(2 * len(opps) * n, progress, "compare", PAIRED_PROGRESS_MIN_TRIALS if slow else
-              runner.PROGRESS_MIN_TRIALS) as bar:
+    with _bar(2 * len(opps) * n, progress, "compare") as bar, compile_notice():
         for j, (ma, mb) in enumerate(pairs):
             var_pair = diffs = None
             if batched:
@@ -343,12 +403,20 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
                 d, lo, hi = pa.p - pb.p, ilo, ihi
             var_ind = pa.p * (1 - pa.p) + pb.p * (1 - pb.p)
             option_results[(label_a, j)], option_results[(label_b, j)] = ra, rb
+            trades = (points_trade(ma, ra, side), points_trade(mb, rb, side))
             rows.append(_row(names[j], w[j], (pa.p, *pa.ci95), (pb.p, *pb.ci95), (d, lo, hi), (ilo, ihi), var_pair,
                              var_ind, n)
-                        | {"_k": (pa.k, pb.k, pa.n, pb.n), "_var": (var_pair, var_ind), "_diffs": diffs})
+                        | _points_columns([trades[0]], [1.0], "_a") | _points_columns([trades[1]], [1.0], "_b")
+                        | {"_k": (pa.k, pb.k, pa.n, pb.n), "_var": (var_pair, var_ind), "_diffs": diffs,
+                           "_trades": trades})
             notes += [f"{names[j]}: {x}" for x in ra.notes + rb.notes]
     if len(rows) > 1:
-        rows.append(_meta_row(rows, w, n, size))
+        rows.append(_meta_row(rows, w, n, size)
+                    | _points_columns([r["_trades"][0] for r in rows], w, "_a")
+                    | _points_columns([r["_trades"][1] for r in rows], w, "_b"))
+    if batched and n != trials:
+        notes.append(f"trials raised from {trials:,} to {n:,} per option and opponent: batch means runs at least "
+                     f"{MIN_BATCHES} equal batches of whole {BLOCK_TRIALS:,}-trial blocks")
     frame = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     per_batch = pd.DataFrame([{"opponent": r["opponent"], "batch": i, "difference": x}
                               for r in rows[:len(opps)] if r["_diffs"] is not None for i, x in enumerate(r["_diffs"])],
@@ -359,6 +427,44 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
                          meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
                                "method": (method if paired else "independent"), "batches": batches,
                                "quantity": "/".join(path), "cell": list(cell), "engine": engine})
+
+
+POINT_COLUMNS = ("points_destroyed", "points_lost", "points_swing")
+
+
+def points_trade(model, result, side: str) -> dict[str, tuple[float, float, float]] | None:
+    """Points destroyed (the enemy formations destroyed, at their points), points lost (one's own) and
+    the swing (destroyed − lost), each as (mean, lo, hi) for the formations of ``side``; None unless
+    every formation of the scenario has points.
+
+    Mean = Σ points_f × P(f destroyed).  Formations fall together within a trial, so the interval
+    adds up the formations' Wilson limits (Σ points_f × lo_f, Σ points_f × hi_f): the interval of
+    perfectly correlated destructions, the widest their correlation allows (conservative)."""
+    formations = getattr(model, "formations", None)
+    if not formations or any(getattr(f, "points", None) is None for f in formations):
+        return None
+    sums = {"points_destroyed": [0.0, 0.0, 0.0], "points_lost": [0.0, 0.0, 0.0]}
+    for f in formations:
+        p = result["formations", f.name, "destroyed"]
+        key = "points_lost" if f.side == side else "points_destroyed"
+        for i, x in enumerate((p.p, *p.ci95)):
+            sums[key][i] += f.points * x
+    (d, d_lo, d_hi), (lost, l_lo, l_hi) = sums["points_destroyed"], sums["points_lost"]
+    return {"points_destroyed": (d, d_lo, d_hi), "points_lost": (lost, l_lo, l_hi),
+            "points_swing": (d - lost, d_lo - l_hi, d_hi - l_lo)}
+
+
+def _points_columns(trades: list, weights, suffix: str = "") -> dict:
+    """Weighted sums (means and interval limits) of :func:`points_trade` values as table columns;
+    empty when a scenario lacks points."""
+    if not trades or any(t is None for t in trades):
+        return {}
+    out = {}
+    for name in POINT_COLUMNS:
+        values = np.array([t[name] for t in trades])  # (opponents, 3)
+        mean, lo, hi = np.asarray(weights) @ values
+        out |= {f"{name}{suffix}": mean, f"{name}{suffix}_lo": lo, f"{name}{suffix}_hi": hi}
+    return out
 
 
 def _row(opponent, weight, pa, pb, difference, independent, var_pair, var_ind, trials) -> dict:
@@ -432,9 +538,10 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         score, lo, hi = intervals.linear(w, [p.k for p in probs], [p.n for p in probs])
         points = system.points(models[(i, 0)], side)
         scale = 100.0 / points if points else math.nan
+        trades = [points_trade(models[(i, j)], results[(i, j)], side) for j in range(len(opps))]
         rows.append({"option": name, "points": points, "score": score, "ci95_lo": lo, "ci95_hi": hi,
                      "per_100_points": score * scale, "per_100_points_lo": lo * scale,
-                     "per_100_points_hi": hi * scale})
+                     "per_100_points_hi": hi * scale} | _points_columns(trades, w))
     frame = pd.DataFrame(rows)
     if frame[by].isna().any():
         missing = ", ".join(frame.option[frame[by].isna()])

@@ -1,9 +1,10 @@
-"""CLI commands: ``matrix``, ``sweep``, ``compare``, ``rank`` and the unit library's ``units`` / ``formations``.
+"""CLI commands: ``matrix``, ``sweep``, ``threshold``, ``compare``, ``rank`` and the unit library's
+``units`` / ``formations``.
 
 ``matrix``, ``compare`` and ``rank`` read a small TOML definition file (forces are library
 formations ``"netea:LIST/FORMATION"`` or force files, relative to the definition file); ``sweep``
-takes a scenario, a field path and values (TOML literals).  Every command prints a table, or with
-``--json`` one JSON object, or with ``--csv`` the tidy table.
+and ``threshold`` take a scenario, a field path (:mod:`.fieldpath`) and values.  Every command
+prints a table, or with ``--json`` one JSON object, or with ``--csv`` the tidy table.
 """
 from __future__ import annotations
 
@@ -126,6 +127,47 @@ def sweep_command(scenario, field, values, trials, seed, engine, as_json, as_csv
     _emit(result, as_json, as_csv, plot_path)
 
 
+def _value_range(text: str) -> list:
+    """``0:8`` (both ends included), ``0:8:2``, ``2.5:4:0.5`` or a comma list of TOML literals (``1,3,5``)."""
+    allowed = "start:stop or start:stop:step (stop included, step > 0) or a comma list such as 1,3,5"
+    if ":" in text:
+        try:
+            parts = [tomllib.loads(f"v = {p.strip()}")["v"] for p in text.split(":")]
+        except tomllib.TOMLDecodeError:
+            parts = None
+        if (not parts or len(parts) not in (2, 3) or not all(isinstance(p, (int, float)) and not isinstance(p, bool)
+                                                              for p in parts)):
+            raise UserError("command line", "--values", f"cannot read {text!r}", allowed)
+        start, stop, step = (parts + [1])[:3]
+        if step <= 0 or stop < start or (stop - start) / step > 10_000:
+            raise UserError("command line", "--values", f"cannot read {text!r}", allowed + ", at most 10,000 values")
+        count = int((stop - start) / step + 1e-9) + 1
+        return [start + i * step if isinstance(start + step, int) else round(start + i * step, 9)
+                for i in range(count)]
+    return [_value(v.strip()) for v in text.split(",") if v.strip()]
+
+
+@click.command("threshold")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.argument("field")
+@click.option("--values", "values_text", required=True,
+              help="Values of FIELD to search: 0:8 (ends included), 0:8:2 or 1,3,5.")
+@click.option("--quantity", default="sides.attacker_wins", show_default=True,
+              help="The probability to reach: a result path such as formations[Warband].destroyed.")
+@click.option("--at-least", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at least this.")
+@click.option("--at-most", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at most this.")
+@click.option("--largest", is_flag=True, help="Find the largest value that meets the target (default: smallest).")
+@_options
+def threshold_command(scenario, field, values_text, quantity, at_least, at_most, largest, trials, seed, engine,
+                      as_json, as_csv, plot_path):
+    """The smallest (or largest) value of FIELD that reaches a target probability."""
+    if (at_least is None) == (at_most is None):
+        raise click.UsageError("give one of --at-least P or --at-most P")
+    result = api.threshold(scenario, field, _value_range(values_text), quantity=quantity, at_least=at_least,
+                           at_most=at_most, largest=largest, trials=trials, seed=seed, engine=engine)
+    _emit(result, as_json, as_csv, plot_path)
+
+
 @click.command("compare")
 @click.argument("definition", type=click.Path(dir_okay=False))
 @_options
@@ -225,4 +267,4 @@ def formations_search(word, as_json, as_csv):
     _listing(search_formations(word), as_json, as_csv, "formations")
 
 
-cli_commands = [matrix_command, sweep_command, compare_command, rank_command, units_group, formations_group]
+cli_commands = [matrix_command, sweep_command, threshold_command, compare_command, rank_command, units_group, formations_group]

@@ -68,9 +68,14 @@ class DecisionResult:
     def _shown(self) -> pd.DataFrame:
         return self.table()
 
+    def _sections(self) -> list[str]:
+        """Text after the main table (before the notes)."""
+        return []
+
     def __str__(self) -> str:
         with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_colwidth", 40):
             lines = [self._header(), self._shown().to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+            lines += self._sections()
         return "\n".join(lines + [f"note: {n}" for n in self.notes])
 
     __repr__ = __str__
@@ -115,9 +120,13 @@ class MatrixResult(DecisionResult):
         return wide.reindex(index=self.attackers, columns=self.defenders)
 
     def _shown(self):
+        """The attacker × defender grid of P(attacker wins) in percent with its 95 % interval."""
         rows = self.frame[self.frame.quantity == "attacker_wins"]
-        return rows[["attacker", "defender", "estimate", "ci95_lo", "ci95_hi", "points_attacker",
-                     "points_defender"]]
+        text = rows.assign(shown=[percent(p, lo, hi) for p, lo, hi in zip(rows.estimate, rows.ci95_lo, rows.ci95_hi)])
+        grid = text.pivot(index="attacker", columns="defender", values="shown")
+        grid = grid.reindex(index=self.attackers, columns=self.defenders).reset_index()
+        grid.columns.name = None
+        return grid.rename(columns={"attacker": "P(attacker wins): attacker \\ defender"})
 
     def plot(self, quantity: str = "attacker_wins", entity: str | None = None):
         """Heatmap of one quantity, each cell annotated with its estimate and 95 % interval."""
@@ -155,17 +164,34 @@ class SweepResult(DecisionResult):
         self.field = field
         self.values = values
 
+    def _headline(self) -> pd.DataFrame:
+        """The side-level probabilities (or, for a system without sides, those of the first section)."""
+        probs = self.frame[self.frame.kind == "probability"]
+        if probs.empty:
+            return self.frame
+        section = "sides" if (probs.section == "sides").any() else probs.section.iloc[0]
+        return probs[probs.section == section]
+
     def _shown(self):
-        table = self.frame
-        probs = table[(table.section == "sides") & (table.kind == "probability")]
-        return probs if not probs.empty else table
+        """Value → probability: one row per value, one column per :meth:`_headline` probability, in percent
+        with the 95 % interval."""
+        probs = self._headline()
+        if probs is self.frame:  # no probability to show
+            return probs
+        label = [q if not e else f"{e}: {q}" for e, q in zip(probs.entity, probs.quantity)]
+        text = probs.assign(label=label, shown=[percent(p, lo, hi) for p, lo, hi in
+                                                zip(probs.estimate, probs.ci95_lo, probs.ci95_hi)])
+        wide = text.pivot(index="cell", columns="label", values="shown")[list(dict.fromkeys(label))]
+        wide.insert(0, self.field, [self.values[k] for k in wide.index])
+        wide.columns.name = None
+        return wide.reset_index(drop=True)
 
     def plot(self, quantities=None, entity: str | None = None):
         """Each quantity against the swept value, with its 95 % interval as a band."""
         import matplotlib.pyplot as plt
 
         if quantities is None:
-            quantities = list(self._shown().quantity.unique())[:4]
+            quantities = list(self._headline().quantity.unique())[:4]
         elif isinstance(quantities, str):
             quantities = [quantities]
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
@@ -188,9 +214,24 @@ class SweepResult(DecisionResult):
 
 
 class CompareResult(DecisionResult):
-    """P(A) − P(B) per opponent and over the meta, paired by common random numbers."""
+    """P(A) − P(B) per opponent and over the meta, paired by common random numbers; with points, the
+    points destroyed, lost and their swing of each option (``_a`` / ``_b`` columns)."""
 
     kind = "compare"
+    #: Columns about the estimator, not the answer: printed in their own section (all are in --json).
+    ESTIMATOR_COLUMNS = ("independent_ci95_lo", "independent_ci95_hi", "variance_ratio", "trials_saved")
+
+    def _shown(self):
+        return self.frame.drop(columns=[c for c in self.ESTIMATOR_COLUMNS if c in self.frame])
+
+    def _sections(self) -> list[str]:
+        columns = [c for c in self.ESTIMATOR_COLUMNS if c in self.frame]
+        if not columns:
+            return []
+        method = self.meta.get("method", "")
+        return ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
+                    "need for the same precision; independent_ci95 = their interval with these trials",
+                self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
 
     def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
@@ -314,3 +355,105 @@ def cumulative_frame(result: Result) -> pd.DataFrame:
             frames.append(table)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["section", "entity", "quantity", "direction", "value", "p", "ci95_lo", "ci95_hi"])
+
+
+def percent(p: float, lo: float, hi: float) -> str:
+    """``63.2 % [62.9, 63.5]``: a probability with its 95 % interval, in percent."""
+    return f"{100 * p:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+class ThresholdResult(DecisionResult):
+    """The smallest (or largest) value of a field whose probability reaches a target, every value's
+    estimate with its interval, and how sure the answer is."""
+
+    kind = "threshold"
+
+    def __init__(self, *, field: str, quantity: str, target: float, direction: str, largest: bool,
+                 points: list[dict], **kw):
+        self.field, self.quantity, self.target = field, quantity, target
+        self.direction, self.largest = direction, largest
+        self.points = sorted(points, key=lambda point: point["value"])
+        frame = pd.DataFrame({"value": [pt["value"] for pt in self.points], "p": [pt["p"] for pt in self.points],
+                              "ci95_lo": [pt["ci95"][0] for pt in self.points],
+                              "ci95_hi": [pt["ci95"][1] for pt in self.points],
+                              "reaches": [self._reaches(pt["p"]) for pt in self.points]})
+        super().__init__(frame=frame, **kw)
+        order = self.points[::-1] if largest else self.points
+        hit = next((i for i, pt in enumerate(order) if self._reaches(pt["p"])), None)
+        self.answer = order[hit] if hit is not None else None
+        self.neighbour = order[hit - 1] if hit else None  # the value tried just before, which does not reach
+        self.value = self.answer["value"] if self.answer else None
+        self.reached = self.answer is not None
+
+    def _reaches(self, p: float) -> bool:
+        return p >= self.target if self.direction == "at_least" else p <= self.target
+
+    def _clears(self, point: dict, reaching: bool) -> bool:
+        """Whether ``point``'s whole interval lies on the reaching (or the other) side of the target."""
+        lo, hi = point["ci95"]
+        above, below = lo >= self.target, hi < self.target
+        if self.direction == "at_most":
+            above, below = hi <= self.target, lo > self.target
+        return above if reaching else below
+
+    @property
+    def confident(self) -> bool:
+        """The answer's interval clears the target and so does the neighbour's (on the other side)."""
+        return self.reached and self._clears(self.answer, True) and (
+            self.neighbour is None or self._clears(self.neighbour, False))
+
+    def statement(self) -> str:
+        """The answer in words, with both intervals and how sure it is."""
+        goal = f"{'at least' if self.direction == 'at_least' else 'at most'} {100 * self.target:g} %"
+        what = f"{self.quantity} {goal}"
+        shown = lambda pt: f"{self.field} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"  # noqa: E731
+        if not self.reached:
+            best = max(self.points, key=lambda pt: pt["p"] if self.direction == "at_least" else -pt["p"])
+            return (f"No value of {self.field} from {self.points[0]['value']} to {self.points[-1]['value']} gives "
+                    f"{what}; the closest is {shown(best)}.")
+        which = "largest" if self.largest else "smallest"
+        text = f"{which.capitalize()} value that gives {what}: {shown(self.answer)}"
+        if self.neighbour is not None:
+            text += f"; {shown(self.neighbour)} does not"
+        else:
+            text += f" (the {'largest' if self.largest else 'smallest'} value tried)"
+        if self.confident:
+            return text + ". Every interval shown clears the target (95 % confidence each)."
+        return text + (". An interval shown includes the target, so the answer is not sure at 95 %: "
+                       "run more trials.")
+
+    def to_dict(self) -> dict:
+        out = {"value": _clean(self.value), "reached": self.reached, "confident": self.confident,
+               "points": [{"value": _clean(pt["value"]), "p": _clean(pt["p"]),
+                           "ci95": [_clean(x) for x in pt["ci95"]]} for pt in self.points],
+               "statement": self.statement(), "field": self.field, "quantity": self.quantity,
+               "target": self.target, "direction": self.direction, "search": "largest" if self.largest else "smallest"}
+        base = super().to_dict()
+        base.pop("rows")
+        out.update({k: v for k, v in base.items() if k not in out})
+        return out
+
+    def __str__(self) -> str:
+        rows = [f"{self.field} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"
+                + ("  reaches" if self._reaches(pt["p"]) else "") for pt in self.points]
+        return "\n".join([self.statement(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
+
+    def plot(self):
+        """The probability against the value, 95 % error bars, the target as a line."""
+        import matplotlib.pyplot as plt
+
+        t = self.frame
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in t.value)
+        x = t.value.to_numpy(float) if numeric else np.arange(len(t))
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.errorbar(x, 100 * t.p, yerr=[100 * (t.p - t.ci95_lo), 100 * (t.ci95_hi - t.p)], fmt="o-", capsize=3)
+        ax.axhline(100 * self.target, color="grey", ls="--", lw=1, label=f"target {100 * self.target:g} %")
+        if not numeric:
+            ax.set_xticks(x, [str(v) for v in t.value])
+        ax.set_xlabel(self.field)
+        ax.set_ylabel(f"{self.quantity} (%, 95 % interval)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(self.title, fontsize=10)
+        fig.tight_layout()
+        return fig

@@ -1,62 +1,19 @@
 """What the decision tools need from a rule system, behind one small interface.
 
-A :class:`System` loads scenarios, sets a field given as a dotted path (``rules.result_dice``,
-``formations[0].units[0].count``, ``charger.distance``), simulates, and exposes its runner job and
+A :class:`System` loads scenarios, sets a field given as a field path (:mod:`.fieldpath`:
+``rules.result_dice``, ``formations[Warband].blast_markers``, ``charger.distance``), simulates, and exposes its runner job and
 result builder (for trial-by-trial pairing).  Matchups (``matrix``, ``compare``, ``rank``) need
 :meth:`System.matchup`, which combines an attacking and a defending :class:`Force`.
 """
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
 from ..scenario import read_toml, validate
-
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(-?\d+)\]")
-
-
-def parse_path(path: str) -> list:
-    """``"formations[0].units[1].count"`` → ``["formations", 0, "units", 1, "count"]``."""
-    tokens, pos = [], 0
-    for m in _TOKEN.finditer(path):
-        if m.start() not in (pos, pos + 1) or (m.start() == pos + 1 and path[pos] != "."):
-            raise ValueError(path)
-        tokens.append(m.group(1) if m.group(1) is not None else int(m.group(2)))
-        pos = m.end()
-    if not tokens or pos != len(path) or isinstance(tokens[0], int):
-        raise ValueError(path)
-    return tokens
-
-
-def set_path(data: dict, path: str, value, source: str) -> dict:
-    """A copy of ``data`` with ``path`` set to ``value``; UserError when the field does not exist."""
-    import copy
-
-    try:
-        tokens = parse_path(path)
-    except ValueError:
-        raise UserError(source, path, "not a field path", "dotted keys with [index], e.g. "
-                        "formations[0].units[0].count or rules.result_dice") from None
-    data = copy.deepcopy(data)
-    node = data
-    for i, token in enumerate(tokens):
-        here = "".join(f"[{t}]" if isinstance(t, int) else f".{t}" for t in tokens[:i]).lstrip(".")
-        if isinstance(token, int):
-            if not isinstance(node, list) or not -len(node) <= token < len(node):
-                size = f"indexes 0..{len(node) - 1} of {here}" if isinstance(node, list) and node else None
-                raise UserError(source, path, "no such field in the scenario", size or f"{here} is not a list")
-        elif not isinstance(node, dict) or token not in node:
-            keys = ", ".join(sorted(map(str, node))) if isinstance(node, dict) else f"{here} has no keys"
-            raise UserError(source, path, "no such field in the scenario", keys)
-        if i == len(tokens) - 1:
-            node[token] = value
-        else:
-            node = node[token]
-    return data
-
+from .fieldpath import with_value
 
 @dataclass
 class Force:
@@ -90,7 +47,7 @@ class System:
         return validate(self.model_type, data, source)
 
     def with_value(self, model, source: str, path: str, value):
-        return self.validate(set_path(self.data(model), path, value, source), source)
+        return self.validate(with_value(self.data(model), path, value, source), source)
 
     def simulate(self, model, **kwargs):
         return self.module.simulate(model, **kwargs)
@@ -249,7 +206,7 @@ class T9A(System):
     def with_value(self, model, source, path, value):
         from ..t9a.model import Scenario, resolve
 
-        data = set_path(model.raw, path, value, source)
+        data = with_value(model.raw, path, value, source)
         return _WithRaw(resolve(validate(Scenario, data, source), source), data)
 
     def simulate(self, model, **kwargs):

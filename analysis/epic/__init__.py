@@ -2,7 +2,7 @@
 
 ``load(path_or_toml) → simulate(scenario, trials=..., seed=...) → result.table() / .plot() /
 .to_json()``; ``trace(scenario, seed=...)`` prints one trial from the reference engine;
-``regroup(blast_markers, leaders=...)`` is the regroup roll on its own (TP 1.13.1).
+``regroup(blast_markers, leaders=...)`` is the regroup roll on its own, exact (TP 1.13.1).
 The model the engines implement is documented in ``docs/epic-engine.md``.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ..scenario import read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
-from .regroup import simulate_regroup  # imported here: the submodule would otherwise shadow regroup()
+from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
 
 __all__ = ["load", "simulate", "trace", "regroup", "EpicScenario", "EpicResult"]
 
@@ -109,9 +109,10 @@ def trace(scenario, seed: int = 0) -> str:
     return "\n".join(lines)
 
 
-def regroup(blast_markers: int, leaders: int = 0, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0):
+def regroup(blast_markers: int, leaders: int = 0):
     """The regroup roll (TP 1.13.1): removes min(highest of 2D6 + leaders, blast_markers).
 
-    Returns a result with the distributions of markers removed and left, with 95 % intervals.
+    Returns a result with the exact distributions of markers removed and left and P(all removed)
+    (enumerated with fractions; each interval is the value itself).
     """
-    return simulate_regroup(blast_markers, leaders, trials=trials, seed=seed)
+    return exact_regroup(blast_markers, leaders)

@@ -1,51 +1,49 @@
-"""The regroup roll on its own (TP 1.13.1, 2.1.8; §4 and §8.1 of the rules reference).
+"""The regroup roll on its own (TP 1.13.1, 2.1.8; §4 and §8.1 of the rules reference), computed exactly.
 
-A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).
-:func:`simulate_regroup` runs the Numba ``regroup_kernel`` through the shared runner and returns the
-distributions of markers removed and left, with P(all removed), each with 95 % intervals.
+A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).  The 36 rolls of
+2D6 are enumerated with fractions, so every probability is exact and its 95 % interval is the point.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+from itertools import product
+
 import numpy as np
 
-from .. import runner
-from ..estimates import Distribution, Probability
+from ..estimates import ExactDistribution, ExactProbability
 from ..result import Result
+from ..runner import RunInfo
+
+TWO_D6 = list(product(range(1, 7), repeat=2))
 
 
-class RegroupJob:
-    """Runner job: the histogram of markers removed (index = markers removed)."""
-
-    def __init__(self, blast_markers: int, leaders: int):
-        self.blast_markers = blast_markers
-        self.leaders = leaders
-
-    def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.epic import regroup_kernel
-
-        return regroup_kernel(self.blast_markers, self.leaders, np.uint64(key0), np.uint64(key1),
-                              first_block, n_trials)
-
-    def precision_successes(self, counts):
-        return counts[-1:]  # P(all removed)
+def regroup_removed(blast_markers: int, leaders: int = 0) -> dict[int, Fraction]:
+    """{markers removed: exact probability}: min(highest of 2D6 + leaders, blast_markers), TP 1.13.1."""
+    removed: dict[int, Fraction] = {}
+    for dice in TWO_D6:
+        k = min(max(dice) + leaders, blast_markers)
+        removed[k] = removed.get(k, Fraction(0)) + Fraction(1, len(TWO_D6))
+    return removed
 
 
-def simulate_regroup(blast_markers: int, leaders: int = 0, *, trials: int = runner.DEFAULT_TRIALS,
-                     seed: int = 0) -> Result:
-    """Distributions of blast markers removed and left by one regroup, and P(all removed)."""
+def exact_regroup(blast_markers: int, leaders: int = 0) -> Result:
+    """Distributions of blast markers removed and left by one regroup, and P(all removed), exact."""
     for name, value in (("blast_markers", blast_markers), ("leaders", leaders)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ValueError(f"{name} must be a whole number ≥ 0, got {value!r}")
-    counts, info = runner.run(RegroupJob(int(blast_markers), int(leaders)), trials=trials, seed=seed)
-    removed = Distribution(counts)
-    left = Distribution(counts[::-1])
+    removed = regroup_removed(int(blast_markers), int(leaders))
+    removed_dist = ExactDistribution(removed)
+    left_dist = ExactDistribution({int(blast_markers) - k: p for k, p in removed.items()})
     tree = {"regroup": {
-        "all_removed": Probability(int(counts[-1]), info.trials),
-        "removed_mean": removed.mean(),
-        "left_mean": left.mean(),
-        "removed": removed,
-        "left": left,
+        "all_removed": ExactProbability.of(removed.get(int(blast_markers), Fraction(0))),
+        "removed_mean": removed_dist.mean(),
+        "left_mean": left_dist.mean(),
+        "removed": removed_dist,
+        "left": left_dist,
     }}
     title = f"Regroup with {blast_markers} blast marker(s) and {leaders} Leader(s)"
+    info = RunInfo(trials=len(TWO_D6), seed=0, extra={"method": "exact"})
     return Result(system="epic-regroup", title=title, info=info, tree=tree,
-                  meta={"blast_markers": int(blast_markers), "leaders": int(leaders)})
+                  meta={"blast_markers": int(blast_markers), "leaders": int(leaders), "method": "exact"},
+                  notes=["exact: every probability is enumerated over the 36 rolls of 2D6, so each interval "
+                         "is the value itself"])

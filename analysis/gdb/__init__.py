@@ -50,25 +50,14 @@ def trace(scenario, seed: int = 0) -> str:
 def _set(model: Model, field: str, value) -> Model:
     """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
     ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
+    from ..decisions.fieldpath import with_value
     from .model import Scenario, check
     from .tables import Tables, check_tables
 
-    parts = field.replace("]", "").replace("[", ".").split(".")
-    root = "tables" if parts[0] == "tables" else "scenario"
-    if root == "tables":
-        parts = parts[1:]
-    data = (model.tables if root == "tables" else model.scenario).model_dump()
-    node = data
-    try:
-        for p in parts[:-1]:
-            node = node[int(p)] if isinstance(node, list) else node[p]
-        last = int(parts[-1]) if isinstance(node, list) else parts[-1]
-        if not isinstance(node, list) and last not in node:
-            raise KeyError(last)
-        node[last] = value
-    except (KeyError, IndexError, ValueError, TypeError):
-        raise UserError(model.source, field, "no such field to sweep",
-                        "a scenario path such as charger.distance, or tables.<path>") from None
+    root = "tables" if field.split(".", 1)[0] == "tables" else "scenario"
+    data = with_value({"tables": model.tables.model_dump()} if root == "tables" else model.scenario.model_dump(),
+                      field, value, model.source)
+    data = data["tables"] if root == "tables" else data
     from analysis.scenario import validate
     if root == "tables":
         tables = check_tables(validate(Tables, data, model.tables.source), model.tables.source)

@@ -98,8 +98,14 @@ class Model:
     def scale(self) -> str:
         return self.scenario.scale or self.tables.default_scale
 
-    def replace(self, **update) -> "Model":
-        """A copy with scenario fields replaced (``charger=...``) and re-checked."""
+    def replace(self, path: str | None = None, value=None, /, **update) -> "Model":
+        """A copy with one field set by its path (``replace("charger.distance", 6)``, also
+        ``tables.…``; paths: analysis.decisions.fieldpath) or scenario fields replaced
+        (``replace(charger=...)``), validated and checked again."""
+        if path is not None:
+            from . import _set
+
+            return _set(self, path, value)
         scenario = self.scenario.model_copy(update=update)
         check(scenario, self.tables, self.source)
         return Model(scenario, self.tables, self.source)

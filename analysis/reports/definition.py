@@ -30,6 +30,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
+from ..decisions import fieldpath
 from ..decisions.definitions import CompareFields
 from ..errors import UserError
 from ..scenario import StrictModel, read_toml, validate
@@ -167,61 +168,16 @@ def to_toml(data: dict) -> str:
     return "".join(f"{json.dumps(str(k))} = {_toml_value(v)}\n" for k, v in data.items())
 
 
-# -- field paths -------------------------------------------------------------------------------
-_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
-
-
-def split_field(field: str) -> list[str | int]:
-    """``formations[Warband].units[0].count`` → ``['formations', 'Warband', 'units', 0, 'count']``
-    (a bracketed non-number selects the list item whose ``name`` is that text)."""
-    parts: list[str | int] = []
-    pos = 0
-    for match in _PART.finditer(field):
-        if match.start() != pos and field[pos:match.start()] != ".":
-            raise ValueError("malformed path")
-        key, index = match.groups()
-        if key is not None:
-            parts.append(key)
-        else:
-            parts.append(int(index) if index.lstrip("-").isdigit() else index)
-        pos = match.end()
-    if pos != len(field) or not parts or not isinstance(parts[0], str):
-        raise ValueError("malformed path")
-    return parts
+# -- field paths: the grammar of analysis.decisions.fieldpath ---------------------------------------
+def split_field(field: str) -> list:
+    """``formations[Warband].units[0].count`` → its parts; ``ValueError`` when malformed."""
+    return fieldpath.parse(field)
 
 
 def set_field(data: dict, field: str, value) -> None:
     """Set ``field`` in parsed TOML ``data`` (missing tables on the way are created); raises
     ``KeyError`` naming the first part that does not exist."""
-    parts = split_field(field)
-    node = data
-    for i, part in enumerate(parts[:-1]):
-        nxt = parts[i + 1]
-        if isinstance(node, list):
-            if isinstance(part, int):
-                if not -len(node) <= part < len(node):
-                    raise KeyError(f"[{part}]")
-                node = node[part]
-            else:
-                named = [item for item in node if isinstance(item, dict) and item.get("name") == part]
-                if len(named) != 1:
-                    raise KeyError(f"[{part}]")
-                node = named[0]
-        elif isinstance(node, dict) and isinstance(part, str):
-            if part not in node:
-                if not isinstance(nxt, str):
-                    raise KeyError(part)
-                node[part] = {}
-            node = node[part]
-        else:
-            raise KeyError(str(part))
-    last = parts[-1]
-    if isinstance(node, dict) and isinstance(last, str):
-        node[last] = value
-    elif isinstance(node, list) and isinstance(last, int) and -len(node) <= last < len(node):
-        node[last] = value
-    else:
-        raise KeyError(str(last))
+    fieldpath.set_in(data, field, value, create=True)
 
 
 # -- scenarios ---------------------------------------------------------------------------------

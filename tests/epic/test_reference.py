@@ -535,20 +535,25 @@ def test_trace_names_every_step(compile_epic):
         assert needle in text
 
 
-@pytest.mark.parametrize("blast_markers, leaders", [(4, 1), (7, 0)])
-def test_regroup_entry_point_against_exact(exact, blast_markers, leaders):
-    """TP 1.13.1, 2.1.8 (§8.1): analysis.epic.regroup's distributions of BMs removed and left and
-    P(all removed) lie within 5σ of the exact values of the engine's regroup roll."""
-    n = 200_000
-    result = regroup(blast_markers, leaders=leaders, trials=n, seed=5)
-    assert result.system == "epic-regroup" and result.trials == n
+@pytest.mark.parametrize("blast_markers, leaders", [(4, 1), (7, 0), (0, 2)])
+def test_regroup_entry_point_is_exact(exact, blast_markers, leaders):
+    """TP 1.13.1, 2.1.8 (§8.1): analysis.epic.regroup's distributions of BMs removed and left, their
+    means, "at least N" values and P(all removed) equal the exact values of the reference engine's
+    regroup roll (enumerated dice), each with the value itself as its interval."""
+    result = regroup(blast_markers, leaders=leaders)
+    assert result.system == "epic-regroup" and result.meta["method"] == "exact"
     removed = exact(lambda rng: regroup_roll(rng, blast_markers, leaders))
-    checks = [(result["regroup", "all_removed"].p, removed.get(blast_markers, 0))]
-    estimated_removed, estimated_left = result["regroup", "removed"], result["regroup", "left"]
-    for k in range(blast_markers + 1):
-        p_removed = estimated_removed.p[k] if k < len(estimated_removed.p) else 0.0
-        p_left = estimated_left.p[k] if k < len(estimated_left.p) else 0.0
-        checks += [(p_removed, removed.get(k, 0)), (p_left, removed.get(blast_markers - k, 0))]
-    for estimate, p in checks:
-        sigma = math.sqrt(float(p * (1 - p)) / n)
-        assert abs(estimate - float(p)) <= 5 * sigma, (estimate, float(p))
+    all_removed = result["regroup", "all_removed"]
+    assert F(all_removed.k, all_removed.n) == removed.get(blast_markers, 0)
+    assert all_removed.ci95 == (all_removed.p, all_removed.p)
+    for name, expected in (("removed", removed), ("left", {blast_markers - k: p for k, p in removed.items()})):
+        got = result["regroup", name]
+        assert {int(v): F(int(c), got.n) for v, c in zip(got.values, got.counts) if c} == expected
+        assert result["regroup", f"{name}_mean"].value == pytest.approx(float(sum(k * p for k, p in expected.items())),
+                                                                      rel=1e-15)
+        values, at_least, lo, hi = got.at_least()
+        for v, p in zip(values, at_least):
+            assert p == pytest.approx(float(sum(q for k, q in expected.items() if k >= v)), rel=1e-15)
+        assert (lo == at_least).all() and (hi == at_least).all()
+    table = result.table()
+    assert (table.ci95_lo == table.estimate).all() and (table.ci95_hi == table.estimate).all()

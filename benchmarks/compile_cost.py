@@ -1,0 +1,72 @@
+"""First-run costs, each measured in a fresh process: the cold compile of the Epic kernel (CPU seconds
+and peak resident memory, with an empty Numba cache), ``wargame-odds --help`` and a warm 1,000-trial
+CLI run (wall seconds, cache filled).
+
+CPU and memory come from the kernel's own accounting of the child process (``os.wait4``: the
+``RUSAGE_CHILDREN`` figures of that one child), so they include Python's start-up and imports.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
+CLI = Path(sys.executable).with_name("wargame-odds")
+
+#: Compile the Epic kernel for the README's first scenario and check that its block function was
+#: compiled for one signature only (the prange index cast in the driver).
+_COLD_EPIC = f"""
+import analysis.epic as epic
+from kernels.epic import _run_block
+epic.simulate(epic.load({str(README_SCENARIO)!r}), trials=1000, seed=0, progress=False)
+assert len(_run_block.signatures) == 1, _run_block.signatures
+"""
+
+
+def child_cost(argv: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """(CPU seconds, peak resident MiB, wall seconds) of one child process; it must exit 0."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"{argv[:3]} failed: {child.stderr.read().decode()[-2000:]}")
+    child.stderr.close()
+    peak = usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)  # bytes on macOS, KiB elsewhere
+    return usage.ru_utime + usage.ru_stime, peak, wall
+
+
+def cold_epic_compile() -> tuple[float, float]:
+    """CPU seconds and peak MiB of a process that compiles the Epic kernel into an empty cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        cpu, peak, _ = child_cost([sys.executable, "-c", _COLD_EPIC], env)
+    return cpu, peak
+
+
+def cli_wall(args: list[str], repeats: int = 5) -> float:
+    """Median wall seconds of ``wargame-odds ARGS`` (after one run that fills the cache)."""
+    child_cost([str(CLI), *args])
+    return statistics.median(child_cost([str(CLI), *args])[2] for _ in range(repeats))
+
+
+def main() -> int:
+    cpu, peak = cold_epic_compile()
+    print(f"cold compile of the Epic kernel: {cpu:.0f} s CPU, peak {peak:.0f} MiB resident "
+          f"(targets < 60 s, < 1024 MiB)")
+    help_s = cli_wall(["--help"])
+    run_s = cli_wall(["epic", str(README_SCENARIO), "--trials", "1000"])
+    print(f"wargame-odds --help: {help_s:.2f} s wall; warm 1,000-trial epic run: {run_s:.2f} s wall "
+          f"(targets < 1 s; median of 5)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""Issue 12 §1, first run and speed of use: one Numba cache folder for every entry point, lazy command
+loading (``--help`` imports neither Numba nor the data libraries), the cold-compile notice."""
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from numba import njit
+from numba.core import event
+
+import kernels
+from analysis.cli import COMMANDS, SYSTEMS, main
+from analysis.numba_cache import KERNEL_COMPILES, CompileNotice
+
+ROOT = Path(__file__).resolve().parent.parent
+GDB_SCENARIO = ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml"
+HEAVY = ("numba", "numpy", "pandas", "scipy", "matplotlib", "dask", "pydantic")
+
+#: Printed by a child process at exit: where its GdB kernel's cache lives and whether it was loaded.
+_REPORT_CACHE = """
+import atexit, json, sys
+def _report():
+    import numba, kernels.gdb as k
+    print(json.dumps({"config": numba.config.CACHE_DIR,
+                      "kernel_cache": k.run_chunk._cache._impl.locator.get_cache_path(),
+                      "signatures": len(k.run_chunk.signatures)}), file=sys.stderr)
+atexit.register(_report)
+"""
+
+
+@njit
+def _not_a_kernel(x):
+    return x
+
+
+def _child(code: str, env_update: dict | None = None, drop_cache_var: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ, **(env_update or {}))
+    if drop_cache_var:
+        env.pop("NUMBA_CACHE_DIR", None)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
+
+
+def _last_json(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])
+
+
+def test_cli_and_api_use_one_numba_cache_folder():
+    """§1 'one Numba cache location for every entry point': the console script (run as installed) and
+    the Python API, neither with NUMBA_CACHE_DIR set, load the GdB kernel from the same folder,
+    kernels.default_cache_dir()."""
+    script = Path(sys.executable).with_name("wargame-odds")
+    cli = _child(_REPORT_CACHE + f"import runpy; sys.argv = ['wargame-odds', 'gdb', {str(GDB_SCENARIO)!r}, "
+                 f"'--trials', '1000', '--json']\ntry:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+                 "except SystemExit as e:\n    assert not e.code, e.code\n")
+    api = _child(_REPORT_CACHE + f"import analysis.gdb as g\ng.simulate(g.load({str(GDB_SCENARIO)!r}), trials=1000)\n")
+    assert cli.returncode == 0, cli.stderr
+    assert api.returncode == 0, api.stderr
+    cli_cache, api_cache = _last_json(cli.stderr), _last_json(api.stderr)
+    assert cli_cache["signatures"] == api_cache["signatures"] == 1  # the kernel ran in both
+    assert cli_cache["kernel_cache"] == api_cache["kernel_cache"]
+    default = str(_child("import kernels; print(kernels.default_cache_dir())").stdout.strip())
+    assert cli_cache["config"] == api_cache["config"] == default
+    assert Path(cli_cache["kernel_cache"]).is_relative_to(default)
+
+
+def test_cache_folder_set_by_the_user_wins_and_reaches_an_already_imported_numba(tmp_path):
+    """§1: NUMBA_CACHE_DIR chosen by the user is kept; a notebook that imported Numba before the
+    package still gets the package's folder (Numba reads the variable only when imported)."""
+    mine = _child("import analysis.cli, numba; print(numba.config.CACHE_DIR)",
+                  {"NUMBA_CACHE_DIR": str(tmp_path)}, drop_cache_var=False)
+    assert mine.stdout.strip() == str(tmp_path)
+    numba_first = _child("import numba; import analysis.epic; import kernels; "
+                         "print(numba.config.CACHE_DIR == str(kernels.default_cache_dir()))")
+    assert numba_first.stdout.strip() == "True", numba_first.stderr
+
+
+def test_help_imports_no_numba_nor_data_libraries():
+    """§1 '--help under 1 s (lazy imports)': the command list comes from analysis.cli.COMMANDS."""
+    code = ("import sys\nfrom analysis.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            f"print([m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
+    child = _child(code)
+    assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
+    for name in list(COMMANDS) + list(SYSTEMS):
+        assert name in child.stdout
+
+
+def test_lazy_command_table_matches_the_modules():
+    """§1 lazy registration: every command a module lists in cli_commands is in COMMANDS with its
+    module and its own short help (so --help shows the right text without importing it), and the
+    system modules add no command that COMMANDS lacks."""
+    modules = {module for module, _ in COMMANDS.values()} | {f"analysis.{name}" for name in SYSTEMS}
+    for module_name in sorted(modules):
+        for command in getattr(importlib.import_module(module_name), "cli_commands", []):
+            assert command.name in COMMANDS, f"{module_name}: add {command.name!r} to analysis.cli.COMMANDS"
+            module, short_help = COMMANDS[command.name]
+            assert module == module_name
+            assert short_help == command.get_short_help_str(limit=10**6)
+    for name in COMMANDS:
+        assert main.get_command(None, name) is not None, name
+
+
+@pytest.mark.parametrize("module", sorted(KERNEL_COMPILES))
+def test_compile_notice_is_one_line_for_a_kernel_compile(module, capsys):
+    """§1 'before a cold compile, one line on stderr says what is compiling and that it happens once':
+    Numba's compile event (fired on a cache miss only) of a kernels.* function prints one line, once;
+    a compile elsewhere prints nothing."""
+    kernel = importlib.import_module(module).run_chunk if module != "kernels.epic" else \
+        importlib.import_module(module).assault_kernel
+    notice = CompileNotice()
+    with event.install_listener("numba:compile", notice):
+        for dispatcher in (kernel, kernel):  # a nested compile of the same run stays silent
+            event.start_event("numba:compile", data={"dispatcher": dispatcher})
+            event.end_event("numba:compile", data={"dispatcher": dispatcher})
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and KERNEL_COMPILES[module][0] in err[0] and "once" in err[0]
+    other = CompileNotice()
+    other.on_start(event.Event("numba:compile", event.EventStatus.START, data={"dispatcher": _not_a_kernel}))
+    assert capsys.readouterr().err == ""
+
+
+def test_compile_notice_names_the_cache_folder(capsys):
+    notice = CompileNotice()
+    from kernels import gdb
+
+    notice.on_start(event.Event("numba:compile", event.EventStatus.START, data={"dispatcher": gdb.run_chunk}))
+    assert os.environ["NUMBA_CACHE_DIR"] in capsys.readouterr().err
+    assert kernels.use_one_cache_dir() == os.environ["NUMBA_CACHE_DIR"]
