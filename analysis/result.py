@@ -10,15 +10,10 @@ import html
 import json
 from importlib.metadata import PackageNotFoundError, version
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
-
-if TYPE_CHECKING:  # pandas is imported where a table is built: a plain CLI run need not load it
-    import pandas as pd
 
 Leaf = Probability | Mean | Distribution
 
