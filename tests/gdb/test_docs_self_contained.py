@@ -18,7 +18,7 @@ def _defined(doc: str, tag: str) -> bool:
     """A clause is defined when the doc heads a paragraph with it (``**§2.1``, ``**Q-A4**``), or, for
     a numbered item such as §3.4.2, with its parent clause."""
     while True:
-        if f"**{tag}" in doc or re.search(rf"\*\*§\d+–{re.escape(tag)}\b", doc):
+        if re.search(rf"\*\*(?:§\d+–)?{re.escape(tag)}(?![\d.])", doc):
             return True
         if "." not in tag:
             return False
