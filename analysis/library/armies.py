@@ -67,9 +67,21 @@ def list_forces_of(list_id: str, unit_ids: list[str], where: str) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def list_initiative(list_id: str, sections: list[str], name: str) -> tuple[int, list[str]]:
-    """The list's initiative rating for a formation drawn from force ``sections``, and notes on what the
-    data cannot decide (exceptions naming formation types, rating modifiers the engine does not cover)."""
+def _names_type(phrase: str, library_type: str | None) -> bool:
+    """Whether an exception phrase ("Avatar, Aspect Warrior, Phantom, Revenants and Warlock
+    formations") names the army-list formation type (without its "0–1" limit)."""
+    if library_type is None or "except" in phrase:
+        return False
+    kind = re.sub(r"^\d+\s*[–-]\s*\d+\s+", "", library_type)
+    kind = kind[:-1] if kind.endswith("s") else kind  # "Tzeentch Doomwings" in "Tzeentch Doomwing, ..."
+    return re.search(rf"\b{re.escape(kind)}s?\b", phrase, flags=re.IGNORECASE) is not None
+
+
+def list_initiative(list_id: str, sections: list[str], name: str,
+                    library_type: str | None = None) -> tuple[int, list[str]]:
+    """The list's initiative rating for a formation drawn from force ``sections`` (and, for an
+    army-list formation, of type ``library_type``), and notes on what the data cannot decide
+    (exceptions naming other formation types, rating modifiers the engine does not cover)."""
     lst = _lists()[list_id]
     exception_forces = mapping()["initiative_exception_forces"]
     rating, notes = _rating(lst["initiative"]), []
@@ -79,6 +91,8 @@ def list_initiative(list_id: str, sections: list[str], name: str) -> tuple[int, 
         if force is not None:
             if set(sections) == {force}:
                 rating = _rating(exception["initiative"])
+        elif _names_type(phrase, library_type):
+            rating = _rating(exception["initiative"])
         else:
             notes.append(f"{name}: initiative {lst['initiative']} from {PREFIX}{list_id}, whose list rates "
                          f"{phrase} {exception['initiative']}: set initiative if it is one of them")
