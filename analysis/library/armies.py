@@ -134,8 +134,8 @@ def resolve_army(formation: dict, where: str) -> tuple[dict, list[str]]:
         return out, notes
     by_force = {f: force_army_rules(f) for uid in unit_ids for f in units()[uid]["forces"]}
     if len(set(by_force.values())) > 1:
-        shown = "; ".join(f"{', '.join(rules) or 'none'} in {', '.join(sorted(f for f in by_force if by_force[f] == rules))}"
-                          for rules in sorted(set(by_force.values())))
+        holders = {rules: sorted(f for f in by_force if by_force[f] == rules) for rules in set(by_force.values())}
+        shown = "; ".join(f"{', '.join(rules) or 'none'} in {', '.join(ids)}" for rules, ids in sorted(holders.items()))
         raise ValueError(f"{where}: formation {name!r}: the forces that list its library units have different "
                          f"army rules ({shown}); allowed: army = \"{PREFIX}<army-list>\" (the LIST part of "
                          "wargame-odds formations search WORD), or army_rules = [...] (army_rules = [] for none)")

@@ -143,5 +143,6 @@ def test_initiative_exception_naming_the_library_formation_type():
     guardian = formations()["netea:eldar-biel-tan/guardian"]
     assert guardian.initiative == 2 and len(guardian.initiative_notes) == 1
     assert "initiative" not in expand_formation({"library": guardian.ref, "side": "attacker"}, "f")
-    assert _names_type("Tzeentch Doomwing, Tzeentch Firelord and Traitor Navy aircraft formations", "Tzeentch Doomwings")
+    assert _names_type("Tzeentch Doomwing, Tzeentch Firelord and Traitor Navy aircraft formations",
+                       "Tzeentch Doomwings")
     assert not _names_type("All Mechanicus ally formations, except for Cataphractii", "Cataphractii")
