@@ -115,10 +115,11 @@ def search_formations(word: str = "") -> pd.DataFrame:
     """Library formations whose reference, name or units text contains ``word`` (case-insensitive)."""
     word = word.lower()
     rows = [{"formation": f.ref, "name": f.name, "points": f.points, "initiative": f.initiative,
-             "units": f.text, "status": "ok" if f.problem is None else f"not buildable: {f.problem}"}
+             "army_rules": ", ".join(f.army_rules), "units": f.text,
+             "status": "ok" if f.problem is None else f"not buildable: {f.problem}"}
             for f in formations().values()
             if not word or word in f.ref or word in f.name.lower() or word in f.text.lower()]
-    return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "units", "status"])
+    return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "army_rules", "units", "status"])
 
 
 def expand_formation(entry: dict, where: str) -> dict:
