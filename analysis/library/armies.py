@@ -10,8 +10,10 @@ validation):
 - neither ``army`` nor ``army_rules``: the army rules of the forces that list the formation's
   library units when they all agree (said in a note), otherwise an error asking for one of them.
 
-Which force rules are engine army rules, and which initiative exceptions name a whole force, is
-data in ``netea_epic.toml``.
+An initiative exception applies when it names the formation's whole force section (data:
+``[initiative_exception_forces]``) or, for an army-list formation, its type; the others, and rating
+modifiers the engine does not already cover (``[initiative_modifiers_covered]``), become notes.
+Which force rules are engine army rules is data too (``[army_rules]`` of ``netea_epic.toml``).
 """
 from __future__ import annotations
 
