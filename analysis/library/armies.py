@@ -10,8 +10,10 @@ validation):
 - neither ``army`` nor ``army_rules``: the army rules of the forces that list the formation's
   library units when they all agree (said in a note), otherwise an error asking for one of them.
 
-Which force rules are engine army rules, and which initiative exceptions name a whole force, is
-data in ``netea_epic.toml``.
+An initiative exception applies when it names the formation's whole force section (data:
+``[initiative_exception_forces]``) or, for an army-list formation, its type; the others, and rating
+modifiers the engine does not already cover (``[initiative_modifiers_covered]``), become notes.
+Which force rules are engine army rules is data too (``[army_rules]`` of ``netea_epic.toml``).
 """
 from __future__ import annotations
 
@@ -67,9 +69,21 @@ def list_forces_of(list_id: str, unit_ids: list[str], where: str) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def list_initiative(list_id: str, sections: list[str], name: str) -> tuple[int, list[str]]:
-    """The list's initiative rating for a formation drawn from force ``sections``, and notes on what the
-    data cannot decide (exceptions naming formation types, rating modifiers the engine does not cover)."""
+def _names_type(phrase: str, library_type: str | None) -> bool:
+    """Whether an exception phrase ("Avatar, Aspect Warrior, Phantom, Revenants and Warlock
+    formations") names the army-list formation type (without its "0–1" limit)."""
+    if library_type is None or "except" in phrase:
+        return False
+    kind = re.sub(r"^\d+\s*[–-]\s*\d+\s+", "", library_type)
+    kind = kind[:-1] if kind.endswith("s") else kind  # "Tzeentch Doomwings" in "Tzeentch Doomwing, ..."
+    return re.search(rf"\b{re.escape(kind)}s?\b", phrase, flags=re.IGNORECASE) is not None
+
+
+def list_initiative(list_id: str, sections: list[str], name: str,
+                    library_type: str | None = None) -> tuple[int, list[str]]:
+    """The list's initiative rating for a formation drawn from force ``sections`` (and, for an
+    army-list formation, of type ``library_type``), and notes on what the data cannot decide
+    (exceptions naming other formation types, rating modifiers the engine does not cover)."""
     lst = _lists()[list_id]
     exception_forces = mapping()["initiative_exception_forces"]
     rating, notes = _rating(lst["initiative"]), []
@@ -79,6 +93,8 @@ def list_initiative(list_id: str, sections: list[str], name: str) -> tuple[int, 
         if force is not None:
             if set(sections) == {force}:
                 rating = _rating(exception["initiative"])
+        elif _names_type(phrase, library_type):
+            rating = _rating(exception["initiative"])
         else:
             notes.append(f"{name}: initiative {lst['initiative']} from {PREFIX}{list_id}, whose list rates "
                          f"{phrase} {exception['initiative']}: set initiative if it is one of them")
@@ -120,8 +136,8 @@ def resolve_army(formation: dict, where: str) -> tuple[dict, list[str]]:
         return out, notes
     by_force = {f: force_army_rules(f) for uid in unit_ids for f in units()[uid]["forces"]}
     if len(set(by_force.values())) > 1:
-        shown = "; ".join(f"{', '.join(rules) or 'none'} in {', '.join(sorted(f for f in by_force if by_force[f] == rules))}"
-                          for rules in sorted(set(by_force.values())))
+        holders = {rules: sorted(f for f in by_force if by_force[f] == rules) for rules in set(by_force.values())}
+        shown = "; ".join(f"{', '.join(rules) or 'none'} in {', '.join(ids)}" for rules, ids in sorted(holders.items()))
         raise ValueError(f"{where}: formation {name!r}: the forces that list its library units have different "
                          f"army rules ({shown}); allowed: army = \"{PREFIX}<army-list>\" (the LIST part of "
                          "wargame-odds formations search WORD), or army_rules = [...] (army_rules = [] for none)")

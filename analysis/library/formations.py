@@ -30,6 +30,7 @@ class LibraryFormation:
     text: str  # the list's core-units cell, as written
     points: int | None
     initiative: int | None
+    initiative_notes: tuple[str, ...]  # what the data cannot decide about the initiative
     army_rules: tuple[str, ...]
     units: tuple[tuple[str, int], ...]  # (unit id, count); empty when not buildable
     characters: tuple[tuple[str, str], ...]  # (host unit id, character id)
@@ -100,10 +101,11 @@ def formations() -> dict[str, LibraryFormation]:
             if row.get("costs_by_label"):
                 notes.append(f"points of the {row['cost_labels'][0]} size")
             sections = list_forces_of(lst["id"], [u for u, _ in found] + [c for _, c in chars], ref)
-            initiative, _ = list_initiative(lst["id"], sections, row["type"])
+            initiative, initiative_notes = list_initiative(lst["id"], sections, row["type"], row["type"])
             out[ref] = LibraryFormation(
                 ref=ref, army_list=lst["id"], name=row["type"], text=row["core_units_text"],
                 points=row["costs"][0] if row["costs"] else None, initiative=initiative,
+                initiative_notes=tuple(initiative_notes),
                 army_rules=tuple(sorted({r for f in sections for r in force_army_rules(f)})), units=tuple(found),
                 characters=tuple(chars), problem=problem, notes=tuple(notes))
     return out
@@ -113,18 +115,19 @@ def search_formations(word: str = "") -> pd.DataFrame:
     """Library formations whose reference, name or units text contains ``word`` (case-insensitive)."""
     word = word.lower()
     rows = [{"formation": f.ref, "name": f.name, "points": f.points, "initiative": f.initiative,
-             "units": f.text, "status": "ok" if f.problem is None else f"not buildable: {f.problem}"}
+             "army_rules": ", ".join(f.army_rules), "units": f.text,
+             "status": "ok" if f.problem is None else f"not buildable: {f.problem}"}
             for f in formations().values()
             if not word or word in f.ref or word in f.name.lower() or word in f.text.lower()]
-    return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "units", "status"])
+    return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "army_rules", "units", "status"])
 
 
 def expand_formation(entry: dict, where: str) -> dict:
     """Scenario formation data for ``{library = "netea:LIST/FORMATION", ...}``.
 
-    The library gives name, army list (hence initiative and army rules, see :mod:`.armies`), points
-    and unit groups (every unit ``engaged`` as the entry's ``engaged`` key says, default ``"bc"``);
-    any other key of the entry overrides.
+    The library gives name, army list (hence army rules and, unless the data cannot decide it,
+    initiative: see :mod:`.armies`), points and unit groups (every unit ``engaged`` as the entry's
+    ``engaged`` key says, default ``"bc"``); any other key of the entry overrides.
     """
     entry = dict(entry)
     ref = entry.pop("library")
@@ -144,6 +147,8 @@ def expand_formation(entry: dict, where: str) -> dict:
     groups = [{"unit": PREFIX + uid, "count": n, "engaged": engaged,
                **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
     data = {"name": form.name, "army": PREFIX + form.army_list, "points": form.points, "units": groups}
+    if not form.initiative_notes:  # decided here, by the formation's type; otherwise notes say why not
+        data["initiative"] = form.initiative
     data = {k: v for k, v in data.items() if v is not None}
     data.update(entry)
     return data

@@ -127,3 +127,22 @@ def test_notes_reach_the_json(tmp_path):
     out = CliRunner().invoke(main, ["epic", str(path), "-n", "500", "--json"])
     assert out.exit_code == 0, out.output
     assert any(n.startswith("Tactical: army rules they-shall-know-no-fear") for n in json.loads(out.output)["notes"])
+
+
+def test_initiative_exception_naming_the_library_formation_type():
+    """Army-list initiative exceptions that name formation types apply to a library formation of
+    that type (Biel-Tan Phantom and Warlock 1+, Dark Eldar Executor 1+); other types keep the
+    list's rating and a note; an 'except for' phrase is never matched."""
+    from analysis.library.armies import _names_type
+    from analysis.library.formations import expand_formation, formations
+
+    for ref in ("netea:eldar-biel-tan/phantom", "netea:eldar-biel-tan/0-1-warlock", "netea:dark-eldar/executor"):
+        form = formations()[ref]
+        assert (form.initiative, form.initiative_notes) == (1, ()), ref
+        assert expand_formation({"library": ref, "side": "attacker"}, "f")["initiative"] == 1
+    guardian = formations()["netea:eldar-biel-tan/guardian"]
+    assert guardian.initiative == 2 and len(guardian.initiative_notes) == 1
+    assert "initiative" not in expand_formation({"library": guardian.ref, "side": "attacker"}, "f")
+    assert _names_type("Tzeentch Doomwing, Tzeentch Firelord and Traitor Navy aircraft formations",
+                       "Tzeentch Doomwings")
+    assert not _names_type("All Mechanicus ally formations, except for Cataphractii", "Cataphractii")

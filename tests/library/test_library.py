@@ -139,6 +139,7 @@ def test_search_commands():
     assert out.exit_code == 0 and "cannot model: void-shields-6" in out.output
     out = runner.invoke(main, ["formations", "search", "warband"])
     assert out.exit_code == 0 and "netea:ork-war-horde/warband" in out.output and "200" in out.output
+    assert "mob-rule" in out.output  # the army rules the formation brings (issue 11 §3)
     out = runner.invoke(main, ["units", "show", "nobz"])
     assert out.exit_code == 0 and '"extra_attacks":[{"count":1,"range":"bc"' in out.output.replace(" ", "")
     _one_error_line(runner.invoke(main, ["units", "show", "nobzz"]), "units show", "'unit'", "netea:nobz")
