@@ -142,3 +142,15 @@ def test_a_json_run_imports_no_table_or_plot_library():
     assert child.returncode == 0, child.stderr
     assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
     assert json.loads(child.stdout)["trials"] == 1000
+
+
+def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
+    """§1 progress bar on a terminal for runs over ~2 s: while a bar may show, chunks are sized to
+    about PROGRESS_STEP_S each (starting from one block per thread); the counts stay those of one chunk."""
+    import analysis.gdb as gdb
+
+    scenario = gdb.load(str(GDB_SCENARIO))
+    shown = gdb.simulate(scenario, trials=100_000, seed=7, progress=True)
+    plain = gdb.simulate(scenario, trials=100_000, seed=7, progress=False)
+    assert shown.info.chunks > 1 and plain.info.chunks == 1
+    assert shown.to_json() == plain.to_json()
