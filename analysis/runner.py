@@ -14,6 +14,7 @@ summed chunk by chunk: memory stays flat as trials grow.
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,7 +33,7 @@ DEFAULT_TRIALS = 1_000_000
 DEFAULT_CHUNK_TRIALS = 1 << 20
 DEFAULT_MAX_TRIALS = 200_000_000
 PROGRESS_DELAY_S = 2.0  # on a terminal, a run still going after this long shows a progress bar
-PROGRESS_CHUNK_TRIALS = 1 << 18  # chunk size while a bar may show, so that it moves
+PROGRESS_STEP_S = 0.25  # while a bar may show, chunks are sized to take about this long, so that it moves
 
 
 class Job(Protocol):
@@ -99,9 +100,9 @@ def run(
         raise ValueError("precision must be between 0 and 0.5")
     if progress is None:
         progress = sys.stderr.isatty()
-    if chunk_trials is None and progress and precision is None:  # same counts whatever the chunks
-        chunk_trials = PROGRESS_CHUNK_TRIALS
-    chunk = _chunk_size(chunk_trials)
+    # a bar that may show gets chunks of about PROGRESS_STEP_S each (the counts do not depend on chunks)
+    paced = chunk_trials is None and progress and precision is None
+    chunk = _chunk_size(BLOCK_TRIALS * numba.get_num_threads() if paced else chunk_trials)
     key0, key1 = stream_key(seed, cell)
     target = max_trials if precision is not None else int(trials)
     old_threads = numba.get_num_threads()
@@ -115,7 +116,11 @@ def run(
         with progress_bar(target, progress) as bar, compile_notice():
             while done < target:
                 n = min(chunk, target - done)
+                started = time.perf_counter()
                 part = job.run_chunk(key0, key1, done // BLOCK_TRIALS, n)
+                if paced:
+                    rate = n / max(time.perf_counter() - started, 1e-6)
+                    chunk = _chunk_size(min(DEFAULT_CHUNK_TRIALS, max(BLOCK_TRIALS, int(rate * PROGRESS_STEP_S))))
                 counts = part if counts is None else counts + part
                 done += n
                 chunks += 1

@@ -128,3 +128,29 @@ def test_compile_notice_names_the_cache_folder(capsys):
     notice.on_start(event.Event("numba:compile", event.EventStatus.START, data={"dispatcher": gdb.run_chunk}))
     assert os.environ["NUMBA_CACHE_DIR"] in capsys.readouterr().err
     assert kernels.use_one_cache_dir() == os.environ["NUMBA_CACHE_DIR"]
+
+
+def test_a_json_run_imports_no_table_or_plot_library():
+    """§1 'import pandas, matplotlib, dask only where used': loading a shipped Epic scenario (with its
+    NetEA library lookups) and printing --json needs none of them."""
+    scenario = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
+    code = ("import sys\nfrom analysis.cli import main\ntry:\n"
+            f"    main(['epic', {str(scenario)!r}, '--trials', '1000', '--json'])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print([m for m in ('pandas', 'matplotlib', 'dask') if m in sys.modules], file=sys.stderr)")
+    child = _child(code)
+    assert child.returncode == 0, child.stderr
+    assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
+    assert json.loads(child.stdout)["trials"] == 1000
+
+
+def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
+    """§1 progress bar on a terminal for runs over ~2 s: while a bar may show, chunks are sized to
+    about PROGRESS_STEP_S each (starting from one block per thread); the counts stay those of one chunk."""
+    import analysis.gdb as gdb
+
+    scenario = gdb.load(str(GDB_SCENARIO))
+    shown = gdb.simulate(scenario, trials=100_000, seed=7, progress=True)
+    plain = gdb.simulate(scenario, trials=100_000, seed=7, progress=False)
+    assert shown.info.chunks > 1 and plain.info.chunks == 1
+    assert shown.to_json() == plain.to_json()

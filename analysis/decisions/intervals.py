@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from ..estimates import wilson_interval
 
@@ -70,6 +69,8 @@ def paired_variance(n11: int, n10: int, n01: int, n00: int) -> float:
 
 def batch_means(estimates) -> tuple[float, float, float]:
     """Mean of B independent batch estimates and its 95 % t-interval (B − 1 degrees of freedom)."""
+    from scipy import stats  # only batch means needs it: matrix, sweep and threshold do not
+
     x = np.asarray(estimates, float)
     est = float(x.mean())
     half = float(stats.t.ppf(0.975, len(x) - 1)) * float(x.std(ddof=1)) / math.sqrt(len(x))

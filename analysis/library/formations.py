@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .armies import force_army_rules, list_forces_of, list_initiative
 from .netea import PREFIX, army_lists, forces, units
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -113,6 +115,8 @@ def formations() -> dict[str, LibraryFormation]:
 
 def search_formations(word: str = "") -> pd.DataFrame:
     """Library formations whose reference, name or units text contains ``word`` (case-insensitive)."""
+    import pandas as pd  # only the search tables need it: loading a scenario does not
+
     word = word.lower()
     rows = [{"formation": f.ref, "name": f.name, "points": f.points, "initiative": f.initiative,
              "army_rules": ", ".join(f.army_rules), "units": f.text,

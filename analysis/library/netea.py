@@ -13,8 +13,10 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 PREFIX = "netea:"
 
@@ -213,6 +215,8 @@ def convert(unit_id: str):
 
 def search_units(word: str = "") -> pd.DataFrame:
     """Library units whose id, name or force contains ``word`` (case-insensitive), with their status."""
+    import pandas as pd  # only the search tables need it: loading a scenario does not
+
     word = word.lower()
     rows = []
     for uid, u in units().items():
