@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import runner
+from ..bounds import MAX_BLAST_MARKERS
+from ..errors import ArgumentError
 from ..estimates import Distribution, Probability
 from ..result import Result
 
@@ -34,8 +36,8 @@ def simulate_regroup(blast_markers: int, leaders: int = 0, *, trials: int = runn
                      seed: int = 0) -> Result:
     """Distributions of blast markers removed and left by one regroup, and P(all removed)."""
     for name, value in (("blast_markers", blast_markers), ("leaders", leaders)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be a whole number ≥ 0, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_BLAST_MARKERS:
+            raise ArgumentError(name, value, f"a whole number from 0 to {MAX_BLAST_MARKERS}")
     counts, info = runner.run(RegroupJob(int(blast_markers), int(leaders)), trials=trials, seed=seed)
     removed = Distribution(counts)
     left = Distribution(counts[::-1])
