@@ -7,6 +7,7 @@ takes a scenario, a field path and values (TOML literals).  Every command prints
 """
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -52,6 +53,25 @@ def _definition(path: str, model):
     return definition, source, resolve
 
 
+class PlotFile(click.Path):
+    """A plot file to write: checked when the command line is read, before anything is computed
+    (a known image format, in an existing writable folder, not a folder itself)."""
+
+    FORMATS = ("png", "svg", "pdf", "jpg", "jpeg")
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        path = Path(super().convert(value, param, ctx))
+        if path.suffix.lower().lstrip(".") not in self.FORMATS:
+            self.fail(f"{str(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
+        folder = path.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK) or path.is_dir():
+            self.fail(f"cannot write {str(path)!r} (its folder must exist and be writable)", param, ctx)
+        return str(path)
+
+
 def _options(fn):
     options = [
         click.option("--trials", "-n", type=click.IntRange(min=1), default=api.DEFAULT_TRIALS, show_default=True,
@@ -61,7 +81,7 @@ def _options(fn):
         click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),
         click.option("--csv", "as_csv", is_flag=True, help="Print the tidy table as CSV."),
-        click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+        click.option("--plot", "plot_path", type=PlotFile(), default=None,
                      help="Also save the plot to this file (PNG, SVG or PDF)."),
     ]
     for option in reversed(options):
@@ -72,17 +92,20 @@ def _options(fn):
 def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
-    if plot_path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        result.plot().savefig(plot_path, dpi=120)
-    if as_json:
+    if as_json:  # the result first: a plot that fails cannot lose it
         click.echo(result.to_json())
     elif as_csv:
         click.echo(result.to_csv(), nl=False)
     else:
         click.echo(str(result))
+    if plot_path:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        try:
+            result.plot().savefig(plot_path, dpi=120)
+        except OSError as exc:
+            raise UserError(plot_path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
 
 
 @click.command("matrix")
