@@ -16,7 +16,7 @@ import click
 
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
-from ..scenario import StrictModel, read_toml, validate
+from ..scenario import StrictModel, read_toml, shown_path, validate
 from . import api
 from .definitions import CompareFields, Opponent
 
@@ -65,10 +65,11 @@ class PlotFile(click.Path):
     def convert(self, value, param, ctx):
         path = Path(super().convert(value, param, ctx))
         if path.suffix.lower().lstrip(".") not in self.FORMATS:
-            self.fail(f"{str(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
-        folder = path.parent
-        if not folder.is_dir() or not os.access(folder, os.W_OK) or path.is_dir():
-            self.fail(f"cannot write {str(path)!r} (its folder must exist and be writable)", param, ctx)
+            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
+        folder = path.parent  # os.path never raises (a name too long is simply not a folder)
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(path) \
+                or len(path.name) > 255:
+            self.fail(f"cannot write {shown_path(path)!r} (its folder must exist and be writable)", param, ctx)
         return str(path)
 
 

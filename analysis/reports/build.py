@@ -169,13 +169,13 @@ def output_folder(report: Report, out: Path):
     """Hold the output folder of ``report`` for one run: refuse a folder that is not a report
     folder, take its lock (a second run exits 2) and check every output path; all before anything
     is computed."""
-    if os.path.lexists(out) and not out.is_dir():
-        _refuse(out, "exists and is not a folder", "a new folder, an empty one or a report's folder")
-    legacy = out.is_dir() and _manifest(out) is None and _legacy_report_folder(out)
-    if out.is_dir() and _manifest(out) is None and any(out.iterdir()) and not legacy:
-        _refuse(out, f"folder is not empty and is not a report folder (no {MANIFEST})",
-                "a new folder, an empty one or a report's folder")
     try:
+        if os.path.lexists(out) and not out.is_dir():
+            _refuse(out, "exists and is not a folder", "a new folder, an empty one or a report's folder")
+        legacy = out.is_dir() and _manifest(out) is None and _legacy_report_folder(out)
+        if out.is_dir() and _manifest(out) is None and any(out.iterdir()) and not legacy:
+            _refuse(out, f"folder is not empty and is not a report folder (no {MANIFEST})",
+                    "a new folder, an empty one or a report's folder")
         out.mkdir(parents=True, exist_ok=True)
         lock = open(out / LOCK, "a")
     except OSError as exc:

@@ -126,8 +126,9 @@ def test_output_paths_are_checked_before_anything_is_computed(tmp_path):
     assert not (out / "cells").exists()
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    code, _, err = run_cli("report", definition, "--out", blocker / "out")
-    assert_one_line_error(code, err, "cannot write to the output folder")
+    for bad in (blocker / "out", tmp_path / ("x" * 5000)):
+        code, _, err = run_cli("report", definition, "--out", bad)
+        assert_one_line_error(code, err, "cannot write to the output folder")
 
 
 @pytest.mark.parametrize("options,field", [
@@ -144,7 +145,8 @@ def test_cell_options_are_checked_when_the_definition_is_read(tmp_path, options,
 def test_a_bad_plot_path_is_refused_before_computing(tmp_path):
     """decisions --plot: a missing folder or an unknown suffix is a usage error, before the run."""
     scenario = Path("analysis/scenarios/t9a/single_charge_9in.toml")
-    for plot in (tmp_path / "no" / "x.png", tmp_path / "x.txt"):
+    for plot in (tmp_path / "no" / "x.png", tmp_path / "x.txt", tmp_path / ("x" * 5000 + ".png"),
+                 tmp_path / ("x" * 5000) / "a.png"):
         code, out, err = run_cli("sweep", scenario, "chargers[0].distance", "7", "--plot", plot, "-n", "4096")
         assert_one_line_error(code, err, "--plot")
         assert out == ""
