@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Literal
 
 import click
+from pydantic import Field
 
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
 from ..scenario import StrictModel, read_toml, shown_path, validate
+from .. import runner
 from . import api
 from .definitions import CompareFields, Opponent
 
@@ -26,9 +28,12 @@ class _Definition(StrictModel):
     base: str | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
+MAX_FORCES = 100  # attackers, defenders, options or opponents of one definition
+
+
 class MatrixDefinition(_Definition):
-    attackers: list[str]
-    defenders: list[str]
+    attackers: list[str] = Field(max_length=MAX_FORCES)
+    defenders: list[str] = Field(max_length=MAX_FORCES)
 
 
 class CompareDefinition(_Definition, CompareFields):
@@ -38,8 +43,8 @@ class CompareDefinition(_Definition, CompareFields):
 class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
-    options: list[str]
-    opponents: list[Opponent]
+    options: list[str] = Field(max_length=MAX_FORCES)
+    opponents: list[Opponent] = Field(max_length=MAX_FORCES)
 
 
 def _definition(path: str, model):
@@ -75,9 +80,9 @@ class PlotFile(click.Path):
 
 def _options(fn):
     options = [
-        click.option("--trials", "-n", type=click.IntRange(min=1), default=api.DEFAULT_TRIALS, show_default=True,
+        click.option("--trials", "-n", type=click.IntRange(min=1, max=runner.MAX_TRIALS), default=api.DEFAULT_TRIALS, show_default=True,
                      help="Trials per cell."),
-        click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--seed", "-s", type=click.IntRange(min=0, max=runner.MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
         click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),
