@@ -1,6 +1,6 @@
 """wargame-odds: Monte Carlo outcome analysis for tabletop wargames.
 
-Every rule system offers the same path: ``analysis.<system>.load(path_or_text)`` →
+Every rule system offers the same path: ``analysis.<system>.load(path)`` (or ``.loads(toml_text)``) →
 ``analysis.<system>.simulate(scenario, trials=..., seed=...)`` → ``result.table() / .plot() /
 .to_json()``.  Systems: ``epic`` (Epic Armageddon), ``gdb`` (General de Brigade), ``t9a``
 (The 9th Age).  ``analysis.matrix / sweep / threshold / compare / rank / cumulative`` turn

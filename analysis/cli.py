@@ -8,16 +8,25 @@ one line on stderr and exit with status 2.
 from __future__ import annotations
 
 import importlib
+import math
 
 import click
 
 from .errors import UserError
+from .bounds import MAX_SEED, MAX_THREADS, MAX_TRIALS
 
 SYSTEMS = {
     "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally.",
     "gdb": "General de Brigade charge sequence.",
     "t9a": "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
 }
+
+
+def _usage_error(exc: click.UsageError):
+    """click's own usage errors as one line (with the help hint), exit status 2."""
+    hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+    click.echo(" ".join(f"error: {exc.format_message()}{hint}".split()), err=True)
+    raise click.exceptions.Exit(2)
 
 
 #: Commands defined in other modules: name -> (module with a ``cli_commands`` list, one-line help).
@@ -43,8 +52,16 @@ COMMANDS = {
 
 
 class CliGroup(click.Group):
-    """Loads the commands of :data:`COMMANDS` on first use and turns :class:`UserError` into one line
-    and exit status 2, without a traceback."""
+    """Loads the commands of :data:`COMMANDS` on first use and turns :class:`UserError` and click's
+    usage errors into one line and exit status 2, without a traceback."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            _usage_error(exc)
 
     def list_commands(self, ctx):
         return sorted(set(self.commands) | set(COMMANDS))
@@ -66,9 +83,23 @@ class CliGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            _usage_error(exc)
         except UserError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(2)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange, which also refuses ``nan`` and ``inf`` (click lets ``nan`` through)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 @click.group(cls=CliGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -80,13 +111,13 @@ def main():
 def simulation_options(fn):
     """The options every simulating command shares."""
     options = [
-        click.option("--trials", "-n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+        click.option("--trials", "-n", type=click.IntRange(min=1, max=MAX_TRIALS), default=1_000_000, show_default=True,
                      help="Number of simulated trials (ignored with --precision)."),
-        click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--seed", "-s", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
-        click.option("--precision", type=click.FloatRange(min=0, max=0.5, min_open=True, max_open=True),
+        click.option("--precision", type=FiniteFloatRange(min=0, max=0.5, min_open=True, max_open=True),
                      default=None, help="Run until every side-level 95 % half-width is at most this."),
-        click.option("--threads", type=click.IntRange(min=1), default=None,
+        click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=None,
                      help="Numba threads (results do not depend on it)."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),
     ]

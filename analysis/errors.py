@@ -16,3 +16,13 @@ class UserError(Exception):
         if allowed:
             text += f" (allowed: {allowed})"
         super().__init__(" ".join(text.split()))
+
+
+class ArgumentError(ValueError):
+    """A bad argument of the Python API (``trials=2.9``): names the argument and what is allowed."""
+
+    def __init__(self, name: str, value, allowed: str):
+        self.name = name
+        self.allowed = allowed
+        shown = repr(value)
+        super().__init__(f"{name} must be {allowed}, got {shown if len(shown) <= 60 else shown[:57] + '...'}")

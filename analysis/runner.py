@@ -13,6 +13,7 @@ summed chunk by chunk: memory stays flat as trials grow.
 """
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from tqdm import tqdm
 
 from kernels.rng import BLOCK_TRIALS
 
+from .bounds import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .errors import ArgumentError
 from .estimates import wilson_half_width
 from .numba_cache import compile_notice, drop_stale_kernel_caches
 
@@ -34,6 +37,60 @@ DEFAULT_CHUNK_TRIALS = 1 << 20
 DEFAULT_MAX_TRIALS = 200_000_000
 PROGRESS_DELAY_S = 2.0  # on a terminal, a run still going after this long shows a progress bar
 PROGRESS_STEP_S = 0.25  # while a bar may show, chunks are sized to take about this long, so that it moves
+ENGINES = ("kernel", "reference")
+
+
+def _whole(low: int, high: int, none_ok: bool = False):
+    def check(name, value):
+        if value is None and none_ok:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+            raise ArgumentError(name, value, f"a whole number from {low} to {high}" + (" or None" if none_ok else ""))
+    return check
+
+
+def _precision(name, value):
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value) \
+            or not 0 < value < 0.5:
+        raise ArgumentError(name, value, "a number between 0 and 0.5 (exclusive) or None")
+
+
+def _choice(*allowed):
+    def check(name, value):
+        if not isinstance(value, str) or value not in allowed:
+            raise ArgumentError(name, value, "one of " + ", ".join(allowed))
+    return check
+
+
+def _flag(none_ok: bool = False):
+    def check(name, value):
+        if not (isinstance(value, bool) or (none_ok and value is None)):
+            raise ArgumentError(name, value, "true or false" + (" or None" if none_ok else ""))
+    return check
+
+
+#: What the run arguments shared by every ``simulate`` and decision function accept; one place,
+#: used by :func:`run` and by report definitions (cell options are checked before anything runs).
+ARGUMENT_CHECKS = {
+    "trials": _whole(1, MAX_TRIALS),
+    "seed": _whole(0, MAX_SEED),
+    "max_trials": _whole(1, MAX_TRIALS),
+    "chunk_trials": _whole(1, MAX_TRIALS, none_ok=True),
+    "threads": _whole(1, MAX_THREADS, none_ok=True),
+    "precision": _precision,
+    "engine": _choice(*ENGINES),
+    "progress": _flag(none_ok=True),
+    "paired": _flag(),
+    "method": _choice("batch-means", "exact-pairs"),
+}
+
+
+def check_argument(name: str, value) -> None:
+    """Raise :class:`ArgumentError` if ``value`` is not allowed for run argument ``name``."""
+    if name in ARGUMENT_CHECKS:
+        ARGUMENT_CHECKS[name](name, value)
 
 
 class Job(Protocol):
@@ -70,8 +127,6 @@ def progress_bar(total: int, progress: bool, label: str | None = None) -> tqdm:
 
 def _chunk_size(chunk_trials: int | None) -> int:
     size = DEFAULT_CHUNK_TRIALS if chunk_trials is None else int(chunk_trials)
-    if size <= 0:
-        raise ValueError("chunk_trials must be positive")
     return -(-size // BLOCK_TRIALS) * BLOCK_TRIALS
 
 
@@ -94,10 +149,12 @@ def run(
     reached (``trials`` is then ignored).  ``progress`` (default: stderr is a terminal) shows a bar
     once the run has taken :data:`PROGRESS_DELAY_S`; a cold kernel compile is announced on stderr.
     """
-    if trials <= 0 and precision is None:
-        raise ValueError("trials must be positive")
-    if precision is not None and not 0 < precision < 0.5:
-        raise ValueError("precision must be between 0 and 0.5")
+    arguments = {"seed": seed, "precision": precision, "max_trials": max_trials, "chunk_trials": chunk_trials,
+                 "threads": threads, "progress": progress}
+    if precision is None:
+        arguments["trials"] = trials  # ignored with precision
+    for name, value in arguments.items():
+        check_argument(name, value)
     if progress is None:
         progress = sys.stderr.isatty()
     # a bar that may show gets chunks of about PROGRESS_STEP_S each (the counts do not depend on chunks)

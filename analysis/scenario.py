@@ -1,6 +1,10 @@
 """Reading scenario files: TOML in, a validated pydantic model out, or one clear UserError."""
 from __future__ import annotations
 
+import math
+import os
+import re
+import stat
 import tomllib
 from pathlib import Path
 from typing import TypeVar, get_args
@@ -11,11 +15,19 @@ from .errors import UserError
 
 M = TypeVar("M", bound=BaseModel)
 
+#: Limits on every input file (documented in README.md, "Limits").
+MAX_FILE_BYTES = 4 * 1024 * 1024  # scenario, report, matrix, force, base and table files
+MAX_PATH_CHARS = 1024
+MAX_TOML_DEPTH = 24  # tables and arrays nested in each other
+MAX_KEY_CHARS = 200
+MAX_TOML_INT = 2**53  # larger integers are rejected before any model sees them
+
 
 class StrictModel(BaseModel):
-    """Base for scenario models: unknown keys are errors, values are not silently coerced."""
+    """Base for input models: unknown keys are errors, values are not silently coerced, and
+    ``inf`` and ``nan`` are never accepted."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
     def replace(self, path: str, value, source: str = "<scenario>"):
         """A copy with the field at ``path`` set to ``value`` and validated again, e.g.
@@ -26,23 +38,96 @@ class StrictModel(BaseModel):
         return validate(type(self), with_value(self.model_dump(), path, value, source), source)
 
 
-def read_toml(path_or_text: str | Path) -> tuple[dict, str]:
-    """Parse a TOML file (a path) or TOML text; returns (data, source name for messages)."""
-    if isinstance(path_or_text, Path) or not ("\n" in path_or_text or "=" in path_or_text):
-        path = Path(path_or_text)
-        source = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise UserError(source, None, "file not found") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(source, None, f"cannot read file ({exc.__class__.__name__}: {exc})") from None
-    else:
-        source, text = "<string>", str(path_or_text)
+def shown_path(path: str | Path) -> str:
+    """A path as error messages show it: at most 120 characters."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:58]}...{text[-58:]}"
+
+
+def read_file(path: str | Path) -> str:
+    """The text of a regular UTF-8 file of at most ``MAX_FILE_BYTES``, or one :class:`UserError`.
+
+    The only way the program reads a user's file: devices, FIFOs and folders are refused before
+    anything is read, and the size is checked before reading (and bounds the read itself).
+    """
+    source = shown_path(path)
+    if len(str(path)) > MAX_PATH_CHARS:
+        raise UserError(source, None, f"path is {len(str(path))} characters long",
+                        f"at most {MAX_PATH_CHARS} characters")
     try:
-        return tomllib.loads(text), source
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise UserError(source, None, f"{kind}", "a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise UserError(source, None, f"file is {info.st_size} bytes", f"at most {MAX_FILE_BYTES} bytes")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced since the check
+                raise UserError(source, None, "not a regular file", "a regular file")
+            data = f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise UserError(source, None, "file not found") from None
+    except OSError as exc:
+        raise UserError(source, None, f"cannot read file ({exc.__class__.__name__}: {exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError(source, None, "file grew while read", f"at most {MAX_FILE_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(source, None, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def _check_tree(data: dict, source: str) -> None:
+    """Depth, key lengths and numbers of parsed TOML: bounded, finite (walked without recursion)."""
+    stack = [(data, "", 1)]
+    while stack:
+        node, where, depth = stack.pop()
+        if depth > MAX_TOML_DEPTH:
+            raise UserError(source, where or None, "nested too deeply", f"at most {MAX_TOML_DEPTH} levels")
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+                raise UserError(source, where or None, f"a key is {len(key)} characters long",
+                                f"keys of at most {MAX_KEY_CHARS} characters")
+            here = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else key
+            if isinstance(value, (dict, list)):
+                stack.append((value, here, depth + 1))
+            elif isinstance(value, float) and not math.isfinite(value):
+                raise UserError(source, here, f"{value} is not a number", "finite numbers")
+            elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_TOML_INT:
+                raise UserError(source, here, "integer too large", f"-2**53 to 2**53 (and the field's own range)")
+
+
+#: A line starting with a key of more than MAX_TOML_DEPTH dotted parts (tomllib takes quadratic
+#: time over such keys, so they are refused before parsing).
+_DEEP_DOTTED_KEY = re.compile(r"""^[ \t]*\[{0,2}[ \t]*(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*){%d}"""
+                              % MAX_TOML_DEPTH, re.MULTILINE)
+
+
+def parse_toml(text: str, source: str = "<string>") -> dict:
+    """Parse TOML text (named ``source`` in messages) into checked data, or one :class:`UserError`."""
+    if len(text) > MAX_FILE_BYTES:
+        raise UserError(source, None, f"text is {len(text)} characters", f"at most {MAX_FILE_BYTES}")
+    deep = _DEEP_DOTTED_KEY.search(text)
+    if deep:
+        line = text.count("\n", 0, deep.start()) + 1
+        raise UserError(source, None, f"a dotted key nested too deeply (line {line})",
+                        f"at most {MAX_TOML_DEPTH} levels")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(source, None, f"invalid TOML: {exc}") from None
+    except RecursionError:
+        raise UserError(source, None, "nested too deeply", f"at most {MAX_TOML_DEPTH} levels") from None
+    _check_tree(data, source)
+    return data
+
+
+def read_toml(path: str | Path) -> tuple[dict, str]:
+    """Parse a TOML file; returns (data, source name for messages).  A string is always a path
+    (text goes through :func:`parse_toml`)."""
+    return parse_toml(read_file(path), shown_path(path)), shown_path(path)
 
 
 def _field_name(loc) -> str:

@@ -12,7 +12,7 @@ from analysis.estimates import Distribution, Probability, wilson_interval
 from analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
 from analysis.result import Result
 from analysis.runner import RunInfo, run, stream_key
-from analysis.scenario import read_toml
+from analysis.scenario import parse_toml, read_toml
 from kernels.rng import BLOCK_TRIALS, d6, die, seed_stream, uniform
 
 
@@ -116,7 +116,7 @@ def test_read_toml_reports_bad_files(tmp_path):
     bad.write_text("system = \n")
     with pytest.raises(UserError, match=r"bad.toml: invalid TOML"):
         read_toml(bad)
-    assert read_toml('system = "epic"\n') == ({"system": "epic"}, "<string>")
+    assert parse_toml('system = "epic"\n') == {"system": "epic"}
 
 
 def test_wilson_bounds_are_exact_at_the_edges():

@@ -8,15 +8,18 @@ prints a table, or with ``--json`` one JSON object, or with ``--csv`` the tidy t
 """
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Literal
 
 import click
+from pydantic import Field
 
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
-from ..scenario import StrictModel, read_toml, validate
+from ..scenario import StrictModel, read_toml, shown_path, validate
+from .. import runner
 from . import api
 from .definitions import CompareFields, Opponent
 
@@ -26,9 +29,12 @@ class _Definition(StrictModel):
     base: str | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
+MAX_FORCES = 100  # attackers, defenders, options or opponents of one definition
+
+
 class MatrixDefinition(_Definition):
-    attackers: list[str]
-    defenders: list[str]
+    attackers: list[str] = Field(max_length=MAX_FORCES)
+    defenders: list[str] = Field(max_length=MAX_FORCES)
 
 
 class CompareDefinition(_Definition, CompareFields):
@@ -38,8 +44,8 @@ class CompareDefinition(_Definition, CompareFields):
 class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
-    options: list[str]
-    opponents: list[Opponent]
+    options: list[str] = Field(max_length=MAX_FORCES)
+    opponents: list[Opponent] = Field(max_length=MAX_FORCES)
 
 
 def _definition(path: str, model):
@@ -53,16 +59,36 @@ def _definition(path: str, model):
     return definition, source, resolve
 
 
+class PlotFile(click.Path):
+    """A plot file to write: checked when the command line is read, before anything is computed
+    (a known image format, in an existing writable folder, not a folder itself)."""
+
+    FORMATS = ("png", "svg", "pdf", "jpg", "jpeg")
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        path = Path(super().convert(value, param, ctx))
+        if path.suffix.lower().lstrip(".") not in self.FORMATS:
+            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
+        folder = path.parent  # os.path never raises (a name too long is simply not a folder)
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(path) \
+                or len(path.name) > 255:
+            self.fail(f"cannot write {shown_path(path)!r} (its folder must exist and be writable)", param, ctx)
+        return str(path)
+
+
 def _options(fn):
     options = [
-        click.option("--trials", "-n", type=click.IntRange(min=1), default=api.DEFAULT_TRIALS, show_default=True,
+        click.option("--trials", "-n", type=click.IntRange(min=1, max=runner.MAX_TRIALS), default=api.DEFAULT_TRIALS, show_default=True,
                      help="Trials per cell."),
-        click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--seed", "-s", type=click.IntRange(min=0, max=runner.MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
         click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),
         click.option("--csv", "as_csv", is_flag=True, help="Print the tidy table as CSV."),
-        click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+        click.option("--plot", "plot_path", type=PlotFile(), default=None,
                      help="Also save the plot to this file (PNG, SVG or PDF)."),
     ]
     for option in reversed(options):
@@ -73,12 +99,7 @@ def _options(fn):
 def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
-    if plot_path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        result.plot().savefig(plot_path, dpi=120)
-    if as_json:
+    if as_json:  # the result first: a plot that fails cannot lose it
         click.echo(result.to_json())
     elif as_csv:
         click.echo(result.to_csv(), nl=False)
@@ -87,6 +108,14 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
 
         click.echo("\n".join(decision_sentences(result)) + "\n")
         click.echo(str(result))
+    if plot_path:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        try:
+            result.plot().savefig(plot_path, dpi=120)
+        except OSError as exc:
+            raise UserError(plot_path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
 
 
 @click.command("matrix")

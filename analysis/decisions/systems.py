@@ -10,10 +10,23 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
 
 from ..errors import UserError
-from ..scenario import read_toml, validate
+from ..scenario import StrictModel, read_toml, shown_path, validate
 from .fieldpath import with_value
+
+
+class ForceFile(StrictModel):
+    """The shape of a force (file or dict); the formations and units are checked in the matchup."""
+
+    system: Literal["epic"] = "epic"
+    name: str | None = None
+    units: dict[str, dict] = {}
+    formations: list[dict] = Field(min_length=1)
+
 
 @dataclass
 class Force:
@@ -37,7 +50,7 @@ class System:
     def load(self, scenario, source: str | None = None):
         """(model, source name) from a path, TOML text or an already loaded model."""
         if isinstance(scenario, (str, Path)):
-            return self.module.load(scenario), str(scenario) if "\n" not in str(scenario) else "<string>"
+            return self.module.load(scenario), shown_path(scenario)
         return scenario, source or "<scenario>"
 
     def data(self, model) -> dict:
@@ -118,15 +131,8 @@ class Epic(System):
         else:
             data, source = read_toml(spec)
             name = data.get("name") or Path(str(spec)).stem
-        extra = sorted(set(data) - {"system", "name", "units", "formations"})
-        if extra:
-            raise UserError(source, extra[0], "unknown key in a force", "system, name, units, formations")
-        if data.get("system", "epic") != "epic":
-            raise UserError(source, "system", f"got {data['system']!r}", "epic")
-        formations = data.get("formations")
-        if not isinstance(formations, list) or not formations:
-            raise UserError(source, "formations", "a force needs at least one formation",
-                            "a list of formations, or a library formation netea:LIST/FORMATION")
+        data = validate(ForceFile, data, source).model_dump(exclude_unset=True)
+        formations = data["formations"]
         expanded = []
         for i, f in enumerate(formations):
             try:
@@ -195,8 +201,8 @@ class T9A(System):
 
     def load(self, scenario, source=None):
         if not isinstance(scenario, (str, Path)):
-            raise UserError(source or "<scenario>", None, "a 9th Age sweep needs the scenario file or text",
-                            "a path or TOML text")
+            raise UserError(source or "<scenario>", None, "a 9th Age sweep needs the scenario file",
+                            "a path")
         from ..t9a.model import Scenario
 
         data, source = read_toml(scenario)
@@ -225,7 +231,7 @@ SYSTEMS = {"epic": Epic(), "gdb": GdB(), "t9a": T9A()}
 
 
 def system_of(scenario) -> System:
-    """The adapter for a loaded model, a scenario path or TOML text (by its ``system`` key)."""
+    """The adapter for a loaded model or a scenario path (by its ``system`` key)."""
     if isinstance(scenario, (str, Path)):
         data, source = read_toml(scenario)
         name = data.get("system")

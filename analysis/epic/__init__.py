@@ -1,6 +1,6 @@
 """Epic Armageddon (NetEA): assaults from the charge to the end-phase rally.
 
-``load(path_or_toml) → simulate(scenario, trials=..., seed=...) → result.table() / .plot() /
+``load(path)`` (or ``loads(toml_text)``) ``→ simulate(scenario, trials=..., seed=...) → result.table() / .plot() /
 .to_json()``; ``trace(scenario, seed=...)`` prints one trial from the reference engine;
 ``regroup(blast_markers, leaders=...)`` is the regroup roll on its own, exact (TP 1.13.1).
 The model the engines implement is documented in ``docs/epic-engine.md``.
@@ -12,19 +12,24 @@ from pathlib import Path
 
 
 from .. import runner
-from ..scenario import read_toml, validate
+from ..scenario import parse_toml, read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
 
-__all__ = ["load", "simulate", "trace", "regroup", "EpicScenario", "EpicResult"]
+__all__ = ["load", "loads", "simulate", "trace", "regroup", "EpicScenario", "EpicResult"]
 
 
-def load(path_or_text: str | Path) -> EpicScenario:
-    """Read and validate a scenario (a TOML file path or TOML text)."""
-    data, source = read_toml(path_or_text)
+def load(path: str | Path) -> EpicScenario:
+    """Read and validate a scenario file (a string is always a path; text goes to :func:`loads`)."""
+    data, source = read_toml(path)
     return validate(EpicScenario, data, source)
+
+
+def loads(text: str, source: str = "<string>") -> EpicScenario:
+    """Validate a scenario given as TOML text (``source`` names it in error messages)."""
+    return validate(EpicScenario, parse_toml(text, source), source)
 
 
 def _compiled(scenario) -> CompiledEpic:

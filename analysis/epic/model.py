@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
+from ..bounds import BlastMarkers, ExtraAttackCount, Points, Speed
 from ..scenario import StrictModel
 
 UnitType = Literal["INF", "LV", "AV", "WE", "CH"]
@@ -46,19 +47,12 @@ class Rules(StrictModel):
 class ExtraAttack(StrictModel):
     """An assault-weapon (``bc``) or small-arms (``15cm``) line adding extra attacks (TP 2.2.3)."""
 
-    count: int | Literal["D3"] = 1
+    count: ExtraAttackCount | Literal["D3"] = 1
     range: Literal["bc", "15cm"] = "bc"
     macro_weapon: bool = False
     first_strike: bool = False
     titan_killer: bool = False
     sniper: bool = False
-
-    @field_validator("count")
-    @classmethod
-    def _positive(cls, v):
-        if isinstance(v, int) and v < 1:
-            raise ValueError("must be at least 1 or \"D3\"")
-        return v
 
 
 class UnitProfile(StrictModel):
@@ -68,10 +62,10 @@ class UnitProfile(StrictModel):
     armour: int | None = Field(None, ge=2, le=6)
     cc: int | None = Field(None, ge=2, le=6)
     ff: int | None = Field(None, ge=2, le=6)
-    speed: int | None = Field(None, ge=0)
+    speed: Speed | None = None
     damage_capacity: int | None = Field(None, ge=1, le=20)
-    special: list[str] = []
-    extra_attacks: list[ExtraAttack] = []
+    special: list[str] = Field([], max_length=32)
+    extra_attacks: list[ExtraAttack] = Field([], max_length=8)
 
     @field_validator("special")
     @classmethod
@@ -97,7 +91,7 @@ class UnitGroup(StrictModel):
     unit: str
     count: int = Field(ge=1, le=100)
     engaged: Engagement
-    characters: list[str] = []  # CH units attached to the group's first unit (TP 2.1.1)
+    characters: list[str] = Field([], max_length=4)  # CH units attached to the group's first unit (TP 2.1.1)
 
 
 class Formation(StrictModel):
@@ -105,15 +99,15 @@ class Formation(StrictModel):
     side: Literal["attacker", "defender"]
     role: Literal["engaged", "support", "nearby"] = "engaged"
     initiative: int = Field(ge=1, le=6)  # may be left out with ``army`` (taken from the army list)
-    blast_markers: int = Field(0, ge=0)
+    blast_markers: BlastMarkers = 0
     broken: bool = False
     army: str | None = None  # "netea:LIST": army rules and initiative from that list (analysis/library/armies.py)
     army_rules: list[ArmyRule] = []
     cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
     trapped: float = Field(0.0, ge=0.0, le=1.0)  # P(a withdrawing non-Fearless unit dies), §9.5
     enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
-    points: int | None = Field(None, ge=0)
-    units: list[UnitGroup] = Field(min_length=1)
+    points: Points | None = None
+    units: list[UnitGroup] = Field(min_length=1, max_length=32)
 
 
 class EndPhase(StrictModel):
@@ -125,8 +119,8 @@ class EpicScenario(StrictModel):
     system: Literal["epic"]
     title: str = "Epic Armageddon assault"
     rules: Rules = Rules()
-    units: dict[str, UnitProfile]
-    formations: list[Formation] = Field(min_length=2)
+    units: dict[str, UnitProfile] = Field(max_length=256)
+    formations: list[Formation] = Field(min_length=2, max_length=32)
     end_phase: EndPhase = EndPhase()
     _notes: list[str] = PrivateAttr(default_factory=list)
 

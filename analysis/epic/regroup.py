@@ -10,6 +10,8 @@ from itertools import product
 
 import numpy as np
 
+from ..bounds import MAX_BLAST_MARKERS
+from ..errors import ArgumentError
 from ..estimates import ExactDistribution, ExactProbability
 from ..result import Result
 from ..runner import RunInfo
@@ -29,8 +31,8 @@ def regroup_removed(blast_markers: int, leaders: int = 0) -> dict[int, Fraction]
 def exact_regroup(blast_markers: int, leaders: int = 0) -> Result:
     """Distributions of blast markers removed and left by one regroup, and P(all removed), exact."""
     for name, value in (("blast_markers", blast_markers), ("leaders", leaders)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be a whole number ≥ 0, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_BLAST_MARKERS:
+            raise ArgumentError(name, value, f"a whole number from 0 to {MAX_BLAST_MARKERS}")
     removed = regroup_removed(int(blast_markers), int(leaders))
     removed_dist = ExactDistribution(removed)
     left_dist = ExactDistribution({int(blast_markers) - k: p for k, p in removed.items()})

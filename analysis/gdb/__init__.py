@@ -1,6 +1,6 @@
 """General de Brigade charge analyser (docs/gdb.md §2; issue 3).
 
-``load(path_or_toml) -> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
+``load(path)`` or ``loads(toml_text)`` ``-> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
 ``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)``
 (a tidy pandas table over any scenario field or table value).
 """
@@ -13,10 +13,10 @@ from analysis.errors import UserError
 
 from . import reference
 from .compile import KernelJob, ReferenceJob
-from .model import Model, load
+from .model import Model, load, loads
 from .results import build_result
 
-__all__ = ["load", "simulate", "trace", "sweep", "Model"]
+__all__ = ["load", "loads", "simulate", "trace", "sweep", "Model"]
 
 
 def _model(scenario) -> Model:

@@ -7,8 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from analysis.bounds import Casualties, Distance, Strength, Turns
 from analysis.errors import UserError
-from analysis.scenario import StrictModel, read_toml, validate
+from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 
 from .tables import Tables, load_tables
 
@@ -23,14 +24,14 @@ class Charger(StrictModel):
     arm: Arm
     quality: Quality
     formation: Formation
-    strength: int = Field(ge=1, le=500)
+    strength: Strength
     formed: bool = True
     general_attached: bool = False
     formed_support_behind: bool = False
-    charge_move: float = Field(gt=0)
-    distance: float = Field(gt=0)
+    charge_move: Distance
+    distance: Distance
     position: Literal["front", "flank", "rear"] = "front"
-    friends_behind: list[float] = Field(default_factory=list)   # distances of friends in the retreat path
+    friends_behind: list[Distance] = Field(default_factory=list, max_length=16)   # distances of friends in the retreat path
 
 
 class Target(StrictModel):
@@ -38,17 +39,17 @@ class Target(StrictModel):
     arm: Arm
     quality: Quality
     formation: Formation
-    strength: int = Field(ge=1, le=500)
+    strength: Strength
     formed: bool = True
     in_cover: bool = False
     general_attached: bool = False
     formed_support_behind: bool = False
     fired_last_turn: bool = False
-    casualties_this_phase: int = Field(default=0, ge=0)
+    casualties_this_phase: Casualties = 0
     reaction: Reaction = "stand"
     fallback_reaction: Literal["fire", "stand", "turn_to_face"] = "stand"
     turn_clears_position: bool = True                  # turning to face removes the flank/rear zone (Q-A7)
-    form_square_time: float | None = Field(default=None, ge=0)   # overrides the table's time cost (Q-A5)
+    form_square_time: Turns | None = None   # overrides the table's time cost (Q-A5)
 
 
 class Support(StrictModel):
@@ -56,9 +57,9 @@ class Support(StrictModel):
     arm: Arm
     quality: Quality
     formation: Formation
-    strength: int = Field(ge=1, le=500)
+    strength: Strength
     formed: bool = True
-    range: float = Field(gt=0)                          # to the charger's half-way point (§2.2)
+    range: Distance                          # to the charger's half-way point (§2.2)
     priority_target: bool = True                        # Q-A6
     countercharge: bool = False                         # declared a countercharge: never fires (Q-A6)
     fired_last_turn: bool = False
@@ -67,7 +68,7 @@ class Support(StrictModel):
 class Rules(StrictModel):
     """Documented variants (docs/gdb.md §2.6 and the Q-A readings); defaults are the recommended ones."""
 
-    countercharge_arms: list[Arm] = Field(default_factory=lambda: ["cavalry"])       # §2.6
+    countercharge_arms: list[Arm] = Field(default_factory=lambda: ["cavalry"], max_length=3)       # §2.6
     half_move: Literal["half_charge_move", "half_distance"] = "half_charge_move"     # step 1 wording
     retreat_now_fraction: float = Field(default=0.5, gt=0, le=1)                      # §2.6
     flank_bonus_timing: Literal["after_reaction", "at_declaration"] = "after_reaction"  # Q-A7
@@ -142,11 +143,21 @@ def check(s: Scenario, tables: Tables, source: str) -> None:
         raise UserError(source, "scale", f"no range bands for scale {scale!r}", ", ".join(tables.range_bands))
 
 
-def load(path_or_text) -> Model:
-    """Read a scenario file (or TOML text), validate it and load its tables (resolved beside it)."""
-    data, source = read_toml(path_or_text)
+def load(path: str | Path) -> Model:
+    """Read a scenario file (a string is always a path), validate it and load its tables (resolved
+    beside it)."""
+    data, source = read_toml(path)
+    return _model(data, source, Path(path).parent)
+
+
+def loads(text: str, source: str = "<string>", base: Path | None = None) -> Model:
+    """A scenario given as TOML text; a tables file it names is resolved in ``base`` (default: the
+    current folder)."""
+    return _model(parse_toml(text, source), source, base if base is not None else Path.cwd())
+
+
+def _model(data: dict, source: str, base: Path) -> Model:
     scenario = validate(Scenario, data, source)
-    base = Path(source).parent if source != "<string>" else Path.cwd()
     tables = load_tables(scenario.tables, base, source)
     check(scenario, tables, source)
     return Model(scenario, tables, source)

@@ -6,14 +6,16 @@ result.
 """
 from __future__ import annotations
 
+import os
 from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
+from analysis.bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
 from analysis.errors import UserError
-from analysis.scenario import StrictModel, read_toml, validate
+from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 
 CHARGER_RESULTS = ("PASS", "HALT", "WAVER", "RETREAT", "ROUT")
 DEFENDER_RESULTS = ("PASS", "WAVER", "RETREAT", "ROUT")
@@ -24,56 +26,56 @@ DEFAULT_TABLES = "tables_default.toml"
 
 
 class Band(StrictModel):
-    min: int | None = None
-    max: int | None = None
+    min: TableTotal | None = None
+    max: TableTotal | None = None
     result: str
 
 
 class FireBand(StrictModel):
-    min: int | None = None
-    max: int | None = None
-    casualty_percent: int = Field(ge=0)
+    min: TableTotal | None = None
+    max: TableTotal | None = None
+    casualty_percent: Percent
 
 
 class Qualities(StrictModel):
-    guard: int
-    elite: int
-    veteran: int
-    line: int
-    second_line: int
-    militia: int
+    guard: Modifier
+    elite: Modifier
+    veteran: Modifier
+    line: Modifier
+    second_line: Modifier
+    militia: Modifier
 
 
 class CasualtyRule(StrictModel):
     unit: Literal["figures", "percent"]
-    step: int = Field(ge=1)
+    step: int = Field(ge=1, le=100)
 
 
 class ChargerMods(StrictModel):
-    flank_position: int
-    rear_position: int
-    per_casualty_this_phase: int
-    disordered: int
-    general_attached: int
-    formed_support_behind: int
-    target_in_cover: int
+    flank_position: Modifier
+    rear_position: Modifier
+    per_casualty_this_phase: Modifier
+    disordered: Modifier
+    general_attached: Modifier
+    formed_support_behind: Modifier
+    target_in_cover: Modifier
 
 
 class DefenderMods(StrictModel):
-    charged_in_flank: int
-    charged_in_rear: int
-    per_casualty_this_phase: int
-    disordered: int
-    general_attached: int
-    formed_support_behind: int
-    in_cover: int
-    square_vs_cavalry: int
+    charged_in_flank: Modifier
+    charged_in_rear: Modifier
+    per_casualty_this_phase: Modifier
+    disordered: Modifier
+    general_attached: Modifier
+    formed_support_behind: Modifier
+    in_cover: Modifier
+    square_vs_cavalry: Modifier
 
 
 class Morale(StrictModel):
     dice: int = Field(ge=1, le=6)
-    charger_bands: list[Band] = Field(min_length=1)
-    defender_bands: list[Band] = Field(min_length=1)
+    charger_bands: list[Band] = Field(min_length=1, max_length=64)
+    defender_bands: list[Band] = Field(min_length=1, max_length=64)
     quality: Qualities
     casualties: CasualtyRule
     charger_mods: ChargerMods
@@ -81,23 +83,23 @@ class Morale(StrictModel):
 
 
 class FireMods(StrictModel):
-    fired_last_turn: int
-    at_skirmishers: int
-    firer_disordered: int
-    at_column: int
+    fired_last_turn: Modifier
+    at_skirmishers: Modifier
+    firer_disordered: Modifier
+    at_column: Modifier
 
 
 class FiringPercent(StrictModel):
-    line: int = Field(ge=0, le=100)
-    column: int = Field(ge=0, le=100)
-    square: int = Field(ge=0, le=100)
-    skirmish: int = Field(ge=0, le=100)
-    limbered: int = Field(ge=0, le=100)
+    line: Percent
+    column: Percent
+    square: Percent
+    skirmish: Percent
+    limbered: Percent
 
 
 class Fire(StrictModel):
     dice: int = Field(ge=1, le=6)
-    bands: list[FireBand] = Field(min_length=1)
+    bands: list[FireBand] = Field(min_length=1, max_length=64)
     quality: Qualities
     mods: FireMods
     firing_percent: FiringPercent
@@ -105,8 +107,8 @@ class Fire(StrictModel):
 
 class RangeBand(StrictModel):
     name: str
-    max: float = Field(gt=0)
-    scale: int = Field(ge=0)
+    max: Distance
+    scale: RangeScale
 
 
 class ArmBands(StrictModel):
@@ -116,8 +118,8 @@ class ArmBands(StrictModel):
 
 
 class Moves(StrictModel):
-    retreat: float = Field(ge=0)
-    rout: float = Field(ge=0)
+    retreat: Move
+    rout: Move
 
 
 class ArmMoves(StrictModel):
@@ -127,11 +129,11 @@ class ArmMoves(StrictModel):
 
 
 class ChangeTime(StrictModel):
-    square: dict[Literal["line", "column", "skirmish"], float]
+    square: dict[Literal["line", "column", "skirmish"], Turns]
 
 
 class Geometry(StrictModel):
-    base_depth: float = Field(gt=0)
+    base_depth: Distance
 
 
 class Tables(StrictModel):
@@ -142,7 +144,7 @@ class Tables(StrictModel):
     default_scale: str
     morale: Morale
     fire: Fire
-    range_bands: dict[str, ArmBands] = Field(min_length=1)
+    range_bands: dict[str, ArmBands] = Field(min_length=1, max_length=16)
     moves: ArmMoves
     formation_change_time: ChangeTime
     geometry: Geometry
@@ -208,14 +210,13 @@ def load_tables(spec: str = "default", base: Path | None = None, source: str = "
     """Load the shipped tables (``"default"``) or a user's file (relative to ``base``)."""
     if spec == "default":
         path = files("analysis.gdb").joinpath(DEFAULT_TABLES)
-        text = path.read_text(encoding="utf-8")
-        data, src = read_toml(text)
         src = f"analysis/gdb/{DEFAULT_TABLES}"
+        data = parse_toml(path.read_text(encoding="utf-8"), src)
     else:
         path = Path(spec)
         if not path.is_absolute() and base is not None:
             path = base / path
-        if not path.is_file():
+        if not os.path.exists(path):  # other problems (a folder, a FIFO, too large): read_toml's line
             raise UserError(source, "tables", f"table file {str(path)!r} not found",
                             "\"default\" or a path to a TOML table file, relative to the scenario file")
         data, src = read_toml(path)

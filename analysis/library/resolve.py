@@ -57,7 +57,8 @@ def resolve_epic(data) -> tuple[object, list[str]]:
             if not isinstance(group, dict):
                 continue
             refs = [("unit", group.get("unit"))]
-            refs += [(f"characters[{k}]", c) for k, c in enumerate(group.get("characters") or [])]
+            characters = group.get("characters")  # a wrong shape is left for validation to name
+            refs += [(f"characters[{k}]", c) for k, c in enumerate(characters if isinstance(characters, list) else [])]
             for key, ref in refs:
                 if isinstance(ref, str) and ref.startswith(PREFIX) and ref not in defined and ref not in added:
                     added[ref] = library_profile(ref, f"formations[{i}].units[{j}].{key}")

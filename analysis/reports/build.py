@@ -2,27 +2,39 @@
 
 Layout of ``reports/out/NAME/`` (or ``--out``)::
 
-    cells/CELL/POINT.json     one finished point each, written atomically as it completes
+    cells/CELL/POINT.json     one finished point each, written atomically as it completes (both
+                              names derived: a slug of the name plus a hash, never raw user text)
     tables/CELL.csv|.parquet  every table (estimate, ci95_lo, ci95_hi on every row)
     plots/CELL.png            every plot
     report.json               every number of the report, with the seed, trials and versions
     index.html                the page (the only file that carries a timestamp)
 
+    .wargame-odds-report.json the manifest: every file the report wrote (only those are ever
+                              replaced or deleted), and its staging folder
+    .wargame-odds-report.lock held while a run writes the folder: a second run exits 2
+
 A stored point is reused when its spec (scenario text, trials, seed, cell key, options) and the
-package version are unchanged, so a killed run started again computes only what is missing.
-The final files are built from the stored points only, in a staging folder, and moved into
-place one by one with ``index.html`` last: a run killed while writing them leaves the previous
-files intact, and an interrupted and an uninterrupted run write the same bytes.
+package version are unchanged and its checksum (over its content and that spec's hash) verifies,
+so a killed run started again computes only what is missing; a point that does not verify is
+recomputed, with one line saying so.  The final files are built from the stored points only, in
+a staging folder, and moved into place one by one with ``index.html`` last: a run killed while
+writing them leaves the previous files intact, and an interrupted and an uninterrupted run write
+the same bytes.  Every output path is checked before anything is computed, and a non-empty folder
+without a manifest (not a report folder) is refused.
 """
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import io
 import json
+import os
+import re
 import shutil
 import sys
-import tempfile
 import textwrap
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -30,11 +42,13 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from ..errors import UserError
 from ..headline import sentences, summary
 from ..labels import (axis_label, estimate_text, group_label, names, percent, quantity_label, readable_rows,
                       report_at_least, sides_of)
 from ..plots import outcome_figure
 from ..result import finite_json
+from ..scenario import read_file, shown_path
 from .cells import frame_from_json, run_point, write_atomic
 from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
 from .executor import LocalExecutor
@@ -53,16 +67,136 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _point_file(out: Path, spec: dict) -> Path:
-    return out / "cells" / spec["cell"] / f"{spec['point']}.json"
+MANIFEST = ".wargame-odds-report.json"
+LOCK = ".wargame-odds-report.lock"
+STAGING = ".wargame-odds-staging"
 
 
-def _stored(path: Path, expected_hash: str) -> dict | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def derived_name(text: str) -> str:
+    """A file name for user text: a short slug (letters, digits, _ = -) and 12 hex digits of its
+    SHA-256, so no name can leave its folder and distinct texts never share a file."""
+    slug = re.sub(r"[^A-Za-z0-9_=-]+", "_", text).strip("_")[:40] or "point"
+    return f"{slug}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
+def point_file(out: Path, spec: dict) -> Path:
+    """Where a point is stored in the output folder ``out``."""
+    return out / "cells" / derived_name(spec["cell"]) / f"{derived_name(spec['point'])}.json"
+
+
+def _checksum(data: dict, key: str) -> str:
+    body = {k: v for k, v in data.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps({"key": key, "point": body}, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _sealed(data: dict, key: str) -> dict:
+    """A point with its checksum over its content and its spec's hash ``key``."""
+    return dict(data, checksum=_checksum(data, key))
+
+
+def _stored(path: Path, key: str) -> dict | None:
+    """The stored point at ``path`` if it verifies against spec hash ``key``, else None.  A point
+    stored for another spec (the definition changed) is silently replaced; one that does not
+    verify (edited, damaged, not a point at all) gets one line on stderr."""
+    if not os.path.lexists(path):
         return None
-    return data if data.get("spec_hash") == expected_hash else None
+    try:
+        data = json.loads(read_file(path))
+    except (UserError, ValueError):
+        data = None
+    if isinstance(data, dict) and data.get("spec_hash") == key and data.get("checksum") == _checksum(data, key):
+        return data
+    if not (isinstance(data, dict) and isinstance(data.get("spec_hash"), str) and data["spec_hash"] != key
+            and data.get("checksum") == _checksum(data, data["spec_hash"])):
+        print(f"note: {shown_path(path)}: stored point does not verify (edited or damaged); recomputing it",
+              file=sys.stderr)
+    return None
+
+
+# -- the output folder: manifest, lock and checks, all before anything is computed -------------
+def _manifest(out: Path) -> dict | None:
+    try:
+        data = json.loads(read_file(out / MANIFEST))
+    except (UserError, ValueError):
+        return None
+    if not (isinstance(data, dict) and isinstance(data.get("files"), list)
+            and all(isinstance(f, str) for f in data["files"])):
+        return None
+    return data
+
+
+def _write_manifest(out: Path, files) -> None:
+    write_atomic(out / MANIFEST, json.dumps({"files": sorted(set(files)), "staging": STAGING},
+                                            indent=1).encode("utf-8"))
+
+
+def output_paths(report: Report) -> list[str]:
+    """Every file (relative to the output folder) a report writes besides its stored points."""
+    paths = ["report.json", "index.html"]
+    for cell in report.cells:
+        stems = [cell.name] if isinstance(cell, CompareCell) else [cell.name, f"{cell.name}-distributions"]
+        paths += [f"tables/{stem}.{ext}" for stem in stems for ext in ("csv", "parquet")]
+        paths.append(f"plots/{cell.name}.png")
+    return paths
+
+
+def _refuse(path: Path, problem: str, allowed: str | None = None):
+    raise UserError(shown_path(path), None, problem + "; nothing was computed or written", allowed)
+
+
+def _check_outputs(report: Report, out: Path, manifest: dict) -> None:
+    """Every path the run will write must be free or a regular file this report wrote."""
+    ours = set(manifest["files"])
+    for folder in ("cells", "tables", "plots"):
+        if os.path.lexists(out / folder) and not (out / folder).is_dir():
+            _refuse(out / folder, "exists and is not a folder", "a folder the report writes into")
+    for rel in output_paths(report):
+        path = out / rel
+        if os.path.lexists(path) and (rel not in ours or path.is_symlink() or not path.is_file()):
+            _refuse(path, "exists and was not written by this report", "remove it, or choose another --out")
+    for spec in report.all_points():
+        path = point_file(out, spec)
+        if os.path.lexists(path) and (path.is_symlink() or not path.is_file()):
+            _refuse(path, "exists and is not a stored point", "remove it, or choose another --out")
+
+
+def _legacy_report_folder(out: Path) -> bool:
+    """A folder an older version wrote (before manifests): a page, report.json and stored points,
+    and nothing else at its top level."""
+    names = {p.name for p in out.iterdir()}
+    return {"index.html", "report.json", "cells"} <= names and all(
+        n in {"index.html", "report.json", "cells", "tables", "plots", LOCK} or n.startswith(".staging-")
+        for n in names)
+
+
+@contextmanager
+def output_folder(report: Report, out: Path):
+    """Hold the output folder of ``report`` for one run: refuse a folder that is not a report
+    folder, take its lock (a second run exits 2) and check every output path; all before anything
+    is computed."""
+    try:
+        if os.path.lexists(out) and not out.is_dir():
+            _refuse(out, "exists and is not a folder", "a new folder, an empty one or a report's folder")
+        legacy = out.is_dir() and _manifest(out) is None and _legacy_report_folder(out)
+        if out.is_dir() and _manifest(out) is None and any(out.iterdir()) and not legacy:
+            _refuse(out, f"folder is not empty and is not a report folder (no {MANIFEST})",
+                    "a new folder, an empty one or a report's folder")
+        out.mkdir(parents=True, exist_ok=True)
+        lock = open(out / LOCK, "a")
+    except OSError as exc:
+        _refuse(out, f"cannot write to the output folder ({exc.strerror})", "a writable folder")
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _refuse(out, "another run is writing this report folder", "wait for it to finish, or another --out")
+        manifest = _manifest(out)
+        if manifest is None:  # a new folder, or one an older version wrote: adopt only its report's paths
+            _write_manifest(out, [LOCK] + ([rel for rel in output_paths(report) if (out / rel).is_file()]
+                                           if legacy else []))
+            manifest = _manifest(out)
+        _check_outputs(report, out, manifest)
+        yield manifest
 
 
 def compute(report: Report, out: Path, executor=None, progress: bool | None = None) -> dict:
@@ -72,11 +206,12 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
     if progress is None:
         progress = sys.stderr.isatty()
     specs = report.all_points()
-    for tmp in (out / "cells").glob("*/.*.tmp"):  # left by a run killed while writing a point
-        tmp.unlink()
+    for tmp in (out / "cells").glob("*/.*.json.*.tmp"):  # left by a run killed while writing a point
+        if tmp.is_file():
+            tmp.unlink()
     done, todo = {}, []
     for spec in specs:
-        data = _stored(_point_file(out, spec), spec_hash(spec))
+        data = _stored(point_file(out, spec), spec_hash(spec))
         if data is None or ("compare" not in spec and "at_least" not in data):  # stored before "at least N" rows
             todo.append(spec)
         else:
@@ -96,7 +231,8 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
     try:
         for i, data in executor.map(fn, todo):
             spec = todo[i]
-            write_atomic(_point_file(out, spec), json.dumps(data, sort_keys=True).encode("utf-8"))
+            data = _sealed(data, spec_hash(spec))
+            write_atomic(point_file(out, spec), json.dumps(data, sort_keys=True).encode("utf-8"))
             done[spec["cell"], spec["point"]] = data
             bars[spec["cell"]].update(1)
             overall.update(1)
@@ -287,16 +423,21 @@ def _where(executor) -> str:
     return "a Dask cluster"
 
 
-def render(report: Report, done: dict, out: Path, executor_name: str = "this computer") -> Path:
-    """Write tables, plots, report.json and index.html from the stored points; returns index.html."""
+def render(report: Report, done: dict, out: Path, manifest: dict, executor_name: str = "this computer") -> Path:
+    """Write tables, plots, report.json and index.html from the stored points; returns index.html.
+
+    Runs inside :func:`output_folder` (``manifest`` is what it returned): only files the manifest
+    lists are replaced or deleted."""
     import jinja2
     import matplotlib
 
     matplotlib.use("Agg")
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob(".staging-*"):
-        shutil.rmtree(old, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(dir=out, prefix=".staging-"))
+    staging = out / STAGING
+    if staging.is_dir() and not staging.is_symlink():  # left by a killed run (a name the report reserves)
+        shutil.rmtree(staging)
+    elif os.path.lexists(staging):
+        staging.unlink()
+    staging.mkdir()
     (staging / "tables").mkdir()
     (staging / "plots").mkdir()
     model = report.model
@@ -367,15 +508,18 @@ def render(report: Report, done: dict, out: Path, executor_name: str = "this com
         kinds=names("kinds"), systems=names("systems"),
         executor=executor_name, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     (staging / "index.html").write_text(page, encoding="utf-8")
-    produced = sorted(p.relative_to(staging) for p in staging.rglob("*") if p.is_file())
+    produced = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    previous = set(manifest["files"])
+    _write_manifest(out, previous | set(produced))  # listed before they land: a killed run's files stay ours
     for rel in produced:
-        if rel.name != "index.html":
+        if rel != "index.html":
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
             (staging / rel).replace(out / rel)
-    for folder in ("tables", "plots"):
-        for stale in (out / folder).iterdir():
-            if stale.relative_to(out) not in produced:
-                stale.unlink()
+    for rel in sorted(previous - set(produced) - {LOCK}):  # files of cells no longer in the report
+        stale = out / rel
+        if stale.is_file() and not stale.is_symlink():
+            stale.unlink()
+    _write_manifest(out, [*produced, LOCK])
     (staging / "index.html").replace(out / "index.html")
     shutil.rmtree(staging)
     return out / "index.html"
@@ -394,5 +538,6 @@ def build(report: Report | str | Path, out: str | Path | None = None, executor=N
     if not isinstance(report, Report):
         report = load_report(report)
     out = Path(out) if out is not None else report.source.parent / "out" / report.name
-    done = compute(report, out, executor=executor, progress=progress)
-    return render(report, done, out, executor_name=_where(executor))
+    with output_folder(report, out) as manifest:
+        done = compute(report, out, executor=executor, progress=progress)
+        return render(report, done, out, manifest, executor_name=_where(executor))

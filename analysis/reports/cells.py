@@ -51,7 +51,7 @@ def run_point(spec: dict, progress: bool = False) -> dict:
 
             scenario = matchup(**spec["matchup"])
         else:
-            scenario = module.load(spec["scenario_text"])
+            scenario = module.loads(spec["scenario_text"])
         result = module.simulate(scenario, **common)
         tables = {"table": result.table(), "distributions": result.distributions(), "at_least": at_least_frame(result)}
         trials = result.trials

@@ -23,6 +23,7 @@ import inspect
 import itertools
 import json
 import math
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -32,8 +33,9 @@ from pydantic import Field, field_validator
 
 from ..decisions import fieldpath
 from ..decisions.definitions import CompareFields
-from ..errors import UserError
-from ..scenario import StrictModel, read_toml, validate
+from .. import runner
+from ..errors import ArgumentError, UserError
+from ..scenario import StrictModel, read_file, read_toml, validate
 
 Scalar = Union[bool, int, float, str]
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
@@ -45,10 +47,15 @@ def cell_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") >> 1
 
 
+MAX_CELLS = 100
+MAX_POINTS_PER_CELL = 10_000  # grid combinations of a sweep, matchups of a matrix
+Trials = Annotated[int, Field(gt=0, le=runner.MAX_TRIALS)]
+
+
 class _Cell(StrictModel):
-    name: Annotated[str, Field(pattern=NAME_PATTERN)]
+    name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
     title: str | None = None
-    trials: Annotated[int, Field(gt=0)] | None = None
+    trials: Trials | None = None
     options: dict[str, Scalar] = {}
 
 
@@ -81,6 +88,9 @@ class SweepCell(_ScenarioBased):
                 raise ValueError(f"{name}: mixed value types {sorted(kinds)}; allowed: values of one type")
             if len(set(values)) < len(values):
                 raise ValueError(f"{name}: repeated values; allowed: distinct values")
+        if math.prod(len(values) for values in grid.values()) > MAX_POINTS_PER_CELL:
+            raise ValueError(f"the grid has {math.prod(len(v) for v in grid.values())} points; "
+                             f"allowed: at most {MAX_POINTS_PER_CELL}")
         return grid
 
 
@@ -89,8 +99,8 @@ class MatrixCell(_Cell):
     formations ``netea:LIST/FORMATION`` or force files; ``base`` is a scenario whose rules apply."""
 
     kind: Literal["matrix"]
-    attackers: Annotated[list[str], Field(min_length=1)]
-    defenders: Annotated[list[str], Field(min_length=1)]
+    attackers: Annotated[list[str], Field(min_length=1, max_length=100)]
+    defenders: Annotated[list[str], Field(min_length=1, max_length=100)]
     base: str | None = None
 
 
@@ -107,15 +117,15 @@ CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell
 class ReportModel(StrictModel):
     title: str
     description: str = ""
-    seed: Annotated[int, Field(ge=0)] = 0
-    trials: Annotated[int, Field(gt=0)] = 100_000
-    cells: Annotated[list[dict], Field(min_length=1)]
+    seed: Annotated[int, Field(ge=0, le=runner.MAX_SEED)] = 0
+    trials: Trials = 100_000
+    cells: Annotated[list[dict], Field(min_length=1, max_length=MAX_CELLS)]
 
 
 def _cell(data: dict, index: int, source: str):
     """Validate one ``[[cells]]`` table by its ``kind``; errors name ``cells[index].FIELD``."""
     kind = data.get("kind")
-    if kind not in CELL_KINDS:
+    if not isinstance(kind, str) or kind not in CELL_KINDS:
         raise UserError(source, f"cells[{index}].kind", f"unknown cell kind {kind!r}" if kind else
                         "required key is missing", ", ".join(CELL_KINDS))
     try:
@@ -190,7 +200,7 @@ def shipped_scenarios() -> list[str]:
 
 def _scenario_path(report_dir: Path, ref: str) -> Path | None:
     path = report_dir / ref
-    if path.is_file():
+    if os.path.isfile(path):  # False for a path too long, a folder or a FIFO: reported below
         return path
     if re.fullmatch(r"[a-z0-9]+/[A-Za-z0-9_-]+", ref):
         shipped = resources.files("analysis") / "scenarios" / f"{ref}.toml"
@@ -210,11 +220,16 @@ def _system_module(system, source: str):
 
 
 def _check_options(fn, options: dict, source: str, field: str, taken=()) -> None:
-    """Every key of ``options`` must be a keyword of ``fn`` other than the reserved and ``taken`` ones."""
+    """Every key of ``options`` must be a keyword of ``fn`` other than the reserved and ``taken`` ones,
+    with a value the runner accepts (checked here, before any cell runs)."""
     accepted = [p for p in inspect.signature(fn).parameters if p not in RESERVED_OPTIONS | set(taken)]
-    for key in options:
+    for key, value in options.items():
         if key not in accepted:
             raise UserError(source, f"{field}.{key}", "unknown simulation option", ", ".join(accepted))
+        try:
+            runner.check_argument(key, value)
+        except ArgumentError as exc:
+            raise UserError(source, f"{field}.{key}", f"got {value!r}", exc.allowed) from None
 
 
 def _label(field: str) -> str:
@@ -251,7 +266,7 @@ def _matchup_inputs(cell, where: str, forces: list[tuple[str, str, str]], report
             raise UserError(source, f"{where}.{field}", exc.problem, exc.allowed) from None
     files = [base] if base else []
     files += [resolve(spec) for _, _, spec in forces if not spec.startswith("netea:")]
-    inputs = {f: hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in files}  # edits recompute the cell
+    inputs = {f: hashlib.sha256(read_file(f).encode("utf-8")).hexdigest() for f in files}  # edits recompute the cell
     return system, base, resolve, inputs
 
 
@@ -314,7 +329,7 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
     key = cell_key(cell.name)
     if isinstance(cell, ScenarioCell):
         return [dict(base, point="result", stream=[key], overrides={},
-                     scenario_text=path.read_text(encoding="utf-8"))]
+                     scenario_text=read_file(path))]
     points = []
     fields = list(cell.grid)
     for field in fields:
@@ -335,7 +350,7 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
                                 "a path into the scenario such as formations[NAME].blast_markers") from None
         text = to_toml(varied)
         try:
-            module.load(text)
+            module.loads(text, scenario_source)
         except UserError as exc:
             one = repr(fields[0]) if len(fields) == 1 else None
             if exc.problem == "unknown key":

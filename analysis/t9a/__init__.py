@@ -1,10 +1,12 @@
 """The 9th Age charges (docs/t9a.md §3): charge range, failed charges, reactions, several chargers.
 
-``load(path_or_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
+``load(path)`` or ``loads(toml_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
 ``trace(scenario, seed=...)`` -> one trial told step by step; ``charge_table(...)`` -> exact
 P(success) for a grid of distances and Advance Rates.
 """
 from __future__ import annotations
+
+import math
 
 import click
 import numpy as np
@@ -16,10 +18,10 @@ from kernels import t9a as _kernel
 from . import reference
 from .exact import charge_table
 from .layout import build_layout, kernel_arrays
-from .model import DICE, Model, load
+from .model import DICE, Model, load, loads
 from .results import T9AResult, build_result
 
-__all__ = ["load", "simulate", "trace", "charge_table", "T9AResult", "Model", "DICE"]
+__all__ = ["load", "loads", "simulate", "trace", "charge_table", "T9AResult", "Model", "DICE"]
 
 
 class KernelJob:
@@ -80,18 +82,28 @@ def trace(scenario, seed: int = 0) -> str:
     return reference.trace(_model(scenario), *stream_key(seed))
 
 
+MAX_TABLE_VALUES = 1000  # distances or Advance Rates of one t9a-table
+
+
 def _floats(text: str, what: str) -> list[float]:
-    """'6:16:0.5' (start:stop:step, stop included) or '6,8,10'."""
+    """'6:16:0.5' (start:stop:step, stop included) or '6,8,10': finite, at most MAX_TABLE_VALUES."""
+    allowed = (f"a list like 6,8,10 or a range start:stop:step with step > 0; finite numbers, at most "
+               f"{MAX_TABLE_VALUES} values")
     try:
-        if ":" in text:
-            start, stop, step = (float(x) for x in text.split(":"))
-            if step <= 0:
-                raise ValueError
-            return list(np.round(np.arange(start, stop + step / 2, step), 6))
-        return [float(x) for x in text.split(",")]
+        numbers = [float(x) for x in text.split(":" if ":" in text else ",")]
+        if not all(np.isfinite(numbers)) or (":" in text and (len(numbers) != 3 or numbers[2] <= 0)):
+            raise ValueError
     except ValueError:
-        raise UserError("command line", what, f"cannot read {text!r}",
-                        "a list like 6,8,10 or a range start:stop:step with step > 0") from None
+        raise UserError("command line", what, f"cannot read {text!r}", allowed) from None
+    if ":" in text:
+        start, stop, step = numbers
+        count = math.floor((stop - start) / step + 0.5) + 1
+        if count > MAX_TABLE_VALUES:
+            raise UserError("command line", what, f"{text!r} gives {count} values", allowed)
+        return list(np.round(np.arange(start, stop + step / 2, step), 6))
+    if len(numbers) > MAX_TABLE_VALUES:
+        raise UserError("command line", what, f"{len(numbers)} values", allowed)
+    return numbers
 
 
 @click.command(name="t9a-table")

@@ -12,7 +12,7 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from analysis.errors import UserError
-from analysis.scenario import StrictModel, read_toml, validate
+from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 from kernels.t9a import BIN_MILLI, MILLI  # noqa: F401  1/1000" fixed point; 0.5" histogram bins
 
 
@@ -200,11 +200,16 @@ def priority_key(p: PlacementSpec, order: str) -> tuple:
     return (not p.rotates_target, p.units, p.models_in_contact)
 
 
-def load(path_or_text) -> Model:
-    """Read and check a T9A scenario (path or TOML text); bad input raises one :class:`UserError`."""
-    data, source = read_toml(path_or_text)
-    sc = validate(Scenario, data, source)
-    return resolve(sc, source)
+def load(path) -> Model:
+    """Read and check a T9A scenario file (a string is always a path); bad input raises one
+    :class:`UserError`."""
+    data, source = read_toml(path)
+    return resolve(validate(Scenario, data, source), source)
+
+
+def loads(text: str, source: str = "<string>") -> Model:
+    """A T9A scenario given as TOML text (``source`` names it in error messages)."""
+    return resolve(validate(Scenario, parse_toml(text, source), source), source)
 
 
 def resolve(sc: Scenario, source: str = "<scenario>") -> Model:

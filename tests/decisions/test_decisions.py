@@ -91,7 +91,7 @@ def test_sweep_reaches_other_systems():
     result = sweep(path, "chargers[0].distance", [7.0, 11.0], trials=4096, seed=1)
     text = open(path).read()
     for k, value in enumerate([7.0, 11.0]):
-        single = t9a.simulate(t9a.load(text.replace("distance = 9.0", f"distance = {value}")), trials=4096, seed=1,
+        single = t9a.simulate(t9a.loads(text.replace("distance = 9.0", f"distance = {value}")), trials=4096, seed=1,
                               cell=(k,))
         assert result.cells[k].table().equals(single.table())
 

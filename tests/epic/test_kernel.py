@@ -14,7 +14,7 @@ import pytest
 from analysis.epic import simulate
 from analysis.epic.compile import compile_scenario
 from analysis.epic.engine import KernelJob
-from analysis.epic import load
+from analysis.epic import loads
 from analysis.estimates import Distribution, Mean, Probability
 
 SIGMAS = 5.0
@@ -632,7 +632,7 @@ def compare_results(kernel, reference, distribution_values: bool = True) -> list
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_kernel_matches_reference(name):
     seed = 20_000 + sorted(SCENARIOS).index(name)
-    scenario = load(SCENARIOS[name])
+    scenario = loads(SCENARIOS[name])
     kernel = simulate(scenario, trials=KERNEL_TRIALS, seed=seed)
     reference = simulate(scenario, trials=REFERENCE_TRIALS, seed=seed, engine="reference")
     failures = compare_results(kernel, reference)
@@ -692,7 +692,7 @@ def test_two_mask_words_match_reference():
     """Every probability and every mean (of the distributions too) within 5σ of the reference.  Single
     values of its wide distributions (margins over ~70 values) have tails too rare for a per-value
     test at these trial counts, so they are compared through their means."""
-    scenario = load(TWO_WORDS)
+    scenario = loads(TWO_WORDS)
     assert KernelJob(compile_scenario(scenario)).arrays.masks.shape[2] == 2
     kernel = simulate(scenario, trials=KERNEL_TRIALS, seed=20_100)
     reference = simulate(scenario, trials=REFERENCE_TRIALS, seed=20_100, engine="reference")
@@ -701,7 +701,7 @@ def test_two_mask_words_match_reference():
 
 def test_scenarios_reach_the_rules_they_are_for():
     """The comparison above means something only if the rare branches actually happen."""
-    r = {name: simulate(load(text), trials=200_000, seed=7) for name, text in SCENARIOS.items()}
+    r = {name: simulate(loads(text), trials=200_000, seed=7) for name, text in SCENARIOS.items()}
 
     def p(name, *path):
         return r[name][path].p
@@ -743,7 +743,7 @@ initiative = 1
 units = [{ unit = "a", count = 1, engaged = "bc" }]
 """
     n = 2_000_000
-    r = simulate(load(text), trials=n, seed=3)
+    r = simulate(loads(text), trials=n, seed=3)
     quiet = Fraction(9, 16)
     exact = {
         "attacker_wins": Fraction(3, 16) + quiet * Fraction(505, 1296),
@@ -759,7 +759,7 @@ units = [{ unit = "a", count = 1, engaged = "bc" }]
 
 
 def test_same_json_for_any_thread_count_chunk_size_and_precision_run():
-    scenario = load(SCENARIOS["issue_example"])
+    scenario = loads(SCENARIOS["issue_example"])
     base = simulate(scenario, trials=3 * 4096 + 100, seed=11, threads=1).to_json()
     assert simulate(scenario, trials=3 * 4096 + 100, seed=11, threads=2).to_json() == base
     assert simulate(scenario, trials=3 * 4096 + 100, seed=11, chunk_trials=4096).to_json() == base
@@ -773,7 +773,7 @@ def test_same_json_for_any_thread_count_chunk_size_and_precision_run():
 
 
 def test_counts_do_not_grow_with_trials():
-    job = KernelJob(compile_scenario(load(SCENARIOS["issue_example"])))
+    job = KernelJob(compile_scenario(loads(SCENARIOS["issue_example"])))
     small = job.run_chunk(1, 2, 0, 10)
     large = job.run_chunk(1, 2, 0, 300_000)
     assert small.shape == large.shape == (job.compiled.layout.size,)
@@ -794,7 +794,7 @@ def test_trial_streams_do_not_depend_on_chunks_and_change_nothing_statistically(
     """With ``trial_streams`` trial t's dice depend only on (seed, cell, t): any chunk size or thread
     count gives the same counts (and 2 blocks = block 0 + block 1), the option does change the dice,
     and the results match block streams on every leaf within 5 sigma."""
-    compiled = compile_scenario(load(SCENARIOS[name]))
+    compiled = compile_scenario(loads(SCENARIOS[name]))
     job = KernelJob(compiled, trial_streams=True)
     n = 5 * 4096 + 123
     base, _ = _run_job(job, n, 13, threads=1)

@@ -65,7 +65,7 @@ def test_issue_example_expands_in_allocation_order():
 
 def test_characters_attach_to_the_first_unit_and_war_engines_count_their_dc():
     """TP 2.1.1 (characters add rules and weapons to the host), TP 3.3.3 (a WE counts its DC)."""
-    compiled = compile_scenario(epic.load(GOOD))
+    compiled = compile_scenario(epic.loads(GOOD))
     marines = [u for u in compiled.units if u.formation == 0]
     assert marines[0].name == "marine + chaplain"
     assert marines[0].inspiring and marines[0].invulnerable and marines[0].leader

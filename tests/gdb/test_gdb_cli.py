@@ -147,6 +147,6 @@ def test_api_results_and_sweep():
 
 
 def test_load_from_text():
-    """load() accepts TOML text as well as a path."""
-    model = gdb.load(ISSUE.read_text())
+    """loads() reads TOML text, load() a path."""
+    model = gdb.loads(ISSUE.read_text())
     assert model.scenario.charger.name == "2e Legere" and model.tables.placeholder

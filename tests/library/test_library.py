@@ -94,9 +94,9 @@ def test_library_units_simulate_exactly_like_typed_stats():
     named = TYPED.replace('"tac"', '"netea:tactical"').replace('"boy"', '"netea:boyz"')
     named = named[:named.index("[[formations]]")].split("[units.tac]")[0] + named[named.index("[[formations]]"):]
     named = "\n".join(line for line in named.splitlines() if not line.startswith("army_rules"))
-    typed = epic.simulate(epic.load(TYPED), trials=5000, seed=4)
-    library = epic.simulate(epic.load(named), trials=5000, seed=4)
-    assert set(epic.load(named).units) == {"netea:tactical", "netea:boyz"}
+    typed = epic.simulate(epic.loads(TYPED), trials=5000, seed=4)
+    library = epic.simulate(epic.loads(named), trials=5000, seed=4)
+    assert set(epic.loads(named).units) == {"netea:tactical", "netea:boyz"}
     assert typed.table().equals(library.table())
 
 
@@ -104,7 +104,7 @@ def test_library_formation_expands_with_points():
     warband = formations()["netea:ork-war-horde/warband"]
     assert warband.problem is None and warband.points == 200 and warband.initiative == 3
     assert warband.units == (("nobz", 2), ("boyz", 6), ("grotz", 2))
-    scenario = epic.load(TYPED.split("[[formations]]\nname = \"Orks\"")[0]
+    scenario = epic.loads(TYPED.split("[[formations]]\nname = \"Orks\"")[0]
                          + '[[formations]]\nlibrary = "netea:ork-war-horde/warband"\nside = "defender"\n')
     orks = scenario.formations[1]
     assert (orks.name, orks.points, orks.army_rules, orks.initiative) == ("Warband", 200, ["mob-rule"], 3)

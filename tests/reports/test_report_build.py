@@ -10,6 +10,7 @@ import pandas as pd
 
 from analysis.labels import percent
 from analysis.reports import build, load_report
+from analysis.reports.build import point_file
 
 
 def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_definition):
@@ -140,5 +141,6 @@ def test_a_changed_cell_is_recomputed_and_the_others_reused(local_build, small_d
     before = {p.relative_to(out): p.read_bytes() for p in out.glob("cells/*/*.json")}
     build(load_report(changed), out=out, progress=False)
     after = {p.relative_to(out): p.read_bytes() for p in out.glob("cells/*/*.json")}
-    assert {p for p in before if before[p] != after[p]} == {Path("cells/gdb-square/result.json")}
-    assert json.loads(after[Path("cells/gdb-square/result.json")])["trials"] == 8192
+    square = point_file(Path(), {"cell": "gdb-square", "point": "result"})
+    assert {p for p in before if before[p] != after[p]} == {square}
+    assert json.loads(after[square])["trials"] == 8192

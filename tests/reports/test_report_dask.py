@@ -10,11 +10,12 @@ from click.testing import CliRunner
 
 from analysis.cli import main
 from analysis.reports import load_report
+from analysis.reports.build import point_file
 from analysis.reports.cells import run_point
 
 
 def _stored(out, spec):
-    return json.loads((out / "cells" / spec["cell"] / f"{spec['point']}.json").read_text())
+    return json.loads(point_file(out, spec).read_text())
 
 
 def test_report_on_a_two_worker_cluster_equals_the_local_run(cluster, local_build, small_definition, tmp_path,

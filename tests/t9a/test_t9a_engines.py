@@ -15,7 +15,7 @@ REFERENCE_TRIALS = 30_000
 
 
 def one_charger(dice="2d6", advance=4, distance=12.0, extra="", rules="", target_extra=""):
-    return t9a.load(f"""
+    return t9a.loads(f"""
 system = "t9a"
 title = "one charger"
 [rules]
@@ -215,7 +215,7 @@ def test_target_destroyed_first_marked_centre_3_4():
     """§3.4.2 / Q-B8: two charges on a fleeing unit (it flees twice, §3.3); the first charger
     that reaches destroys it, the second then fails and moves towards the marked centre (no
     spacing from a removed unit).  Exact probabilities via icepool, both engines."""
-    model = t9a.load("""
+    model = t9a.loads("""
 system = "t9a"
 [target]
 name = "T"

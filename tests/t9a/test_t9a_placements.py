@@ -18,7 +18,7 @@ def scenario(distances, placements, order="2.0"):
                  f'rotates_target = {str(p.get("rot", False)).lower()}\n'
                  f'models_in_contact = {p["models"]}\nimpassable = {str(p.get("imp", False)).lower()}\n'
                  f'extra_enemy_units = {p.get("extra", 0)}\n')
-    return t9a.load(text)
+    return t9a.loads(text)
 
 
 def chosen(model, engine):

@@ -1,0 +1,41 @@
+"""Bounded numbers for every input model: the one place where the limits of scenario, table and
+report fields live (README.md, "Limits", lists them).
+
+Each type carries its range, so a value outside it gives the usual one-line error naming the file,
+the field and the range; ``inf`` and ``nan`` are refused for every float by
+:class:`analysis.scenario.StrictModel`, and integers beyond 2**53 before any model sees them.
+The ranges keep memory and time bounded (histograms are sized by blast markers and unit counts,
+loops by extra attacks, distances and times) while leaving every real table-top value inside.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+MAX_TRIALS = 10**10  # per run (and per point of a report)
+MAX_SEED = 2**63 - 1
+MAX_THREADS = 1024
+MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers
+MAX_EXTRA_ATTACKS = 10  # Epic: extra attacks of one weapon line (TP 2.2.3)
+MAX_SPEED_CM = 200  # Epic: unit speed
+MAX_POINTS = 100_000  # Epic: a formation's points
+MAX_MODIFIER = 100  # GdB tables: a die modifier or a quality value
+MAX_TABLE_TOTAL = 1000  # GdB tables: a band edge (modified dice total)
+MAX_DISTANCE = 1000.0  # GdB: distances, moves and ranges (table units)
+MAX_TURNS = 10.0  # GdB: a time in turns
+MAX_STRENGTH = 500  # GdB: figures of a unit (also casualties this phase)
+
+BlastMarkers = Annotated[int, Field(ge=0, le=MAX_BLAST_MARKERS)]
+ExtraAttackCount = Annotated[int, Field(ge=1, le=MAX_EXTRA_ATTACKS)]
+Speed = Annotated[int, Field(ge=0, le=MAX_SPEED_CM)]
+Points = Annotated[int, Field(ge=0, le=MAX_POINTS)]
+Modifier = Annotated[int, Field(ge=-MAX_MODIFIER, le=MAX_MODIFIER)]
+TableTotal = Annotated[int, Field(ge=-MAX_TABLE_TOTAL, le=MAX_TABLE_TOTAL)]
+Percent = Annotated[int, Field(ge=0, le=100)]
+Distance = Annotated[float, Field(gt=0, le=MAX_DISTANCE)]  # strictly positive
+Move = Annotated[float, Field(ge=0, le=MAX_DISTANCE)]
+Turns = Annotated[float, Field(ge=0, le=MAX_TURNS)]
+Strength = Annotated[int, Field(ge=1, le=MAX_STRENGTH)]
+Casualties = Annotated[int, Field(ge=0, le=MAX_STRENGTH)]
+RangeScale = Annotated[int, Field(ge=0, le=1000)]  # GdB: a range band's casualty scale, in percent
