@@ -51,7 +51,7 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     panels = _distribution_panels(system, at_least)
     n_rows = math.ceil(len(panels) / PANELS_PER_ROW)
     top = max(2.6, 0.24 * len(rows) + 1.2)
-    fig = plt.figure(figsize=(13, top + 3.4 * n_rows + 0.8))
+    fig = plt.figure(figsize=(13, top + 3.4 * n_rows + 0.8), layout="constrained")
     grid = fig.add_gridspec(1 + n_rows, PANELS_PER_ROW, height_ratios=[top] + [3.4] * n_rows)
     ax = fig.add_subplot(grid[0, :])
     y = np.arange(len(rows))[::-1]
@@ -66,7 +66,7 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     ax.set_yticks(y, [f"{r['group']}: {r['quantity']}" for r in rows], fontsize=7)
     ax.set_xlim(-2, 102)
     ax.xaxis.set_major_formatter(PercentFormatter())
-    ax.set_xlabel("probability (dot: estimate; bar: 95 % interval)")
+    ax.set_xlabel("probability (dot: estimate; bar: 95 % interval, hidden by the dot when narrower)")
     ax.grid(axis="x", alpha=0.3)
     for k, (axis, curves) in enumerate(panels):
         ax = fig.add_subplot(grid[1 + k // PANELS_PER_ROW, k % PANELS_PER_ROW])
@@ -89,7 +89,6 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     width = int(fig.get_figwidth() * 12)
     heading = [textwrap.fill(title, width)] + [textwrap.fill(f"note: {n}", width) for n in notes]
     fig.suptitle("\n".join(heading), fontsize=9)
-    fig.tight_layout()
     return fig
 
 
