@@ -150,7 +150,8 @@ def _system_command(name: str, help_text: str) -> click.Command:
     @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
                   help="Also save the plot to this file (.png, .svg or .pdf).")
     @click.option("--distributions", is_flag=True, help="Also show every distribution: P(exactly N).")
-    @click.option("--at-least", "at_least", is_flag=True, help='Also show the "at least N" table of every distribution.')
+    @click.option("--at-least", "at_least", is_flag=True,
+                  help='Also show the "at least N" table of every distribution.')
     def command(scenario, trials, seed, precision, threads, as_json, trace, as_csv, plot_path, distributions,
                 at_least):
         if as_json and as_csv:

@@ -107,13 +107,15 @@ def gdb(data: dict) -> list[str]:
                 f"{name} ({role}) routs: {_p(ends[role]['routing'])}"]
     if ends["charger"]["eliminated"]["count"]:
         out.append(f"{charger} (charger) is eliminated: {_p(ends['charger']['eliminated'])}")
-    out.append(f"{charger} (charger) loses {_mean(data['casualties']['charger']['mean'])} casualties on average to the fire")
+    losses = _mean(data["casualties"]["charger"]["mean"])
+    out.append(f"{charger} (charger) loses {losses} casualties on average to the fire")
     return out
 
 
 def t9a_summary(data: dict) -> list[str]:
     """P(charge succeeds) of every charger (charges.md §3.1)."""
-    return [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}" for name, c in data["chargers"].items()]
+    return [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"
+            for name, c in data["chargers"].items()]
 
 
 def t9a(data: dict) -> list[str]:

@@ -39,11 +39,12 @@ def _distribution_panels(system: str, at_least):
     return list(panels.items())
 
 
-def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None):
+def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None, lead=None):
     """Probabilities (percent, 95 % error bars) and "at least N" curves of every distribution.
 
     ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity,
-    quantity, value, p, ci95_lo, ci95_hi``; :func:`at_least_frame`)."""
+    quantity, value, p, ci95_lo, ci95_hi``; :func:`at_least_frame`); ``lead(ax)``, if given, draws
+    a full-width panel above them (the T9A charge-range curves)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
@@ -51,9 +52,12 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     panels = _distribution_panels(system, at_least)
     n_rows = math.ceil(len(panels) / PANELS_PER_ROW)
     top = max(2.6, 0.24 * len(rows) + 1.2)
-    fig = plt.figure(figsize=(13, top + 3.4 * n_rows + 0.8))
-    grid = fig.add_gridspec(1 + n_rows, PANELS_PER_ROW, height_ratios=[top] + [3.4] * n_rows)
-    ax = fig.add_subplot(grid[0, :])
+    heights = ([4.2] if lead else []) + [top] + ([3.4 * n_rows] if n_rows else [])
+    fig = plt.figure(figsize=(13, sum(heights) + 0.8), layout="constrained")
+    parts = list(np.atleast_1d(fig.subfigures(len(heights), 1, height_ratios=heights)))  # each aligns its own axes
+    if lead:
+        lead(parts.pop(0).add_subplot())
+    ax = parts.pop(0).add_subplot()
     y = np.arange(len(rows))[::-1]
     groups = list(dict.fromkeys(r["group"] for r in rows))
     for i, group in enumerate(groups):
@@ -66,10 +70,11 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     ax.set_yticks(y, [f"{r['group']}: {r['quantity']}" for r in rows], fontsize=7)
     ax.set_xlim(-2, 102)
     ax.xaxis.set_major_formatter(PercentFormatter())
-    ax.set_xlabel("probability (dot: estimate; bar: 95 % interval)")
+    ax.set_xlabel("probability (dot: estimate; bar: 95 % interval, hidden by the dot when narrower)")
     ax.grid(axis="x", alpha=0.3)
+    grid = parts[0].add_gridspec(n_rows, PANELS_PER_ROW) if n_rows else None
     for k, (axis, curves) in enumerate(panels):
-        ax = fig.add_subplot(grid[1 + k // PANELS_PER_ROW, k % PANELS_PER_ROW])
+        ax = parts[0].add_subplot(grid[k // PANELS_PER_ROW, k % PANELS_PER_ROW])
         for i, (section, entity, rows_q) in enumerate(curves):
             values, p, lo, hi = (rows_q[c].to_numpy(dtype=float) for c in ("value", "p", "ci95_lo", "ci95_hi"))
             colour = f"C{i % 10}"
@@ -89,7 +94,6 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     width = int(fig.get_figwidth() * 12)
     heading = [textwrap.fill(title, width)] + [textwrap.fill(f"note: {n}", width) for n in notes]
     fig.suptitle("\n".join(heading), fontsize=9)
-    fig.tight_layout()
     return fig
 
 

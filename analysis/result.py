@@ -186,7 +186,8 @@ class Result:
                 continue
             section, entity, quantity = _split(path)
             values, p, lo, hi = ((leaf.values, leaf.p, *leaf.ci95) if kind is None else leaf.at_least())
-            lines.append(f"{group_label(self.system, section, entity, sides)}: {axis_label(self.system, quantity, entity)}")
+            lines.append(f"{group_label(self.system, section, entity, sides)}: "
+                         f"{axis_label(self.system, quantity, entity)}")
             lines.append(f"  {'value':>8}  {column}")
             lines += [f"  {_value_text(v):>8}  {percent(a, b, c)}" for v, a, b, c in zip(values, p, lo, hi)]
         return "\n".join(lines)

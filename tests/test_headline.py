@@ -80,8 +80,8 @@ def test_epic_headline_sides_and_formations_match_json():
     names = "|".join(re.escape(n) for n in data["formations"])
 
     def lookup(text):
-        if m := re.fullmatch(rf"(?:The (?P<side>attacker|defender) \(.+\)|(?:{names}) \((?P<side2>attacker|defender)\)) wins",
-                             text):
+        if m := re.fullmatch(rf"(?:The (?P<side>attacker|defender) \(.+\)|(?:{names}) "
+                             rf"\((?P<side2>attacker|defender)\)) wins", text):
             return "p", data["sides"][f"{m['side'] or m['side2']}_wins"]
         if m := re.fullmatch(rf"(?P<name>{names}) \((?:attacker|defender)\) is (?P<what>destroyed|broken after the "
                              r"assault|broken after the end phase)", text):

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..labels import estimate_text, quantity_label
 from ..result import Result, package_version
 
 
@@ -141,14 +142,15 @@ class MatrixResult(DecisionResult):
                           vmin=0 if is_prob else None, vmax=1 if is_prob else None, aspect="auto")
         for i in range(len(self.attackers)):
             for j in range(len(self.defenders)):
-                ax.text(j, i, f"{est.iat[i, j]:.3f}\n[{lo.iat[i, j]:.3f}, {hi.iat[i, j]:.3f}]",
-                        ha="center", va="center", fontsize=8)
+                text = estimate_text("probability" if is_prob else "mean", est.iat[i, j], lo.iat[i, j], hi.iat[i, j])
+                ax.text(j, i, text.replace(" [", "\n["), ha="center", va="center", fontsize=8)
         ax.set_xticks(range(len(self.defenders)), self.defenders, rotation=30, ha="right")
         ax.set_yticks(range(len(self.attackers)), self.attackers)
         ax.set_xlabel("defender")
         ax.set_ylabel("attacker")
-        fig.colorbar(image, ax=ax, label=f"{quantity}{' (' + entity + ')' if entity else ''}")
-        ax.set_title(f"{quantity}: estimate [95 % interval], {self.trials:,} trials per cell", fontsize=9)
+        label = quantity_label(self.system, quantity) + (f" ({entity})" if entity else "")
+        fig.colorbar(image, ax=ax, label=label + (" (probability)" if is_prob else ""))
+        ax.set_title(f"{label}: estimate [95 % interval], {self.trials:,} trials per cell", fontsize=9)
         fig.tight_layout()
         return fig
 

@@ -281,7 +281,8 @@ def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, system: str, 
                 mask &= rows[f] == v
             line = rows[mask]
             x = line[x_field] if numeric else [xs.index(v) for v in line[x_field]]
-            label = " ".join([quantity_label(system, key[1]), *(f"{_field_name(f)} = {v}" for f, v in zip(others, key[2:]))])
+            label = " ".join([quantity_label(system, key[1]),
+                              *(f"{_field_name(f)} = {v}" for f, v in zip(others, key[2:]))])
             if key[0]:
                 label = f"{group_label(system, section, key[0], sides)}: {label}"
             ax.plot(x, line["estimate"] * 100, marker="o", label=label)
@@ -361,7 +362,8 @@ def _field_name(field: str) -> str:
 
 
 def _point_label(spec: dict) -> str:
-    return ", ".join(f"{_field_name(f)} = {_short(v) if isinstance(v, str) else v}" for f, v in spec["overrides"].items())
+    return ", ".join(f"{_field_name(f)} = {_short(v) if isinstance(v, str) else v}"
+                     for f, v in spec["overrides"].items())
 
 
 FOLD_COLUMNS = 4  # grid points per table: a wider grid folds into several tables
@@ -478,7 +480,8 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
                    "point_headlines": point_headlines, "plot": plot, "files": files,
                    "notes": first["result"].get("notes", []),
                    "distributions": [] if dists is None else _readable_distributions(system, dists, specs, sides),
-                   "at_least": [] if at_least is None or grid is not None else _at_least_tables(system, at_least, sides)}
+                   "at_least": ([] if at_least is None or grid is not None
+                                else _at_least_tables(system, at_least, sides))}
         if isinstance(cell, CompareCell):
             result = first["result"]
             section.update({k: result[k] for k in ("option_a", "option_b", "paired", "method", "batches")},

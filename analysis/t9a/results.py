@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import textwrap
 
 import numpy as np
 
@@ -47,16 +46,24 @@ def exact_mean(total: int, total_sq: int, n: int) -> Mean:
 
 class T9AResult(Result):
     def plot(self):
+        """The exact charge-range curves (:meth:`charge_range_panel`) above the shared figure:
+        every probability in percent and the "at least N" curves (charge roll, units in the
+        combat, models in contact …), all with 95 % intervals."""
+        from ..labels import sides_of
+        from ..plots import at_least_frame, outcome_figure
+
+        return outcome_figure(self.system, self.table(), at_least_frame(self), self.title, notes=self.notes,
+                              sides=sides_of(self.to_dict()), lead=self.charge_range_panel)
+
+    def charge_range_panel(self, ax):
         """P(charge range reaches) against the distance to the target: the exact curve of each
         charger's Advance Rate and dice, with the simulated estimate (95 % interval) at its
         scenario distance.  The charge roll is whole inches, so the curve steps at Advance Rate +
         N and holds P(Advance Rate + roll ≥ d) on (Advance Rate + N − 1, Advance Rate + N]."""
-        import matplotlib.pyplot as plt
         from matplotlib.ticker import MultipleLocator, PercentFormatter
 
         from .exact import charge_table
 
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
         for name, spec in self.meta["charger_specs"].items():
             rate = spec["advance_rate"]
             steps = rate + np.arange(0, DICE[spec["dice"]].max_total + 2)
@@ -78,9 +85,7 @@ class T9AResult(Result):
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-        ax.set_title(textwrap.fill(self.title, 70), fontsize=10)
-        fig.tight_layout()
-        return fig
+        ax.set_title("Charge range against distance", fontsize=10)
 
 
 def build_result(model: Model, layout: CountLayout, counts: np.ndarray, info: RunInfo,
