@@ -1,5 +1,5 @@
 """Bounded numbers for every input model: the one place where the limits of scenario, table and
-report fields live (README.md, "Limits", lists them).
+report fields live (README.md, "Limits and safety", lists them).
 
 Each type carries its range, so a value outside it gives the usual one-line error naming the file,
 the field and the range; ``inf`` and ``nan`` are refused for every float by
