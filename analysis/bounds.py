@@ -1,5 +1,5 @@
 """Bounded numbers for every input model: the one place where the limits of scenario, table and
-report fields live (README.md, "Limits", lists them).
+report fields live (README.md, "Limits and safety", lists them).
 
 Each type carries its range, so a value outside it gives the usual one-line error naming the file,
 the field and the range; ``inf`` and ``nan`` are refused for every float by
@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-MAX_TRIALS = 10**10  # per run (and per point of a report)
+MAX_TRIALS = 10**10  # per run (and per point of a report); README "Limits and safety"
 MAX_SEED = 2**63 - 1
 MAX_THREADS = 1024
 MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers

@@ -15,7 +15,7 @@ from .errors import UserError
 
 M = TypeVar("M", bound=BaseModel)
 
-#: Limits on every input file (documented in README.md, "Limits").
+#: Limits on every input file (documented in README.md, "Limits and safety").
 MAX_FILE_BYTES = 4 * 1024 * 1024  # scenario, report, matrix, force, base and table files
 MAX_PATH_CHARS = 1024
 MAX_TOML_DEPTH = 24  # tables and arrays nested in each other
@@ -96,7 +96,7 @@ def _check_tree(data: dict, source: str) -> None:
             elif isinstance(value, float) and not math.isfinite(value):
                 raise UserError(source, here, f"{value} is not a number", "finite numbers")
             elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_TOML_INT:
-                raise UserError(source, here, "integer too large", f"-2**53 to 2**53 (and the field's own range)")
+                raise UserError(source, here, "integer too large", "-2**53 to 2**53 (and the field's own range)")
 
 
 #: A line starting with a key of more than MAX_TOML_DEPTH dotted parts (tomllib takes quadratic

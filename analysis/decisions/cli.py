@@ -18,7 +18,7 @@ from pydantic import Field
 
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
-from ..scenario import StrictModel, read_toml, shown_path, validate
+from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, shown_path, validate
 from .. import runner
 from . import api
 from .definitions import CompareFields, Opponent
@@ -139,6 +139,9 @@ def _value(text: str):
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise UserError("command line", "VALUES", "a value nested too deeply",
+                        f"at most {MAX_TOML_DEPTH} levels") from None
 
 
 @click.command("sweep")

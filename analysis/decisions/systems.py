@@ -48,7 +48,7 @@ class System:
         return importlib.import_module(f"analysis.{self.name}")
 
     def load(self, scenario, source: str | None = None):
-        """(model, source name) from a path, TOML text or an already loaded model."""
+        """(model, source name) from a path or an already loaded model."""
         if isinstance(scenario, (str, Path)):
             return self.module.load(scenario), shown_path(scenario)
         return scenario, source or "<scenario>"

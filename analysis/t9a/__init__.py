@@ -65,7 +65,7 @@ def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float 
              threads: int | None = None, chunk_trials: int | None = None,
              progress: bool | None = None, max_trials: int = DEFAULT_MAX_TRIALS, cell: tuple = (),
              engine: str = "kernel") -> T9AResult:
-    """Simulate ``scenario`` (a loaded model, a path or TOML text); ``engine="reference"`` runs
+    """Simulate ``scenario`` (a loaded model or a path); ``engine="reference"`` runs
     the pure-Python engine instead of the kernel, same counts and result shape."""
     model = _model(scenario)
     jobs = {"kernel": KernelJob, "reference": ReferenceJob}

@@ -109,3 +109,10 @@ def test_python_api_arguments_are_validated(kwargs, name):
     model = t9a.loads(T9A)
     with pytest.raises(ArgumentError, match=rf"^{name} must be"):
         t9a.simulate(model, **kwargs)
+
+
+def test_a_sweep_value_nested_too_deeply_gives_one_line():
+    """sweep VALUES are TOML literals: 100,000 open brackets used to raise RecursionError."""
+    code, _, err = run_cli("sweep", SCENARIOS / "t9a" / "single_charge_9in.toml", "chargers[0].distance",
+                           "[" * 100_000)
+    assert_one_line_error(code, err, "nested too deeply")
