@@ -7,6 +7,7 @@ rounded: nothing in the headline is computed apart from what ``--json`` prints.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -107,6 +108,8 @@ def test_epic_headline_sides_and_formations_match_json():
     checked = _check_sentences([s for s in sentences if s not in never], lookup)
     assert checked == 2 + 4 * (len(data["formations"]) - len(never))
     assert any(s.startswith("Warband (defender) is destroyed: ") for s in sentences)
+    notebook = result._repr_html_()  # a notebook shows the same sentences above the table
+    assert all(html.escape(sentence) in notebook for sentence in sentences)
 
 
 def test_gdb_cli_headline_matches_cli_json():
@@ -256,3 +259,4 @@ def test_matrix_headline_matches_its_rows():
     assert head == "Tactical against Warband"
     side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
     _check_summary(summary_text, lambda text: next(r for r in rows if r["quantity"] == side[text]))
+    assert html.escape(line) in matrix._repr_html_()

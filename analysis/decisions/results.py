@@ -77,8 +77,11 @@ class DecisionResult:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        from ..headline import decision_sentences
+
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        return (f"<h4>{html.escape(self._header())}</h4>"
+        lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self))
+        return (f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "")
                 + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}") + notes)
 
 
