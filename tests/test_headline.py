@@ -140,7 +140,7 @@ def test_gdb_cli_headline_matches_cli_json():
     assert _check_sentences(sentences, lookup) >= 8
 
 
-@pytest.mark.parametrize("scenario", ["three_chargers", "flee_reaction"])
+@pytest.mark.parametrize("scenario", ["three_chargers", "flee_reaction", "stand_and_shoot"])
 def test_t9a_cli_headline_matches_cli_json(scenario):
     """charges.md §3.1-§3.4 (charge range reaches, charge succeeds, flee caught): sentences carry the
     numbers of ``--json`` for the same seed."""
@@ -155,11 +155,11 @@ def test_t9a_cli_headline_matches_cli_json(scenario):
             return "p", data["chargers"][m["n"]]["reaches"]
         if m := re.fullmatch(rf"Charge of (?P<n>{names}) succeeds \(ends in the combat\)", text):
             return "p", data["chargers"][m["n"]]["arrives"]
-        if m := re.fullmatch(rf"(?P<n>{names}) catches the fleeing {target}", text):
+        if m := re.fullmatch(rf"Fleeing {target} caught by (?P<n>{names})", text):
             return "p", data["chargers"][m["n"]]["catches"]
-        if m := re.fullmatch(rf"(?P<n>{names}) is shot down by Stand and Shoot", text):
+        if m := re.fullmatch(rf"(?P<n>{names}) shot down by Stand and Shoot", text):
             return "p", data["chargers"][m["n"]]["shot_down"]
-        if text == f"{data['target_name']} is destroyed":
+        if text == f"{data['target_name']} destroyed":
             return "p", data["target"]["destroyed"]
         raise AssertionError(f"untraced sentence: {text}")
 
