@@ -73,10 +73,9 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
     if plot_path:
-        import matplotlib
+        from ..cli import save_plot
 
-        matplotlib.use("Agg")
-        result.plot().savefig(plot_path, dpi=120)
+        save_plot(result, plot_path)
     if as_json:
         click.echo(result.to_json())
     elif as_csv:
