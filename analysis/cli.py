@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+from pathlib import Path
 
 import click
 
@@ -126,18 +128,38 @@ def simulation_options(fn):
     return fn
 
 
-PLOT_FORMATS = ("png", "svg", "pdf")
+class PlotFile(click.Path):
+    """A plot file to write: checked when the command line is read, before anything is computed
+    (a known image format, in an existing writable folder, not a folder itself)."""
+
+    FORMATS = ("png", "svg", "pdf")
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        from .scenario import shown_path
+
+        path = Path(super().convert(value, param, ctx))
+        if path.suffix.lower().lstrip(".") not in self.FORMATS:
+            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
+        folder = path.parent  # os.path never raises (a name too long is simply not a folder)
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(path) \
+                or len(path.name) > 255:
+            self.fail(f"cannot write {shown_path(path)!r} (its folder must exist and be writable)", param, ctx)
+        return str(path)
 
 
 def save_plot(result, path: str) -> None:
-    """Write ``result.plot()`` to ``path`` (PNG, SVG or PDF, by its extension)."""
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    if suffix not in PLOT_FORMATS:
-        raise UserError(path, None, "--plot: unknown file type", ", ".join(f".{f}" for f in PLOT_FORMATS))
+    """Write ``result.plot()`` to ``path`` (checked by :class:`PlotFile`); called after the result
+    is printed, so a plot that fails cannot lose it."""
     import matplotlib
 
     matplotlib.use("Agg")
-    result.plot().savefig(path, dpi=120)
+    try:
+        result.plot().savefig(path, dpi=120)
+    except OSError as exc:
+        raise UserError(path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
 
 
 def _system_command(name: str, help_text: str) -> click.Command:
@@ -147,7 +169,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
     @click.option("--trace", is_flag=True, help="Print one trial step by step (reference engine).")
     @click.option("--csv", "as_csv", is_flag=True,
                   help="Print the estimates as CSV (with --distributions or --at-least: that table instead).")
-    @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+    @click.option("--plot", "plot_path", type=PlotFile(), default=None,
                   help="Also save the plot to this file (.png, .svg or .pdf).")
     @click.option("--distributions", is_flag=True, help="Also show every distribution: P(exactly N).")
     @click.option("--at-least", "at_least", is_flag=True,
@@ -164,14 +186,14 @@ def _system_command(name: str, help_text: str) -> click.Command:
             click.echo(module.trace(model, seed=seed))
             return
         result = module.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads)
-        if plot_path:
-            save_plot(result, plot_path)
         if as_json:
             click.echo(result.to_json())
         elif as_csv:
             click.echo(_csv_table(result, distributions, at_least).to_csv(index=False), nl=False)
         else:
             click.echo(result.text(distributions=distributions, at_least=at_least))
+        if plot_path:
+            save_plot(result, plot_path)
 
     return command
 

@@ -122,17 +122,16 @@ def t9a(data: dict) -> list[str]:
     """The 9th Age charge: per charger P(charge range reaches) and P(charge succeeds), and what
     happens to the target."""
     chargers, target = data["chargers"], data["target_name"]
-    verb = "charges" if len(chargers) == 1 else "charge"
-    out = [f"{_and(list(chargers))} {verb} {target} (reaction: {data['reaction'].replace('_', ' ')})."]
+    out = [f"{_and(list(chargers))} charging {target} (reaction: {data['reaction'].replace('_', ' ')})."]
     for name, c in chargers.items():
         out += [f"Charge range of {name} reaches: {_p(c['reaches'])}",
                 f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"]
         if "catches" in c:
-            out.append(f"{name} catches the fleeing {target}: {_p(c['catches'])}")
+            out.append(f"Fleeing {target} caught by {name}: {_p(c['catches'])}")
         if "shot_down" in c:
-            out.append(f"{name} is shot down by Stand and Shoot: {_p(c['shot_down'])}")
+            out.append(f"{name} shot down by Stand and Shoot: {_p(c['shot_down'])}")
     if "destroyed" in data.get("target", {}):
-        out.append(f"{target} is destroyed: {_p(data['target']['destroyed'])}")
+        out.append(f"{target} destroyed: {_p(data['target']['destroyed'])}")
     return out
 
 

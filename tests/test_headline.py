@@ -7,6 +7,7 @@ rounded: nothing in the headline is computed apart from what ``--json`` prints.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -107,6 +108,8 @@ def test_epic_headline_sides_and_formations_match_json():
     checked = _check_sentences([s for s in sentences if s not in never], lookup)
     assert checked == 2 + 4 * (len(data["formations"]) - len(never))
     assert any(s.startswith("Warband (defender) is destroyed: ") for s in sentences)
+    notebook = result._repr_html_()  # a notebook shows the same sentences above the table
+    assert all(html.escape(sentence) in notebook for sentence in sentences)
 
 
 def test_gdb_cli_headline_matches_cli_json():
@@ -137,7 +140,7 @@ def test_gdb_cli_headline_matches_cli_json():
     assert _check_sentences(sentences, lookup) >= 8
 
 
-@pytest.mark.parametrize("scenario", ["three_chargers", "flee_reaction"])
+@pytest.mark.parametrize("scenario", ["three_chargers", "flee_reaction", "stand_and_shoot"])
 def test_t9a_cli_headline_matches_cli_json(scenario):
     """charges.md §3.1-§3.4 (charge range reaches, charge succeeds, flee caught): sentences carry the
     numbers of ``--json`` for the same seed."""
@@ -152,11 +155,11 @@ def test_t9a_cli_headline_matches_cli_json(scenario):
             return "p", data["chargers"][m["n"]]["reaches"]
         if m := re.fullmatch(rf"Charge of (?P<n>{names}) succeeds \(ends in the combat\)", text):
             return "p", data["chargers"][m["n"]]["arrives"]
-        if m := re.fullmatch(rf"(?P<n>{names}) catches the fleeing {target}", text):
+        if m := re.fullmatch(rf"Fleeing {target} caught by (?P<n>{names})", text):
             return "p", data["chargers"][m["n"]]["catches"]
-        if m := re.fullmatch(rf"(?P<n>{names}) is shot down by Stand and Shoot", text):
+        if m := re.fullmatch(rf"(?P<n>{names}) shot down by Stand and Shoot", text):
             return "p", data["chargers"][m["n"]]["shot_down"]
-        if text == f"{data['target_name']} is destroyed":
+        if text == f"{data['target_name']} destroyed":
             return "p", data["target"]["destroyed"]
         raise AssertionError(f"untraced sentence: {text}")
 
@@ -256,3 +259,4 @@ def test_matrix_headline_matches_its_rows():
     assert head == "Tactical against Warband"
     side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
     _check_summary(summary_text, lambda text: next(r for r in rows if r["quantity"] == side[text]))
+    assert html.escape(line) in matrix._repr_html_()

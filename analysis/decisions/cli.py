@@ -8,7 +8,6 @@ prints a table, or with ``--json`` one JSON object, or with ``--csv`` the tidy t
 """
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -16,9 +15,10 @@ from typing import Literal
 import click
 from pydantic import Field
 
+from ..cli import PlotFile, save_plot
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
-from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, shown_path, validate
+from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
 from .. import runner
 from . import api
 from .definitions import CompareFields, Opponent
@@ -59,26 +59,6 @@ def _definition(path: str, model):
     return definition, source, resolve
 
 
-class PlotFile(click.Path):
-    """A plot file to write: checked when the command line is read, before anything is computed
-    (a known image format, in an existing writable folder, not a folder itself)."""
-
-    FORMATS = ("png", "svg", "pdf", "jpg", "jpeg")
-
-    def __init__(self):
-        super().__init__(dir_okay=False)
-
-    def convert(self, value, param, ctx):
-        path = Path(super().convert(value, param, ctx))
-        if path.suffix.lower().lstrip(".") not in self.FORMATS:
-            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
-        folder = path.parent  # os.path never raises (a name too long is simply not a folder)
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(path) \
-                or len(path.name) > 255:
-            self.fail(f"cannot write {shown_path(path)!r} (its folder must exist and be writable)", param, ctx)
-        return str(path)
-
-
 def _options(fn):
     options = [
         click.option("--trials", "-n", type=click.IntRange(min=1, max=runner.MAX_TRIALS), default=api.DEFAULT_TRIALS, show_default=True,
@@ -109,13 +89,7 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
         click.echo("\n".join(decision_sentences(result)) + "\n")
         click.echo(str(result))
     if plot_path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        try:
-            result.plot().savefig(plot_path, dpi=120)
-        except OSError as exc:
-            raise UserError(plot_path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
+        save_plot(result, plot_path)
 
 
 @click.command("matrix")

@@ -82,8 +82,11 @@ class DecisionResult:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        from ..headline import decision_sentences
+
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        return (f"<h4>{html.escape(self._header())}</h4>"
+        lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self))
+        return (f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "")
                 + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}") + notes)
 
 
@@ -196,18 +199,24 @@ class SweepResult(DecisionResult):
             quantities = list(self._headline().quantity.unique())[:4]
         elif isinstance(quantities, str):
             quantities = [quantities]
+        from matplotlib.ticker import PercentFormatter
+
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
         x = np.asarray(self.values, float) if numeric else np.arange(len(self.values))
+        selected = [_select(self.frame, q, entity).groupby("cell", sort=True).head(1) for q in quantities]
+        as_percent = all((rows.kind == "probability").all() for rows in selected)
+        scale = 100 if as_percent else 1
         fig, ax = plt.subplots(figsize=(7, 4))
-        for q in quantities:
-            rows = _select(self.frame, q, entity)
-            rows = rows.groupby("cell", sort=True).head(1)
-            ax.plot(x, rows.estimate, marker="o", label=q if entity is None else f"{entity}: {q}")
-            ax.fill_between(x, rows.ci95_lo, rows.ci95_hi, alpha=0.25)
+        for q, rows in zip(quantities, selected):
+            label = quantity_label(self.system, q)
+            ax.plot(x, rows.estimate * scale, marker="o", label=label if entity is None else f"{entity}: {label}")
+            ax.fill_between(x, rows.ci95_lo * scale, rows.ci95_hi * scale, alpha=0.25)
         if not numeric:
             ax.set_xticks(x, [str(v) for v in self.values])
         ax.set_xlabel(self.field)
-        ax.set_ylabel("estimate (95 % interval band)")
+        if as_percent:
+            ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.set_ylabel(f"{'probability' if as_percent else 'estimate'} (band: 95 % interval)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_title(f"{self.title}: sweep of {self.field}", fontsize=10)
