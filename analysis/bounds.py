@@ -13,9 +13,6 @@ from typing import Annotated
 
 from pydantic import Field
 
-MAX_TRIALS = 10**10  # per run (and per point of a report); README "Limits and safety"
-MAX_SEED = 2**63 - 1
-MAX_THREADS = 1024
 MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers
 MAX_EXTRA_ATTACKS = 10  # Epic: extra attacks of one weapon line (TP 2.2.3)
 MAX_SPEED_CM = 200  # Epic: unit speed

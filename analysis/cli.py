@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from .errors import UserError
-from .bounds import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 
 SYSTEMS = {
     "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally.",
@@ -142,7 +142,7 @@ class PlotFile(click.Path):
 
         path = Path(super().convert(value, param, ctx))
         if path.suffix.lower().lstrip(".") not in self.FORMATS:
-            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join(self.FORMATS)})", param, ctx)
+            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join('.' + f for f in self.FORMATS)})", param, ctx)
         folder = path.parent  # os.path never raises (a name too long is simply not a folder)
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(path) \
                 or len(path.name) > 255:

@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from kernels.rng import BLOCK_TRIALS
 
-from .bounds import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 from .errors import ArgumentError
 from .estimates import wilson_half_width
 from .numba_cache import compile_notice, drop_stale_kernel_caches

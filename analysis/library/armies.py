@@ -41,7 +41,8 @@ def library_unit_ids(formation: dict) -> list[str]:
     for group in formation.get("units") or []:
         if not isinstance(group, dict):
             continue
-        for ref in [group.get("unit"), *(group.get("characters") or [])]:
+        characters = group.get("characters")  # a wrong shape is left for validation to name
+        for ref in [group.get("unit"), *(characters if isinstance(characters, list) else [])]:
             if isinstance(ref, str) and ref.startswith(PREFIX) and ref[len(PREFIX):] in units():
                 found.append(ref[len(PREFIX):])
     return list(dict.fromkeys(found))

@@ -33,12 +33,12 @@ def scenario(marines: str, units: str = TACTICAL) -> str:
 def test_tactical_formation_gets_they_shall_know_no_fear_and_says_so():
     """TP-SR They Shall Know No Fear: netea:tactical is listed only by Space Marine forces, all with
     TSKNF, so a formation of them without army or army_rules gets it, and the result notes say so."""
-    loaded = epic.load(scenario("initiative = 1"))
+    loaded = epic.loads(scenario("initiative = 1"))
     assert loaded.formations[0].army_rules == ["they-shall-know-no-fear"]
     result = epic.simulate(loaded, trials=2000, seed=1)
     said = [n for n in result.notes if n.startswith("Tactical: ")]
     assert len(said) == 1 and "they-shall-know-no-fear" in said[0] and "netea:tactical" in said[0]
-    typed = epic.simulate(epic.load(scenario('initiative = 1\narmy_rules = ["they-shall-know-no-fear"]')),
+    typed = epic.simulate(epic.loads(scenario('initiative = 1\narmy_rules = ["they-shall-know-no-fear"]')),
                           trials=2000, seed=1)
     assert typed.table().equals(result.table())
     assert not any(n.startswith("Tactical: ") for n in typed.notes)
@@ -48,7 +48,7 @@ def test_empty_army_rules_means_none():
     """army_rules = [] is honoured: no inferred rules, no note, with or without army."""
     for marines in ("initiative = 1\narmy_rules = []",
                     'army = "netea:space-marine-codex-astartes"\narmy_rules = []'):
-        loaded = epic.load(scenario(marines))
+        loaded = epic.loads(scenario(marines))
         assert loaded.formations[0].army_rules == [] and loaded.formations[0].initiative == 1
         assert not loaded.notes
 
@@ -56,14 +56,14 @@ def test_empty_army_rules_means_none():
 def test_army_gives_the_lists_rules_and_initiative():
     """Army-list initiative rating (TP 1.2.2, army lists) and army rules come from army = LIST;
     the scenario's own initiative and army_rules win."""
-    loaded = epic.load(scenario('army = "netea:space-marine-codex-astartes"'))
+    loaded = epic.loads(scenario('army = "netea:space-marine-codex-astartes"'))
     marines = loaded.formations[0]
     assert (marines.army, marines.initiative, marines.army_rules) == (
         "netea:space-marine-codex-astartes", 1, ["they-shall-know-no-fear"])
     assert not loaded.notes
-    own = epic.load(scenario('army = "netea:space-marine-codex-astartes"\ninitiative = 2')).formations[0]
+    own = epic.loads(scenario('army = "netea:space-marine-codex-astartes"\ninitiative = 2')).formations[0]
     assert (own.initiative, own.army_rules) == (2, ["they-shall-know-no-fear"])
-    orks = epic.load(scenario('army = "netea:ork-war-horde"\narmy_rules = []',
+    orks = epic.loads(scenario('army = "netea:ork-war-horde"\narmy_rules = []',
                               '{ unit = "netea:boyz", count = 4, engaged = "bc" }'))
     assert orks.formations[0].initiative == 3
     assert not orks.notes  # the Ork rating modifiers are Power of the Waaagh! (actions) and Mob Rule

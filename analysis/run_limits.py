@@ -1,0 +1,8 @@
+"""The bounds of the run arguments every command and ``simulate`` takes (README, "Limits and safety").
+
+Kept apart from :mod:`analysis.bounds` (the model field types, which need pydantic) so that the
+command line can state them in ``--help`` without loading anything but click.
+"""
+MAX_TRIALS = 10**10  # per run (and per point of a report)
+MAX_SEED = 2**63 - 1
+MAX_THREADS = 1024
