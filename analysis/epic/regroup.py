@@ -1,4 +1,4 @@
-"""The regroup roll on its own (TP 1.13.1, 2.1.8; §4 and §8.1 of the rules reference).
+"""The regroup roll on its own (TP 1.13.1, 2.1.8; ``docs/epic-engine.md`` §8).
 
 A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).
 :func:`simulate_regroup` runs the Numba ``regroup_kernel`` through the shared runner and returns the
