@@ -1,4 +1,4 @@
-"""Every exact value of §8 of shared/rules/epic-armageddon.md, as fractions.
+"""The worked exact values of the Epic rules (regroup, rally, result roll, single assault die), as fractions.
 
 Each value is computed by running the reference engine's own functions under every dice sequence
 they can consume (the ``exact`` fixture), so these check the engine code, not a second formula.
