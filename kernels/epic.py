@@ -33,12 +33,12 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # U_SAVE = min(armour, cover); U_SNIPE = a sniper's target (Inspiring, Leader or Supreme Commander);
 # U_LOSS_BM = its losses give a winner BMs (not Expendable, unless its whole formation is).
 # U_ASSAULT: of an assault formation; U_TARGET: and directly engaged (bc / ff: hits can reach it);
-# U_BCT: and bc; U_INSPC: an Inspiring unit that counts for the result (§5, switch `inspiring`);
+# U_BCT: and bc, fighting in contact (not a firefighting Skimmer / Support Craft); U_INSPC: an Inspiring unit that counts for the result (§5, switch `inspiring`);
 # U_SIMPLE: neither Reinforced Armour nor Invulnerable Save (an ordinary hit = one save roll);
-# U_WORD, U_BIT: its bit in its side's alive masks (unit = side_base[side] + 64 * word + bit).
+# U_WORD, U_BIT: its bit in its side's alive masks (unit = side_base[side] + 64 * word + bit); U_WE: type WE.
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
-    U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT = range(22)
-U_COLS = 22
+    U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE = range(23)
+U_COLS = 23
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
 # S_BC: the unit is engaged bc (uses S_VC while in contact).
 S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC = range(7)
@@ -55,10 +55,11 @@ N_CLASSES = 6
 # Formation table columns (int64[F, F_COLS]).
 # F_ANY_SC / F_ANY_LEADER: the formation has a Supreme Commander / a Leader (skips counting them).
 # F_N: its units; F_SIZE0: its starting size (WE = starting DC); F_SPEED0: it has a non-Fearless speed-0
-# bc / ff unit (withdrawal kills it); F_ANY_WE: it has a war engine.
+# bc / ff unit (withdrawal kills it); F_ANY_WE: it has a war engine; F_WE_WD: damage each of its
+# non-Fearless war engines takes when it withdraws (enemy units within 15 cm, TP 3.2.4), 0 if it has none.
 F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER, \
-    F_N, F_SIZE0, F_SPEED0, F_ANY_WE = range(15)
-F_COLS = 15
+    F_N, F_SIZE0, F_SPEED0, F_ANY_WE, F_WE_WD = range(16)
+F_COLS = 16
 # Rule switches (int64[R_COLS]).
 R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY = range(8)
 R_COLS = 8
@@ -70,7 +71,7 @@ FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, 
 FO_COLS = 9
 # Unit sets as bit masks (uint64[2, M_COLS, W] per side, W words of 64 units; a formation's uint64[F, W]):
 # every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
-# in allocation order), bc ones (M_BC), Inspiring ones that count for the result (M_INSP), war engines
+# in allocation order), bc ones that fight in contact (M_BC: their enemy is in contact), Inspiring ones that count for the result (M_INSP), war engines
 # (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC), non-Fearless units of its assault formations
 # (M_XHIT, those extra hits reach).  The living units are ``alive[w, side]``: counts are popcounts (a WE
 # counting its starting DC).
@@ -148,12 +149,13 @@ LANES = 128
 LANE_INT = np.int32  # the integer rows of _run_block (see the module docstring)
 # Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
 # vectorise the lane loops without runtime alias checks between them).
-LV_A, LV_HH, LV_PT, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
+# LV_SIZE: a formation's size (WE = starting DC); LV_SCR0 / LV_SCR1: each side's Supreme Commander re-rolls left.
+LV_A, LV_HH, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
-    LV_SLOT0, LV_SLOT1, LV_SLOT2 = range(28)
-LV_ROWS = 28
+    LV_SLOT0, LV_SLOT1, LV_SLOT2, LV_SIZE, LV_SCR0, LV_SCR1 = range(30)
+LV_ROWS = 30
 FORM_ROWS = 9  # per-formation lane rows of _run_block (bm, broken, ..., cas_a)
-LANE_ROWS = 29  # per-lane rows of _run_block (winner, margin, ..., start)
+LANE_ROWS = 28  # per-lane rows of _run_block (winner, margin, ..., start)
 
 
 # The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
@@ -306,9 +308,10 @@ def _unsaved_lane(rs, l, cls, u, units):
         if target < NO_ROLL:
             nd += 1
             failed = _die(rs, l, _SIX, _FOUR) < target
-            if _at(units, u * U_COLS + U_RA) and failed:
-                nd += 1
-                failed = _die(rs, l, _SIX, _FOUR) < target
+        armour = _at(units, u * U_COLS + U_ARMOUR) + sniper  # the re-roll is on armour (TP-FAQ Reinforced Armour)
+        if _at(units, u * U_COLS + U_RA) and failed and armour < NO_ROLL:
+            nd += 1
+            failed = _die(rs, l, _SIX, _FOUR) < armour
     elif kind == 1 and _at(units, u * U_COLS + U_RA):
         target = _at(units, u * U_COLS + U_ARMOUR) + sniper
         if target < NO_ROLL:
@@ -321,19 +324,60 @@ def _unsaved_lane(rs, l, cls, u, units):
 
 
 @njit(cache=True)
-def _general_hits(rs, l, u, units, q, cap, prefix, dc, part, n_ord, n_mw):
-    """(unsaved hits, dice) on unit ``u`` from its round-robin positions, each position's class deciding
-    its saves (lane ``l``)."""
+def _general_hits(rs, l, u, units, n):
+    """(unsaved hits, dice) of ``n`` ordinary hits on unit ``u`` in lane ``l`` (Reinforced Armour or
+    Invulnerable Save: a save may take more than one roll)."""
     un = 0
     nd = 0
-    for j in range(q + 1):
-        start = j * cap + prefix
-        for p in range(start, start + (dc if j < q else part)):
-            cls = 0 if p < n_ord else (1 if p < n_mw else 2)
-            f, k = _unsaved_lane(rs, l, cls, u, units)
-            un += f
-            nd += k
+    for _ in range(n):
+        f, k = _unsaved_lane(rs, l, 0, u, units)
+        un += f
+        nd += k
     return un, nd
+
+
+@njit(cache=True)
+def _macro_lane(rs, l, side, n_mw, n_tk, units, hp, alive, losses_bm, tgt, tgb, n_words):
+    """The macro-weapon hits, then the titan-killer hits, on ``side`` in lane ``l``: each a new allocation
+    to the living directly engaged units from the nearest (round-robin, a WE up to its starting DC per
+    pass), saved and removed before the next (TP 1.9.6, 2.2.6, 2.2.9; spec §2).  Returns (damage
+    inflicted, dice rolled)."""
+    inflicted = 0
+    nd = 0
+    for cls in (1, 2):
+        n = n_mw if cls == 1 else n_tk
+        if n == 0:
+            continue
+        cap = 0
+        for k in range(_at(tgb, side), _at(tgb, side + 1)):
+            u = _at(tgt, k)
+            if _at(hp, u * LANES + l) > 0:
+                cap += _at(units, u * U_COLS + U_DC)
+        if cap == 0:
+            break
+        q = n // cap
+        r = n - q * cap
+        prefix = 0
+        for k in range(_at(tgb, side), _at(tgb, side + 1)):
+            u = _at(tgt, k)
+            hpu = _at(hp, u * LANES + l)
+            if hpu == 0:
+                continue
+            dc = _at(units, u * U_COLS + U_DC)
+            taken = q * dc + _min(dc, _max(0, r - prefix))
+            prefix += dc
+            unsaved = 0
+            for _ in range(taken):
+                f, k2 = _unsaved_lane(rs, l, cls, u, units)
+                unsaved += f
+                nd += k2
+            done = _min(unsaved, hpu)
+            _put(hp, u * LANES + l, hpu - done)
+            fl = _at(units, u * U_COLS + U_FORM) * LANES + l
+            _put(losses_bm, fl, _at(losses_bm, fl) + done * _at(units, u * U_COLS + U_LOSS_BM))
+            inflicted += done
+            _clear_unit(alive, units, u, l, n_words, np.int64(done == hpu and done > 0))
+    return inflicted, nd
 
 
 @njit(cache=True)
@@ -369,7 +413,8 @@ def _snipe_lane(rs, l, side, hits, hs, units, alive, masks, base, n_words):
 def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive, n_words):
     """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2)."""
     p = _at(trapped, f)
-    if p > 0.0 or (speed_zero_die and _at(forms, f * F_COLS + F_SPEED0)):
+    we_damage = _at(forms, f * F_COLS + F_WE_WD)
+    if p > 0.0 or we_damage > 0 or (speed_zero_die and _at(forms, f * F_COLS + F_SPEED0)):
         for k in range(_at(fb, f), _at(fb, f + 1)):
             u = _at(fu, k)
             if _at(hp, u * LANES + l) == 0 or _at(units, u * U_COLS + U_FEARLESS):
@@ -377,6 +422,10 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
             kill = False
             if speed_zero_die and _at(units, u * U_COLS + U_SPEED0) and _at(units, u * U_COLS + U_ENG) != OUT:
                 kill = True
+            elif _at(units, u * U_COLS + U_WE):  # 1 damage per enemy unit within 15 cm, no save (TP 3.2.4)
+                left = _max(_at(hp, u * LANES + l) - we_damage, 0)
+                _put(hp, u * LANES + l, left)
+                kill = left == 0
             elif p > 0.0:
                 kill = _uniform(rs, l) < p
             if kill:
@@ -387,7 +436,7 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 @njit(cache=True, inline="always")
 def _buffer_sizes(n_units, n_forms, n_words):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from."""
-    n_int = 2 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
+    n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
         + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
     return n_int, 2 * n_words * LANES + 4
 
@@ -418,9 +467,14 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     all_tsknf = ibuf[io:io + 2]
     io += 2
     all_tsknf[:] = 1
+    any_sc = ibuf[io:io + 2]  # the side's army has a Supreme Commander
+    io += 2
+    any_sc[:] = 0
     for f in range(n_forms):
         if forms[f, F_ASSAULT] and not forms[f, F_TSKNF]:
             all_tsknf[forms[f, F_SIDE]] = 0
+        if forms[f, F_ANY_SC]:
+            any_sc[forms[f, F_SIDE]] = 1
     # war engines per side (units with DC > 1), targets per side, XHIT units per side, in allocation order
     wes = ibuf[io:io + n_units + 1]
     io += n_units + 1
@@ -474,9 +528,9 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
     fight, fight0, ended, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
     nn, h, d, d2, d3 = per_lane[10], per_lane[11], per_lane[12], per_lane[13], per_lane[14]
-    d4, nord, nmw, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
-    rr, plain, prefix, snipe, snipe_un = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
-    loser, cons, withdrew, start = per_lane[25], per_lane[26], per_lane[27], per_lane[28]
+    d4, nmw, ntk, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
+    rr, prefix, snipe, snipe_un, loser = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
+    cons, withdrew, start = per_lane[25], per_lane[26], per_lane[27]
     pflat = part.reshape(part.size)
     prow = b * part.shape[1]
     lv = ibuf[io:io + LV_ROWS * L]
@@ -609,6 +663,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 hs = 1 - side
                 anyhit = 0
                 anysnipe = 0
+                anymacro = 0
                 for l in range(L):  # living directly engaged units (a WE counting its starting DC)
                     c = 0
                     for w in range(n_words):
@@ -625,25 +680,23 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         for l in range(L):
                             _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(alive, arow + l) >> sh) & _ONE))
                 hrow = hs * N_CLASSES * L
-                for l in range(L):
-                    o = _at(hits, hrow + l)
-                    mw = o + _at(hits, hrow + L + l)
-                    t = mw + _at(hits, hrow + 2 * L + l)
-                    ns = _at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)
+                for l in range(L):  # the ordinary hits go round-robin here; MW / TK hits after them (below)
                     c = _at(cap, l)
                     has = np.int64(c > 0)
-                    t *= has
-                    ns *= has
+                    t = _at(hits, hrow + l) * has
+                    mw = _at(hits, hrow + L + l) * has
+                    tk = _at(hits, hrow + 2 * L + l) * has
+                    ns = (_at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)) * has
                     c1 = _max(c, 1)
                     q = np.int64(np.float64(t) / np.float64(c1))  # exact: small non-negative integers
-                    _put(nord, l, o)
                     _put(nmw, l, mw)
+                    _put(ntk, l, tk)
                     _put(cap, l, c1)
-                    anyhit |= t + ns
+                    anyhit |= t + ns + mw + tk
                     anysnipe |= ns
+                    anymacro |= mw + tk
                     _put(qq, l, q)
                     _put(rr, l, t - q * c1)
-                    _put(plain, l, np.int64(o == t))
                     _put(prefix, l, 0)
                     _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved below
                     _put(snipe_un, l, 0)
@@ -676,14 +729,12 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         a = np.int64((_at(alive, arow + l) >> sh) & _ONE)
                         pt = _min(dc, _max(0, _at(rr, l) - _at(prefix, l)))
                         hv = (_at(qq, l) * dc + pt) * a
-                        fast = _at(plain, l) & simple
                         _put(lv, LV_A * L + l, a)
-                        _put(lv, LV_HH * L + l, hv * fast)
-                        _put(lv, LV_PT * L + l, pt)
-                        _put(lv, LV_NN * L + l, hv * (1 - fast))
+                        _put(lv, LV_HH * L + l, hv * simple)
+                        _put(lv, LV_NN * L + l, hv * (1 - simple))
                         _put(lv, LV_UN * L + l, 0)
-                        anygen |= hv * (1 - fast)
-                        maxh = _max(maxh, hv * fast)
+                        anygen |= hv * (1 - simple)
+                        maxh = _max(maxh, hv * simple)
                     if sv < NO_ROLL:
                         for j in range(maxh):
                             nd += _roll(rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
@@ -696,8 +747,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     if anygen:
                         for l in range(L):
                             if lv[LV_NN * L + l] > 0:
-                                g_un, g_nd = _general_hits(rs, l, u, units, qq[l], cap[l], prefix[l], dc,
-                                                           lv[LV_PT * L + l], nord[l], nmw[l])
+                                g_un, g_nd = _general_hits(rs, l, u, units, lv[LV_NN * L + l])
                                 lv[LV_UN * L + l] += g_un
                                 nd += g_nd
                     if anysnipe:
@@ -722,6 +772,13 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
                     if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
                         break
+                if anymacro:  # the second and third allocations, to the survivors (TP 2.2.6, 2.2.9)
+                    for l in range(L):
+                        if nmw[l] + ntk[l] > 0:
+                            m_done, m_nd = _macro_lane(rs, l, side, nmw[l], ntk[l], units, hp, alive, losses_bm, tgt,
+                                                       tgb, n_words)
+                            lv[LV_KILLS * L + l] += m_done
+                            nd += m_nd
                 for l in range(L):
                     _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
             if step == G_SUPPORT:  # §4: wiped out by supporting fire
@@ -747,10 +804,10 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             tsk = forms[f, F_TSKNF]
             held_row = (LV_BMA if forms[f, F_SIDE] == ATTACKER else LV_BMD) * L
             raw_row = (LV_RAWA if forms[f, F_SIDE] == ATTACKER else LV_RAWD) * L
-            for l in range(L):
+            for l in range(L):  # a formation with no living unit holds none (TP 1.12.10)
                 brk = _at(broken, f * L + l)
                 cnt = _at(lv, LV_CNT * L + l)
-                bmf = _at(bm, f * L + l)
+                bmf = _at(bm, f * L + l) * np.int64(cnt > 0)
                 _put(lv, held_row + l, _at(lv, held_row + l) + (cnt if brk else (bmf >> tsk)))
                 _put(lv, raw_row + l, _at(lv, raw_row + l) + (cnt if brk else bmf))
         _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_NATT * L, n_words, wes, web, units,
@@ -806,11 +863,13 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 arow = (side * n_words + units[u, U_WORD]) * L
                 sh = np.uint64(units[u, U_BIT])
                 hrow = u * L
-                for l in range(L):
+                dc = units[u, U_DC]
+                for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
                     a = np.int64((_at(alive, arow + l) >> sh) & _ONE) & _at(lv, LV_HIT * L + l)
                     hpu = _at(hp, hrow + l)
-                    take = _min(hpu, _at(lv, LV_EX * L + l)) * a
-                    _put(lv, LV_EX * L + l, _at(lv, LV_EX * L + l) - take)
+                    block = _min(dc, _at(lv, LV_EX * L + l)) * a
+                    take = _min(hpu, block)
+                    _put(lv, LV_EX * L + l, _at(lv, LV_EX * L + l) - block)
                     _put(hp, hrow + l, hpu - take)
                     _put(lv, LV_DEAD * L + l, a & np.int64(hpu == take))
                 for l in range(L):
@@ -838,7 +897,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     hit = _at(lv, LV_HIT * L + l)
                     _put(bm, f * L + l, 0 if hit else _at(bm, f * L + l))
                     _put(broken, f * L + l, _at(broken, f * L + l) | hit)
-                if trapped[f] > 0.0 or forms[f, F_SPEED0]:
+                if trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
                     for l in range(L):
                         if lv[LV_HIT * L + l]:
                             _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words)
@@ -893,13 +952,21 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
         for f in range(n_forms):  # the state after the assault
             _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
             n_f = forms[f, F_N]
-            for l in range(L):
-                _put(bm_a, f * L + l, _at(bm, f * L + l))
-                _put(broken_a, f * L + l, _at(broken, f * L + l))
+            for l in range(L):  # destroyed / broken and alive / unbroken; a destroyed one holds no BMs
+                al = np.int64(_at(fa, f * L + l) > 0)
+                _put(bm_a, f * L + l, _at(bm, f * L + l) * al)
+                _put(broken_a, f * L + l, _at(broken, f * L + l) & al)
                 _put(cas_a, f * L + l, n_f - _at(fa, f * L + l))
         any_withdrew = 0
         if rules[R_RALLY]:  # §7
             nat1_ok = np.int64(nat1 == 0)
+            for side in range(2):  # each side's Supreme Commander re-rolls this turn: one per living SC
+                if sc_reroll and any_sc[side]:
+                    _rows_count(alive, flat_masks, flat_fmasks, side, M_SC, lv, (LV_SCR0 + side) * L, n_words, wes,
+                                web, units, False)
+                else:
+                    for l in range(L):
+                        lv[(LV_SCR0 + side) * L + l] = 0
             for f in range(n_forms):
                 init = forms[f, F_INIT]
                 e30 = forms[f, F_ENEMY30]
@@ -911,6 +978,12 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 else:
                     for l in range(L):
                         lv[LV_LEAD * L + l] = 0
+                if forms[f, F_ANY_WE]:  # its size: a war engine counts its starting DC (TP 3.0)
+                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_SIZE * L, n_words, wes, web,
+                                 units, True)
+                else:
+                    for l in range(L):
+                        _put(lv, LV_SIZE * L + l, _at(fa, f * L + l))
                 for l in range(L):  # who tests (a formation with a living unit and BMs or broken)
                     living = _at(fa, f * L + l)
                     brk = _at(broken, f * L + l)
@@ -923,28 +996,25 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     roll = _at(d, l)
                     mod = _at(lv, LV_MOD * L + l)
                     _put(lv, LV_OK * L + l, np.int64(roll + mod >= init) & (np.int64(roll != 1) | nat1_ok))
-                if sc_reroll and forms[f, F_ANY_SC]:
-                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, M_SC, lv, LV_CNT * L, n_words, wes, web,
-                                 units, False)
+                fs = forms[f, F_SIDE]
+                if sc_reroll and any_sc[fs]:  # a failed test spends one of the army's re-rolls, once (TP 2.1.15)
+                    pool = (LV_SCR0 + fs) * L
                     for l in range(L):
-                        if lv[LV_TEST * L + l] and not lv[LV_OK * L + l]:
-                            mod = lv[LV_MOD * L + l]
-                            for _ in range(lv[LV_CNT * L + l]):  # one re-roll per living Supreme Commander
-                                roll = _die(rs, l, _SIX, _FOUR)
-                                nd += 1
-                                if roll + mod >= init and (roll != 1 or nat1_ok):
-                                    lv[LV_OK * L + l] = 1
-                                    break
+                        if lv[LV_TEST * L + l] and not lv[LV_OK * L + l] and lv[pool + l] > 0:
+                            lv[pool + l] -= 1
+                            roll = _die(rs, l, _SIX, _FOUR)
+                            nd += 1
+                            lv[LV_OK * L + l] = np.int64(roll + lv[LV_MOD * L + l] >= init and (roll != 1 or nat1_ok))
                 wd_any = 0
-                trap = np.int64(trapped[f] > 0.0)
+                trap = np.int64(trapped[f] > 0.0 or forms[f, F_WE_WD] > 0)
                 for l in range(L):
-                    living = _at(fa, f * L + l)
                     brk = _at(broken, f * L + l)
                     bmf = _at(bm, f * L + l)
                     test = _at(lv, LV_TEST * L + l)
                     ok = _at(lv, LV_OK * L + l)
                     cut = (1 + tsk) * _at(lv, LV_LEAD * L + l)
-                    pass_broken = _max((living if tsk else living >> 1) - cut, 0)
+                    size = _at(lv, LV_SIZE * L + l)
+                    pass_broken = _max((size if tsk else size >> 1) - cut, 0)
                     pass_unbroken = _max((bmf >> 1) - cut, 0)
                     passes = test & ok
                     _put(tested, f * L + l, test)
@@ -968,7 +1038,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 continue
             wn = winner[l]
             _bump(pflat, prow + _at(side_off, wn), 1)
-            _bump(pflat, prow + _at(side_off, O_NOROLL), np.int64(wn != WIN_UNRESOLVED) & (1 - _at(by_roll, l)))
+            won = np.int64((wn == WIN_ATT) | (wn == WIN_DEF))  # a side won without a roll (not "no winner")
+            _bump(pflat, prow + _at(side_off, O_NOROLL), won & (1 - _at(by_roll, l)))
             _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, 1)
             if by_roll[l]:
                 _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
@@ -980,10 +1051,11 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             h2 = ho[f, 2]
             for l in range(L):
                 i = f * L + l
+                al = np.int64(_at(fa, i) > 0)  # after the end phase too: broken and BMs only while alive
                 _put(lv, LV_SLOT0 * L + l, h0 + _at(cas_a, i) * n1 - _at(fa, i))
                 _put(lv, LV_SLOT1 * L + l, h1 + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1))
-                _put(lv, LV_SLOT2 * L + l, h2 + (4 * _at(broken, i) + 2 * _at(tested, i) + _at(passed, i)) * c1
-                     + _min(_at(bm, i), c1 - 1))
+                _put(lv, LV_SLOT2 * L + l, h2 + (4 * (_at(broken, i) & al) + 2 * _at(tested, i) + _at(passed, i)) * c1
+                     + _min(_at(bm, i) * al, c1 - 1))
             for l in range(L):
                 if _at(ended, l):
                     _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)

@@ -1,6 +1,6 @@
 """A validated scenario expanded into one record per unit, and the count layout both engines fill.
 
-Units are ordered for hit allocation (§9.6 of the reference): attackers first, then defenders;
+Units are ordered for hit allocation (§9.6 of ``docs/epic-engine.md``): attackers first, then defenders;
 within a side by engagement state (``bc`` before ``ff`` before ``out``), then formation order in
 the file, then unit-group order (nearest to the enemy first), then unit order.  A unit's index in
 :attr:`CompiledEpic.units` is its place in that order.
@@ -54,7 +54,7 @@ class UnitSlot:
     expendable: bool
     reinforced_armour: bool
     invulnerable: bool
-    skimmer: bool  # Skimmer or Support Craft: may use FF in contact
+    firefights: bool  # Support Craft, or a Skimmer whose FF beats its CC: fights at FF in contact (TP 2.1.13, 2.1.20)
     first_strike: bool
     sniper: bool
     extra: tuple[ExtraLine, ...]
@@ -72,6 +72,7 @@ class FormationSlot:
     tsknf: bool
     mob_rule: bool
     trapped: float
+    withdrawal_enemies: int  # enemy units within 15 cm of a withdrawn war engine (TP 3.2.4)
     enemy_within_30cm: bool
     units: tuple[int, ...]  # indices into CompiledEpic.units
     size: int  # units for break and BM counting: a war engine counts its starting DC (TP 3.3.3)
@@ -115,7 +116,7 @@ def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile],
         leader=bool(rules & {"leader", "supreme-commander"}),
         supreme_commander="supreme-commander" in rules,
         expendable="expendable" in rules, reinforced_armour="reinforced-armour" in rules,
-        invulnerable="invulnerable-save" in rules, skimmer=bool(rules & {"skimmer", "support-craft"}),
+        invulnerable="invulnerable-save" in rules, firefights="support-craft" in rules or ("skimmer" in rules and (profile.ff or NO_ROLL) < (profile.cc or NO_ROLL)),
         first_strike="first-strike" in rules, sniper="sniper" in rules, extra=tuple(extra),
     )
 
@@ -150,6 +151,7 @@ def compile_scenario(scenario: EpicScenario) -> CompiledEpic:
             blast_markers=formation.blast_markers, broken=formation.broken,
             tsknf=army and "they-shall-know-no-fear" in formation.army_rules,
             mob_rule=army and "mob-rule" in formation.army_rules, trapped=formation.trapped,
+            withdrawal_enemies=formation.withdrawal_enemies_within_15cm,
             enemy_within_30cm=enemy30, units=members, size=size,
             max_blast_markers=formation.blast_markers + size + 1,
         ))

@@ -42,16 +42,16 @@ def _sources(u: UnitSlot, support: bool) -> list[tuple[int, list[int]]]:
                 rows.append((K.G_SUPPORT, [u.index, line.count, int(line.d3), u.ff, u.ff,
                                            kind + 3 * (line.sniper or u.sniper), 0]))
     else:
-        contact = min(u.cc, u.ff) if u.skimmer else u.cc
+        bc = int(u.engaged == BC and not u.firefights)  # a firefighting skimmer attacks as a ff unit (§1)
         step = K.G_FIRST if u.first_strike else K.G_NORMAL
-        rows.append((step, [u.index, u.damage_capacity, 0, contact, u.ff, 3 * u.sniper, int(u.engaged == BC)]))
+        rows.append((step, [u.index, u.damage_capacity, 0, u.cc, u.ff, 3 * u.sniper, bc]))
         for line in u.extra:
             kind = 2 if line.titan_killer else int(line.macro_weapon)
             vc = u.cc if line.contact_only else (u.ff if we else NO_ROLL)
             vn = NO_ROLL if line.contact_only else u.ff
             step = K.G_FIRST if (line.first_strike or u.first_strike) else K.G_NORMAL
             rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * (line.sniper or u.sniper),
-                                int(u.engaged == BC)]))
+                                bc]))
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
 
 
@@ -109,12 +109,13 @@ class KernelArrays:
             row[K.U_SIDE] = u.side
             row[K.U_ASSAULT] = assault
             row[K.U_TARGET] = assault and u.engaged in (BC, FF)
-            row[K.U_BCT] = assault and u.engaged == BC
+            row[K.U_BCT] = assault and u.engaged == BC and not u.firefights
             row[K.U_INSPC] = assault and u.inspiring and (r.inspiring != "engaged_only" or u.engaged in (BC, FF))
             row[K.U_SIMPLE] = not (u.reinforced_armour or u.invulnerable)
             word, bit = divmod(u.index - int(base[u.side]), 64)
             row[K.U_WORD] = word
             row[K.U_BIT] = bit
+            row[K.U_WE] = u.type == "WE"
             flag = np.uint64(1) << np.uint64(bit)
             for kind, member in ((K.M_ALL, True), (K.M_ASSAULT, row[K.U_ASSAULT]), (K.M_TARGET, row[K.U_TARGET]),
                                  (K.M_BC, row[K.U_BCT]), (K.M_INSP, row[K.U_INSPC]),
@@ -171,7 +172,9 @@ class KernelArrays:
                              len(f.units), sum(c.units[i].damage_capacity for i in f.units),
                              any(c.units[i].speed_zero and not c.units[i].fearless and c.units[i].engaged != OUT
                                  for i in f.units),
-                             any(c.units[i].damage_capacity > 1 for i in f.units)]
+                             any(c.units[i].damage_capacity > 1 for i in f.units),
+                             f.withdrawal_enemies * any(c.units[i].type == "WE" and not c.units[i].fearless
+                                                        for i in f.units)]
         rules = np.zeros(K.R_COLS, np.int64)
         rules[K.R_SUM] = r.result_dice == "sum"
         rules[K.R_NAT1] = r.rally_natural_one_fails

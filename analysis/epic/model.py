@@ -1,7 +1,6 @@
 """Epic Armageddon scenario files: typed, validated models (TOML → pydantic).
 
-Clause numbers refer to the NetEA Tournament Pack as summarised in
-``shared/rules/epic-armageddon.md``.
+Clause numbers refer to the NetEA Tournament Pack; §9.n are the readings of ``docs/epic-engine.md``.
 """
 from __future__ import annotations
 
@@ -32,14 +31,14 @@ def known_special_rules() -> list[str]:
 
 
 class Rules(StrictModel):
-    """Rule switches; the defaults are the Tournament Pack readings (§9 of the reference)."""
+    """Rule switches; the defaults are the Tournament Pack readings (§9 of docs/epic-engine.md)."""
 
     result_dice: Literal["highest", "sum"] = "highest"  # TP 1.12.7 / §9.1
     rally_natural_one_fails: bool = False  # §9.9
     max_rounds: int = Field(10, ge=1, le=100)  # §9.4
     supporting_fire_kills_count: bool = True  # §9.2
     inspiring: Literal["involved", "engaged_only"] = "involved"  # §9.3
-    army_rules: bool = True  # TSKNF and Mob Rule as the formations declare them (§7 switches)
+    army_rules: bool = True  # TSKNF and Mob Rule as the formations declare them (TP-SR)
     leaders: bool = True  # Leader bonus on rally and regroup (TP 2.1.8)
     supreme_commander_rerolls: bool = True  # TP 2.1.15
 
@@ -105,6 +104,8 @@ class Formation(StrictModel):
     army_rules: list[ArmyRule] = []
     cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
     trapped: float = Field(0.0, ge=0.0, le=1.0)  # P(a withdrawing non-Fearless unit dies), §9.5
+    # enemy units within 15 cm of each of its war engines when a withdrawal ends: 1 damage each (TP 3.2.4)
+    withdrawal_enemies_within_15cm: int = Field(0, ge=0, le=100)
     enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
     points: Points | None = None
     units: list[UnitGroup] = Field(min_length=1, max_length=32)

@@ -23,21 +23,25 @@ WINNER_SLOT = {"attacker": "attacker_wins", "defender": "defender_wins", "none":
 
 @dataclass
 class FormationOutcome:
+    """Each formation ends each point (after the assault, after the end phase) in exactly one of three
+    states: destroyed (no living unit), broken (and alive), unbroken.  A destroyed one holds 0 BMs."""
+
     destroyed: bool  # no unit left at the end of the end phase
-    broken_after_assault: bool
+    broken_after_assault: bool  # broken with a living unit
     broken_after_end_phase: bool
     rally_tested: bool
     rally_passed: bool
     casualties: int  # units destroyed by the end of the end phase (a war engine counts once)
     casualties_assault: int  # units destroyed by the end of the assault
-    blast_markers_after_assault: int  # markers held (a broken formation holds none)
+    blast_markers_after_assault: int  # markers held (a broken or destroyed formation holds none)
     blast_markers_after_end_phase: int
 
 
 @dataclass
 class TrialOutcome:
     winner: Winner
-    decided_without_roll: bool  # wipe-out or stall (TP 1.12.5): no result roll, no extra hits
+    decided_without_roll: bool  # a side won by wipe-out or stall (TP 1.12.5): no result roll, no extra hits;
+    # never for "none" (both wiped out) or "unresolved"
     rounds: int  # rounds fought (max_rounds when unresolved)
     margin: int | None  # attacker score - defender score of the deciding roll; None without a roll
     formations: list[FormationOutcome]
@@ -90,14 +94,22 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     for f in c.formations:
         p = f"f{f.index}."
         casualties = Distribution(lay.get(counts, p + "casualties"))
+        destroyed_after_assault = int(lay.get(counts, p + "casualties_assault")[len(f.units)])
+        destroyed = lay.scalar(counts, p + "destroyed")
+        broken_a = lay.scalar(counts, p + "broken_after_assault")
+        broken_e = lay.scalar(counts, p + "broken_after_end_phase")
         survivors = Distribution(lay.get(counts, p + "casualties")[::-1][:len(f.units) + 1])
         bm_assault = Distribution(lay.get(counts, p + "blast_markers_after_assault"))
         bm_end = Distribution(lay.get(counts, p + "blast_markers_after_end_phase"))
         formations[f.name] = {
             "side": _Label("attacker" if f.side == 0 else "defender"),
-            "destroyed": prob(p + "destroyed"),
+            # three states at each point, adding up to 1: destroyed / broken (alive) / unbroken
+            "destroyed_after_assault": Probability(destroyed_after_assault, n),
             "broken_after_assault": prob(p + "broken_after_assault"),
+            "unbroken_after_assault": Probability(n - destroyed_after_assault - broken_a, n),
+            "destroyed": prob(p + "destroyed"),
             "broken_after_end_phase": prob(p + "broken_after_end_phase"),
+            "unbroken_after_end_phase": Probability(n - destroyed - broken_e, n),
             "rally_tested": prob(p + "rally_tested"),
             "rally_passed": prob(p + "rally_passed"),
             "casualties_mean": casualties.mean(),
@@ -115,7 +127,7 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     if unresolved:
         notes.append(f"{unresolved} trial(s) still tied after {c.rules.max_rounds} rounds: counted as unresolved")
     if lay.scalar(counts, "no_winner"):
-        notes.append("both sides were wiped out in some trials: no winner (reading §9.7)")
+        notes.append("both sides were wiped out in some trials: no winner (reading §9.7 of docs/epic-engine.md)")
     if c.rules.result_dice == "sum":
         notes.append("result_dice = \"sum\": NOT the Tournament Pack rule (TP 1.12.7 keeps the highest die)")
     meta = {"engine": engine, "rules": c.rules.model_dump()}

@@ -1,7 +1,8 @@
 """The pure-Python reference engine: one Epic Armageddon assault, clause by clause.
 
 It implements ``docs/epic-engine.md`` (the "spec", cited as spec §n) step by step, one small
-function per rule step; clause tags: TP = NetEA Tournament Pack, § = ``shared/rules/epic-armageddon.md``.
+function per rule step; clause tags: TP = NetEA Tournament Pack, §9.n = the readings of section 9 of
+``docs/epic-engine.md``.
 The Numba kernel implements the same spec; the tests compare the two statistically.
 
 Per-trial state lives in :class:`Unit`, :class:`Formation` and :class:`Trial`, copied from the
@@ -50,6 +51,7 @@ class Formation:
     tsknf: bool
     mob_rule: bool
     trapped: float
+    withdrawal_enemies: int  # enemy units within 15 cm of a war engine at the end of its withdrawal
     enemy_within_30cm: bool
     units: list[Unit]  # in allocation order
     blast_markers: int
@@ -70,7 +72,7 @@ class Formation:
         return sum(u.slot.damage_capacity for u in self.units if u.alive)
 
     def fails_break_test(self) -> bool:
-        """BMs ≥ size, TSKNF: BMs ≥ 2 × size (§3 Break, TP-SR TSKNF)."""
+        """BMs ≥ size, TSKNF: BMs ≥ 2 × size (TP 1.13.2, TP-SR TSKNF)."""
         return self.blast_markers >= (2 if self.tsknf else 1) * self.size
 
 
@@ -84,6 +86,13 @@ class Trial:
     units: list[Unit]  # every unit, in allocation order
     formations: list[Formation]
     kills: list[int] = field(default_factory=lambda: [0, 0])
+    sc_rerolls: list[int] = field(default_factory=lambda: [0, 0])  # per side, left this turn (TP 2.1.15)
+
+    def count_supreme_commander_rerolls(self) -> None:
+        """One re-roll per living Supreme Commander of the side's army, all formations (TP 2.1.15)."""
+        on = self.rules.supreme_commander_rerolls
+        self.sc_rerolls = [sum(u.alive and u.slot.supreme_commander for u in self.units if u.slot.side == side)
+                           if on else 0 for side in (ATTACKER, DEFENDER)]
 
     def say(self, clause: str, text: str) -> None:
         _note(self.log, clause, text)
@@ -113,11 +122,14 @@ def new_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
         units.append(Unit(slot, f"{formation.name}: {slot.name} {number}", slot.damage_capacity))
     formations = [Formation(
         index=f.index, name=f.name, side=f.side, role=f.role, initiative=f.initiative, tsknf=f.tsknf,
-        mob_rule=f.mob_rule, trapped=f.trapped, enemy_within_30cm=f.enemy_within_30cm,
+        mob_rule=f.mob_rule, trapped=f.trapped, withdrawal_enemies=f.withdrawal_enemies,
+        enemy_within_30cm=f.enemy_within_30cm,
         units=[units[i] for i in f.units], blast_markers=0 if f.broken else f.blast_markers,
         broken=f.broken, broken_at_start=f.broken,
     ) for f in compiled.formations]
-    return Trial(rng=rng, log=log, rules=compiled.rules, units=units, formations=formations)
+    trial = Trial(rng=rng, log=log, rules=compiled.rules, units=units, formations=formations)
+    trial.count_supreme_commander_rerolls()
+    return trial
 
 
 # -- dice ----------------------------------------------------------------------------------------
@@ -158,15 +170,12 @@ def _hit_kind(macro_weapon: bool, titan_killer: bool) -> str:
 def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
     """A unit's assault dice (TP 1.12.5, 2.1.13, 2.2.3, 2.2.4, 2.2.6, 3.1.2; spec §1).
 
-    Main dice: 1 (a WE: its starting DC) at CC in contact (a Skimmer the better of CC and FF),
-    else at FF.  A ``bc`` line only in contact, at CC; a ``15cm`` line at FF when not in contact,
+    Main dice: 1 (a WE: its starting DC) at CC in contact, else at FF (a firefighting Skimmer or
+    Support Craft is never in contact, see :func:`in_contact`).  A ``bc`` line only in contact, at CC; a ``15cm`` line at FF when not in contact,
     and in contact only for a WE.  A value of "-" rolls nothing.
     """
     dice = []
-    if in_contact:
-        target, weapon = (min(slot.cc, slot.ff), "better of CC/FF (skimmer)") if slot.skimmer else (slot.cc, "CC")
-    else:
-        target, weapon = slot.ff, "FF"
+    target, weapon = (slot.cc, "CC") if in_contact else (slot.ff, "FF")
     if target != NO_ROLL:
         dice.append(AttackDice(slot.damage_capacity, False, target, weapon, ORDINARY, slot.sniper,
                                slot.first_strike))
@@ -217,10 +226,18 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
     return [Hit(dice.kind, dice.sniper)] * hits
 
 
+def fights_in_contact(slot: UnitSlot) -> bool:
+    """A ``bc`` unit fights in base contact unless it is a Support Craft or a Skimmer choosing FF
+    (TP 2.1.13, 2.1.20; spec §1)."""
+    return slot.engaged == BC and not slot.firefights
+
+
 def in_contact(trial: Trial, unit: Unit) -> bool:
-    """A ``bc`` unit is in contact while the enemy's assault formations have a living ``bc`` unit,
-    otherwise it attacks as ``ff`` (TP-FAQ First Strike; spec §1)."""
-    return unit.slot.engaged == BC and any(u.slot.engaged == BC for u in trial.assault_units(1 - unit.slot.side))
+    """A ``bc`` unit is in contact while it fights in contact and the enemy's assault formations
+    have a living unit that does; otherwise it attacks as ``ff`` (TP-FAQ First Strike; TP 2.1.13:
+    the enemy in contact with a firefighting skimmer uses FF too; §9.13; spec §1)."""
+    return fights_in_contact(unit.slot) and any(fights_in_contact(u.slot)
+                                                for u in trial.assault_units(1 - unit.slot.side))
 
 
 def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hit]:
@@ -229,7 +246,8 @@ def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hi
     for unit in trial.directly_engaged(side):
         contact = in_contact(trial, unit)
         situation = "in base contact" if contact else (
-            "bc, no enemy left in contact: attacks as ff" if unit.slot.engaged == BC else "ff")
+            "ff" if unit.slot.engaged != BC else "bc, firefight (skimmer / support craft): attacks as ff"
+            if unit.slot.firefights else "bc, no enemy fighting in contact: attacks as ff")
         for dice in assault_dice(unit.slot, contact):
             if dice.first_strike == first_strike:
                 hits += roll_attack(trial, unit, dice, situation)
@@ -239,48 +257,45 @@ def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hi
 # -- allocation and saves (spec §2) --------------------------------------------------------------
 
 def allocate(hits: list[Hit], eligible: list[Unit]) -> list[tuple[Hit, Unit]]:
-    """Hits to units, decided before any save (TP 1.9.6, 1.12.5, 2.1.14, 2.2.6, 3.3; spec §2).
+    """One allocation of hits to units, decided before its saves (TP 1.9.6, 1.12.5, 2.1.14, 3.3; spec §2).
 
-    Sniper hits go to the first Inspiring/Leader/Supreme Commander unit, else the first unit.
-    Then ordinary, macro-weapon and titan-killer hits, in that order, continue one round-robin in
-    allocation order: pass after pass, each unit takes 1 hit per pass, a WE up to its starting DC.
+    Sniper hits go to the first Inspiring/Leader/Supreme Commander unit, else the first unit.  The
+    others go round-robin in allocation order from the nearest unit: pass after pass, each unit
+    takes 1 hit per pass, a WE up to its starting DC.
     """
     sniper_target = next((u for u in eligible if u.slot.inspiring or u.slot.leader), eligible[0])
     pairs = [(hit, sniper_target) for hit in hits if hit.sniper]
     turns = cycle([u for u in eligible for _ in range(u.slot.damage_capacity)])
-    for kind in (ORDINARY, MACRO_WEAPON, TITAN_KILLER):
-        pairs += [(hit, next(turns)) for hit in hits if not hit.sniper and hit.kind == kind]
-    return pairs
+    return pairs + [(hit, next(turns)) for hit in hits if not hit.sniper]
 
 
 def save_throw(rng: random.Random, slot: UnitSlot, hit: Hit, log: Log = None) -> bool:
     """One save against one hit; True when saved (TP 1.9.6, 1.12.5, 2.1.6, 2.1.11, 2.1.14, 2.2.6,
     2.2.9; spec §2).
 
-    Ordinary: D6 ≥ min(armour, cover), Reinforced Armour re-rolls a failure.  Macro-weapon: an
-    armour save only with Reinforced Armour.  Titan killer: no armour save.  Sniper: +1 to every
+    Ordinary: D6 ≥ min(armour, cover); Reinforced Armour re-rolls a failure on its armour value,
+    even when the failed save was a cover save (TP-FAQ Reinforced Armour).  Macro-weapon: an armour
+    save only with Reinforced Armour.  Titan killer: no armour save.  Sniper: +1 to every
     armour/cover target.  Then, after a failed or disallowed save, Invulnerable: unmodified 6+.
     """
     worse = 1 if hit.sniper else 0
     armour = min(slot.armour + worse, NO_ROLL)
     if hit.kind == ORDINARY:
-        target = min(armour, min(slot.cover + worse, NO_ROLL))
-        attempts = 2 if slot.reinforced_armour else 1
-    elif hit.kind == MACRO_WEAPON:
-        target, attempts = armour, 1 if slot.reinforced_armour else 0
+        targets = [min(armour, min(slot.cover + worse, NO_ROLL))] + ([armour] if slot.reinforced_armour else [])
+    elif hit.kind == MACRO_WEAPON and slot.reinforced_armour:
+        targets = [armour]
     else:
-        target, attempts = NO_ROLL, 0
-    if target == NO_ROLL:
-        attempts = 0
-    for attempt in range(attempts):
+        targets = []
+    targets = [t for t in targets if t < NO_ROLL]
+    for attempt, target in enumerate(targets):
         roll = roll_d6(rng)
         if log is not None:
-            what = "re-roll (reinforced armour)" if attempt else "save"
+            what = "re-roll on armour (reinforced armour)" if attempt else "save"
             _note(log, "TP 2.1.11" if attempt else "TP 1.9.6", f"  {what} {target}+ vs {hit.kind}{' sniper' if hit.sniper else ''} hit: "
                                    f"{roll} → {'saved' if roll >= target else 'failed'}")
         if roll >= target:
             return True
-    if attempts == 0:
+    if not targets:
         _note(log, "TP 2.2.6", f"  no armour save vs {hit.kind}{' sniper' if hit.sniper else ''} hit")
     if slot.invulnerable:
         roll = roll_d6(rng)
@@ -298,21 +313,31 @@ def wound(unit: Unit) -> bool:
 
 
 def resolve_hits(trial: Trial, side: int, hits: list[Hit], kills_count: bool = True) -> None:
-    """Allocate one side's hits to the enemy's directly engaged units, roll the saves and remove
-    casualties; each unsaved hit on a living unit is a kill and a loss (TP 1.12.5, 3.3.3; spec §2)."""
-    if not hits:
-        return
+    """Resolve one side's hits on the enemy's directly engaged units in three allocations: sniper
+    and ordinary hits are allocated, saved and their casualties removed; only then are the
+    macro-weapon hits allocated to the survivors from the nearest, saved and removed; then the
+    titan-killer hits the same way (TP 1.9.6, 1.12.5, 2.2.6, 2.2.9; spec §2)."""
+    phases = (("snipers and ordinary", [h for h in hits if h.sniper or h.kind == ORDINARY]),
+              (MACRO_WEAPON, [h for h in hits if not h.sniper and h.kind == MACRO_WEAPON]),
+              (TITAN_KILLER, [h for h in hits if not h.sniper and h.kind == TITAN_KILLER]))
+    for name, phase_hits in phases:
+        if phase_hits:
+            _resolve_allocation(trial, side, name, phase_hits, kills_count)
+
+
+def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit], kills_count: bool) -> None:
+    """One allocation: hits to the enemy's living directly engaged units, saves, casualties removed;
+    each unsaved hit on a living unit is a kill and a loss (TP 1.12.5, 3.3.3; spec §2)."""
     eligible = trial.directly_engaged(1 - side)
     if not eligible:
-        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} hit(s) are lost: no directly engaged enemy unit")
+        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) are lost: no directly engaged enemy unit")
         return
     pairs = allocate(hits, eligible)
     if trial.log is not None:
         taken: dict[str, int] = {}
         for _, unit in pairs:
             taken[unit.label] = taken.get(unit.label, 0) + 1
-        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} hit(s) allocated nearest first, round-robin "
-                               f"(snipers, ordinary, macro-weapon, titan-killer): "
+        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) allocated nearest first, round-robin: "
                                + ", ".join(f"{label} ×{n}" for label, n in taken.items()))
     for hit, unit in pairs:
         if not unit.alive:
@@ -369,7 +394,7 @@ class Decision:
     winner: str  # "attacker", "defender", "none" or "unresolved"
     margin: int | None
     rounds: int
-    decided_without_roll: bool
+    decided_without_roll: bool  # a side won without a result roll (wipe-out or stall); never for "none"
 
 
 def early_end(trial: Trial, rounds: int) -> Decision | None:
@@ -379,7 +404,7 @@ def early_end(trial: Trial, rounds: int) -> Decision | None:
             trial.say("TP 1.12.5", "defender wiped out: attacker wins without a result roll, no extra hits")
             return Decision("attacker", None, rounds, True)
         trial.say("§9.7", "both sides wiped out: no winner")
-        return Decision("none", None, rounds, True)
+        return Decision("none", None, rounds, False)
     if not trial.directly_engaged(ATTACKER):
         trial.say("TP 1.12.5", "stall: no directly engaged attacker left, defender wins without a result roll")
         return Decision("defender", None, rounds, True)
@@ -394,7 +419,7 @@ def wiped_out_after_support(trial: Trial, rounds: int) -> Decision | None:
     winner = "attacker" if attacker_alive else "defender" if defender_alive else "none"
     trial.say("TP 1.12.7", f"wiped out by supporting fire: {'no winner' if winner == 'none' else winner + ' wins'}"
                            " without a result roll")
-    return Decision(winner, None, rounds, True)
+    return Decision(winner, None, rounds, winner != "none")
 
 
 def assault_size(trial: Trial, side: int) -> int:
@@ -403,10 +428,13 @@ def assault_size(trial: Trial, side: int) -> int:
 
 
 def blast_marker_counts(trial: Trial, side: int) -> tuple[int, int]:
-    """(raw, counted) BMs of the side's assault formations: a broken formation counts its size;
-    the counted value halves TSKNF formations' BMs, rounded down (TP 1.12.7, 1.13.4, TP-SR TSKNF)."""
+    """(raw, counted) BMs of the side's assault formations with a living unit: a broken formation
+    counts its size; the counted value halves TSKNF formations' BMs, rounded down (TP 1.12.7, 1.12.10,
+    1.13.4, TP-SR TSKNF)."""
     raw = counted = 0
     for f in trial.assault_formations(side):
+        if not f.living:  # a formation with no living unit holds no BMs (TP 1.12.7 "held now", 1.12.10)
+            continue
         if f.broken:
             raw += f.size
             counted += f.size
@@ -488,8 +516,9 @@ def fight(trial: Trial) -> Decision:
 # -- consequences (spec §6) ---------------------------------------------------------------------------
 
 def extra_hits(trial: Trial, side: int, margin: int) -> None:
-    """The loser takes hits = the margin, no saves, Fearless immune, front to back; TSKNF halves
-    them when every losing assault formation is TSKNF (TP 1.12.7, 2.1.3, 3.3.3, TP-SR TSKNF; spec §6.1)."""
+    """The loser takes hits = the margin, no saves, Fearless immune, front to back, a war engine a
+    block of up to its starting DC of which hits beyond its remaining DC are lost; TSKNF halves them
+    when every losing assault formation is TSKNF (TP 1.12.7, 2.1.3, 3.3.3, TP-SR TSKNF; spec §6.1)."""
     formations = trial.assault_formations(side)
     hits = margin
     if all(f.tsknf for f in formations):
@@ -501,25 +530,33 @@ def extra_hits(trial: Trial, side: int, margin: int) -> None:
             return
         if unit.slot.fearless:
             continue
-        taken = min(hits, unit.damage_left, unit.slot.damage_capacity)
-        hits -= taken
+        block = min(hits, unit.slot.damage_capacity)  # a WE takes up to its starting DC; the excess is lost
+        hits -= block
+        taken = min(block, unit.damage_left)
         for _ in range(taken):
             wound(unit)
-        trial.say("TP 1.12.7", f"  {unit.label}: {taken} extra hit(s) → "
+        trial.say("TP 1.12.7", f"  {unit.label}: {block} extra hit(s)"
+                               f"{f', {block - taken} beyond its remaining DC lost' if block > taken else ''} → "
                                f"{'destroyed' if not unit.alive else f'{unit.damage_left} DC left'}")
     if hits:
         trial.say("TP 1.12.7", f"  {hits} extra hit(s) lost: no eligible unit left")
 
 
 def withdraw(trial: Trial, formation: Formation, speed_zero_die: bool) -> None:
-    """Withdrawal deaths without a map: speed-0 bc/ff units die (first withdrawal only), each other
-    living non-Fearless unit is trapped with probability ``trapped`` (TP 1.13.3, 2.1.3; §9.5; spec §6.2)."""
+    """Withdrawal deaths without a map: speed-0 bc/ff units die (first withdrawal only); a war engine
+    takes 1 damage, no save, per enemy unit within 15 cm (``withdrawal_enemies``); each other living
+    non-Fearless unit is trapped with probability ``trapped`` (TP 1.13.3, 2.1.3, 3.2.4; §9.5; spec §6.2)."""
     for unit in formation.living:
         if unit.slot.fearless:
             continue
         if speed_zero_die and unit.slot.speed_zero and unit.slot.engaged != OUT:
             unit.alive = False
             trial.say("TP 1.13.3", f"  {unit.label}: speed 0, cannot withdraw → destroyed")
+        elif unit.slot.type == "WE":
+            for _ in range(min(formation.withdrawal_enemies, unit.damage_left)):
+                wound(unit)
+            trial.say("TP 3.2.4", f"  {unit.label}: {formation.withdrawal_enemies} enemy unit(s) within 15 cm → "
+                                  f"{'destroyed' if not unit.alive else f'{unit.damage_left} DC left'}")
         elif formation.trapped > 0:
             draw = trial.rng.random()
             trapped = draw < formation.trapped
@@ -569,7 +606,7 @@ def nearby_loser(trial: Trial, formation: Formation) -> None:
     role = "support" if formation.role == SUPPORT else "nearby"
     trial.say("TP 1.12.8", f"{formation.name} (losing side, {role}): +1 BM → {formation.blast_markers}")
     if formation.fails_break_test():
-        break_formation(trial, formation, "§3 Break", withdraws=True)
+        break_formation(trial, formation, "TP 1.13.2", withdraws=True)
 
 
 def winner_blast_markers(trial: Trial, formation: Formation) -> None:
@@ -627,11 +664,12 @@ def rally_modifier(formation: Formation) -> list[tuple[int, str]]:
     return parts
 
 
-def rally_test(rng: random.Random, initiative: int, modifier: int, rerolls: int = 0,
+def rally_test(rng: random.Random, initiative: int, modifier: int, reroll: bool = False,
                natural_one_fails: bool = False, log: Log = None) -> bool:
-    """D6 + modifier ≥ initiative; a natural 1 passes unless the switch says otherwise; each
-    re-roll (one per Supreme Commander) repeats a failed test once (TP 1.14.1, 2.1.15; §9.9)."""
-    for attempt in range(1 + rerolls):
+    """D6 + modifier ≥ initiative; a natural 1 passes unless the switch says otherwise; with
+    ``reroll`` (a Supreme Commander's) a failed test is repeated once, and only once: no die is
+    re-rolled twice (TP 1.14.1, 2.1 Re-rolls, 2.1.15; §9.9)."""
+    for attempt in range(1 + bool(reroll)):
         roll = roll_d6(rng)
         passed = roll + modifier >= initiative and not (natural_one_fails and roll == 1)
         if log is not None:
@@ -645,22 +683,28 @@ def rally_test(rng: random.Random, initiative: int, modifier: int, rerolls: int 
 
 
 def rally(trial: Trial, formation: Formation) -> bool:
-    """The end-phase rally of one formation, with what follows a pass or a fail
-    (TP 1.14.1, 2.1.8, 2.1.15, TP-SR TSKNF / Mob Rule; §5; spec §7).  Returns True on a pass."""
+    """The end-phase rally of one formation, with what follows a pass or a fail; a failed test
+    spends one of its army's Supreme Commander re-rolls if any is left (TP 1.14.1, 2.1 Re-rolls,
+    2.1.8, 2.1.15, TP-SR TSKNF / Mob Rule; §5; spec §7).  Returns True on a pass."""
     rules = trial.rules
     parts = rally_modifier(formation)
     living = formation.living
-    rerolls = sum(u.slot.supreme_commander for u in living) if rules.supreme_commander_rerolls else 0
     leaders = sum(u.slot.leader for u in living) if rules.leaders else 0
     trial.say("TP 1.14.1", f"{formation.name} rallies ({'broken' if formation.broken else f'{formation.blast_markers} BMs'}): "
                            f"D6 {''.join(f'{v:+d} {why} ' for v, why in parts)}≥ {formation.initiative}")
     formation.rally_tested = True
-    passed = rally_test(trial.rng, formation.initiative, sum(v for v, _ in parts), rerolls,
-                        rules.rally_natural_one_fails, trial.log)
+    modifier = sum(v for v, _ in parts)
+    passed = rally_test(trial.rng, formation.initiative, modifier, False, rules.rally_natural_one_fails, trial.log)
+    if not passed and trial.sc_rerolls[formation.side] > 0:
+        trial.sc_rerolls[formation.side] -= 1
+        trial.say("TP 2.1.15", f"  a Supreme Commander re-roll of the army is spent "
+                               f"({trial.sc_rerolls[formation.side]} left this turn)")
+        passed = rally_test(trial.rng, formation.initiative, modifier, False, rules.rally_natural_one_fails,
+                            trial.log)
     formation.rally_passed = passed
     per_leader = 2 if formation.tsknf else 1
     if passed and formation.broken:
-        n = len(living)
+        n = formation.size  # a war engine counts its starting DC (TP 3.0)
         kept = n if formation.tsknf else n // 2
         formation.broken = False
         formation.blast_markers = max(kept - per_leader * leaders, 0)
@@ -683,13 +727,14 @@ def rally(trial: Trial, formation: Formation) -> bool:
 def end_phase(trial: Trial) -> None:
     """Every formation with a living unit and BMs or broken takes the rally test (TP 1.14.1; spec §7)."""
     trial.say("TP 1.14.1", "--- end phase: rally ---")
+    trial.count_supreme_commander_rerolls()
     for formation in trial.formations:
         if formation.living and (formation.blast_markers > 0 or formation.broken):
             rally(trial, formation)
 
 
 def regroup_roll(rng: random.Random, blast_markers: int, leaders: int = 0) -> int:
-    """BMs removed by a regroup: highest of 2D6 + Leaders, at most those held (TP 1.13.1, 2.1.8; §8.1)."""
+    """BMs removed by a regroup: highest of 2D6 + Leaders, at most those held (TP 1.13.1, 2.1.8; spec §8)."""
     return min(max(roll_d6(rng), roll_d6(rng)) + leaders, blast_markers)
 
 
@@ -711,16 +756,17 @@ def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
         _describe(trial)
     decision = fight(trial)
     consequences(trial, decision)
-    after_assault = [(f.broken, f.blast_markers, sum(not u.alive for u in f.units)) for f in trial.formations]
+    after_assault = [(bool(f.living) and f.broken, f.blast_markers if f.living else 0,
+                      sum(not u.alive for u in f.units)) for f in trial.formations]
     if compiled.scenario.end_phase.rally:
         end_phase(trial)
     return TrialOutcome(
         winner=decision.winner, decided_without_roll=decision.decided_without_roll, rounds=decision.rounds,
         margin=decision.margin,
         formations=[FormationOutcome(
-            destroyed=not f.living, broken_after_assault=broken, broken_after_end_phase=f.broken,
+            destroyed=not f.living, broken_after_assault=broken, broken_after_end_phase=bool(f.living) and f.broken,
             rally_tested=f.rally_tested, rally_passed=f.rally_passed,
             casualties=sum(not u.alive for u in f.units), casualties_assault=casualties,
-            blast_markers_after_assault=bms, blast_markers_after_end_phase=f.blast_markers,
+            blast_markers_after_assault=bms, blast_markers_after_end_phase=f.blast_markers if f.living else 0,
         ) for f, (broken, bms, casualties) in zip(trial.formations, after_assault)],
     )

@@ -1,4 +1,4 @@
-"""The regroup roll on its own (TP 1.13.1, 2.1.8; §4 and §8.1 of the rules reference), computed exactly.
+"""The regroup roll on its own (TP 1.13.1, 2.1.8; ``docs/epic-engine.md`` §8), computed exactly.
 
 A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).  The 36 rolls of
 2D6 are enumerated with fractions, so every probability is exact and its 95 % interval is the point.

@@ -1,4 +1,4 @@
-"""Every exact value of §8 of shared/rules/epic-armageddon.md, as fractions.
+"""The worked exact values of the Epic rules (regroup, rally, result roll, single assault die), as fractions.
 
 Each value is computed by running the reference engine's own functions under every dice sequence
 they can consume (the ``exact`` fixture), so these check the engine code, not a second formula.
@@ -69,7 +69,7 @@ def test_rally_natural_one_fails_variant(exact):
                          [(1, -2, F(8, 9)), (2, -2, F(3, 4)), (2, -3, F(5, 9)), (3, -2, F(5, 9))])
 def test_supreme_commander_reroll(exact, initiative, modifier, expected):
     """§8.2 / TP 2.1.15: one re-roll of a failed test gives 1 − (1 − p)²."""
-    assert exact(lambda rng: rally_test(rng, initiative, modifier, rerolls=1))[True] == expected
+    assert exact(lambda rng: rally_test(rng, initiative, modifier, reroll=True))[True] == expected
 
 
 def ork_formation(compile_epic, boyz: int, broken: bool, units_out: int = 0):

@@ -167,7 +167,7 @@ def test_assault_dice_main_and_lines(compile_epic):
     assert [(d.count, d.d3, d.target, d.first_strike) for d in assault_dice(nob, True)] == \
         [(1, False, 3, False), (1, True, 3, True)]
     assert [(d.target, d.kind) for d in assault_dice(nob, False)] == [(5, ORDINARY), (5, TITAN_KILLER)]
-    assert [d.target for d in assault_dice(skimmer, True)] == [3]
+    assert skimmer.firefights and [d.target for d in assault_dice(skimmer, False)] == [3]
     assert [(d.target, d.first_strike) for d in supporting_dice(nob)] == [(5, False), (5, False)]
 
 
@@ -198,19 +198,16 @@ def test_first_strike_kill_of_the_only_contact_turns_normal_attack_to_ff(compile
 # -- allocation and saves (spec §2) -----------------------------------------------------------------
 
 def test_allocation_round_robin_war_engine_takes_dc_per_pass(compile_epic):
-    """TP 1.9.6, 1.12.5, 2.2.6, 3.3 (spec §2): snipers first, then ordinary, macro-weapon and
-    titan-killer hits continue one round-robin; a WE takes its starting DC per pass; out units are
-    not eligible."""
+    """TP 1.9.6, 1.12.5, 3.3 (spec §2): snipers first, then the ordinary hits round-robin from the
+    nearest unit; a WE takes its starting DC per pass; out units are not eligible."""
     compiled = duel(compile_epic, extra_units={"we": {"type": "WE", "armour": 4, "cc": 4, "damage_capacity": 3}},
                     d_groups=[("d", 1, "bc"), ("we", 1, "bc"), ("d", 1, "ff"), ("d", 1, "out")])
     trial = new_trial(compiled, None)
     eligible = trial.directly_engaged(DEFENDER)
-    hits = [Hit(TITAN_KILLER, False)] + [Hit(MACRO_WEAPON, False)] * 2 + [Hit(ORDINARY, False)] * 7 \
-        + [Hit(ORDINARY, True)]
+    hits = [Hit(ORDINARY, False)] * 7 + [Hit(ORDINARY, True)]
     targets = [(hit.kind, hit.sniper, unit.label) for hit, unit in allocate(hits, eligible)]
     d1, we, d2 = "D: d 1", "D: we 1", "D: d 2"
-    assert targets == [(ORDINARY, True, d1)] + [(ORDINARY, False, u) for u in (d1, we, we, we, d2, d1, we)] \
-        + [(MACRO_WEAPON, False, we), (MACRO_WEAPON, False, we), (TITAN_KILLER, False, d2)]
+    assert targets == [(ORDINARY, True, d1)] + [(ORDINARY, False, u) for u in (d1, we, we, we, d2, d1, we)]
 
 
 def test_sniper_hits_go_to_the_leader(compile_epic):
@@ -286,18 +283,20 @@ def test_wipe_out_wins_without_a_roll(compile_epic, scripted):
     outcome = run_trial(compiled, rng)
     assert rng.exhausted
     assert (outcome.winner, outcome.decided_without_roll, outcome.margin) == ("attacker", True, None)
-    assert outcome.formations[1].destroyed and outcome.formations[1].broken_after_assault
+    defender = outcome.formations[1]  # issue 11 §2: destroyed, so not "broken", holding no BMs
+    assert (defender.destroyed, defender.broken_after_assault, defender.blast_markers_after_assault) == (True, False, 0)
 
 
 def test_both_wiped_out_no_winner_no_consequences(compile_epic, scripted):
-    """§9.7 (spec §3.1): both sides die in the same step: no winner, no BMs, nobody breaks."""
+    """§9.7 (spec §3.1): both sides die in the same step: no winner (not counted as decided without a
+    roll: no side won), no BMs; both destroyed, holding no BMs (issue 11 §2)."""
     compiled = duel(compile_epic, a_fields={"blast_markers": 1})
     rng = scripted([6, 6, 1, 1])
     outcome = run_trial(compiled, rng)
     assert rng.exhausted
-    assert (outcome.winner, outcome.decided_without_roll) == ("none", True)
+    assert (outcome.winner, outcome.decided_without_roll) == ("none", False)
     assert [(f.destroyed, f.broken_after_assault, f.blast_markers_after_assault) for f in outcome.formations] == \
-        [(True, False, 1), (True, False, 0)]
+        [(True, False, 0), (True, False, 0)]
 
 
 def test_tie_until_max_rounds_is_unresolved(compile_epic, scripted):
@@ -365,8 +364,9 @@ def test_broken_support_formation_does_not_fire(compile_epic, scripted):
 # -- consequences (spec §6) ---------------------------------------------------------------------------
 
 def test_extra_hits_skip_fearless_and_a_war_engine_absorbs_its_damage(compile_epic):
-    """TP 1.12.7, 2.1.3, 3.3.3 (spec §6.1): no saves, front to back over all units (any state),
-    Fearless immune, a damaged WE absorbs only its remaining DC, surplus hits are lost."""
+    """TP 1.12.7, 2.1.3, 3.3.3, rules reference §2.10 (spec §6.1): no saves, front to back over all
+    units (any state), Fearless immune; a damaged WE takes a block of its starting DC in hits and
+    those beyond its remaining DC are lost, so the unit behind it survives."""
     compiled = duel(compile_epic, extra_units={
         "we": {"type": "WE", "armour": 4, "cc": 4, "damage_capacity": 3},
         "brave": {"type": "INF", "armour": 4, "cc": 4, "special": ["fearless"]}},
@@ -375,7 +375,7 @@ def test_extra_hits_skip_fearless_and_a_war_engine_absorbs_its_damage(compile_ep
     brave, we, d = trial.formations[1].units
     we.damage_left = 2
     extra_hits(trial, DEFENDER, 3)
-    assert (brave.alive, we.alive, d.alive) == (True, False, False)
+    assert (brave.alive, we.alive, d.alive) == (True, False, True)
     trial = new_trial(compiled, None)
     extra_hits(trial, DEFENDER, 2)
     assert [u.damage_left for u in trial.formations[1].units] == [1, 1, 1]

@@ -1,4 +1,5 @@
 """Epic scenario files: the issue's example loads unchanged; bad files give one clear line."""
+import random
 from importlib.resources import files
 from pathlib import Path
 
@@ -8,6 +9,7 @@ from click.testing import CliRunner
 import analysis.epic as epic
 from analysis.cli import main
 from analysis.epic.compile import BC, DEFENDER, FF, OUT, compile_scenario
+from analysis.epic.reference import run_trial
 
 SCENARIOS = Path(str(files("analysis").joinpath("scenarios", "epic")))
 EXAMPLE = SCENARIOS / "assault_marines_vs_warband.toml"
@@ -126,3 +128,24 @@ def test_bad_scenarios_give_one_clear_line_and_exit_2(tmp_path, case):
 def test_missing_file_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["epic", str(tmp_path / "nope.toml")])
     assert result.exit_code == 2 and "file not found" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_three_states_add_up_for_every_formation_of_every_shipped_scenario(path):
+    """Issue 11 §2: after the assault and after the end phase every formation is destroyed, broken
+    (alive) or unbroken, counts adding up to the trials exactly (kernel); in every reference trial a
+    destroyed formation is neither broken nor holding BMs."""
+    scenario = epic.load(path)
+    result = epic.simulate(scenario, trials=20_000, seed=4)
+    for name in result["formations"]:
+        for point, destroyed in (("after_assault", "destroyed_after_assault"), ("after_end_phase", "destroyed")):
+            states = [result["formations", name, key].k for key in (destroyed, f"broken_{point}", f"unbroken_{point}")]
+            assert sum(states) == result.trials and min(states) >= 0, (name, point, states)
+    compiled = compile_scenario(scenario)
+    rng = random.Random(4)
+    for _ in range(300):
+        for slot, f in zip(compiled.formations, run_trial(compiled, rng).formations):
+            if f.casualties_assault == len(slot.units):
+                assert (f.broken_after_assault, f.blast_markers_after_assault) == (False, 0)
+            if f.destroyed:
+                assert (f.broken_after_end_phase, f.blast_markers_after_end_phase) == (False, 0)
