@@ -24,7 +24,7 @@ def one_error_line(result, *needles):
 
 def test_example_definitions_run_with_json_and_csv():
     out = run("matrix", f"{EXAMPLES}/marines_vs_orks_matrix.toml", "-n", 4096, "--json")
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert out.exit_code == 0 and data["kind"] == "matrix" and len({(r["attacker"], r["defender"]) for r in data["rows"]}) == 12
     for method in ("batch-means", "exact-pairs"):
         out = run("compare", f"{EXAMPLES}/assault_or_tactical.toml", "-n", 300, "--csv", "--method", method)
@@ -33,7 +33,7 @@ def test_example_definitions_run_with_json_and_csv():
     out = run("rank", f"{EXAMPLES}/marine_assault_meta.toml", "-n", 4096)
     assert out.exit_code == 0 and "per_100_points" in out.output
     out = run("sweep", SCENARIO, "rules.result_dice", '"highest"', '"sum"', "-n", 4096, "--json")
-    assert out.exit_code == 0 and json.loads(out.output)["values"] == ["highest", "sum"]
+    assert out.exit_code == 0 and json.loads(out.stdout)["values"] == ["highest", "sum"]
 
 
 def test_unknown_library_unit(tmp_path):

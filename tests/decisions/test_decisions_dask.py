@@ -33,7 +33,7 @@ def test_rank_and_cli_matrix_on_the_cluster_equal_local_runs(cluster):
     here = CliRunner().invoke(main, args)
     there = CliRunner().invoke(main, args + ["--scheduler", cluster.client.scheduler.address])
     assert here.exit_code == there.exit_code == 0, there.output
-    assert json.loads(there.output) == json.loads(here.output)
+    assert json.loads(there.stdout) == json.loads(here.stdout)
 
 
 def test_unreachable_scheduler_is_one_line_exit_2():

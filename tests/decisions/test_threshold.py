@@ -62,7 +62,7 @@ def test_threshold_cli_json_shape():
     out = CliRunner().invoke(main, ["threshold", SCENARIO, FIELD, "--values", "6:13", "--quantity", QUANTITY,
                                     "--at-least", "0.5", "--largest", "-n", "20000", "--json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data["value"] == max(d for d, p in _exact().items() if p >= 0.5) and data["reached"] is True
     assert [pt["value"] for pt in data["points"]] == DISTANCES
     assert all(set(pt) == {"value", "p", "ci95"} and pt["ci95"][0] <= pt["p"] <= pt["ci95"][1]

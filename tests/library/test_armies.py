@@ -126,7 +126,7 @@ def test_notes_reach_the_json(tmp_path):
     path.write_text(scenario("initiative = 1"))
     out = CliRunner().invoke(main, ["epic", str(path), "-n", "500", "--json"])
     assert out.exit_code == 0, out.output
-    assert any(n.startswith("Tactical: army rules they-shall-know-no-fear") for n in json.loads(out.output)["notes"])
+    assert any(n.startswith("Tactical: army rules they-shall-know-no-fear") for n in json.loads(out.stdout)["notes"])
 
 
 def test_initiative_exception_naming_the_library_formation_type():

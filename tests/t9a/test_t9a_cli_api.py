@@ -89,13 +89,13 @@ def test_cli_runs_and_traces():
     runner = CliRunner()
     res = runner.invoke(main, ["t9a", str(ISSUE), "--trials", "8192", "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["trials"] == 8192
+    assert json.loads(res.stdout)["trials"] == 8192
     res = runner.invoke(main, ["t9a", str(SCENARIOS / "flee_reaction.toml"), "--trace"])
     assert res.exit_code == 0 and "Q-B8" in res.output
     res = runner.invoke(main, ["t9a-table", "--distances", "9,12", "--advance-rates", "4",
                                "--json"])
     assert res.exit_code == 0
-    rows = json.loads(res.output)
+    rows = json.loads(res.stdout)
     assert [r["fraction"] for r in rows] == ["5/6", "5/12"]
 
 
