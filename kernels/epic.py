@@ -15,8 +15,8 @@ counting in the trial loop): the generator states and alive masks in a uint64 on
 (hit points, hits, dice, blast markers, ...: small integers) in an int32 one, ``LANE_INT``, so that a
 512-bit vector holds 16 lanes of them instead of 8; the scratch rows share one array ``lv`` with constant row offsets so that
 the lane loops need no runtime alias checks.  Rare paths (sniper hits, war engines with Reinforced
-Armour or Invulnerable saves, macro-weapon and titan-killer hits, trapped withdrawals, Supreme Commander
-re-rolls) run lane by lane.  Living-unit counts are popcounts of per-side alive bit masks; the words
+Armour or Invulnerable saves, macro-weapon and titan-killer hits, the hits of a war engine in base contact,
+trapped withdrawals, Supreme Commander re-rolls) run lane by lane.  Living-unit counts are popcounts of per-side alive bit masks; the words
 per side are a compile-time constant (the length of the ``words`` tuple).
 """
 import numpy as np
@@ -40,9 +40,13 @@ U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_L
     U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE = range(23)
 U_COLS = 23
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
-# S_BC: the unit is engaged bc (uses S_VC while in contact).
-S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC = range(7)
-S_COLS = 7
+# S_BC: the unit is engaged bc (uses S_VC while in contact).  S_REACH: where the row's hits may land while
+# the unit is in contact: REACH_ANY (every directly engaged enemy unit), or for a war engine's rows (TP 3.1.2)
+# REACH_CONTACT (its CC dice: only enemy units fighting in base contact, U_BCT) or REACH_NON_CONTACT (its FF
+# dice: only the others); out of contact every row reaches any unit.
+S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH = range(8)
+S_COLS = 8
+REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
 # Source groups (rows of the source table are sorted by group): side * 3 + step.
 # Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
 # in contact, hit class) as a unit mask (``pmask`` uint64[P, W], bounds ``pb`` by group, ``pinfo`` int64[P,
@@ -337,46 +341,68 @@ def _general_hits(rs, l, u, units, n):
 
 
 @njit(cache=True)
-def _macro_lane(rs, l, side, n_mw, n_tk, units, hp, alive, losses_bm, tgt, tgb, n_words):
-    """The macro-weapon hits, then the titan-killer hits, on ``side`` in lane ``l``: each a new allocation
-    to the living directly engaged units from the nearest (round-robin, a WE up to its starting DC per
-    pass), saved and removed before the next (TP 1.9.6, 2.2.6, 2.2.9; spec §2).  Returns (damage
-    inflicted, dice rolled)."""
+def _allocation_lane(rs, l, side, cls, n, reach, units, hp, alive, losses_bm, tgt, tgb, n_words):
+    """One allocation of ``n`` hits of class ``cls`` (no sniper) on ``side`` in lane ``l``: to its living
+    directly engaged units that ``reach`` allows (all, those fighting in base contact, or the others),
+    round-robin from the nearest (a WE up to its starting DC per pass), saved and removed; with no such
+    unit the hits are lost (TP 1.9.6, 1.12.5, 3.1.2; spec §2).  Returns (damage inflicted, dice rolled)."""
     inflicted = 0
     nd = 0
-    for cls in (1, 2):
-        n = n_mw if cls == 1 else n_tk
-        if n == 0:
+    cap = 0
+    for k in range(_at(tgb, side), _at(tgb, side + 1)):
+        u = _at(tgt, k)
+        if _at(hp, u * LANES + l) > 0 and (reach == REACH_ANY or _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
+            cap += _at(units, u * U_COLS + U_DC)
+    if cap == 0:
+        return inflicted, nd
+    q = n // cap
+    r = n - q * cap
+    prefix = 0
+    for k in range(_at(tgb, side), _at(tgb, side + 1)):
+        u = _at(tgt, k)
+        hpu = _at(hp, u * LANES + l)
+        if hpu == 0 or not (reach == REACH_ANY or _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
             continue
-        cap = 0
-        for k in range(_at(tgb, side), _at(tgb, side + 1)):
-            u = _at(tgt, k)
-            if _at(hp, u * LANES + l) > 0:
-                cap += _at(units, u * U_COLS + U_DC)
-        if cap == 0:
-            break
-        q = n // cap
-        r = n - q * cap
-        prefix = 0
-        for k in range(_at(tgb, side), _at(tgb, side + 1)):
-            u = _at(tgt, k)
-            hpu = _at(hp, u * LANES + l)
-            if hpu == 0:
-                continue
-            dc = _at(units, u * U_COLS + U_DC)
-            taken = q * dc + _min(dc, _max(0, r - prefix))
-            prefix += dc
-            unsaved = 0
-            for _ in range(taken):
-                f, k2 = _unsaved_lane(rs, l, cls, u, units)
-                unsaved += f
-                nd += k2
-            done = _min(unsaved, hpu)
-            _put(hp, u * LANES + l, hpu - done)
-            fl = _at(units, u * U_COLS + U_FORM) * LANES + l
-            _put(losses_bm, fl, _at(losses_bm, fl) + done * _at(units, u * U_COLS + U_LOSS_BM))
-            inflicted += done
-            _clear_unit(alive, units, u, l, n_words, np.int64(done == hpu and done > 0))
+        dc = _at(units, u * U_COLS + U_DC)
+        taken = q * dc + _min(dc, _max(0, r - prefix))
+        prefix += dc
+        unsaved = 0
+        for _ in range(taken):
+            f, k2 = _unsaved_lane(rs, l, cls, u, units)
+            unsaved += f
+            nd += k2
+        done = _min(unsaved, hpu)
+        _put(hp, u * LANES + l, hpu - done)
+        fl = _at(units, u * U_COLS + U_FORM) * LANES + l
+        _put(losses_bm, fl, _at(losses_bm, fl) + done * _at(units, u * U_COLS + U_LOSS_BM))
+        inflicted += done
+        _clear_unit(alive, units, u, l, n_words, np.int64(done == hpu and done > 0))
+    return inflicted, nd
+
+
+@njit(cache=True)
+def _later_allocations_lane(rs, l, side, n_mw, n_tk, reach_hits, hs, units, hp, alive, losses_bm, tgt, tgb,
+                            n_words):
+    """The allocations on ``side`` in lane ``l`` after its ordinary hits that may reach any unit: a war
+    engine's ordinary CC hits (only units in contact), then its ordinary FF hits (only the others); then
+    the macro-weapon hits in the same three allocations, then the titan-killer hits (TP 1.9.6, 2.2.6,
+    2.2.9, 3.1.2; spec §2).  ``reach_hits``: side ``hs``'s war-engine hits by (reach, kind).  Returns
+    (damage inflicted, dice rolled)."""
+    inflicted = 0
+    nd = 0
+    for cls in range(3):
+        for reach in range(3):
+            if reach == REACH_ANY:
+                if cls == 0:
+                    continue  # the vectorised round-robin of _run_block
+                n = n_mw if cls == 1 else n_tk
+            else:
+                n = _at(reach_hits, ((hs * 2 + reach - 1) * 3 + cls) * LANES + l)
+            if n > 0:
+                done, k = _allocation_lane(rs, l, side, cls, n, reach, units, hp, alive, losses_bm, tgt, tgb,
+                                           n_words)
+                inflicted += done
+                nd += k
     return inflicted, nd
 
 
@@ -436,7 +462,7 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 @njit(cache=True, inline="always")
 def _buffer_sizes(n_units, n_forms, n_words):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from."""
-    n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES \
+    n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
         + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
     return n_int, 2 * n_words * LANES + 4
 
@@ -519,6 +545,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += 2 * L
     hits = ibuf[io:io + 2 * N_CLASSES * L]
     io += 2 * N_CLASSES * L
+    reach_hits = ibuf[io:io + 12 * L]  # [((side * 2 + reach - 1) * 3 + kind) * L + lane]: a WE's hits in contact
+    io += 12 * L
     per_form = ibuf[io:io + FORM_ROWS * n_forms * L].reshape(FORM_ROWS, n_forms * L)  # [formation * L + lane]
     io += FORM_ROWS * n_forms * L
     bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
@@ -603,6 +631,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             for side in range(2):  # §1 / §4: rolls
                 for i in range(N_CLASSES * L):
                     hits[side * N_CLASSES * L + i] = 0
+                for i in range(6 * L):
+                    reach_hits[side * 6 * L + i] = 0
                 g = side * 3 + step
                 if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
                     continue
@@ -656,14 +686,26 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         for l in range(L):
                             h[l] += (j < nn[l]) & (d[l] >= val[l])
                     cls = src[k, S_CLASS]
-                    for l in range(L):
-                        hits[(side * N_CLASSES + cls) * L + l] += h[l]
+                    reach = src[k, S_REACH]
+                    if reach == REACH_ANY:
+                        for l in range(L):
+                            hits[(side * N_CLASSES + cls) * L + l] += h[l]
+                    else:  # a war engine in contact: its CC / FF hits land only on some units (TP 3.1.2)
+                        rrow = ((side * 2 + reach - 1) * 3 + cls) * L
+                        for l in range(L):
+                            routed = contact[l] & bcs
+                            hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
+                            reach_hits[rrow + l] += h[l] * routed
             ck = np.int64(step != G_SUPPORT) | sf_kills
             for side in range(2):  # §2 allocation, saves, damage: side's units, the enemy's hits
                 hs = 1 - side
                 anyhit = 0
                 anysnipe = 0
                 anymacro = 0
+                g = hs * 3 + step
+                reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
+                for k in range(gb[g], gb[g + 1]):
+                    reaching |= src[k, S_REACH] != REACH_ANY
                 for l in range(L):  # living directly engaged units (a WE counting its starting DC)
                     c = 0
                     for w in range(n_words):
@@ -700,6 +742,11 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     _put(prefix, l, 0)
                     _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved below
                     _put(snipe_un, l, 0)
+                if reaching:
+                    for l in range(L):
+                        for i in range(6):
+                            anyhit |= reach_hits[(hs * 6 + i) * L + l]
+                    anymacro |= anyhit
                 if anyhit == 0:
                     continue
                 if anysnipe:
@@ -772,11 +819,15 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
                     if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
                         break
-                if anymacro:  # the second and third allocations, to the survivors (TP 2.2.6, 2.2.9)
+                if anymacro:  # a WE's hits in contact, then MW and TK hits, to the survivors (TP 2.2.6, 2.2.9, 3.1.2)
                     for l in range(L):
-                        if nmw[l] + ntk[l] > 0:
-                            m_done, m_nd = _macro_lane(rs, l, side, nmw[l], ntk[l], units, hp, alive, losses_bm, tgt,
-                                                       tgb, n_words)
+                        later = nmw[l] + ntk[l]
+                        if reaching:
+                            for i in range(6):
+                                later += reach_hits[(hs * 6 + i) * L + l]
+                        if later > 0:
+                            m_done, m_nd = _later_allocations_lane(rs, l, side, nmw[l], ntk[l], reach_hits, hs, units,
+                                                                   hp, alive, losses_bm, tgt, tgb, n_words)
                             lv[LV_KILLS * L + l] += m_done
                             nd += m_nd
                 for l in range(L):

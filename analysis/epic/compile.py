@@ -46,6 +46,7 @@ class UnitSlot:
     ff: int
     cover: int  # cover save of defending infantry (not Mounted), NO_ROLL if none
     damage_capacity: int  # 1 unless a war engine
+    cc_dice: int  # main dice at CC while in base contact, the rest at FF (a WE's split, TP 3.1.2)
     speed_zero: bool
     fearless: bool
     inspiring: bool
@@ -99,7 +100,7 @@ def _line(extra: ExtraAttack) -> ExtraLine:
 
 
 def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile], formation, fslot_side,
-               engaged, cover) -> UnitSlot:
+               engaged, cover, cc_dice: int | None) -> UnitSlot:
     rules = set(profile.special)
     extra = [_line(e) for e in profile.extra_attacks]
     for ch in characters:  # a character adds its weapons and abilities to its host (TP 2.1.1)
@@ -111,6 +112,7 @@ def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile],
         armour=profile.armour or NO_ROLL, cc=profile.cc or NO_ROLL, ff=profile.ff or NO_ROLL,
         cover=(cover or NO_ROLL) if infantry_cover else NO_ROLL,
         damage_capacity=profile.damage_capacity or 1,
+        cc_dice=(profile.damage_capacity or 1) if cc_dice is None else cc_dice,
         speed_zero=profile.speed == 0,
         fearless="fearless" in rules, inspiring="inspiring" in rules,
         leader=bool(rules & {"leader", "supreme-commander"}),
@@ -137,7 +139,8 @@ def compile_scenario(scenario: EpicScenario) -> CompiledEpic:
         profile = scenario.units[group.unit]
         characters = [scenario.units[c] for c in group.characters] if ui == 0 else []
         name = group.unit + "".join(f" + {c}" for c in group.characters) if ui == 0 else group.unit
-        units.append(_unit_slot(index, name, profile, characters, fi, key[0], key[1], formation.cover))
+        units.append(_unit_slot(index, name, profile, characters, fi, key[0], key[1], formation.cover,
+                                group.cc_dice))
     formations = []
     for fi, formation in enumerate(scenario.formations):
         members = tuple(u.index for u in units if u.formation == fi)

@@ -31,27 +31,45 @@ def _bounds(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sources(u: UnitSlot, support: bool) -> list[tuple[int, list[int]]]:
-    """(group step, source row) for a unit's main dice and each extra-attack line (§1, §4)."""
+    """(group step, source row) for a unit's main dice and each extra-attack line (§1, §4).
+
+    A war engine's rows carry where their hits may land while it is in base contact (TP 3.1.2):
+    ``cc_dice`` main dice and ``bc`` lines only on units in contact (K.REACH_CONTACT), the other main
+    dice and ``15cm`` lines only on the others (K.REACH_NON_CONTACT); sniper dice, and every row of
+    another unit, anywhere (K.REACH_ANY)."""
     we = u.type == "WE"
     rows = []
     if support:  # supporting fire: FF only, 15cm lines only, first strike gives nothing (§4)
-        rows.append((K.G_SUPPORT, [u.index, u.damage_capacity, 0, u.ff, u.ff, 3 * u.sniper, 0]))
+        rows.append((K.G_SUPPORT, [u.index, u.damage_capacity, 0, u.ff, u.ff, 3 * u.sniper, 0, K.REACH_ANY]))
         for line in u.extra:
             if not line.contact_only:
                 kind = 2 if line.titan_killer else int(line.macro_weapon)
                 rows.append((K.G_SUPPORT, [u.index, line.count, int(line.d3), u.ff, u.ff,
-                                           kind + 3 * (line.sniper or u.sniper), 0]))
+                                           kind + 3 * (line.sniper or u.sniper), 0, K.REACH_ANY]))
     else:
         bc = int(u.engaged == BC and not u.firefights)  # a firefighting skimmer attacks as a ff unit (§1)
+
+        def reach(contact_dice: bool, sniper: bool) -> int:
+            if not we or sniper:
+                return K.REACH_ANY
+            return K.REACH_CONTACT if contact_dice else K.REACH_NON_CONTACT
+
         step = K.G_FIRST if u.first_strike else K.G_NORMAL
-        rows.append((step, [u.index, u.damage_capacity, 0, u.cc, u.ff, 3 * u.sniper, bc]))
+        if we:  # cc_dice at CC in contact, the rest at FF; all at FF out of contact (TP 3.1.2)
+            main = [(u.cc_dice, u.cc, True), (u.damage_capacity - u.cc_dice, u.ff, False)]
+        else:
+            main = [(1, u.cc, True)]
+        for count, vc, contact_dice in main:
+            if count:
+                rows.append((step, [u.index, count, 0, vc, u.ff, 3 * u.sniper, bc, reach(contact_dice, u.sniper)]))
         for line in u.extra:
             kind = 2 if line.titan_killer else int(line.macro_weapon)
             vc = u.cc if line.contact_only else (u.ff if we else NO_ROLL)
             vn = NO_ROLL if line.contact_only else u.ff
             step = K.G_FIRST if (line.first_strike or u.first_strike) else K.G_NORMAL
-            rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * (line.sniper or u.sniper),
-                                bc]))
+            sniper = line.sniper or u.sniper
+            rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * sniper, bc,
+                                reach(line.contact_only, sniper)]))
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
 
 
@@ -138,7 +156,7 @@ class KernelArrays:
         for g, rows_g in enumerate(groups):
             rest = []
             for row in rows_g:
-                if row[K.S_N] != 1 or row[K.S_D3]:
+                if row[K.S_N] != 1 or row[K.S_D3] or row[K.S_REACH] != K.REACH_ANY:
                     rest.append(row)
                     continue
                 key = (row[K.S_VC] if row[K.S_BC] else row[K.S_VN], row[K.S_VN], row[K.S_CLASS])

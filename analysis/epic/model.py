@@ -91,6 +91,8 @@ class UnitGroup(StrictModel):
     count: int = Field(ge=1, le=100)
     engaged: Engagement
     characters: list[str] = Field([], max_length=4)  # CH units attached to the group's first unit (TP 2.1.1)
+    # a war engine's main dice at CC while in base contact, the rest at FF (TP 3.1.2); default: all at CC
+    cc_dice: int | None = Field(None, ge=0, le=1000)
 
 
 class Formation(StrictModel):
@@ -158,6 +160,14 @@ class EpicScenario(StrictModel):
                     raise ValueError(f"{where}.unit: unknown unit {group.unit!r}; allowed: {', '.join(known)}")
                 if self.units[group.unit].type == "CH":
                     raise ValueError(f"{where}.unit: {group.unit!r} is a character; attach it with 'characters'")
+                if group.cc_dice is not None:
+                    profile = self.units[group.unit]
+                    if profile.type != "WE":
+                        raise ValueError(f"{where}.cc_dice: only a war engine (type WE) splits its dice "
+                                         f"between CC and FF; {group.unit!r} is {profile.type}")
+                    if group.cc_dice > profile.damage_capacity:
+                        raise ValueError(f"{where}.cc_dice: allowed 0 to {profile.damage_capacity} "
+                                         f"(the starting damage capacity of {group.unit!r}), got {group.cc_dice}")
                 for k, ch in enumerate(group.characters):
                     if ch not in self.units or self.units[ch].type != "CH":
                         chars = sorted(n for n, u in self.units.items() if u.type == "CH") or ["none defined"]

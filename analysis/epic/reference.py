@@ -144,6 +144,11 @@ def roll_d3(rng: random.Random) -> int:
 
 # -- attacks (spec §1, §4) -----------------------------------------------------------------------
 
+# Which enemy units a hit may reach (spec §1, §2): any directly engaged one, or for a war engine in
+# base contact (TP 3.1.2) only those in base contact (its CC hits) or only the others (its FF hits).
+ANY_TARGET, CONTACT_ONLY, NON_CONTACT_ONLY = "any", "in base contact", "not in base contact"
+
+
 @dataclass(frozen=True)
 class AttackDice:
     """Dice a unit rolls in one step: ``count`` dice (or D3 dice) hitting on D6 ≥ ``target``."""
@@ -155,12 +160,14 @@ class AttackDice:
     kind: str  # ORDINARY, MACRO_WEAPON or TITAN_KILLER
     sniper: bool
     first_strike: bool
+    reach: str = ANY_TARGET  # ANY_TARGET, CONTACT_ONLY or NON_CONTACT_ONLY
 
 
 @dataclass(frozen=True)
 class Hit:
     kind: str
     sniper: bool
+    reach: str = ANY_TARGET
 
 
 def _hit_kind(macro_weapon: bool, titan_killer: bool) -> str:
@@ -171,14 +178,28 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
     """A unit's assault dice (TP 1.12.5, 2.1.13, 2.2.3, 2.2.4, 2.2.6, 3.1.2; spec §1).
 
     Main dice: 1 (a WE: its starting DC) at CC in contact, else at FF (a firefighting Skimmer or
-    Support Craft is never in contact, see :func:`in_contact`).  A ``bc`` line only in contact, at CC; a ``15cm`` line at FF when not in contact,
-    and in contact only for a WE.  A value of "-" rolls nothing.
+    Support Craft is never in contact, see :func:`in_contact`).  A WE in contact rolls ``cc_dice`` of
+    them at CC and the rest at FF; its CC hits reach only enemy units in base contact, its FF hits
+    (small-arms lines included) only the others; sniper hits pick their target as any sniper's
+    (TP 3.1.2, 2.1.14).  A ``bc`` line only in contact, at CC; a ``15cm`` line at FF when not in
+    contact, and in contact only for a WE.  A value of "-" rolls nothing.
     """
+    split = in_contact and slot.type == "WE"
+
+    def reach(contact_dice: bool, sniper: bool) -> str:
+        if not split or sniper:
+            return ANY_TARGET
+        return CONTACT_ONLY if contact_dice else NON_CONTACT_ONLY
+
     dice = []
-    target, weapon = (slot.cc, "CC") if in_contact else (slot.ff, "FF")
-    if target != NO_ROLL:
-        dice.append(AttackDice(slot.damage_capacity, False, target, weapon, ORDINARY, slot.sniper,
-                               slot.first_strike))
+    if split:
+        main = [(slot.cc_dice, slot.cc, "CC", True), (slot.damage_capacity - slot.cc_dice, slot.ff, "FF", False)]
+    else:
+        main = [(slot.damage_capacity, *((slot.cc, "CC") if in_contact else (slot.ff, "FF")), in_contact)]
+    for count, target, weapon, contact_dice in main:
+        if count and target != NO_ROLL:
+            dice.append(AttackDice(count, False, target, weapon, ORDINARY, slot.sniper, slot.first_strike,
+                                   reach(contact_dice, slot.sniper)))
     for line in slot.extra:
         if line.contact_only:
             if not in_contact:
@@ -189,9 +210,11 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
                 continue
             target, weapon = slot.ff, "FF small-arms line"
         if target != NO_ROLL:
+            sniper = line.sniper or slot.sniper
             dice.append(AttackDice(line.count, line.d3, target, weapon,
                                    _hit_kind(line.macro_weapon, line.titan_killer),
-                                   line.sniper or slot.sniper, line.first_strike or slot.first_strike))
+                                   sniper, line.first_strike or slot.first_strike,
+                                   reach(line.contact_only, sniper)))
     return dice
 
 
@@ -218,12 +241,13 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
     if trial.log is not None:
         how_many = f"D3 = {count}" if dice.d3 else str(count)
         extras = [k for k, on in ((dice.kind, dice.kind != ORDINARY), ("sniper", dice.sniper),
-                                  ("first strike", dice.first_strike)) if on]
+                                  ("first strike", dice.first_strike),
+                                  (f"hits only units {dice.reach}", dice.reach != ANY_TARGET)) if on]
         tags = f" [{', '.join(extras)}]" if extras else ""
         clause = "TP 1.12.6" if situation == "supporting fire" else "TP 1.12.5"
         trial.say(clause, f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} at {dice.weapon} "
                                f"{dice.target}+{tags}: {rolls} → {hits} hit(s)")
-    return [Hit(dice.kind, dice.sniper)] * hits
+    return [Hit(dice.kind, dice.sniper, dice.reach)] * hits
 
 
 def fights_in_contact(slot: UnitSlot) -> bool:
@@ -313,24 +337,41 @@ def wound(unit: Unit) -> bool:
 
 
 def resolve_hits(trial: Trial, side: int, hits: list[Hit], kills_count: bool = True) -> None:
-    """Resolve one side's hits on the enemy's directly engaged units in three allocations: sniper
-    and ordinary hits are allocated, saved and their casualties removed; only then are the
-    macro-weapon hits allocated to the survivors from the nearest, saved and removed; then the
-    titan-killer hits the same way (TP 1.9.6, 1.12.5, 2.2.6, 2.2.9; spec §2)."""
-    phases = (("snipers and ordinary", [h for h in hits if h.sniper or h.kind == ORDINARY]),
-              (MACRO_WEAPON, [h for h in hits if not h.sniper and h.kind == MACRO_WEAPON]),
-              (TITAN_KILLER, [h for h in hits if not h.sniper and h.kind == TITAN_KILLER]))
-    for name, phase_hits in phases:
-        if phase_hits:
-            _resolve_allocation(trial, side, name, phase_hits, kills_count)
+    """Resolve one side's hits on the enemy's directly engaged units in separate allocations, each
+    saved and its casualties removed before the next: the sniper and ordinary hits, then the
+    macro-weapon hits to the survivors from the nearest, then the titan-killer hits the same way
+    (TP 1.9.6, 1.12.5, 2.2.6, 2.2.9).  Within each kind, the hits that may reach any unit come first,
+    then a war engine's CC hits (only units in base contact), then its FF hits (only the others)
+    (TP 3.1.2; spec §2)."""
+    kinds = (("snipers and ordinary", lambda h: h.sniper or h.kind == ORDINARY),
+             (MACRO_WEAPON, lambda h: not h.sniper and h.kind == MACRO_WEAPON),
+             (TITAN_KILLER, lambda h: not h.sniper and h.kind == TITAN_KILLER))
+    for name, of_kind in kinds:
+        for reach in (ANY_TARGET, CONTACT_ONLY, NON_CONTACT_ONLY):
+            phase_hits = [h for h in hits if of_kind(h) and h.reach == reach]
+            if phase_hits:
+                label = name if reach == ANY_TARGET else f"war-engine {name} (only units {reach})"
+                _resolve_allocation(trial, side, label, phase_hits, kills_count, reach)
 
 
-def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit], kills_count: bool) -> None:
-    """One allocation: hits to the enemy's living directly engaged units, saves, casualties removed;
-    each unsaved hit on a living unit is a kill and a loss (TP 1.12.5, 3.3.3; spec §2)."""
-    eligible = trial.directly_engaged(1 - side)
+def reachable(trial: Trial, side: int, reach: str) -> list[Unit]:
+    """The side's living directly engaged units a hit of ``reach`` may land on: all of them, those
+    fighting in base contact, or the others (TP 1.12.5, 3.1.2; spec §2)."""
+    units = trial.directly_engaged(side)
+    if reach == ANY_TARGET:
+        return units
+    return [u for u in units if fights_in_contact(u.slot) == (reach == CONTACT_ONLY)]
+
+
+def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit], kills_count: bool,
+                        reach: str = ANY_TARGET) -> None:
+    """One allocation: hits to the enemy's living directly engaged units (of ``reach``), saves,
+    casualties removed; each unsaved hit on a living unit is a kill and a loss (TP 1.12.5, 3.1.2,
+    3.3.3; spec §2)."""
+    eligible = reachable(trial, 1 - side, reach)
     if not eligible:
-        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) are lost: no directly engaged enemy unit")
+        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) are lost: no directly engaged enemy unit"
+                               + ("" if reach == ANY_TARGET else f" {reach}"))
         return
     pairs = allocate(hits, eligible)
     if trial.log is not None:

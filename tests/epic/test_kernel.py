@@ -666,6 +666,55 @@ units = [{ unit = "rabble", count = 2, engaged = "bc" }]
 [end_phase]
 enemy_within_30cm = false
 """,
+    # issue 11 §1 item 6, TP 3.1.2: a war engine split between CC and FF (cc_dice = 2 of 4) with a
+    # macro-weapon bc line and a 15cm line, its CC hits only on the units in base contact, its FF hits
+    # only on the others; a defending war engine with the default split (all CC in contact, so its
+    # hits reach only the titan, never the attacker's ff troopers); contacts that die, leaving a war
+    # engine out of contact (all FF, any unit); a Reinforced Armour tank out of contact
+    "war_engine_split": HEADER + """
+[units.warlord]
+type = "WE"
+armour = 4
+cc = 3
+ff = 4
+damage_capacity = 4
+extra_attacks = [{ count = 1, range = "bc", macro_weapon = true }, { count = 2, range = "15cm" }]
+[units.knight]
+type = "WE"
+armour = 4
+cc = 4
+ff = 5
+damage_capacity = 2
+[units.trooper]
+type = "INF"
+armour = 5
+cc = 5
+ff = 4
+[units.tank]
+type = "AV"
+armour = 4
+cc = 6
+ff = 4
+special = ["reinforced-armour"]
+[[formations]]
+name = "Titan"
+side = "attacker"
+initiative = 1
+units = [{ unit = "warlord", count = 1, engaged = "bc", cc_dice = 2 }, { unit = "trooper", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Line"
+side = "defender"
+initiative = 2
+units = [{ unit = "trooper", count = 2, engaged = "bc" }, { unit = "tank", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Knights"
+side = "defender"
+initiative = 2
+blast_markers = 1
+units = [{ unit = "knight", count = 1, engaged = "bc" }]
+[end_phase]
+enemy_within_30cm = false
+""",
 }
 
 

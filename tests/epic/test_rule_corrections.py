@@ -3,6 +3,8 @@ or scripted dice).  The kernel is checked against the reference on scenarios com
 ``test_kernel.py`` (``rule_corrections`` scenarios)."""
 from fractions import Fraction as F
 
+import pytest
+
 from analysis.epic.compile import ATTACKER, DEFENDER
 from analysis.epic.reference import (MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, blast_marker_counts, extra_hits,
                                      loser_breaks, new_trial, rally, resolve_hits, roll_assault_attacks,
@@ -250,3 +252,74 @@ def test_skimmer_without_a_better_ff_and_other_contacts_keep_close_combat(compil
     compiled = duel(compile_epic, defender={"type": "INF", "armour": 4, "cc": 2, "ff": 6},
                     extra_units=SKIMMERS, a_groups=[("falcon", 1, "bc"), ("vyper", 1, "bc")])
     assert _main_hits(compiled, DEFENDER, [2], scripted) == 1
+
+
+# -- item 6: a war engine's close-combat and firefight dice ---------------------------------------------
+
+SPLIT_DEFENDERS = {"near": {"type": "INF", "cc": 4, "ff": 4}, "far": {"type": "INF", "cc": 4, "ff": 4}}
+TWO_DC_ENGINE = {"type": "WE", "armour": 5, "cc": 4, "ff": 4, "damage_capacity": 2}
+
+
+def _engine_against_near_and_far(compile_epic, defenders=(("near", 1, "bc"), ("far", 1, "ff")), **group):
+    """A 2-DC war engine (CC 4+, FF 4+) in base contact with ``group`` keys (e.g. ``cc_dice``) against
+    save-less infantry: "near" in base contact, "far" not."""
+    engine = {"unit": "we", "count": 1, "engaged": "bc", **group}
+    return compile_epic({"we": TWO_DC_ENGINE, **SPLIT_DEFENDERS}, [
+        {**formation("A", "attacker", [("we", 1, "bc")]), "units": [engine]},
+        formation("D", "defender", list(defenders))])
+
+
+def _engine_volley(compiled):
+    """The war engine's main dice, allocated and saved: which defenders are still alive."""
+    def run(rng):
+        trial = new_trial(compiled, rng)
+        resolve_hits(trial, ATTACKER, roll_assault_attacks(trial, ATTACKER, first_strike=False))
+        return tuple(u.alive for u in trial.formations[1].units)
+    return run
+
+
+def test_war_engine_cc_dice_hit_contacts_and_ff_dice_the_others(compile_epic, exact):
+    """TP 3.1.2, rules reference §2.10: with ``cc_dice = 1`` a 2-DC war engine in base contact rolls
+    1 die at CC, whose hit reaches only the unit in contact, and 1 at FF, whose hit reaches only the
+    unit not in contact: each dies with 1/2, independently.  (One round-robin of both hits over both
+    units gave the unit in contact 3/4 and the other 1/4.)"""
+    compiled = _engine_against_near_and_far(compile_epic, cc_dice=1)
+    quarter = F(1, 4)
+    assert exact(_engine_volley(compiled)) == {(True, True): quarter, (True, False): quarter,
+                                               (False, True): quarter, (False, False): quarter}
+
+
+def test_war_engine_in_contact_uses_all_dice_at_cc_on_the_contacts_by_default(compile_epic, exact):
+    """TP 3.1.2, rules reference §2.10: without ``cc_dice`` a war engine in base contact rolls all its
+    dice at CC, and CC hits reach only units in base contact: the unit not in contact never dies, the
+    one in contact dies with 1 − (1/2)² = 3/4 (one round-robin gave the other unit 1/4)."""
+    compiled = _engine_against_near_and_far(compile_epic)
+    assert exact(_engine_volley(compiled)) == {(False, True): F(3, 4), (True, True): F(1, 4)}
+
+
+def test_war_engine_ff_hits_with_no_unit_out_of_contact_are_lost(compile_epic, exact):
+    """TP 3.1.2: with ``cc_dice = 0`` in base contact every die is at FF and may only hit units not in
+    base contact; with none there, the hits are lost (spec §2) and the unit in contact survives."""
+    compiled = _engine_against_near_and_far(compile_epic, defenders=[("near", 1, "bc")], cc_dice=0)
+    assert exact(_engine_volley(compiled)) == {(True,): F(1)}
+
+
+def test_war_engine_not_in_contact_rolls_every_die_at_ff_on_any_unit(compile_epic, exact):
+    """TP 3.1.2, TP-FAQ First Strike: a war engine with no enemy fighting in contact attacks at FF with
+    all its dice, whatever ``cc_dice``, and its hits may reach every directly engaged unit: 2 FF 4+
+    dice round-robin over two ``ff`` units from the nearest (1 hit: the first dies; 2: both).  Guards the
+    reading; the old engine did the same."""
+    compiled = _engine_against_near_and_far(compile_epic, defenders=[("near", 1, "ff"), ("far", 1, "ff")], cc_dice=2)
+    assert exact(_engine_volley(compiled)) == {(True, True): F(1, 4), (False, True): F(1, 2),
+                                               (False, False): F(1, 4)}
+
+
+def test_cc_dice_only_for_a_war_engine_and_at_most_its_starting_dc(compile_epic):
+    """TP 3.1.2: ``cc_dice`` splits a war engine's starting-DC dice: 0..DC, and only on a WE group."""
+    for group, unit, message in (({"cc_dice": 3}, "we", "cc_dice: allowed 0 to 2"),
+                                 ({"cc_dice": -1}, "we", "cc_dice"),
+                                 ({"cc_dice": 1}, "near", "cc_dice: only a war engine")):
+        with pytest.raises(ValueError, match=message):
+            compile_epic({"we": TWO_DC_ENGINE, **SPLIT_DEFENDERS}, [
+                {**formation("A", "attacker", []), "units": [{"unit": unit, "count": 1, "engaged": "bc", **group}]},
+                formation("D", "defender", [("near", 1, "bc")])])
