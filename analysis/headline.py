@@ -88,7 +88,7 @@ def gdb_parties(title: str) -> tuple[str, str]:
 
 
 def gdb_summary(data: dict) -> list[str]:
-    """Contact or stopped (charges.md §2.4)."""
+    """Contact or stopped (docs/gdb.md §2.4)."""
     return [f"The charge goes in (contact): {_p(data['summary']['contact'])}",
             f"The charge is stopped: {_p(data['summary']['charge_stopped'])}"]
 
@@ -113,7 +113,7 @@ def gdb(data: dict) -> list[str]:
 
 
 def t9a_summary(data: dict) -> list[str]:
-    """P(charge succeeds) of every charger (charges.md §3.1)."""
+    """P(charge succeeds) of every charger (docs/t9a.md §3.1)."""
     return [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"
             for name, c in data["chargers"].items()]
 

@@ -1,4 +1,4 @@
-"""Numba kernel for the GdB charge sequence (charges.md §2.1): arrays in, counts out.
+"""Numba kernel for the GdB charge sequence (docs/gdb.md §2.1): arrays in, counts out.
 
 Everything that does not depend on the dice (half move, reaction, who may fire, modifiers) is
 compiled to small lookup arrays by ``analysis.gdb.compile``; the kernel rolls the fire dice, the
