@@ -8,6 +8,8 @@ import analysis.epic as epic
 from analysis.cli import main
 from analysis.library.armies import force_army_rules, list_forces_of, list_initiative
 
+from library_helpers import one_error_line
+
 SCENARIO = """
 system = "epic"
 [[formations]]
@@ -97,14 +99,6 @@ def test_army_rules_come_from_the_units_own_force():
         assert force_army_rules(force) == ("mob-rule",)
 
 
-def _one_error_line(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-
-
 @pytest.mark.parametrize("marines, units, needles", [
     ("initiative = 1", f"{TACTICAL}, {LEMAN_RUSS}",
      ("field 'formations[0]'", "formation 'Tactical'", "different army rules", "army = ", "army_rules = []")),
@@ -118,7 +112,7 @@ def test_ambiguous_or_wrong_army_is_one_clear_line(tmp_path, marines, units, nee
     Guard, netea:tactical Space Marine) is rejected: one line naming it, exit 2."""
     path = tmp_path / "mixed.toml"
     path.write_text(scenario(marines, units))
-    _one_error_line(CliRunner().invoke(main, ["epic", str(path), "-n", "100"]), str(path), *needles)
+    one_error_line(CliRunner().invoke(main, ["epic", str(path), "-n", "100"]), str(path), *needles)
 
 
 def test_notes_reach_the_json(tmp_path):

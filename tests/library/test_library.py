@@ -10,6 +10,8 @@ from analysis.epic.model import UnitProfile, special_rule_catalogue
 from analysis.library.formations import formations
 from analysis.library.netea import convert, mapping, units
 
+from library_helpers import one_error_line
+
 ALL_UNITS = sorted(units())
 
 
@@ -113,22 +115,13 @@ def test_library_formation_expands_with_points():
         ("netea:nobz", 2, "bc"), ("netea:boyz", 6, "bc"), ("netea:grotz", 2, "bc")]
 
 
-def _one_error_line(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-
-
 @pytest.mark.parametrize("ref, needle", [("netea:boyzz", "unknown library unit 'netea:boyzz'"),
                                          ("netea:warlord-class-titan", "void-shields-6")])
 def test_bad_library_unit_is_one_clear_line(tmp_path, ref, needle):
     path = tmp_path / "bad.toml"
     path.write_text(TYPED.replace('unit = "boy"', f'unit = "{ref}"'))
     result = CliRunner().invoke(main, ["epic", str(path), "-n", "100"])
-    _one_error_line(result, str(path), "formations[1].units[0].unit", needle, "allowed: ")
+    one_error_line(result, str(path), "formations[1].units[0].unit", needle, "allowed: ")
 
 
 def test_search_commands():
@@ -142,4 +135,4 @@ def test_search_commands():
     assert "mob-rule" in out.output  # the army rules the formation brings (issue 11 §3)
     out = runner.invoke(main, ["units", "show", "nobz"])
     assert out.exit_code == 0 and '"extra_attacks":[{"count":1,"range":"bc"' in out.output.replace(" ", "")
-    _one_error_line(runner.invoke(main, ["units", "show", "nobzz"]), "units show", "'unit'", "netea:nobz")
+    one_error_line(runner.invoke(main, ["units", "show", "nobzz"]), "units show", "'unit'", "netea:nobz")
