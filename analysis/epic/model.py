@@ -54,6 +54,38 @@ class ExtraAttack(StrictModel):
     sniper: bool = False
 
 
+class WeaponLine(StrictModel):
+    """A ranged weapon line of a datasheet, for turns (TP 1.9, 2.2; docs/epic-turn.md §1): to-hit
+    values ``ap`` / ``at`` / ``aa`` / ``mw`` (4 = 4+), or barrage points ``bp``; ``count`` weapons
+    of this kind on the unit, ``shots`` each."""
+
+    name: str = Field("weapon", min_length=1, max_length=80)
+    count: int = Field(1, ge=1, le=20)
+    shots: int = Field(1, ge=1, le=20)
+    range: int = Field(ge=0, le=1000)  # cm
+    ap: int | None = Field(None, ge=2, le=6)
+    at: int | None = Field(None, ge=2, le=6)
+    aa: int | None = Field(None, ge=2, le=6)
+    mw: int | None = Field(None, ge=2, le=6)
+    bp: int | None = Field(None, ge=1, le=30)
+    titan_killer: Literal["D3", "D6"] | bool = False
+    disrupt: bool = False
+    lance: bool = False
+    ignore_cover: bool = False
+    indirect: bool = False
+    single_shot: bool = False
+    slow_firing: bool = False
+    sniper: bool = False
+
+    @model_validator(mode="after")
+    def _fire_values(self):
+        if all(v is None for v in (self.ap, self.at, self.aa, self.mw, self.bp)):
+            raise ValueError("a weapon line needs at least one of ap, at, aa, mw or bp")
+        if self.mw is not None and (self.ap is not None or self.at is not None):
+            raise ValueError("a weapon line has either mw or ap/at (a weapon with both is two lines)")
+        return self
+
+
 class UnitProfile(StrictModel):
     """A datasheet (TP 1.1.3): saves and attack values are the D6 roll needed (4 = 4+)."""
 
@@ -65,6 +97,7 @@ class UnitProfile(StrictModel):
     damage_capacity: int | None = Field(None, ge=1, le=20)
     special: list[str] = Field([], max_length=32)
     extra_attacks: list[ExtraAttack] = Field([], max_length=8)
+    weapons: list[WeaponLine] = Field([], max_length=16)  # ranged weapons, used by turns
 
     @field_validator("special")
     @classmethod
