@@ -1,0 +1,486 @@
+"""The Epic shooting attack, clause by clause (pure Python, the reference for a turn).
+
+One function per rule step of ``docs/epic-turn.md`` §3: who fires and who is suppressed, the blast
+marker for coming under fire, the AP/AT choice, to-hit rolls, barrages, allocation front to back,
+saves, macro-weapon hits after the others, blast markers for kills, the break check after the whole
+attack, and no-save hits on a broken target.  Clause tags: TP = NetEA Tournament Pack, TP-FAQ = its
+FAQ, TP-SR = its special rules; "reading" marks a choice the Tournament Pack leaves open, as
+``docs/epic-turn.md`` documents it.  Units and formations are the reference engine's per-trial state
+(:mod:`analysis.epic.reference`); every roll and decision goes to ``trial.say``.
+
+War engines are not shot at here yet (void shields, criticals and titan-killer damage are shared
+war-engine steps still to join): the scenario loader refuses a turn that targets one.
+"""
+from __future__ import annotations
+
+import random
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+
+from .compile import NO_ROLL
+from .reference import Formation, Trial, Unit, break_formation, roll_d6, wound
+
+AP, AT, MW, TK = "AP", "AT", "MW", "TK"
+INFANTRY_TARGETS = ("INF", "LV")  # AP hits (TP 1.9.6, 2.1.9)
+ARMOUR_TARGETS = ("AV", "LV", "WE")  # AT hits (TP 1.9.6, 2.1.9, 3.2)
+ACTION_TO_HIT = {"advance": 0, "double": -1, "sustained_fire": 1, "marshal": -1, "hold": 0, "overwatch": 0}
+
+
+# -- what an activation decides (scenario inputs of the non-spatial model) -----------------------
+
+@dataclass(frozen=True)
+class FireOrders:
+    """The map and the attacker's choices for one shooting attack (docs/epic-turn.md §1).
+
+    ``in_range``: shooting units in range with a line of fire, front first (None: all);
+    ``exposed``: target units any shooter can reach, front first (None: all); ``cover``: the
+    target is in cover (−1 to hit; its infantry may use ``cover_save``); ``ap_at``: "auto" (the
+    heuristic of :func:`choose_fire_type`), "ap" or "at"; ``templates_cover``: target units under
+    each barrage template (None: the default of :func:`units_under_templates`).
+    """
+
+    modifier: int = 0
+    in_range: int | None = None
+    exposed: int | None = None
+    cover: bool = False
+    cover_save: int | None = None
+    crossfire: bool = False
+    ap_at: str = "auto"
+    templates_cover: int | None = None
+
+
+@dataclass
+class AttackReport:
+    """What one attack did, for the turn's results (docs/epic-turn.md §4)."""
+
+    fired: bool = False
+    hits: int = 0  # successful to-hit rolls (direct fire and barrage)
+    kills: int = 0  # target units destroyed by the attack, no-save hits on a broken target included
+    blast_markers_placed: int = 0  # on the target; 0 when it was broken (each became a hit)
+    target_broke: bool = False
+
+
+@dataclass(frozen=True)
+class ShotHit:
+    """One successful to-hit roll: its fire type and the abilities of the weapon that scored it."""
+
+    kind: str  # AP, AT, MW or TK
+    sniper: bool = False
+    disrupt: bool = False
+    lance: bool = False
+    ignore_cover: bool = False
+    unit: Unit | None = field(default=None, compare=False)  # a barrage hit lands on the unit rolled for
+
+
+# -- dice: to hit and saves (TP 1.9.5, 1.9.6) -------------------------------------------------------
+
+def roll_to_hit(rng: random.Random, value: int, modifier: int) -> tuple[bool, list[int]]:
+    """One to-hit roll: D6 ≥ value − modifier; a natural 1 always misses; a 7, 8 or 9 needs a 6
+    and then 4+, 5+ or 6; 10 or more cannot hit and rolls nothing (TP 1.9.5 and its box "Needing
+    7+ to Hit").  Returns (hit, the dice rolled)."""
+    need = value - modifier
+    if need >= 10:
+        return False, []
+    first = roll_d6(rng)
+    if first == 1:
+        return False, [first]
+    if need <= 6:
+        return first >= need, [first]
+    if first < 6:
+        return False, [first]
+    second = roll_d6(rng)
+    return second >= need - 3, [first, second]
+
+
+def save_targets(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool) -> list[int]:
+    """The save rolls a hit allows, in order (each a D6 target; a target of 7+ is no save).
+
+    AP/AT: the better of armour and, for infantry in cover, the cover save (not against Ignore
+    Cover); Reinforced Armour re-rolls a failure on the armour value, except against Lance.
+    MW: only Reinforced Armour, no re-roll.  TK: none.  Crossfire and Sniper each −1, stacking
+    (TP 1.8.3, 1.9.6, 1.11, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9; TP-SR Eldar Technology; TP-FAQ
+    Allocate Hits & Make Saving Throws, Reinforced Armour, Crossfire)."""
+    slot = unit.slot
+    worse = int(crossfire) + int(hit.sniper)
+    armour = min(slot.armour + worse, NO_ROLL)
+    if hit.kind in (AP, AT):
+        first = armour
+        if cover_save is not None and not hit.ignore_cover:
+            first = min(armour, min(cover_save + worse, NO_ROLL))
+        targets = [first] + ([armour] if slot.reinforced_armour and not hit.lance else [])
+    elif hit.kind == MW and slot.reinforced_armour:
+        targets = [armour]
+    else:
+        targets = []
+    return [t for t in targets if t < NO_ROLL]
+
+
+def save_roll(trial: Trial, unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool) -> bool:
+    """Roll the saves of :func:`save_targets`, then an invulnerable save (unmodified 6+, never
+    re-rolled) after a failed or disallowed one (TP 1.9.6, 2.1.6; TP-FAQ Invulnerable Saves).
+    True when saved."""
+    targets = save_targets(unit, hit, cover_save, crossfire)
+    for attempt, target in enumerate(targets):
+        roll = roll_d6(trial.rng)
+        trial.say("TP 2.1.11" if attempt else "TP 1.9.6",
+                  f"  {unit.label}: {'re-roll (reinforced armour)' if attempt else 'save'} {target}+ vs {hit.kind}: "
+                  f"{roll} → {'saved' if roll >= target else 'failed'}")
+        if roll >= target:
+            return True
+    if not targets:
+        trial.say("TP 1.9.6", f"  {unit.label}: no save vs this {hit.kind} hit")
+    if unit.slot.invulnerable:
+        roll = roll_d6(trial.rng)
+        trial.say("TP 2.1.6", f"  {unit.label}: invulnerable save 6+: {roll} → {'saved' if roll >= 6 else 'failed'}")
+        return roll >= 6
+    return False
+
+
+# -- who fires (TP 1.9.2) ---------------------------------------------------------------------------
+
+def fires_at_ground(weapon) -> bool:
+    """A weapon line with an AP, AT, MW or BP value; AA alone is only for aircraft (TP 2.2.1)."""
+    return any(v is not None for v in (weapon.ap, weapon.at, weapon.mw, weapon.bp))
+
+
+def candidates(shooter: Formation, weapons_of, in_range: int | None) -> list[Unit]:
+    """Suppression candidates: the living units, front first, within the first ``in_range`` (the
+    units in range with a line of fire), that carry a weapon able to fire at ground units
+    (TP 1.9.2; TP-FAQ Who May Shoot; reading: in_range counts from the front)."""
+    living = shooter.living[:in_range] if in_range is not None else shooter.living
+    return [u for u in living if any(fires_at_ground(w) for w in weapons_of(u))]
+
+
+def suppress(trial: Trial, shooter: Formation, cands: list[Unit]) -> list[Unit]:
+    """Each BM on the shooter stops one candidate, farthest from the target first; They Shall Know
+    No Fear units cost 2 BMs each, leftovers ignored; strict order (TP 1.9.2; TP-SR TSKNF; reading
+    §13 Q1).  Returns the units that fire."""
+    cost = 2 if shooter.tsknf else 1
+    budget = shooter.blast_markers
+    suppressed = 0
+    for _ in reversed(cands):
+        if budget < cost:
+            break
+        budget -= cost
+        suppressed += 1
+    firers = cands[:len(cands) - suppressed]
+    trial.say("TP 1.9.2", f"{shooter.name}: {len(cands)} unit(s) in range, {shooter.blast_markers} BM(s) suppress "
+                          f"{suppressed}{' (TSKNF: 2 BMs each)' if shooter.tsknf else ''} from the back: "
+                          f"{len(firers)} fire")
+    return firers
+
+
+# -- choices before rolling (TP 1.9.5; TP-FAQ Roll To Hit) ---------------------------------------
+
+def can_take(unit: Unit, kind: str) -> bool:
+    """AP hits only on infantry and light vehicles, AT hits only on armoured vehicles, light
+    vehicles and war engines, MW and TK hits on any unit (TP 1.9.6, 2.1.9, 2.2.6, 3.2)."""
+    if kind == AP:
+        return unit.slot.type in INFANTRY_TARGETS
+    if kind == AT:
+        return unit.slot.type in ARMOUR_TARGETS
+    return True
+
+
+def hit_chance(value: int, modifier: int) -> float:
+    """P(one to-hit roll hits), for the AP/AT heuristic only (the rolls themselves use dice)."""
+    need = value - modifier
+    if need >= 10:
+        return 0.0
+    if need <= 6:
+        return (7 - max(need, 2)) / 6
+    return (10 - need) / 36
+
+
+def choose_fire_type(weapon, exposed: list[Unit], modifier: int, policy: str) -> str | None:
+    """AP or AT for all of one weapon's shots (TP 1.9.5; TP-FAQ Roll To Hit).  ``policy`` "ap" or
+    "at" forces a type when the weapon has it; "auto" (reading, a simplification of the §10.3
+    heuristic) takes the type with more expected hits that can land: P(hit) × units of the target
+    that can take it; ties go to AP.  None when the weapon has neither value."""
+    options = [(kind, value) for kind, value in ((AP, weapon.ap), (AT, weapon.at)) if value is not None]
+    if not options:
+        return None
+    if policy in ("ap", "at"):
+        forced = [k for k, _ in options if k == policy.upper()]
+        if forced:
+            return forced[0]
+    scores = [(hit_chance(value, modifier) * sum(can_take(u, kind) for u in exposed), -i, kind)
+              for i, (kind, value) in enumerate(options)]
+    return max(scores)[2]
+
+
+# -- to-hit rolls ---------------------------------------------------------------------------------
+
+def direct_fire(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], orders: FireOrders) -> list[ShotHit]:
+    """Every direct-fire shot of the firing units: per weapon the fire type, then one roll per
+    shot at value − (action modifier − 1 for cover unless Ignore Cover) (TP 1.9.5, 2.2.5, 2.2.6)."""
+    hits = []
+    for unit in firers:
+        for weapon in weapons_of(unit):
+            if weapon.bp is not None:
+                continue  # barrage weapons fire in the barrage
+            for _ in range(weapon.count):
+                if weapon.mw is not None:
+                    kind, value = (TK if weapon.titan_killer else MW), weapon.mw
+                else:
+                    kind = choose_fire_type(weapon, exposed, orders.modifier, orders.ap_at)
+                    if kind is None:
+                        continue
+                    value = weapon.ap if kind == AP else weapon.at
+                modifier = orders.modifier - (1 if orders.cover and not weapon.ignore_cover else 0)
+                rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(weapon.shots)]
+                scored = sum(h for h, _ in rolls)
+                trial.say("TP 1.9.5", f"{unit.label} {weapon.name} ({kind}{value}+, modifier {modifier:+d}): "
+                                      f"{[d for _, d in rolls]} → {scored} hit(s)")
+                hits += [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover)] * scored
+    return hits
+
+
+# -- barrages (TP 1.9.8) ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BarrageRow:
+    bp_min: int
+    bp_max: int
+    templates: int
+    extra_blast_markers: int
+    ap: int
+    at: int
+
+
+@cache
+def barrage_table() -> tuple[BarrageRow, ...]:
+    """The barrage table (TP 1.9.8), from ``barrage_table.toml``."""
+    rows = tomllib.loads(files(__package__).joinpath("barrage_table.toml").read_text("utf-8"))["row"]
+    return tuple(BarrageRow(**row) for row in rows)
+
+
+def barrage_row(bp: int) -> BarrageRow:
+    """The row for ``bp`` barrage points; above the table, its last row (reading §13 Q7)."""
+    for row in barrage_table():
+        if row.bp_min <= bp <= row.bp_max:
+            return row
+    return barrage_table()[-1]
+
+
+def template_capacity(unit: Unit) -> float:
+    """Room a unit takes under a template for the default coverage: a template holds 3 infantry or
+    light vehicles or 2 armoured vehicles (reading, §10.3 heuristic)."""
+    return 1.5 if unit.slot.type == "AV" else 1.0
+
+
+def units_under_templates(exposed: list[Unit], templates: int, per_template: int | None) -> list[Unit]:
+    """Target units under the templates, front first: ``per_template`` units each if given, else
+    as many as fit by :func:`template_capacity` (TP 1.9.8 placement; reading §13 Q6)."""
+    under, i = [], 0
+    for _ in range(templates):
+        room = 3.0
+        taken = 0
+        while i < len(exposed):
+            size = 1.0 if per_template is not None else template_capacity(exposed[i])
+            if (per_template is not None and taken >= per_template) or (per_template is None and size > room):
+                break
+            under.append(exposed[i])
+            room -= size
+            taken += 1
+            i += 1
+    return under
+
+
+def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], orders: FireOrders
+            ) -> tuple[list[ShotHit], int]:
+    """The formation's one barrage: BP of every barrage weapon added, the table row, one to-hit roll
+    per unit under a template on the AP value (infantry and light vehicles, reading §13 Q2) or the
+    AT value; an ability counts only when every weapon has it (TP 1.9.8, 2.0; TP-FAQ Barrages).
+    Returns the hits (each on its unit) and the extra BMs for the formation attacked."""
+    lines = [w for u in firers for w in weapons_of(u) if w.bp is not None]
+    if not lines:
+        return [], 0
+    bp = sum(w.bp * w.count * w.shots for w in lines)
+    row = barrage_row(bp)
+    every = {name: all(getattr(w, name) for w in lines) for name in ("disrupt", "ignore_cover", "sniper", "lance")}
+    macro = all(w.mw is not None or w.titan_killer for w in lines)
+    titan = all(w.titan_killer for w in lines)
+    trial.say("TP 1.9.8", f"barrage of {bp} BP{' (above the table: its last row, reading)' if bp > row.bp_max else ''}: "
+                          f"{row.templates} template(s), +{row.extra_blast_markers} BM, AP{row.ap}+/AT{row.at}+"
+                          f"{', macro-weapon' if macro else ''}")
+    under = units_under_templates(exposed, row.templates, orders.templates_cover)
+    modifier = orders.modifier - (1 if orders.cover and not every["ignore_cover"] else 0)
+    hits = []
+    for unit in under:
+        value = row.ap if unit.slot.type in INFANTRY_TARGETS else row.at
+        hit, dice = roll_to_hit(trial.rng, value, modifier)
+        trial.say("TP 1.9.8", f"  {unit.label} under a template: {value}+ modifier {modifier:+d}: {dice} → "
+                              f"{'hit' if hit else 'miss'}")
+        if hit:
+            kind = TK if titan else MW if macro else (AP if unit.slot.type in INFANTRY_TARGETS else AT)
+            hits.append(ShotHit(kind, every["sniper"], every["disrupt"], every["lance"], every["ignore_cover"], unit))
+    return hits, row.extra_blast_markers
+
+
+# -- allocation (TP 1.9.6; docs/epic-turn.md §3) ---------------------------------------------------
+
+def allocate(hits: list[ShotHit], units: list[Unit]) -> list[tuple[ShotHit, Unit]]:
+    """Hits to units front to back, no unit a second hit before every eligible unit has one (TP
+    1.9.6); AP and AT pools together, a light vehicle taking the type with the larger surplus over
+    the units that can take only that type (TP-FAQ Allocate Hits & Make Saving Throws; reading
+    §10.4).  Sniper hits go to a unit the attacker picks: the first Inspiring, Leader or Supreme
+    Commander unit that can take them, else the first (TP 2.1.14; TP-FAQ Sniper).  Hits no unit
+    can take are lost."""
+    pairs = []
+    for hit in [h for h in hits if h.sniper]:
+        able = [u for u in units if can_take(u, hit.kind)]
+        if able:
+            pairs.append((hit, next((u for u in able if u.slot.inspiring or u.slot.leader), able[0])))
+    pools: dict[str, list[ShotHit]] = {}
+    for hit in hits:
+        if not hit.sniper:
+            pools.setdefault(hit.kind, []).append(hit)
+    count = {id(u): 0 for u in units}
+    while True:
+        left = [k for k, pool in pools.items() if pool]
+        takers = [u for u in units if any(can_take(u, k) for k in left)]
+        if not takers:
+            return pairs
+        least = min(count[id(u)] for u in takers)
+        unit = next(u for u in takers if count[id(u)] == least)
+        kinds = [k for k in left if can_take(unit, k)]
+        if len(kinds) > 1:
+            def surplus(kind):
+                only = sum(1 for w in takers if w is not unit and count[id(w)] == least
+                           and [k for k in left if can_take(w, k)] == [kind])
+                able = sum(can_take(w, kind) for w in units)
+                return len(pools[kind]) - only, -able, kind == AT
+            kinds = [max(kinds, key=surplus)]
+        pairs.append((pools[kinds[0]].pop(0), unit))
+        count[id(unit)] += 1
+
+
+# -- blast markers, broken targets and casualties (TP 1.9.4, 1.11, 1.13.4, 2.1.22, 2.2.2) -----------
+
+@dataclass
+class AttackState:
+    """Running totals of one attack on one target."""
+
+    target: Formation
+    broken: bool  # the target was broken when the attack began: its BMs become hits (TP 1.13.4)
+    crossfire: bool
+    report: AttackReport
+    first_kill_done: bool = False
+    tsknf_leftover: int = 0  # a broken TSKNF target needs 2 would-be BMs per hit (TP-SR TSKNF)
+
+
+def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> None:
+    """Place ``n`` BMs on the target; a broken target takes a no-save hit for each instead (TSKNF:
+    one per 2), front to back, Fearless units immune, and those deaths place nothing (TP 1.9.4,
+    1.13.4, 2.1.3; TP-SR TSKNF; TP-FAQ Blast Markers and Broken Formations; reading §13 Q5)."""
+    if n <= 0:
+        return
+    target = state.target
+    if not state.broken:
+        target.blast_markers += n
+        state.report.blast_markers_placed += n
+        trial.say("TP 1.9.4", f"{target.name}: +{n} BM ({why}) → {target.blast_markers}")
+        return
+    if target.tsknf:
+        state.tsknf_leftover += n
+        n, state.tsknf_leftover = divmod(state.tsknf_leftover, 2)
+    trial.say("TP 1.13.4", f"{target.name} is broken: {why} gives {n} no-save hit(s) instead of BMs"
+                           f"{' (TSKNF: 2 per hit)' if target.tsknf else ''}")
+    for _ in range(n):
+        victim = next((u for u in target.living if not u.slot.fearless), None)
+        if victim is None:
+            trial.say("TP 1.13.4", "  no unit can take it")
+            return
+        if wound(victim):
+            state.report.kills += 1
+        trial.say("TP 1.13.4", f"  {victim.label} → {'destroyed' if not victim.alive else f'{victim.damage_left} DC left'}")
+
+
+def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHit) -> int:
+    """BMs a death places: 1, or 0 for an Expendable unit unless its whole formation is Expendable,
+    or 0 when a disrupt hit already placed its BM; the attack's first such death counts 2 in a
+    crossfire (TP 1.9.4, 1.11, 2.1.22, 2.2.2)."""
+    if hit.disrupt:
+        return 0
+    if unit.slot.expendable and not all(u.slot.expendable for u in state.target.units):
+        return 0
+    if state.crossfire and not state.first_kill_done:
+        state.first_kill_done = True
+        return 2
+    state.first_kill_done = True
+    return 1
+
+
+def resolve(trial: Trial, state: AttackState, pairs: list[tuple[ShotHit, Unit]], cover_save: int | None,
+            name: str) -> None:
+    """Saves for one allocation, casualties removed, then the BMs for its kills and disrupt hits
+    (TP 1.9.4, 1.9.6, 2.2.2).  Hits on a unit already destroyed are lost."""
+    markers = 0
+    for hit, unit in pairs:
+        if hit.disrupt and not unit.slot.expendable:
+            markers += 1
+        if not unit.alive:
+            trial.say("TP 1.9.6", f"  {unit.label}: already destroyed, {hit.kind} hit lost")
+            continue
+        saves = cover_save if unit.slot.type == "INF" else None
+        if save_roll(trial, unit, hit, saves, state.crossfire):
+            continue
+        if wound(unit):
+            state.report.kills += 1
+            markers += kill_blast_markers(trial, state, unit, hit)
+            trial.say("TP 1.9.6", f"  {unit.label} destroyed")
+    if pairs:
+        add_blast_markers(trial, state, markers, f"{name}: kills and disrupt hits")
+
+
+def break_check(trial: Trial, target: Formation, was_broken: bool) -> bool:
+    """After the whole attack: broken when BMs ≥ units (TSKNF: 2 per unit); BMs removed and the
+    formation withdraws (TP 1.9.7, 1.13.2, 1.13.3).  True when it broke now."""
+    if was_broken or not target.living:
+        return False
+    if not target.fails_break_test():
+        trial.say("TP 1.9.7", f"{target.name}: {target.blast_markers} BM(s), {len(target.living)} unit(s): holds")
+        return False
+    break_formation(trial, target, "TP 1.9.7", withdraws=True)
+    return True
+
+
+# -- the whole attack (TP 1.9.3) ----------------------------------------------------------------------
+
+def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, orders: FireOrders) -> AttackReport:
+    """One shooting attack (TP 1.9.3 order): suppression, +1 BM for coming under fire, to-hit
+    rolls and the barrage, non-MW hits allocated and saved, then MW/TK hits on the survivors, BMs
+    for kills, the barrage's extra BMs, and the break check once the attack is over (TP 1.9.2–1.9.8,
+    2.2.6; reading §13 Q4, Q5).  ``weapons_of(unit)`` gives a unit's weapon lines."""
+    report = AttackReport()
+    if shooter.broken or not shooter.living:
+        trial.say("TP 1.13", f"{shooter.name} is broken or destroyed: no shooting")
+        return report
+    trial.say("TP 1.9.1", f"{shooter.name} shoots at {target.name}")
+    firers = suppress(trial, shooter, candidates(shooter, weapons_of, orders.in_range))
+    if not firers or not target.living:
+        trial.say("TP-FAQ Place Blast Marker", "no unit can fire: no attack, no blast marker")
+        return report
+    report.fired = True
+    state = AttackState(target, target.broken, orders.crossfire, report)
+    add_blast_markers(trial, state, 1, "coming under fire")
+    exposed = target.living[:orders.exposed] if orders.exposed is not None else target.living
+    direct = direct_fire(trial, firers, weapons_of, exposed, orders)
+    templates, extra = barrage(trial, firers, weapons_of, exposed, orders)
+    report.hits = len(direct) + len(templates)
+    if orders.crossfire:
+        trial.say("TP 1.11", "crossfire: −1 to every save, the first kill places 2 BMs")
+    for name, kinds in (("normal hits", (AP, AT)), ("macro-weapon hits", (MW, TK))):
+        living = [u for u in exposed if u.alive]
+        pairs = [(h, h.unit) for h in templates if h.kind in kinds]
+        pairs += allocate([h for h in direct if h.kind in kinds], living)
+        if pairs:
+            trial.say("TP 2.2.6" if kinds == (MW, TK) else "TP 1.9.6",
+                      f"{name}: " + ", ".join(f"{h.kind}→{u.label}" for h, u in pairs))
+        resolve(trial, state, pairs, orders.cover_save if orders.cover else None, name)
+    add_blast_markers(trial, state, extra, "barrage extra BMs")
+    report.target_broke = break_check(trial, target, state.broken)
+    return report
