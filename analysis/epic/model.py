@@ -13,6 +13,7 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_
 
 from ..bounds import BlastMarkers, ExtraAttackCount, Points, Speed
 from ..scenario import StrictModel
+from .turn_model import Activation, check_turn, fill_turn_defaults
 
 UnitType = Literal["INF", "LV", "AV", "WE", "CH"]
 Engagement = Literal["bc", "ff", "out"]
@@ -143,6 +144,7 @@ class Formation(StrictModel):
     withdrawal_enemies_within_15cm: int = Field(0, ge=0, le=100)
     enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
     points: Points | None = None
+    overwatch: bool = False  # on overwatch at the start of a turn (TP 1.10; turn scenarios)
     units: list[UnitGroup] = Field(min_length=1, max_length=32)
 
 
@@ -158,7 +160,13 @@ class EpicScenario(StrictModel):
     units: dict[str, UnitProfile] = Field(max_length=256)
     formations: list[Formation] = Field(min_length=2, max_length=32)
     end_phase: EndPhase = EndPhase()
+    turn: list[Activation] = Field([], max_length=64)  # activations in order: a turn scenario (docs/epic-turn.md)
     _notes: list[str] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _turn_defaults(cls, data):
+        return fill_turn_defaults(data)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -206,6 +214,9 @@ class EpicScenario(StrictModel):
                         chars = sorted(n for n, u in self.units.items() if u.type == "CH") or ["none defined"]
                         raise ValueError(f"{where}.characters[{k}]: unknown character {ch!r}; "
                                          f"allowed: {', '.join(chars)}")
+        if self.turn:
+            check_turn(self)  # who fights an assault is decided by the turn's engage activation
+            return self
         for side in ("attacker", "defender"):
             engaged = [f for f in self.formations if f.side == side and f.role == "engaged"]
             if not engaged:
