@@ -39,7 +39,7 @@ class FormationOutcome:
 
 @dataclass
 class TrialOutcome:
-    winner: Winner
+    winner: Winner | None  # None: no assault was fought (a turn whose engage did not lead to one)
     decided_without_roll: bool  # a side won by wipe-out or stall (TP 1.12.5): no result roll, no extra hits;
     # never for "none" (both wiped out) or "unresolved"
     rounds: int  # rounds fought (max_rounds when unresolved)
@@ -50,11 +50,12 @@ class TrialOutcome:
 def record(c: CompiledEpic, outcome: TrialOutcome, counts: np.ndarray) -> None:
     """Add one trial to ``counts`` (the layout of ``c.layout``)."""
     lay = c.layout
-    counts[lay.offset(WINNER_SLOT[outcome.winner])] += 1
-    counts[lay.offset("decided_without_roll")] += outcome.decided_without_roll
-    counts[lay.offset("rounds") + outcome.rounds - 1] += 1
-    if outcome.margin is not None:
-        counts[lay.offset("margin") + outcome.margin + c.max_margin] += 1
+    if outcome.winner is not None:  # None: a turn without an assault (counted by analysis.epic.turn_result)
+        counts[lay.offset(WINNER_SLOT[outcome.winner])] += 1
+        counts[lay.offset("decided_without_roll")] += outcome.decided_without_roll
+        counts[lay.offset("rounds") + outcome.rounds - 1] += 1
+        if outcome.margin is not None:
+            counts[lay.offset("margin") + outcome.margin + c.max_margin] += 1
     for f, fo in zip(c.formations, outcome.formations):
         p = f"f{f.index}."
         for name in ("destroyed", "broken_after_assault", "broken_after_end_phase", "rally_tested",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import cycle
 from typing import Callable
 
-from .compile import ATTACKER, BC, DEFENDER, ENGAGED, NO_ROLL, OUT, SUPPORT, CompiledEpic, UnitSlot
+from .compile import ATTACKER, BC, DEFENDER, ENGAGED, NEARBY, NO_ROLL, OUT, SUPPORT, CompiledEpic, UnitSlot
 from .outcome import FormationOutcome, TrialOutcome
 
 Log = Callable[[str], None] | None
@@ -680,7 +680,7 @@ def consequences(trial: Trial, decision: Decision) -> None:
         if formation.side == loser and formation.role == ENGAGED:
             loser_breaks(trial, formation)
     for formation in trial.formations:
-        if formation.side == loser and formation.role != ENGAGED:
+        if formation.side == loser and formation.role in (SUPPORT, NEARBY):  # not a formation outside the assault
             nearby_loser(trial, formation)
     for formation in trial.formations:
         if formation.side == winner and formation.role == ENGAGED:
@@ -801,9 +801,16 @@ def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
                       sum(not u.alive for u in f.units)) for f in trial.formations]
     if compiled.scenario.end_phase.rally:
         end_phase(trial)
+    return trial_outcome(trial, decision, after_assault)
+
+
+def trial_outcome(trial: Trial, decision: Decision | None, after_assault: list[tuple[bool, int, int]]) -> TrialOutcome:
+    """The outcome of a trial from its final state, ``after_assault`` = (broken, BMs, casualties)
+    per formation once the assault was over; ``decision`` None when no assault was fought (a turn)."""
     return TrialOutcome(
-        winner=decision.winner, decided_without_roll=decision.decided_without_roll, rounds=decision.rounds,
-        margin=decision.margin,
+        winner=decision.winner if decision else None,
+        decided_without_roll=decision.decided_without_roll if decision else False,
+        rounds=decision.rounds if decision else 0, margin=decision.margin if decision else None,
         formations=[FormationOutcome(
             destroyed=not f.living, broken_after_assault=broken, broken_after_end_phase=bool(f.living) and f.broken,
             rally_tested=f.rally_tested, rally_passed=f.rally_passed,
