@@ -233,7 +233,7 @@ def direct_fire(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit
                 rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(weapon.shots)]
                 scored = sum(h for h, _ in rolls)
                 trial.say("TP 1.9.5", f"{unit.label} {weapon.name} ({kind}{value}+, modifier {modifier:+d}): "
-                                      f"{[d for _, d in rolls]} → {scored} hit(s)")
+                                      f"{' '.join('/'.join(map(str, d)) or '-' for _, d in rolls)} → {scored} hit(s)")
                 hits += [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover)] * scored
     return hits
 

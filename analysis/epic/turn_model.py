@@ -44,6 +44,11 @@ class Activation(StrictModel):
         """Whether the action, when its test passes, shoots at ``target`` (Marshal only with a target)."""
         return self.action in FIRING_ACTIONS or (self.action == "marshal" and self.target is not None)
 
+    @property
+    def may_shoot(self) -> bool:
+        """Whether the activation may shoot at its target: by its action or by the Hold after a failed test."""
+        return self.target is not None and self.action != "engage" and (self.fires or self.hold == "shoot")
+
 
 def fill_turn_defaults(data):
     """In a turn scenario a unit group without ``engaged`` is out of any assault ("out")."""

@@ -1,0 +1,210 @@
+"""One Epic turn in the reference engine: the activations in order, then the assault, then the end phase.
+
+It implements ``docs/epic-turn.md`` §2: each activation takes its action test (a failure places a
+blast marker, checks the break and leaves only a Hold), shoots (:func:`analysis.epic.shooting.shoot`),
+regroups (Marshal, Hold) or goes on overwatch; an ``engage`` activation draws the overwatch fire it
+names, then starts the existing reference assault from the blast markers, losses and broken states
+the turn produced; the end-phase rally closes the turn.  Only the pure-Python reference engine runs
+turns for now; the Numba kernel refuses them.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .compile import ENGAGED, CompiledEpic
+from .reference import (Decision, Formation, Log, Trial, break_formation, consequences, end_phase, fight,
+                        new_trial, regroup_roll, roll_d6, trial_outcome)
+from .outcome import TrialOutcome
+from .shooting import ACTION_TO_HIT, AttackReport, FireOrders, shoot
+from .turn_model import Activation
+
+OUTSIDE = 3  # the per-trial role of a formation that takes no part in the assault
+
+
+@dataclass
+class ActivationOutcome:
+    """What one activation did in one trial (docs/epic-turn.md §4)."""
+
+    acted: bool = False  # the formation was able to act (not broken, not destroyed)
+    test_passed: bool = False
+    attack: AttackReport | None = None  # its shooting attack, when it shot
+    target_blast_markers_after: int = 0  # the target's BMs once the attack is resolved (0 broken or destroyed)
+    target_broken: bool = False  # broken with a living unit after the attack
+
+
+@dataclass
+class TurnTrialOutcome:
+    activations: list[ActivationOutcome]
+    assault: TrialOutcome  # winner None: no assault this trial
+    engaged: bool = False  # the engage activation led to an assault
+    notes: list[str] = field(default_factory=list)
+
+
+def unit_weapons(compiled: CompiledEpic) -> list[tuple]:
+    """Each unit's weapon lines, its characters' included (TP 2.1.1), by unit index."""
+    profiles = compiled.scenario.units
+    return [tuple(w for name in slot.name.split(" + ") for w in profiles[name].weapons) for slot in compiled.units]
+
+
+def action_test(trial: Trial, formation: Formation, act: Activation) -> bool:
+    """D6 ≥ initiative, −1 with any BM, −1 when retaining the initiative; a 1 is not an automatic
+    failure (TP 1.6.2, 1.6.3; TP-FAQ The Action Test)."""
+    modifier = -(formation.blast_markers > 0) - int(act.retain)
+    roll = roll_d6(trial.rng)
+    passed = roll + modifier >= formation.initiative
+    trial.say("TP 1.6.2", f"{formation.name} declares {act.action}: action test {roll} {modifier:+d} vs "
+                          f"{formation.initiative}+ → {'pass' if passed else 'fail'}")
+    return passed
+
+
+def regroup(trial: Trial, formation: Formation) -> None:
+    """Remove BMs = the higher of 2D6 + 1 per Leader (Marines: 2), at most those held (TP 1.13.1, 2.1.8)."""
+    leaders = sum(u.slot.leader for u in formation.living) if trial.rules.leaders else 0
+    per_leader = 2 if formation.tsknf else 1
+    removed = regroup_roll(trial.rng, formation.blast_markers, per_leader * leaders)
+    formation.blast_markers -= removed
+    trial.say("TP 1.13.1", f"{formation.name} regroups: {removed} BM(s) removed → {formation.blast_markers}")
+
+
+def fire_orders(compiled: CompiledEpic, act: Activation, modifier: int) -> FireOrders:
+    """The activation's map inputs; the cover save defaults to the target formation's ``cover``."""
+    target = next(f for f in compiled.scenario.formations if f.name == act.target)
+    return FireOrders(modifier=modifier, in_range=act.in_range, exposed=act.exposed, cover=act.cover,
+                      cover_save=act.cover_save if act.cover_save is not None else target.cover,
+                      crossfire=act.crossfire, ap_at=act.ap_at, templates_cover=act.templates_cover)
+
+
+class Turn:
+    """Per-trial turn state around the reference engine's :class:`Trial`."""
+
+    def __init__(self, compiled: CompiledEpic, weapons: list[tuple], rng: random.Random, log: Log = None):
+        self.compiled = compiled
+        self.trial = new_trial(compiled, rng, log)
+        self.weapons = weapons
+        self.by_name = {f.name: f for f in self.trial.formations}
+        self.overwatch = {f.name for f in compiled.scenario.formations if f.overwatch}
+
+    def weapons_of(self, unit):
+        return self.weapons[unit.slot.index]
+
+    def attack(self, shooter: Formation, act: Activation, modifier: int, outcome: ActivationOutcome) -> None:
+        target = self.by_name[act.target]
+        outcome.attack = shoot(self.trial, shooter, target, self.weapons_of, fire_orders(self.compiled, act, modifier))
+
+    def hold(self, formation: Formation, act: Activation, outcome: ActivationOutcome) -> None:
+        """A Hold: shoot (modifier 0, reading), move, or regroup (TP 1.6.1; reading §13 Q9)."""
+        trial = self.trial
+        trial.say("TP 1.6.1", f"{formation.name} holds: {act.hold}")
+        if act.hold == "shoot" and act.target is not None:
+            self.attack(formation, act, ACTION_TO_HIT["hold"], outcome)
+        elif act.hold == "regroup":
+            regroup(trial, formation)
+
+    def activate(self, act: Activation) -> tuple[ActivationOutcome, bool]:
+        """One activation (TP 1.6, 1.13.3).  Returns its outcome and whether it led to an assault."""
+        trial = self.trial
+        formation = self.by_name[act.formation]
+        outcome = ActivationOutcome()
+        trial.say("TP 1.6", f"--- activation: {formation.name}, {act.action}"
+                            f"{f' at {act.target}' if act.target else ''} ---")
+        if formation.broken or not formation.living:
+            trial.say("TP 1.13", f"{formation.name} is broken or destroyed: it does not act")
+            return outcome, False
+        outcome.acted = True
+        self.overwatch.discard(formation.name)  # acting ends a standing overwatch (TP 1.10)
+        if act.action == "hold":
+            outcome.test_passed = True
+            trial.say("TP 1.6.1", "declared Hold (reading: no action test)")
+            self.hold(formation, act, outcome)
+            return outcome, False
+        outcome.test_passed = action_test(trial, formation, act)
+        if not outcome.test_passed:
+            formation.blast_markers += 1
+            trial.say("TP 1.6.2", f"{formation.name}: +1 BM for the failed test → {formation.blast_markers}")
+            if formation.fails_break_test():
+                break_formation(trial, formation, "TP 1.13.3", withdraws=True)
+                trial.say("TP 1.13.3", f"{formation.name} broke in its own action: the rest of it is lost")
+                return outcome, False
+            self.hold(formation, act, outcome)
+            return outcome, False
+        if act.action in ("advance", "double", "sustained_fire"):
+            self.attack(formation, act, ACTION_TO_HIT[act.action], outcome)
+        elif act.action == "marshal":
+            if act.target is not None:
+                self.attack(formation, act, ACTION_TO_HIT["marshal"], outcome)
+            if not formation.broken:
+                regroup(trial, formation)
+        elif act.action == "overwatch":
+            self.overwatch.add(formation.name)
+            trial.say("TP 1.10", f"{formation.name} goes on overwatch")
+        elif act.action == "march":
+            trial.say("TP 1.6.1", f"{formation.name} marches: no fire")
+        elif act.action == "engage":
+            return outcome, self.charge(formation, act)
+        return outcome, False
+
+    def charge(self, formation: Formation, act: Activation) -> bool:
+        """The charge move, overwatch fire at the charger, and whether the assault happens
+        (TP 1.10, 1.12.2, 1.13.3; TP-FAQ Overwatch, Work Out Result)."""
+        trial = self.trial
+        trial.say("TP 1.12.2", f"{formation.name} charges {act.target}")
+        for name in act.overwatch_fire:
+            shooter = self.by_name[name]
+            if name not in self.overwatch or shooter.broken or not shooter.living:
+                trial.say("TP 1.10", f"{name} is not on overwatch (or broken): no overwatch fire")
+                continue
+            self.overwatch.discard(name)
+            trial.say("TP 1.10", f"{name} fires on overwatch at {formation.name} (kills not counted in the assault)")
+            shoot(trial, shooter, formation, self.weapons_of,
+                  FireOrders(modifier=ACTION_TO_HIT["overwatch"]))
+        if formation.broken or not formation.living:
+            trial.say("TP 1.13.3", f"{formation.name} broke or died before contact: no assault")
+            return False
+        if not self.by_name[act.target].living:
+            trial.say("TP 1.12.2", f"{act.target} has no unit left: no assault")
+            return False
+        return True
+
+    def assault(self, act: Activation) -> Decision:
+        """The existing reference assault, from the state the turn produced: the charger, its target
+        and formations with an explicit role fight; broken formations count as broken at the start;
+        shooting losses do not count in the result (TP 1.12, TP-FAQ Work Out Result)."""
+        trial = self.trial
+        fighters = {act.formation, act.target} | {f.name for f in self.compiled.scenario.formations
+                                                  if "role" in f.model_fields_set}
+        for formation in trial.formations:
+            if formation.name in (act.formation, act.target):
+                formation.role = ENGAGED
+            elif formation.name not in fighters:
+                formation.role = OUTSIDE
+            formation.broken_at_start = formation.broken
+            formation.losses = formation.expendable_losses = 0
+        trial.kills = [0, 0]
+        trial.say("TP 1.12", "--- assault: " + ", ".join(f.name for f in trial.formations if f.role != OUTSIDE) + " ---")
+        decision = fight(trial)
+        consequences(trial, decision)
+        return decision
+
+
+def run_turn_trial(compiled: CompiledEpic, weapons: list[tuple], rng: random.Random, log: Log = None
+                   ) -> TurnTrialOutcome:
+    """One turn: activations, the assault of the engage activation, the end phase (docs/epic-turn.md §2)."""
+    turn = Turn(compiled, weapons, rng, log)
+    outcomes, decision, engage = [], None, None
+    for act in compiled.scenario.turn:
+        outcome, assault = turn.activate(act)
+        if act.may_shoot:
+            target = turn.by_name[act.target]
+            outcome.target_broken = target.broken and bool(target.living)
+            outcome.target_blast_markers_after = target.blast_markers if target.living and not target.broken else 0
+        outcomes.append(outcome)
+        if assault:
+            engage = act
+    if engage is not None:
+        decision = turn.assault(engage)
+    snapshot = [(bool(f.living) and f.broken, f.blast_markers if f.living else 0,
+                 sum(not u.alive for u in f.units)) for f in turn.trial.formations]
+    if compiled.scenario.end_phase.rally:
+        end_phase(turn.trial)
+    return TurnTrialOutcome(outcomes, trial_outcome(turn.trial, decision, snapshot), engaged=decision is not None)

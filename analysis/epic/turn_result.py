@@ -1,0 +1,161 @@
+"""A turn scenario compiled for the reference engine, its count slots, and its result (docs/epic-turn.md §4).
+
+The assault part of the counts is the assault engine's (:func:`analysis.epic.outcome.record`); on top
+come ``no_assault`` and, per activation, its action test and its shooting: hits, kills, blast markers
+placed, the target broken and the target's blast markers once the attack is resolved.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..estimates import Distribution, Probability
+from ..runner import RunInfo
+from .compile import CompiledEpic, compile_scenario
+from .outcome import EpicResult, _Label, build_result, precision_successes, record
+from .turn import TurnTrialOutcome, unit_weapons
+
+
+@dataclass
+class CompiledTurn:
+    compiled: CompiledEpic
+    weapons: list[tuple]  # weapon lines by unit index
+
+    @property
+    def scenario(self):
+        return self.compiled.scenario
+
+    @property
+    def has_engage(self) -> bool:
+        return any(a.action == "engage" for a in self.scenario.turn)
+
+
+def compile_turn(scenario) -> CompiledTurn:
+    """Compile the formations as for an assault and add the turn's count slots."""
+    compiled = compile_scenario(scenario)
+    weapons = unit_weapons(compiled)
+    lay = compiled.layout
+    lay.add("no_assault")
+    slots = {f.name: f for f in compiled.formations}
+    for k, act in enumerate(scenario.turn):
+        p = f"t{k}."
+        lay.add(p + "acted")
+        lay.add(p + "test_passed")
+        if act.may_shoot:
+            shooter, target = slots[act.formation], slots[act.target]
+            direct = sum(w.count * w.shots for i in shooter.units for w in weapons[i] if w.bp is None)
+            hits = direct + len(target.units)
+            lay.add(p + "target_broken")
+            lay.add(p + "hits", hits + 1)
+            lay.add(p + "kills", len(target.units) + 1)
+            lay.add(p + "blast_markers_placed", 1 + 2 * len(target.units) + hits + 5)
+            lay.add(p + "target_blast_markers_after", target.blast_markers + 2 * target.size + 2)
+    return CompiledTurn(compiled, weapons)
+
+
+def _bump(lay, counts, name, value):
+    if not 0 <= value < lay.length(name):
+        raise AssertionError(f"turn count {name}={value} beyond its bound {lay.length(name)}: a bug")
+    counts[lay.offset(name) + value] += 1
+
+
+def record_turn(c: CompiledTurn, outcome: TurnTrialOutcome, counts: np.ndarray) -> None:
+    lay = c.compiled.layout
+    record(c.compiled, outcome.assault, counts)
+    if c.has_engage and not outcome.engaged:
+        counts[lay.offset("no_assault")] += 1
+    for k, (act, a) in enumerate(zip(c.scenario.turn, outcome.activations)):
+        p = f"t{k}."
+        counts[lay.offset(p + "acted")] += a.acted
+        counts[lay.offset(p + "test_passed")] += a.test_passed
+        if act.may_shoot:
+            attack = a.attack
+            counts[lay.offset(p + "target_broken")] += a.target_broken
+            _bump(lay, counts, p + "hits", attack.hits if attack else 0)
+            _bump(lay, counts, p + "kills", attack.kills if attack else 0)
+            _bump(lay, counts, p + "blast_markers_placed", attack.blast_markers_placed if attack else 0)
+            _bump(lay, counts, p + "target_blast_markers_after", a.target_blast_markers_after)
+
+
+class TurnResult(EpicResult):
+    """An Epic turn result: ``sides`` (null without an engage activation), ``formations``, ``turn``."""
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        if "sides" not in self.tree:
+            out = {k: v for k, v in out.items() if k not in ("formations", "turn", "run", "notes")} | {
+                "sides": None, **{k: out[k] for k in ("formations", "turn", "run", "notes")}}
+        return out
+
+    def headline(self) -> list[str]:
+        from ..labels import percent
+
+        lines = []
+        for entry in self.to_dict()["turn"].values():
+            test = entry["action_test_passed"]
+            line = f"{entry['formation']} ({entry['action']}) passes its action test {percent(test['p'], *test['ci95'])}"
+            if "target_broken" in entry:
+                broken = entry["target_broken"]
+                line += (f"; {entry['target']} is broken after it {percent(broken['p'], *broken['ci95'])}, "
+                         f"{entry['kills_mean']['mean']:.2f} kills on average")
+            lines.append(line)
+        sides = self.to_dict()["sides"]
+        if sides:
+            for key, label in (("attacker_wins", "the attacker wins the assault"),
+                               ("defender_wins", "the defender wins the assault"), ("no_assault", "no assault")):
+                lines.append(f"{label[0].upper()}{label[1:]}: {percent(sides[key]['p'], *sides[key]['ci95'])}")
+        return lines
+
+
+class TurnJob:
+    """Runs turns on the reference engine through the shared runner (as ``ReferenceJob``)."""
+
+    def __init__(self, c: CompiledTurn):
+        from .turn import run_turn_trial
+
+        self.c = c
+        self._run = run_turn_trial
+
+    def run_chunk(self, key0, key1, first_block, n_trials):
+        from kernels.rng import BLOCK_TRIALS
+
+        from . import block_rng
+
+        counts = self.c.compiled.layout.zeros()
+        for b in range(-(-n_trials // BLOCK_TRIALS)):
+            rng = block_rng(key0, key1, first_block + b)
+            for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
+                record_turn(self.c, self._run(self.c.compiled, self.c.weapons, rng), counts)
+        return counts
+
+    def precision_successes(self, counts):
+        base = precision_successes(self.c.compiled, counts)
+        return np.append(base, self.c.compiled.layout.scalar(counts, "no_assault"))
+
+
+def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo) -> TurnResult:
+    """The assault result plus ``no_assault`` and the ``turn`` section (docs/epic-turn.md §4)."""
+    base = build_result(c.compiled, counts, info, engine="reference")
+    lay, n = c.compiled.layout, info.trials
+    tree = dict(base.tree)
+    if c.has_engage:
+        tree["sides"] = dict(tree["sides"], no_assault=Probability(lay.scalar(counts, "no_assault"), n))
+    else:
+        del tree["sides"]
+    turn = {}
+    for k, act in enumerate(c.scenario.turn):
+        p = f"t{k}."
+        entry = {"formation": _Label(act.formation), "action": _Label(act.action),
+                 "acted": Probability(lay.scalar(counts, p + "acted"), n),
+                 "action_test_passed": Probability(lay.scalar(counts, p + "test_passed"), n)}
+        if act.may_shoot:
+            entry["target"] = _Label(act.target)
+            for name in ("hits", "kills", "blast_markers_placed", "target_blast_markers_after"):
+                entry[f"{name}_mean"] = Distribution(lay.get(counts, p + name)).mean()
+            entry["target_broken"] = Probability(lay.scalar(counts, p + "target_broken"), n)
+            entry["target_blast_markers_after"] = Distribution(lay.get(counts, p + "target_blast_markers_after"))
+        turn[f"{k + 1}"] = entry
+    tree["turn"] = turn
+    notes = list(base.notes) + ["turn: pure-Python reference engine (the Numba kernel does not run turns yet)"]
+    return TurnResult(system="epic", title=base.title, info=info, tree=tree, notes=notes, meta=base.meta)
