@@ -175,7 +175,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
     @click.option("--at-least", "at_least", is_flag=True,
                   help='Also show the "at least N" table of every distribution.')
     def command(scenario, trials, seed, precision, threads, as_json, trace, as_csv, plot_path, distributions,
-                at_least):
+                at_least, **engine):
         if as_json and as_csv:
             raise click.UsageError("--json and --csv exclude each other")
         if as_csv and distributions and at_least:
@@ -185,7 +185,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if trace:
             click.echo(module.trace(model, seed=seed))
             return
-        result = module.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads)
+        result = module.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads, **engine)
         if as_json:
             click.echo(result.to_json())
         elif as_csv:
@@ -195,6 +195,11 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if plot_path:
             save_plot(result, plot_path)
 
+    if name == "epic":  # turn scenarios run on the reference engine for now (docs/epic-turn.md)
+        command = click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel",
+                               show_default=True,
+                               help="Numba kernel, or the pure-Python reference engine (slow; runs turn scenarios)."
+                               )(command)
     return command
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 from .. import runner
+from ..errors import UserError
 from ..scenario import parse_toml, read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
@@ -88,6 +89,9 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     ``engine="reference"`` runs the pure-Python reference engine instead of the Numba kernel
     (about a thousand times slower; for checks).
     """
+    if _is_turn(scenario):
+        return _simulate_turn(scenario, engine, trials=trials, seed=seed, precision=precision, threads=threads,
+                              chunk_trials=chunk_trials, progress=progress, max_trials=max_trials, cell=cell)
     compiled = _compiled(scenario)
     if engine == "kernel":
         from .engine import KernelJob
@@ -106,11 +110,51 @@ def trace(scenario, seed: int = 0) -> str:
     """One trial, step by step, from the reference engine: every roll and decision with its clause."""
     from .reference import run_trial
 
+    if _is_turn(scenario):
+        return _trace_turn(scenario, seed)
     compiled = _compiled(scenario)
     lines: list[str] = [f"{compiled.scenario.title}: one trial, seed {seed} (reference engine)"]
     key0, key1 = runner.stream_key(seed)
     outcome = run_trial(compiled, block_rng(key0, key1, 0), log=lines.append)
     lines.append(f"outcome: winner={outcome.winner} rounds={outcome.rounds} margin={outcome.margin}")
+    return "\n".join(lines)
+
+
+# -- turn scenarios (docs/epic-turn.md): the reference engine only, for now ------------------------
+
+def _is_turn(scenario) -> bool:
+    if isinstance(scenario, CompiledEpic):
+        return bool(scenario.scenario.turn)
+    return bool((scenario if isinstance(scenario, EpicScenario) else load(scenario)).turn)
+
+
+def _simulate_turn(scenario, engine: str, **run_args):
+    from .turn_result import TurnJob, build_turn_result, compile_turn
+
+    runner.check_argument("engine", engine)
+    if engine != "reference":
+        raise UserError(f"engine '{engine}'", None, "a turn scenario ([[turn]]) runs on the reference engine for now",
+                        "engine=\"reference\" (command line: --engine reference)")
+    if isinstance(scenario, CompiledEpic):
+        scenario = scenario.scenario
+    c = compile_turn(scenario if isinstance(scenario, EpicScenario) else load(scenario))
+    counts, info = runner.run(TurnJob(c), **run_args)
+    return build_turn_result(c, counts, info)
+
+
+def _trace_turn(scenario, seed: int) -> str:
+    from .turn import run_turn_trial
+    from .turn_result import compile_turn
+
+    if isinstance(scenario, CompiledEpic):
+        scenario = scenario.scenario
+    c = compile_turn(scenario if isinstance(scenario, EpicScenario) else load(scenario))
+    lines: list[str] = [f"{c.scenario.title}: one turn, seed {seed} (reference engine)"]
+    key0, key1 = runner.stream_key(seed)
+    outcome = run_turn_trial(c.compiled, c.weapons, block_rng(key0, key1, 0), log=lines.append)
+    result = outcome.assault
+    lines.append("outcome: " + (f"winner={result.winner} rounds={result.rounds} margin={result.margin}"
+                                if result.winner is not None else "no assault"))
     return "\n".join(lines)
 
 
