@@ -155,12 +155,12 @@ def candidates(shooter: Formation, weapons_of, in_range: int | None) -> list[Uni
 
 def suppress(trial: Trial, shooter: Formation, cands: list[Unit]) -> list[Unit]:
     """Each BM on the shooter stops one candidate, farthest from the target first; They Shall Know
-    No Fear units cost 2 BMs each, leftovers ignored; strict order (TP 1.9.2; TP-SR TSKNF; reading
-    §13 Q1).  Returns the units that fire."""
-    cost = 2 if shooter.tsknf else 1
+    No Fear units cost 2 BMs each, a war engine its starting DC, leftovers ignored; strict order
+    (TP 1.9.2, 3.2.4; TP-SR TSKNF; reading §13 Q1).  Returns the units that fire."""
     budget = shooter.blast_markers
     suppressed = 0
-    for _ in reversed(cands):
+    for unit in reversed(cands):
+        cost = 2 if shooter.tsknf else unit.slot.damage_capacity  # a war engine: its starting DC (TP 3.2.4)
         if budget < cost:
             break
         budget -= cost

@@ -98,7 +98,7 @@ class TurnResult(EpicResult):
             if "target_broken" in entry:
                 broken = entry["target_broken"]
                 line += (f"; {entry['target']} is broken after it {percent(broken['p'], *broken['ci95'])}, "
-                         f"{entry['kills_mean']['mean']:.2f} kills on average")
+                         f"{entry['kills_mean']:.2f} kills on average")
             lines.append(line)
         sides = self.to_dict()["sides"]
         if sides:
