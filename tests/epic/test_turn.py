@@ -245,3 +245,25 @@ def test_trace_shows_every_step_with_its_clause():
     for clause in ("[TP 1.6.2]", "[TP 1.9.2]", "[TP 1.9.4]", "[TP 1.9.5]", "[TP 1.9.6]", "[TP 1.9.7]", "[TP 1.12.5]",
                    "[TP 1.14.1]"):
         assert any(line.startswith(clause) for line in lines), clause
+
+
+@pytest.mark.parametrize("path", sorted(TURNS.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_shipped_turn_scenario_runs_on_the_reference_engine(path):
+    """Issue 15 §4: the shipped turn scenarios load and run; side outcomes and formation states add up."""
+    result = epic.simulate(epic.load(path), trials=300, seed=1, engine="reference")
+    sides = result["sides"]
+    assert sum(sides[k].k for k in ("attacker_wins", "defender_wins", "no_winner", "unresolved", "no_assault")) == 300
+    for name in result["formations"]:
+        states = [result["formations", name, k].k for k in ("destroyed", "broken_after_end_phase",
+                                                              "unbroken_after_end_phase")]
+        assert sum(states) == 300
+
+
+def test_ork_scenario_overwatch_fires_at_the_charger_tp_1_10():
+    """TP 1.10: in the shipped Ork scenario the Heavy Weapons fire on overwatch whenever the warband
+    passes its engage test, and never otherwise."""
+    model = epic.load(TURNS / "ork_warband_shoots_then_assaults_guard.toml")
+    for seed in range(12):
+        text = epic.trace(model, seed=seed)
+        charged = "Warband charges Guard Company" in text
+        assert ("Heavy Weapons fires on overwatch at Warband" in text) == charged
