@@ -12,8 +12,8 @@ from fractions import Fraction as F
 import pytest
 
 from analysis.epic.reference import new_trial
-from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, roll_to_hit,
-                                    save_roll, shoot)
+from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, choose_fire_type,
+                                    roll_to_hit, save_roll, shoot)
 
 from conftest import OutOfDice, ScriptedRandom, build
 
@@ -438,3 +438,37 @@ def test_barrage_extra_markers_and_templates_tp_1_9_8(exact):
                        {1: F(1, 2), 4: F(1, 2)})
     assert marginal(d, 0) == {k: F([1, 6, 15, 20, 15, 6, 1][k], 64) for k in range(7)}
     assert set(marginal(d, 1)) == {2}  # 1 under fire + 1 extra, besides one per kill
+
+
+# -- AP/AT choice, AT fire at infantry, snipers (TP 1.9.5, 1.9.6, 2.1.14; TP-FAQ Place Blast Marker, Sniper) ------
+
+def test_ap_at_choice_per_weapon_tp_1_9_5():
+    """TP 1.9.5, TP-FAQ Roll To Hit: one type per weapon; "auto" picks the type that can land
+    (AP at infantry, AT at armour); "ap"/"at" force it when the weapon has it."""
+    infantry_units, armour_units = units_for(["INF", "INF"]), units_for(["AV", "AV"])
+    weapon = type("W", (), {"ap": 5, "at": 6})
+    assert choose_fire_type(weapon, infantry_units, 0, "auto") == AP
+    assert choose_fire_type(weapon, armour_units, 0, "auto") == AT
+    assert choose_fire_type(weapon, infantry_units, 0, "at") == AT
+    assert choose_fire_type(type("W", (), {"ap": None, "at": 4}), infantry_units, 0, "ap") == AT
+
+
+def test_at_fire_at_infantry_places_only_the_under_fire_marker_faq(exact):
+    """TP-FAQ Place Blast Marker, TP 1.9.6: AT-only fire at infantry cannot hurt it but still
+    places the BM for coming under fire; its hits are lost."""
+    run = attack([("s", 1)], [("t", 2)], {"s": infantry(4, weapons=[gun(at=2)]), "t": infantry(6)})
+    assert exact(lambda rng: (lambda r: (r.kills, r.blast_markers_placed))(run(rng)[2])) == {(0, 1): F(1)}
+
+
+def test_sniper_picks_the_leader_with_minus_one_save_tp_2_1_14(exact):
+    """TP 2.1.14, TP-FAQ Sniper: a sniper hit goes to a unit the attacker picks (the Leader, second
+    in line here) and saves at −1: a 4+ Leader saves on 5+, so an AP2+ sniper shot kills it with
+    5/6 × 2/3 = 5/9 and never touches the front unit."""
+    run = attack([("s", 1)], [("t", 1), ("boss", 1)],
+                 {"s": infantry(4, weapons=[gun(ap=2, sniper=True)]), "t": infantry(4),
+                  "boss": infantry(4, special=["leader"])})
+
+    def victims(rng):
+        trial, target, report = run(rng)
+        return tuple(not u.alive for u in target.units)
+    assert exact(victims) == {(False, True): F(5, 9), (False, False): F(4, 9)}
