@@ -243,6 +243,9 @@ class KernelJob:
         """``trial_streams``: one generator stream per trial (see :meth:`KernelArrays.run`), so that a
         trial's dice depend only on (seed, cell, trial index), e.g. for common random numbers across
         the scenarios a list-building ``compare`` runs; the default is one stream per lane of each block."""
+        from .turn_result import refuse_turn
+
+        refuse_turn(compiled, "Numba kernel")  # turns run on the reference engine for now (docs/epic-turn.md)
         self.compiled = compiled
         self.trial_streams = bool(trial_streams)
         self.arrays = KernelArrays.build(compiled)
