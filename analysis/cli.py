@@ -18,7 +18,7 @@ from .errors import UserError
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 
 SYSTEMS = {
-    "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally.",
+    "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally; turns ([[turn]]: --engine reference).",
     "gdb": "General de Brigade charge sequence.",
     "t9a": "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
 }

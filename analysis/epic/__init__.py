@@ -1,9 +1,10 @@
-"""Epic Armageddon (NetEA): assaults from the charge to the end-phase rally.
+"""Epic Armageddon (NetEA): assaults from the charge to the end-phase rally, and whole turns.
 
 ``load(path)`` (or ``loads(toml_text)``) ``→ simulate(scenario, trials=..., seed=...) → result.table() / .plot() /
 .to_json()``; ``trace(scenario, seed=...)`` prints one trial from the reference engine;
 ``regroup(blast_markers, leaders=...)`` is the regroup roll on its own, exact (TP 1.13.1).
-The model the engines implement is documented in ``docs/epic-engine.md``.
+The model the engines implement is documented in ``docs/epic-engine.md``; turn scenarios (``[[turn]]``,
+reference engine only for now) in ``docs/epic-turn.md``.
 """
 from __future__ import annotations
 
@@ -55,7 +56,9 @@ class ReferenceJob:
 
     def __init__(self, compiled: CompiledEpic, trial_streams: bool = False):
         from .reference import run_trial
+        from .turn_result import refuse_turn
 
+        refuse_turn(compiled, "reference assault job")  # a turn runs through simulate() (TurnJob)
         self.compiled = compiled
         self.trial_streams = bool(trial_streams)
         self._run_trial = run_trial

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import UserError
 from ..estimates import Distribution, Probability
 from ..runner import RunInfo
 from .compile import CompiledEpic, compile_scenario
@@ -52,6 +53,14 @@ def compile_turn(scenario) -> CompiledTurn:
             lay.add(p + "blast_markers_placed", 1 + 2 * len(target.units) + hits + 5)
             lay.add(p + "target_blast_markers_after", target.blast_markers + 2 * target.size + 2)
     return CompiledTurn(compiled, weapons)
+
+
+def refuse_turn(compiled: CompiledEpic, job: str) -> None:
+    """Assault-only jobs must never run a turn scenario as if it were an assault (wrong numbers)."""
+    if compiled.scenario.turn:
+        raise UserError(job, None, "a turn scenario ([[turn]]) runs only through simulate with the reference engine "
+                                   "for now (command line: --engine reference); the assault engines would ignore the turn",
+                        "scenarios without [[turn]]")
 
 
 def _bump(lay, counts, name, value):

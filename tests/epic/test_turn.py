@@ -267,3 +267,16 @@ def test_ork_scenario_overwatch_fires_at_the_charger_tp_1_10():
         text = epic.trace(model, seed=seed)
         charged = "Warband charges Guard Company" in text
         assert ("Heavy Weapons fires on overwatch at Warband" in text) == charged
+
+
+def test_assault_jobs_refuse_a_turn_scenario():
+    """The assault-only runner jobs (used by sweeps, thresholds and comparisons) would ignore the
+    turn: they refuse a turn scenario with one clear error instead of returning wrong numbers."""
+    from analysis.epic import ReferenceJob
+    from analysis.epic.compile import compile_scenario
+    from analysis.epic.engine import KernelJob
+
+    compiled = compile_scenario(epic.load(EXAMPLE))
+    for job in (ReferenceJob, KernelJob):
+        with pytest.raises(UserError, match="turn scenario"):
+            job(compiled)
