@@ -472,3 +472,21 @@ def test_sniper_picks_the_leader_with_minus_one_save_tp_2_1_14(exact):
         trial, target, report = run(rng)
         return tuple(not u.alive for u in target.units)
     assert exact(victims) == {(False, True): F(5, 9), (False, False): F(4, 9)}
+
+
+def test_barrage_and_direct_fire_one_under_fire_marker_reading_q4(exact):
+    """TP 1.9.4, 1.9.8, reading §13 Q4: a formation firing a barrage and direct fire in one attack
+    places one BM for coming under fire, not two (here nothing can hit: 6+ at −3 needs 9, 1/36)."""
+    run = attack([("s", 1)], [("t", 3)], {"s": infantry(4, weapons=[gun(bp=1), gun(ap=6)]),
+                                          "t": {"type": "INF", "cc": 6, "ff": 6}})
+    d = exact(lambda rng: (lambda r: (r.hits, r.blast_markers_placed - r.kills))(run(rng, FireOrders(modifier=-3))[2]))
+    assert set(m for _, m in d) == {1}
+    assert d[(0, 1)] == (1 - F(1, 36)) ** 4  # 3 units under the 1 BP template and 1 direct shot, all 9+
+
+
+def test_light_vehicle_under_a_barrage_uses_the_ap_column_reading_q2(exact):
+    """TP 1.9.8, reading §13 Q2: a light vehicle under a 3 BP barrage is rolled on AP4+ (1/2),
+    not AT5+ (1/3)."""
+    run = attack([("b", 1)], [("t", 1)], {"b": infantry(4, weapons=[gun(bp=3)]),
+                                          "t": {"type": "LV", "armour": 5, "cc": 6, "ff": 5}})
+    assert exact(lambda rng: run(rng)[2].hits)[1] == F(1, 2)

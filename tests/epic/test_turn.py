@@ -280,3 +280,15 @@ def test_assault_jobs_refuse_a_turn_scenario():
     for job in (ReferenceJob, KernelJob):
         with pytest.raises(UserError, match="turn scenario"):
             job(compiled)
+
+
+def test_activation_cover_uses_the_target_formations_cover_save_tp_1_8_3():
+    """TP 1.8.3, 1.9.5: ``cover = true`` gives −1 to hit and, without ``cover_save``, the target
+    formation's ``cover`` value as its infantry's cover save (the Guard have no armour: 4+ from ruins)."""
+    model = scenario(SHOOT.replace("ACTION", "advance") + "cover = true\n", end_phase=False)
+    model = model.replace("formations[Guard].cover", 4)
+    c = compile_turn(model)
+    lines = []
+    run_turn_trial(c.compiled, c.weapons, ScriptedRandom([1] + [5] * 4 + [3] * 4), log=lines.append)
+    assert sum("modifier -1" in line for line in lines) == 4
+    assert sum("save 4+ vs AP" in line for line in lines) == 4
