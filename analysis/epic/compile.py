@@ -150,7 +150,7 @@ def compile_scenario(scenario: EpicScenario) -> CompiledEpic:
             else formation.enemy_within_30cm
         formations.append(FormationSlot(
             index=fi, name=formation.name, side=ATTACKER if formation.side == "attacker" else DEFENDER,
-            role=ROLE_CODE[formation.role], initiative=formation.initiative,
+            role=ROLE_CODE[formation.role or "engaged"], initiative=formation.initiative,
             blast_markers=formation.blast_markers, broken=formation.broken,
             tsknf=army and "they-shall-know-no-fear" in formation.army_rules,
             mob_rule=army and "mob-rule" in formation.army_rules, trapped=formation.trapped,

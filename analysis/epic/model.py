@@ -132,7 +132,8 @@ class UnitGroup(StrictModel):
 class Formation(StrictModel):
     name: str = Field(min_length=1)
     side: Literal["attacker", "defender"]
-    role: Literal["engaged", "support", "nearby"] = "engaged"
+    # None (not given): "engaged" in an assault scenario; in a turn, out of the assault unless charger or target
+    role: Literal["engaged", "support", "nearby"] | None = None
     initiative: int = Field(ge=1, le=6)  # may be left out with ``army`` (taken from the army list)
     blast_markers: BlastMarkers = 0
     broken: bool = False
@@ -218,7 +219,7 @@ class EpicScenario(StrictModel):
             check_turn(self)  # who fights an assault is decided by the turn's engage activation
             return self
         for side in ("attacker", "defender"):
-            engaged = [f for f in self.formations if f.side == side and f.role == "engaged"]
+            engaged = [f for f in self.formations if f.side == side and (f.role or "engaged") == "engaged"]
             if not engaged:
                 raise ValueError(f"formations: no formation with side = \"{side}\" and role = \"engaged\"")
             if not any(g.engaged != "out" for f in engaged for g in f.units):
