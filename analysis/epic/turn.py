@@ -10,7 +10,7 @@ turns for now; the Numba kernel refuses them.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .compile import ENGAGED, CompiledEpic
 from .reference import (Decision, Formation, Log, Trial, break_formation, consequences, end_phase, fight,
@@ -38,7 +38,6 @@ class TurnTrialOutcome:
     activations: list[ActivationOutcome]
     assault: TrialOutcome  # winner None: no assault this trial
     engaged: bool = False  # the engage activation led to an assault
-    notes: list[str] = field(default_factory=list)
 
 
 def unit_weapons(compiled: CompiledEpic) -> list[tuple]:
@@ -172,7 +171,7 @@ class Turn:
         shooting losses do not count in the result (TP 1.12, TP-FAQ Work Out Result)."""
         trial = self.trial
         fighters = {act.formation, act.target} | {f.name for f in self.compiled.scenario.formations
-                                                  if "role" in f.model_fields_set}
+                                                  if f.role is not None}
         for formation in trial.formations:
             if formation.name in (act.formation, act.target):
                 formation.role = ENGAGED

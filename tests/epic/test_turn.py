@@ -292,3 +292,15 @@ def test_activation_cover_uses_the_target_formations_cover_save_tp_1_8_3():
     run_turn_trial(c.compiled, c.weapons, ScriptedRandom([1] + [5] * 4 + [3] * 4), log=lines.append)
     assert sum("modifier -1" in line for line in lines) == 4
     assert sum("save 4+ vs AP" in line for line in lines) == 4
+
+
+def test_who_fights_survives_a_field_replacement():
+    """Issue 15 §1 after ``replace`` (as sweeps do, through a full dump): a formation without a
+    role still stays out of the assault; one given a role joins it."""
+    model = epic.load(EXAMPLE).replace("formations[Warband].blast_markers", 2)
+    assert model.formations[0].role is None
+    result = epic.simulate(model, trials=400, seed=5, engine="reference")
+    assert result["formations", "Devastators", "blast_markers_after_assault_mean"].value == 0
+    nearby = model.replace("formations[Devastators].role", "nearby")
+    lines = epic.trace(nearby, seed=0).splitlines()
+    assert any("--- assault: Devastators, Assault Detachment, Warband ---" in line for line in lines)
