@@ -156,7 +156,7 @@ def candidates(shooter: Formation, weapons_of, in_range: int | None) -> list[Uni
 def suppress(trial: Trial, shooter: Formation, cands: list[Unit]) -> list[Unit]:
     """Each BM on the shooter stops one candidate, farthest from the target first; They Shall Know
     No Fear units cost 2 BMs each, a war engine its starting DC, leftovers ignored; strict order
-    (TP 1.9.2, 3.2.4; TP-SR TSKNF; reading §13 Q1).  Returns the units that fire."""
+    (TP 1.9.2, 3.2.4; TP-SR TSKNF; reading, docs/epic-turn.md §3.2).  Returns the units that fire."""
     budget = shooter.blast_markers
     suppressed = 0
     for unit in reversed(cands):
@@ -196,8 +196,7 @@ def hit_chance(value: int, modifier: int) -> float:
 
 def choose_fire_type(weapon, exposed: list[Unit], modifier: int, policy: str) -> str | None:
     """AP or AT for all of one weapon's shots (TP 1.9.5; TP-FAQ Roll To Hit).  ``policy`` "ap" or
-    "at" forces a type when the weapon has it; "auto" (reading, a simplification of the §10.3
-    heuristic) takes the type with more expected hits that can land: P(hit) × units of the target
+    "at" forces a type when the weapon has it; "auto" (reading, docs/epic-turn.md §3.5) takes the type with more expected hits that can land: P(hit) × units of the target
     that can take it; ties go to AP.  None when the weapon has neither value."""
     options = [(kind, value) for kind, value in ((AP, weapon.ap), (AT, weapon.at)) if value is not None]
     if not options:
@@ -258,7 +257,7 @@ def barrage_table() -> tuple[BarrageRow, ...]:
 
 
 def barrage_row(bp: int) -> BarrageRow:
-    """The row for ``bp`` barrage points; above the table, its last row (reading §13 Q7)."""
+    """The row for ``bp`` barrage points; above the table, its last row (reading, docs/epic-turn.md §3.6)."""
     for row in barrage_table():
         if row.bp_min <= bp <= row.bp_max:
             return row
@@ -267,13 +266,13 @@ def barrage_row(bp: int) -> BarrageRow:
 
 def template_capacity(unit: Unit) -> float:
     """Room a unit takes under a template for the default coverage: a template holds 3 infantry or
-    light vehicles or 2 armoured vehicles (reading, §10.3 heuristic)."""
+    light vehicles or 2 armoured vehicles (reading, docs/epic-turn.md §3.6)."""
     return 1.5 if unit.slot.type == "AV" else 1.0
 
 
 def units_under_templates(exposed: list[Unit], templates: int, per_template: int | None) -> list[Unit]:
     """Target units under the templates, front first: ``per_template`` units each if given, else
-    as many as fit by :func:`template_capacity` (TP 1.9.8 placement; reading §13 Q6)."""
+    as many as fit by :func:`template_capacity` (TP 1.9.8 placement; reading, docs/epic-turn.md §3.6)."""
     under, i = [], 0
     for _ in range(templates):
         room = 3.0
@@ -292,7 +291,7 @@ def units_under_templates(exposed: list[Unit], templates: int, per_template: int
 def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], orders: FireOrders
             ) -> tuple[list[ShotHit], int]:
     """The formation's one barrage: BP of every barrage weapon added, the table row, one to-hit roll
-    per unit under a template on the AP value (infantry and light vehicles, reading §13 Q2) or the
+    per unit under a template on the AP value (infantry and light vehicles, reading, docs/epic-turn.md §3.6) or the
     AT value; an ability counts only when every weapon has it (TP 1.9.8, 2.0; TP-FAQ Barrages).
     Returns the hits (each on its unit) and the extra BMs for the formation attacked."""
     lines = [w for u in firers for w in weapons_of(u) if w.bp is not None]
@@ -325,8 +324,8 @@ def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], o
 def allocate(hits: list[ShotHit], units: list[Unit]) -> list[tuple[ShotHit, Unit]]:
     """Hits to units front to back, no unit a second hit before every eligible unit has one (TP
     1.9.6); AP and AT pools together, a light vehicle taking the type with the larger surplus over
-    the units that can take only that type (TP-FAQ Allocate Hits & Make Saving Throws; reading
-    §10.4).  Sniper hits go to a unit the attacker picks: the first Inspiring, Leader or Supreme
+    the units that can take only that type (TP-FAQ Allocate Hits & Make Saving Throws; reading,
+    docs/epic-turn.md §3.7).  Sniper hits go to a unit the attacker picks: the first Inspiring, Leader or Supreme
     Commander unit that can take them, else the first (TP 2.1.14; TP-FAQ Sniper).  Hits no unit
     can take are lost."""
     pairs = []
@@ -375,7 +374,7 @@ class AttackState:
 def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> None:
     """Place ``n`` BMs on the target; a broken target takes a no-save hit for each instead (TSKNF:
     one per 2), front to back, Fearless units immune, and those deaths place nothing (TP 1.9.4,
-    1.13.4, 2.1.3; TP-SR TSKNF; TP-FAQ Blast Markers and Broken Formations; reading §13 Q5)."""
+    1.13.4, 2.1.3; TP-SR TSKNF; TP-FAQ Blast Markers and Broken Formations; reading, docs/epic-turn.md §3.12)."""
     if n <= 0:
         return
     target = state.target
@@ -454,7 +453,7 @@ def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, order
     """One shooting attack (TP 1.9.3 order): suppression, +1 BM for coming under fire, to-hit
     rolls and the barrage, non-MW hits allocated and saved, then MW/TK hits on the survivors, BMs
     for kills, the barrage's extra BMs, and the break check once the attack is over (TP 1.9.2–1.9.8,
-    2.2.6; reading §13 Q4, Q5).  ``weapons_of(unit)`` gives a unit's weapon lines."""
+    2.2.6; readings of docs/epic-turn.md §3).  ``weapons_of(unit)`` gives a unit's weapon lines."""
     report = AttackReport()
     if shooter.broken or not shooter.living:
         trial.say("TP 1.13", f"{shooter.name} is broken or destroyed: no shooting")

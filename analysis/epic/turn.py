@@ -92,7 +92,7 @@ class Turn:
         outcome.attack = shoot(self.trial, shooter, target, self.weapons_of, fire_orders(self.compiled, act, modifier))
 
     def hold(self, formation: Formation, act: Activation, outcome: ActivationOutcome) -> None:
-        """A Hold: shoot (modifier 0, reading), move, or regroup (TP 1.6.1; reading §13 Q9)."""
+        """A Hold: shoot (modifier 0, reading), move, or regroup (TP 1.6.1; reading, docs/epic-turn.md §2)."""
         trial = self.trial
         trial.say("TP 1.6.1", f"{formation.name} holds: {act.hold}")
         if act.hold == "shoot" and act.target is not None:

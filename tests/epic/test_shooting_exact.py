@@ -81,7 +81,7 @@ def kills_of(run, orders=FireOrders()):
     return lambda rng: run(rng, orders)[2].kills
 
 
-# -- §12.1 to hit (TP 1.9.5) ----------------------------------------------------------------------------
+# -- to hit (TP 1.9.5) ----------------------------------------------------------------------------
 
 def p_hit(value, modifier):
     """The to-hit rule restated: a natural 1 misses; 7/8/9 = a 6 then 4+/5+/6; 10+ impossible."""
@@ -109,7 +109,7 @@ def test_to_hit_worked_values_tp_1_9_5(exact):
     assert roll_to_hit(ScriptedRandom([]), 6, -4) == (False, [])
 
 
-# -- §12.2 saves (TP 1.9.6, 2.1.6, 2.1.11; TP-FAQ Allocate Hits & Make Saving Throws) -------------------
+# -- saves (TP 1.9.6, 2.1.6, 2.1.11; TP-FAQ Allocate Hits & Make Saving Throws) -------------------
 
 def save_probability(exact, armour, kind=AP, crossfire=False, sniper=False, special=(), cover_save=None,
                      lance=False, ignore_cover=False):
@@ -149,7 +149,7 @@ def test_save_table_tp_1_9_6_2_1_6_2_1_11(exact, armour):
 
 
 def test_save_table_worked_values():
-    """§12.2 rows 2+ and 6+: 35/36 and 11/36 with a re-roll, 211/216 and 91/216 with re-roll and
+    """Worked save values, rows 2+ and 6+: 35/36 and 11/36 with a re-roll, 211/216 and 91/216 with re-roll and
     invulnerable, 6+ at −1 is no save (TP 1.11 example: "impossible to save")."""
     assert (p_save(2, reroll=True), p_save(6, reroll=True)) == (F(35, 36), F(11, 36))
     assert (p_save(2, reroll=True, invulnerable=True), p_save(6, reroll=True, invulnerable=True)) == (F(211, 216), F(91, 216))
@@ -174,7 +174,7 @@ def test_lance_and_ignore_cover_saves_tp_2_2_5_and_lance(exact):
     assert save_probability(exact, 6, cover_save=4, crossfire=True) == F(1, 3)  # TP-FAQ Crossfire: cover saves too
 
 
-# -- §12.3 one AP4+ shot at one 4+ stand (TP 1.9.5, 1.9.6, 1.11, 2.2.5) --------------------------------
+# -- one AP4+ shot at one 4+ stand (TP 1.9.5, 1.9.6, 1.11, 2.2.5) --------------------------------
 
 SINGLE_SHOT_CASES = [  # (situation, orders, ignore cover, target armour, P(kill))
     ("open ground, Advance", FireOrders(), False, 4, F(1, 4)),
@@ -194,19 +194,19 @@ SINGLE_SHOT_CASES = [  # (situation, orders, ignore cover, target armour, P(kill
 @pytest.mark.parametrize("situation, orders, ignore_cover, armour, kill", SINGLE_SHOT_CASES,
                          ids=[c[0] for c in SINGLE_SHOT_CASES])
 def test_one_ap4_shot_at_one_stand_tp_1_9_5_1_9_6(exact, situation, orders, ignore_cover, armour, kill):
-    """§12.3 (TP 1.9.5, 1.9.6, 1.8.3, 1.11, 2.2.5): P(kill) of one AP4+ shot, through the whole attack."""
+    """Worked single-shot values (TP 1.9.5, 1.9.6, 1.8.3, 1.11, 2.2.5): P(kill) of one AP4+ shot, through the whole attack."""
     run = attack([("s", 1)], [("t", 1)], {"s": infantry(4, weapons=[gun(ap=4, ignore_cover=ignore_cover)]),
                                           "t": infantry(armour)})
     assert exact(kills_of(run, orders))[1] == kill
 
 
 def test_tp_1_9_7_example_missile_shot_at_boyz(exact):
-    """§12.5, TP 1.9.7 example: an AP5+ missile shot (Advance) at an Ork Boy kills with 5/18."""
+    """TP 1.9.7 example: an AP5+ missile shot (Advance) at an Ork Boy kills with 5/18."""
     run = attack([("s", 1)], [("t", 1)], {"s": infantry(4, weapons=[gun(ap=5, at=6)]), "t": infantry(6)})
     assert exact(kills_of(run))[1] == F(5, 18)
 
 
-# -- §12.4 a Sustained Fire attack (TP 1.9.2–1.9.7) ------------------------------------------------------
+# -- a Sustained Fire attack (TP 1.9.2–1.9.7) ------------------------------------------------------
 
 # to hit 4+ (AP5+ at +1) and save 5+: the classes {1,2,3}, {4}, {5,6} decide every die
 SF_FACES = {1: F(1, 2), 4: F(1, 6), 5: F(1, 3)}
@@ -230,7 +230,7 @@ def marginal(distribution, index):
 
 
 def test_sustained_fire_attack_kills_and_blast_markers_tp_1_9():
-    """§12.4 (TP 1.9.3–1.9.7): 6 AP5+ shots on Sustained Fire at 4 stands saving on 5+: hits
+    """Worked Sustained Fire attack (TP 1.9.3–1.9.7): 6 AP5+ shots on Sustained Fire at 4 stands saving on 5+: hits
     Bin(6, 1/2); kills 64/729, 773/2916, 329/972, 677/2916, 223/2916 (mean 35/18); BMs = 1 + kills
     (mean 53/18); broken (alive) 416/729."""
     d = sustained_fire()
@@ -243,12 +243,12 @@ def test_sustained_fire_attack_kills_and_blast_markers_tp_1_9():
 
 
 def test_sustained_fire_target_holding_a_marker_tp_1_9_7():
-    """§12.4 (TP 1.9.7, 1.13.2): the same target already holding 1 BM breaks with 2437/2916."""
+    """TP 1.9.7, 1.13.2: the same target already holding 1 BM breaks with 2437/2916."""
     assert marginal(sustained_fire(target_bm=1), 3)[True] == F(2437, 2916)
 
 
 def test_sustained_fire_suppressed_shooter_tp_1_9_2():
-    """§12.4 (TP 1.9.2): the shooters holding 1 BM lose one die: E[kills] 119/72, broken 971/1944."""
+    """TP 1.9.2: the shooters holding 1 BM lose one die: E[kills] 119/72, broken 971/1944."""
     d = sustained_fire(shooter_bm=1)
     assert mean(marginal(d, 1)) == F(119, 72)
     assert marginal(d, 3)[True] == F(971, 1944)
@@ -297,7 +297,7 @@ def test_allocation_front_to_back_one_each_before_seconds_tp_1_9_6():
 
 def test_light_vehicle_with_infantry_takes_at_first_faq():
     """TP-FAQ Allocate Hits & Make Saving Throws: with infantry, light vehicles take AT hits before
-    AP hits, so that no hit is wasted (reading §10.4)."""
+    AP hits, so that no hit is wasted (reading, docs/epic-turn.md §3.7)."""
     units = units_for(["LV", "INF"])
     pairs = allocate([ShotHit(AP), ShotHit(AT)], units)
     assert {(h.kind, units.index(u)) for h, u in pairs} == {(AT, 0), (AP, 1)}
@@ -305,7 +305,7 @@ def test_light_vehicle_with_infantry_takes_at_first_faq():
 
 def test_light_vehicle_with_armour_takes_ap_first_faq():
     """TP-FAQ Allocate Hits & Make Saving Throws: with armoured vehicles, light vehicles take AP
-    hits before AT hits (reading §10.4)."""
+    hits before AT hits (reading, docs/epic-turn.md §3.7)."""
     units = units_for(["LV", "AV"])
     pairs = allocate([ShotHit(AT), ShotHit(AP)], units)
     assert {(h.kind, units.index(u)) for h, u in pairs} == {(AP, 0), (AT, 1)}
@@ -386,10 +386,10 @@ def test_broken_tsknf_target_needs_two_markers_per_hit_tp_sr_tsknf(exact):
     assert d == {0: F(35, 36), 2: F(1, 36)}
 
 
-# -- §12.6–12.7 barrages (TP 1.9.8) ----------------------------------------------------------------------------
+# -- barrages (TP 1.9.8) ----------------------------------------------------------------------------
 
 def test_barrage_table_tp_1_9_8():
-    """§12.6, TP 1.9.8: BP → templates, extra BMs, AP, AT, from the data file; above 18 BP the last row."""
+    """TP 1.9.8: BP → templates, extra BMs, AP, AT, from the data file; above 18 BP the last row."""
     rows = {bp: (r.templates, r.extra_blast_markers, r.ap, r.at) for bp in range(1, 20) for r in [barrage_row(bp)]}
     assert rows[1] == (1, 0, 6, 6) and rows[2] == (1, 0, 5, 6) and rows[3] == (1, 0, 4, 5)
     assert rows[4] == rows[5] == (2, 0, 4, 5) and rows[6] == rows[7] == (2, 1, 4, 5)
@@ -411,7 +411,7 @@ BARRAGE_CASES = [  # (situation, target profile, orders, faces, kills distributi
 
 @pytest.mark.parametrize("situation, target, orders, faces, kills", BARRAGE_CASES, ids=[c[0] for c in BARRAGE_CASES])
 def test_three_bp_barrage_tp_1_9_8(situation, target, orders, faces, kills):
-    """§12.7, TP 1.9.8: a 3 BP barrage, one template over 4 units, one AP4+ roll per unit; each
+    """Worked barrage values, TP 1.9.8: a 3 BP barrage, one template over 4 units, one AP4+ roll per unit; each
     face class used is bounded by the thresholds met (hit 4+ or 3+, save 4+ or 6+)."""
     run = attack([("b", 1)], [("t", 4)], {"b": infantry(4, weapons=[gun(bp=3)]), "t": target})
     d = exact_by_faces(lambda rng: run(rng, FireOrders(templates_cover=4, modifier=orders.modifier))[2].kills, faces)
@@ -420,7 +420,7 @@ def test_three_bp_barrage_tp_1_9_8(situation, target, orders, faces, kills):
 
 
 def test_barrage_on_armour_and_as_macro_weapon_tp_1_9_8_2_2_6(exact):
-    """§12.7, TP 1.9.8, 2.2.6: a Leman Russ (4+, reinforced armour) under a 3 BP barrage is hit on
+    """TP 1.9.8, 2.2.6: a Leman Russ (4+, reinforced armour) under a 3 BP barrage is hit on
     5+ (1/3) and killed with 1/12; a macro-weapon barrage kills a Tactical stand with 1/2."""
     russ = {"type": "AV", "armour": 4, "cc": 6, "ff": 5, "special": ["reinforced-armour"]}
     run = attack([("b", 1)], [("t", 1)], {"b": infantry(4, weapons=[gun(bp=3)]), "t": russ})
@@ -475,7 +475,7 @@ def test_sniper_picks_the_leader_with_minus_one_save_tp_2_1_14(exact):
 
 
 def test_barrage_and_direct_fire_one_under_fire_marker_reading_q4(exact):
-    """TP 1.9.4, 1.9.8, reading §13 Q4: a formation firing a barrage and direct fire in one attack
+    """TP 1.9.4, 1.9.8, reading (docs/epic-turn.md §3.3): a formation firing a barrage and direct fire in one attack
     places one BM for coming under fire, not two (here nothing can hit: 6+ at −3 needs 9, 1/36)."""
     run = attack([("s", 1)], [("t", 3)], {"s": infantry(4, weapons=[gun(bp=1), gun(ap=6)]),
                                           "t": {"type": "INF", "cc": 6, "ff": 6}})
@@ -485,7 +485,7 @@ def test_barrage_and_direct_fire_one_under_fire_marker_reading_q4(exact):
 
 
 def test_light_vehicle_under_a_barrage_uses_the_ap_column_reading_q2(exact):
-    """TP 1.9.8, reading §13 Q2: a light vehicle under a 3 BP barrage is rolled on AP4+ (1/2),
+    """TP 1.9.8, reading (docs/epic-turn.md §3.6): a light vehicle under a 3 BP barrage is rolled on AP4+ (1/2),
     not AT5+ (1/3)."""
     run = attack([("b", 1)], [("t", 1)], {"b": infantry(4, weapons=[gun(bp=3)]),
                                           "t": {"type": "LV", "armour": 5, "cc": 6, "ff": 5}})

@@ -103,7 +103,7 @@ def test_failed_test_places_a_marker_breaks_and_loses_the_action_tp_1_13_3():
 
 
 def test_failed_test_holds_and_shoots_without_modifier_tp_1_6_1():
-    """TP 1.6.1, reading §13 Q9: after a failed Sustained Fire test the Hold shoots at modifier 0."""
+    """TP 1.6.1, reading (docs/epic-turn.md §2): after a failed Sustained Fire test the Hold shoots at modifier 0."""
     model = scenario(SHOOT.replace("ACTION", "sustained_fire"), initiative=2, markers=1, end_phase=False)
     c = compile_turn(model)
     lines = []
