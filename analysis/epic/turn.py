@@ -66,12 +66,23 @@ def regroup(trial: Trial, formation: Formation) -> None:
     trial.say("TP 1.13.1", f"{formation.name} regroups: {removed} BM(s) removed → {formation.blast_markers}")
 
 
-def fire_orders(compiled: CompiledEpic, act: Activation, modifier: int) -> FireOrders:
-    """The activation's map inputs; the cover save defaults to the target formation's ``cover``."""
+OVERWATCH_COVER_SAVE = 5  # infantry on overwatch in the open (TP 1.8.4)
+
+
+def fire_orders(compiled: CompiledEpic, act: Activation, modifier: int, target_on_overwatch: bool = False
+                ) -> FireOrders:
+    """The activation's map inputs; the cover save defaults to the target formation's ``cover``.
+
+    A target formation of infantry only that is on overwatch counts as in cover with a 5+ cover save
+    when the activation does not put it in cover already (TP 1.8.4; reading: only for all-infantry
+    formations, since ``cover`` applies to the whole target)."""
     target = next(f for f in compiled.scenario.formations if f.name == act.target)
-    return FireOrders(modifier=modifier, in_range=act.in_range, exposed=act.exposed, cover=act.cover,
-                      cover_save=act.cover_save if act.cover_save is not None else target.cover,
-                      crossfire=act.crossfire, ap_at=act.ap_at, templates_cover=act.templates_cover)
+    cover, cover_save = act.cover, act.cover_save if act.cover_save is not None else target.cover
+    if target_on_overwatch and not cover and all(compiled.scenario.units[g.unit].type == "INF" for g in target.units):
+        cover, cover_save = True, OVERWATCH_COVER_SAVE
+    return FireOrders(modifier=modifier, in_range=act.in_range, exposed=act.exposed, cover=cover,
+                      cover_save=cover_save, crossfire=act.crossfire, ap_at=act.ap_at,
+                      templates_cover=act.templates_cover)
 
 
 class Turn:
@@ -89,7 +100,11 @@ class Turn:
 
     def attack(self, shooter: Formation, act: Activation, modifier: int, outcome: ActivationOutcome) -> None:
         target = self.by_name[act.target]
-        outcome.attack = shoot(self.trial, shooter, target, self.weapons_of, fire_orders(self.compiled, act, modifier))
+        on_overwatch = act.target in self.overwatch
+        if on_overwatch:
+            self.trial.say("TP 1.8.4", f"{act.target} is on overwatch: its infantry count as in cover (5+ cover save)")
+        outcome.attack = shoot(self.trial, shooter, target, self.weapons_of,
+                               fire_orders(self.compiled, act, modifier, on_overwatch))
 
     def hold(self, formation: Formation, act: Activation, outcome: ActivationOutcome) -> None:
         """A Hold: shoot (modifier 0, reading), move, or regroup (TP 1.6.1; reading, docs/epic-turn.md §2)."""

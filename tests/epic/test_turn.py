@@ -304,3 +304,14 @@ def test_who_fights_survives_a_field_replacement():
     nearby = model.replace("formations[Devastators].role", "nearby")
     lines = epic.trace(nearby, seed=0).splitlines()
     assert any("--- assault: Devastators, Assault Detachment, Warband ---" in line for line in lines)
+
+
+def test_infantry_on_overwatch_count_as_in_cover_tp_1_8_4():
+    """TP 1.8.4: infantry on overwatch in the open are −1 to hit with a 5+ cover save until they
+    fire: 4 AP4+ shots at the Guard on overwatch need 5+, and the no-armour Guard save on 5+."""
+    model = scenario(SHOOT.replace("ACTION", "advance"), overwatch="true", end_phase=False)
+    c = compile_turn(model)
+    lines = []
+    run_turn_trial(c.compiled, c.weapons, ScriptedRandom([1] + [5] * 4 + [4] * 4), log=lines.append)
+    assert sum("modifier -1" in line for line in lines) == 4
+    assert sum("save 5+ vs AP: 4 → failed" in line for line in lines) == 4
