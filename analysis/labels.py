@@ -56,12 +56,13 @@ def report_at_least(system: str) -> list[str]:
     return _system(system).get("report_at_least", [])
 
 
-def percent(p: float, lo: float, hi: float) -> str:
-    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points."""
+def percent(p: float, lo: float, hi: float, unit: str = "%") -> str:
+    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points
+    (``unit="percentage points"`` for a difference of two probabilities)."""
     if any(v is None or v != v for v in (p, lo, hi)):
         return "n/a"
     digits = 1 if hi - lo >= 0.003 else 2
-    return f"{100 * p:.{digits}f} % [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+    return f"{100 * p:.{digits}f} {unit} [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
 
 
 def number(value: float, lo: float, hi: float) -> str:
