@@ -77,26 +77,28 @@ def estimate_text(kind: str, estimate: float, lo: float, hi: float) -> str:
 
 
 def readable_rows(system: str, table, sides: dict | None = None) -> list[dict]:
-    """The tidy table as rows a player reads: ``group``, ``quantity`` (readable), ``kind``,
-    ``estimate`` (text with its interval) and the numbers.  Keys that always repeat another key's
-    number (``same_as`` in labels.toml) are shown once, on that key's row."""
+    """The tidy table (a DataFrame or its rows as dicts) as rows a player reads: ``group``,
+    ``quantity`` (readable), ``kind``, ``estimate`` (text with its interval) and the numbers.  Keys
+    that always repeat another key's number (``same_as`` in labels.toml) are shown once, on that
+    key's row."""
+    records = table.to_dict(orient="records") if hasattr(table, "to_dict") else table
     same_as = _system(system).get("same_as", {})
     folded: dict[tuple, list[str]] = {}
-    for r in table.itertuples(index=False):
-        if r.quantity in same_as:
-            folded.setdefault((r.section, r.entity, same_as[r.quantity]), []).append(
-                quantity_label(system, r.quantity))
+    for r in records:
+        if r["quantity"] in same_as:
+            folded.setdefault((r["section"], r["entity"], same_as[r["quantity"]]), []).append(
+                quantity_label(system, r["quantity"]))
     rows = []
-    for r in table.itertuples(index=False):
-        if r.quantity in same_as:
+    for r in records:
+        if r["quantity"] in same_as:
             continue
-        label = quantity_label(system, r.quantity)
-        also = folded.get((r.section, r.entity, r.quantity))
+        label = quantity_label(system, r["quantity"])
+        also = folded.get((r["section"], r["entity"], r["quantity"]))
         if also:
             label += f" (then: {'; '.join(also)})"
-        rows.append({"group": group_label(system, r.section, r.entity, sides), "quantity": label,
-                     "kind": r.kind, "text": estimate_text(r.kind, r.estimate, r.ci95_lo, r.ci95_hi),
-                     "estimate": r.estimate, "ci95_lo": r.ci95_lo, "ci95_hi": r.ci95_hi})
+        rows.append({"group": group_label(system, r["section"], r["entity"], sides), "quantity": label,
+                     "kind": r["kind"], "text": estimate_text(r["kind"], r["estimate"], r["ci95_lo"], r["ci95_hi"]),
+                     "estimate": r["estimate"], "ci95_lo": r["ci95_lo"], "ci95_hi": r["ci95_hi"]})
     return rows
 
 
