@@ -316,7 +316,8 @@ def _check_triple(match, name: str, row: dict, column: str, scale: float = 1.0):
 def test_compare_headline_matches_its_rows():
     """TP 1.12.7 (who wins) for two options against every opponent and the weighted meta: each
     sentence carries both win chances (percent), their difference (percentage points) and each
-    option's points swing (points destroyed − lost), all with the numbers of the JSON rows."""
+    option's points swing (points destroyed − lost), all with the numbers of the JSON rows; the
+    table after them has readable headings (no keys) and the same numbers in percent."""
     from analysis import decisions
     from analysis.headline import decision_sentences
 
@@ -339,11 +340,15 @@ def test_compare_headline_matches_its_rows():
         _check_triple(m, "d", row, "difference", 100)
         _check_triple(m, "sa", row, "points_swing_a")
         _check_triple(m, "sb", row, "points_swing_b")
+    answer = str(result).split("\nestimator (exact-pairs)")[0]  # the statistician's section keeps its keys
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", answer), answer
+    assert "Assault − Tactical" in answer and "Points trade (means, 95 % interval)" in answer
+    assert percent(rows[0]["p_a"], rows[0]["p_a_lo"], rows[0]["p_a_hi"]) in answer
 
 
 def test_rank_headline_matches_its_rows():
     """TP 1.12.7 against a weighted meta: each option's rank, score and chance per 100 points (percent)
-    and its points swing carry the numbers of the JSON rows."""
+    and its points swing carry the numbers of the JSON rows; so does the readable table."""
     from analysis import decisions
     from analysis.headline import decision_sentences
 
@@ -363,3 +368,6 @@ def test_rank_headline_matches_its_rows():
         _check_triple(m, "s", row, "score", 100)
         _check_triple(m, "h", row, "per_100_points", 100)
         _check_triple(m, "w", row, "points_swing")
+    text = str(result)
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text
+    assert percent(rows[0]["score"], rows[0]["ci95_lo"], rows[0]["ci95_hi"]) in text

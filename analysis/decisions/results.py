@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..labels import estimate_text, percent, quantity_label
+from ..labels import estimate_text, number, percent, quantity_label
 from ..result import Result, package_version
 
 
@@ -233,16 +233,30 @@ class CompareResult(DecisionResult):
     ESTIMATOR_COLUMNS = ("independent_ci95_lo", "independent_ci95_hi", "variance_ratio", "trials_saved")
 
     def _shown(self):
-        return self.frame.drop(columns=[c for c in self.ESTIMATOR_COLUMNS if c in self.frame])
+        """Per opponent and the meta: each option's chance to win and their difference, in percent
+        with the 95 % interval (the points trade follows in its own table)."""
+        t, a, b = self.frame, self.meta["option_a"], self.meta["option_b"]
+        return pd.DataFrame({
+            "opponent": t.opponent, "weight": t.weight.map(lambda w: f"{w:.2f}"),
+            f"{a} wins": _texts(t, "p_a", "p_a_lo", "p_a_hi"), f"{b} wins": _texts(t, "p_b", "p_b_lo", "p_b_hi"),
+            f"{a} − {b}": _texts(t, "difference", "ci95_lo", "ci95_hi", "percentage points")})
 
     def _sections(self) -> list[str]:
+        out = []
+        if "points_swing_a" in self.frame:
+            a, b = self.meta["option_a"], self.meta["option_b"]
+            rows = [self.frame.assign(option=name, **{label: _points_texts(self.frame, column + suffix)
+                                                      for column, label in POINTS_LABELS.items()})
+                    for name, suffix in ((a, "_a"), (b, "_b"))]
+            table = pd.concat(rows)[["opponent", "option", *POINTS_LABELS.values()]]
+            out += ["", "Points trade (means, 95 % interval)", table.to_string(index=False)]
         columns = [c for c in self.ESTIMATOR_COLUMNS if c in self.frame]
         if not columns:
-            return []
+            return out
         method = self.meta.get("method", "")
-        return ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
-                    "need for the same precision; independent_ci95 = their interval with these trials",
-                self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+        return out + ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
+                          "need for the same precision; independent_ci95 = their interval with these trials",
+                      self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
 
     def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
@@ -300,6 +314,20 @@ class RankResult(DecisionResult):
         out = super().to_dict()
         out["cells"] = records(self.cells)
         return out
+
+    def _shown(self):
+        """Best first: the option's points, its meta score (weighted chance to win) and chance per 100
+        points in percent, and its points trade, each with the 95 % interval."""
+        t = self.frame
+        shown = pd.DataFrame({"rank": t["rank"], "option": t.option,
+                              "points": t.points.map(lambda v: "n/a" if v != v else f"{v:g}"),
+                              "chance to win (meta)": _texts(t, "score", "ci95_lo", "ci95_hi"),
+                              "chance per 100 points": _texts(t, "per_100_points", "per_100_points_lo",
+                                                              "per_100_points_hi")})
+        if "points_swing" in t:
+            for column, label in POINTS_LABELS.items():
+                shown[label] = _points_texts(t, column)
+        return shown
 
     def plot(self):
         """The meta score (weighted chance to win) in percent and, where every option has points, the
@@ -364,6 +392,21 @@ class CumulativeResult(DecisionResult):
         ax.set_title(self.title, fontsize=10)
         fig.tight_layout()
         return fig
+
+
+#: The points-trade columns and how the text tables name them.
+POINTS_LABELS = {"points_destroyed": "points destroyed", "points_lost": "points lost",
+                 "points_swing": "points swing (destroyed − lost)"}
+
+
+def _texts(frame: pd.DataFrame, column: str, lo: str, hi: str, unit: str = "%") -> list[str]:
+    """A probability column as "58.1 % [57.9, 58.3]" texts."""
+    return [percent(p, a, b, unit) for p, a, b in zip(frame[column], frame[lo], frame[hi])]
+
+
+def _points_texts(frame: pd.DataFrame, column: str) -> list[str]:
+    """A points column (mean with ``_lo`` / ``_hi``) as "64.22 [50.65, 75.51]" texts."""
+    return [number(m, a, b) for m, a, b in zip(frame[column], frame[f"{column}_lo"], frame[f"{column}_hi"])]
 
 
 def cumulative_frame(result: Result) -> pd.DataFrame:
