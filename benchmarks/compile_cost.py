@@ -1,6 +1,6 @@
 """First-run costs, each measured in a fresh process: the cold compile of the Epic kernel (CPU seconds
 and peak resident memory, with an empty Numba cache), ``wargame-odds --help`` and a warm 1,000-trial
-CLI run (wall seconds, cache filled).
+CLI run (wall and CPU seconds, cache filled).
 
 CPU and memory come from the kernel's own accounting of the child process (``os.wait4``: the
 ``RUSAGE_CHILDREN`` figures of that one child), so they include Python's start-up and imports.
