@@ -7,7 +7,8 @@ every probability in percent with its 95 % interval, "Warband (defender) is dest
 """
 from __future__ import annotations
 
-from .labels import percent
+from .estimates import Probability
+from .labels import number, percent
 
 
 def sentences(data: dict) -> list[str]:
@@ -59,8 +60,9 @@ def epic_summary(data: dict) -> list[str]:
 
 
 def epic(data: dict) -> list[str]:
-    """Epic Armageddon assault: the sides, P(each side wins), and per formation P(destroyed),
-    P(broken after the assault / after the end phase) and its mean casualties."""
+    """Epic Armageddon assault: the sides, P(each side wins), and per formation P(broken or
+    destroyed), P(destroyed), P(broken after the assault / after the end phase) and its mean
+    casualties."""
     formations, sides = data["formations"], data["sides"]
     attacker, defender = _epic_sides(data)
     out = [f"{_capital(attacker)} assaults {defender}.", *epic_summary(data)]
@@ -70,14 +72,27 @@ def epic(data: dict) -> list[str]:
         out.append(f"Unresolved, still tied after {data['rules']['max_rounds']} rounds: {_p(sides['unresolved'])}")
     for name, f in formations.items():
         who = f"{name} ({f['side']})"
-        if not any(f[key]["count"] for key in ("destroyed", "broken_after_assault", "broken_after_end_phase")):
+        unbroken = [f["unbroken_after_assault"]["count"], f["unbroken_after_end_phase"]["count"]]
+        if unbroken == [data["trials"]] * 2:
             out.append(f"{who} is never destroyed or broken in these {data['trials']:,} trials")
             continue
-        out += [f"{who} is destroyed: {_p(f['destroyed'])}",
+        out += [*_broken_or_destroyed(who, unbroken, data["trials"]),
+                f"{who} is destroyed: {_p(f['destroyed'])}",
                 f"{who} is broken after the assault: {_p(f['broken_after_assault'])}",
                 f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}",
                 f"{who} loses {_mean(f['casualties_mean'])} units on average"]
     return out
+
+
+def _broken_or_destroyed(who: str, unbroken: list[int], trials: int) -> list[str]:
+    """P(broken or destroyed) = 1 − P(unbroken) after the assault (TP 1.12.8) and after the end
+    phase (TP 1.14.1), Wilson interval of its own count; one sentence when the counts agree."""
+    counts = [trials - k for k in unbroken]
+    if counts[0] == counts[1]:
+        return [f"{who} is broken or destroyed after the assault and after the end phase: "
+                f"{_p(Probability(counts[0], trials).to_json())}"]
+    return [f"{who} is broken or destroyed after the {when}: {_p(Probability(k, trials).to_json())}"
+            for when, k in zip(("assault", "end phase"), counts)]
 
 
 def gdb_parties(title: str) -> tuple[str, str]:
@@ -154,9 +169,13 @@ def decision_sentences(result) -> list[str]:
         a, b = result.meta["option_a"], result.meta["option_b"]
         lines = []
         for r in frame.itertuples(index=False):
-            lines.append(f"Against {r.opponent}: {a} wins {percent(r.p_a, r.p_a_lo, r.p_a_hi)}, "
-                         f"{b} wins {percent(r.p_b, r.p_b_lo, r.p_b_hi)}; "
-                         f"difference ({a} − {b}): {percent(r.difference, r.ci95_lo, r.ci95_hi)}")
+            line = (f"Against {r.opponent}: {a} wins {percent(r.p_a, r.p_a_lo, r.p_a_hi)}, "
+                    f"{b} wins {percent(r.p_b, r.p_b_lo, r.p_b_hi)}; "
+                    f"{a} − {b}: {percent(r.difference, r.ci95_lo, r.ci95_hi, 'percentage points')}")
+            if "points_swing_a" in frame:
+                line += (f"; points swing (destroyed − lost): {a} {_points_swing(r, '_a')}, "
+                         f"{b} {_points_swing(r, '_b')}")
+            lines.append(line)
         return lines
     if kind == "rank":
         side = result.meta.get("side", "attacker")
@@ -164,5 +183,12 @@ def decision_sentences(result) -> list[str]:
         return [f"{r.rank}. {r.option} wins {percent(r.score, r.ci95_lo, r.ci95_hi)} against the meta "
                 f"(weighted, as the {side})"
                 + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
-                   if per_points else "") for r in frame.itertuples(index=False)]
+                   if per_points else "")
+                + (f"; points swing (destroyed − lost): {_points_swing(r)}" if "points_swing" in frame else "")
+                for r in frame.itertuples(index=False)]
     return []
+
+
+def _points_swing(row, suffix: str = "") -> str:
+    """Mean points destroyed − points lost with its interval (a list-building trade value)."""
+    return number(*(getattr(row, f"points_swing{suffix}{end}") for end in ("", "_lo", "_hi")))

@@ -56,12 +56,13 @@ def report_at_least(system: str) -> list[str]:
     return _system(system).get("report_at_least", [])
 
 
-def percent(p: float, lo: float, hi: float) -> str:
-    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points."""
+def percent(p: float, lo: float, hi: float, unit: str = "%") -> str:
+    """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points
+    (``unit="percentage points"`` for a difference of two probabilities)."""
     if any(v is None or v != v for v in (p, lo, hi)):
         return "n/a"
     digits = 1 if hi - lo >= 0.003 else 2
-    return f"{100 * p:.{digits}f} % [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+    return f"{100 * p:.{digits}f} {unit} [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
 
 
 def number(value: float, lo: float, hi: float) -> str:
@@ -76,26 +77,28 @@ def estimate_text(kind: str, estimate: float, lo: float, hi: float) -> str:
 
 
 def readable_rows(system: str, table, sides: dict | None = None) -> list[dict]:
-    """The tidy table as rows a player reads: ``group``, ``quantity`` (readable), ``kind``,
-    ``estimate`` (text with its interval) and the numbers.  Keys that always repeat another key's
-    number (``same_as`` in labels.toml) are shown once, on that key's row."""
+    """The tidy table (a DataFrame or its rows as dicts) as rows a player reads: ``group``,
+    ``quantity`` (readable), ``kind``, ``estimate`` (text with its interval) and the numbers.  Keys
+    that always repeat another key's number (``same_as`` in labels.toml) are shown once, on that
+    key's row."""
+    records = table.to_dict(orient="records") if hasattr(table, "to_dict") else table
     same_as = _system(system).get("same_as", {})
     folded: dict[tuple, list[str]] = {}
-    for r in table.itertuples(index=False):
-        if r.quantity in same_as:
-            folded.setdefault((r.section, r.entity, same_as[r.quantity]), []).append(
-                quantity_label(system, r.quantity))
+    for r in records:
+        if r["quantity"] in same_as:
+            folded.setdefault((r["section"], r["entity"], same_as[r["quantity"]]), []).append(
+                quantity_label(system, r["quantity"]))
     rows = []
-    for r in table.itertuples(index=False):
-        if r.quantity in same_as:
+    for r in records:
+        if r["quantity"] in same_as:
             continue
-        label = quantity_label(system, r.quantity)
-        also = folded.get((r.section, r.entity, r.quantity))
+        label = quantity_label(system, r["quantity"])
+        also = folded.get((r["section"], r["entity"], r["quantity"]))
         if also:
             label += f" (then: {'; '.join(also)})"
-        rows.append({"group": group_label(system, r.section, r.entity, sides), "quantity": label,
-                     "kind": r.kind, "text": estimate_text(r.kind, r.estimate, r.ci95_lo, r.ci95_hi),
-                     "estimate": r.estimate, "ci95_lo": r.ci95_lo, "ci95_hi": r.ci95_hi})
+        rows.append({"group": group_label(system, r["section"], r["entity"], sides), "quantity": label,
+                     "kind": r["kind"], "text": estimate_text(r["kind"], r["estimate"], r["ci95_lo"], r["ci95_hi"]),
+                     "estimate": r["estimate"], "ci95_lo": r["ci95_lo"], "ci95_hi": r["ci95_hi"]})
     return rows
 
 

@@ -77,10 +77,8 @@ class Result:
         return list(_walk(self.tree))
 
     # -- tables ---------------------------------------------------------------------------------
-    def table(self):
-        """Probabilities and means with their 95 % intervals, one row each (tidy pandas)."""
-        import pandas as pd
-
+    def rows(self) -> list[dict]:
+        """The rows of :meth:`table` as plain dicts (what the text output reads, without pandas)."""
         rows = []
         for path, leaf in self.leaves():
             if isinstance(leaf, Distribution):
@@ -91,8 +89,14 @@ class Result:
             value = leaf.p if isinstance(leaf, Probability) else leaf.value
             rows.append({"section": section, "entity": entity, "quantity": quantity, "kind": kind,
                          "estimate": value, "ci95_lo": lo, "ci95_hi": hi})
-        return pd.DataFrame(rows, columns=["section", "entity", "quantity", "kind", "estimate",
-                                           "ci95_lo", "ci95_hi"])
+        return rows
+
+    def table(self):
+        """Probabilities and means with their 95 % intervals, one row each (tidy pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows(), columns=["section", "entity", "quantity", "kind", "estimate",
+                                                  "ci95_lo", "ci95_hi"])
 
     def distributions(self):
         """Every distribution in long form: one row per value with P and its interval."""
@@ -159,7 +163,7 @@ class Result:
         """The table as a player reads it: readable labels, percentages, no repeated numbers."""
         from .labels import readable_rows, sides_of
 
-        return readable_rows(self.system, self.table(), sides_of(self.to_dict()))
+        return readable_rows(self.system, self.rows(), sides_of(self.to_dict()))
 
     def text(self, distributions: bool = False, at_least: bool = False) -> str:
         """The headline, the notes, then the full table; optionally every distribution and its

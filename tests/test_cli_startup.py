@@ -130,18 +130,24 @@ def test_compile_notice_names_the_cache_folder(capsys):
     assert kernels.use_one_cache_dir() == os.environ["NUMBA_CACHE_DIR"]
 
 
-def test_a_json_run_imports_no_table_or_plot_library():
+@pytest.mark.parametrize("output", ["--json", "text"])
+def test_a_run_imports_no_table_or_plot_library(output):
     """§1 'import pandas, matplotlib, dask only where used': loading a shipped Epic scenario (with its
-    NetEA library lookups) and printing --json needs none of them."""
+    NetEA library lookups) and printing --json, or the text output (headline and readable table),
+    needs none of them."""
     scenario = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
+    flags = ", '--json'" if output == "--json" else ""
     code = ("import sys\nfrom analysis.cli import main\ntry:\n"
-            f"    main(['epic', {str(scenario)!r}, '--trials', '1000', '--json'])\nexcept SystemExit as e:\n"
+            f"    main(['epic', {str(scenario)!r}, '--trials', '1000'{flags}])\nexcept SystemExit as e:\n"
             "    assert not e.code, e.code\n"
             "print([m for m in ('pandas', 'matplotlib', 'dask') if m in sys.modules], file=sys.stderr)")
     child = _child(code)
     assert child.returncode == 0, child.stderr
     assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
-    assert json.loads(child.stdout)["trials"] == 1000
+    if output == "--json":
+        assert json.loads(child.stdout)["trials"] == 1000
+    else:
+        assert "trials=1,000" in child.stdout and "All estimates (95 % interval in brackets)" in child.stdout
 
 
 def test_paced_chunks_for_a_progress_bar_give_the_same_counts():

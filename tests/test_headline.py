@@ -71,12 +71,15 @@ def _run(*args) -> str:
     return result.output
 
 
-def test_epic_headline_sides_and_formations_match_json():
-    """TP 1.12.7 (who wins the assault), TP 1.12.8 / 1.14.1 (broken, destroyed, rallied): the
-    headline states each side's win chance and each formation's destroyed / broken chances and
-    mean casualties, with the JSON's numbers."""
-    result = epic.simulate(epic.load(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=3000, seed=5,
-                           engine="reference")
+def _broken_or_destroyed_node(formation: dict, when: str) -> dict:
+    """P(broken or destroyed) from the JSON: 1 − P(unbroken), and its Wilson interval [1 − hi, 1 − lo]
+    of P(unbroken)'s (the Wilson interval of n − k successes mirrors that of k)."""
+    node = formation[f"unbroken_after_{when}"]
+    return {"p": 1 - node["p"], "ci95": [1 - node["ci95"][1], 1 - node["ci95"][0]]}
+
+
+def _check_epic_headline(result) -> dict:
+    """Every sentence of an Epic headline traced to the JSON; returns the JSON."""
     data = json.loads(result.to_json())
     names = "|".join(re.escape(n) for n in data["formations"])
 
@@ -84,6 +87,13 @@ def test_epic_headline_sides_and_formations_match_json():
         if m := re.fullmatch(rf"(?:The (?P<side>attacker|defender) \(.+\)|(?:{names}) "
                              rf"\((?P<side2>attacker|defender)\)) wins", text):
             return "p", data["sides"][f"{m['side'] or m['side2']}_wins"]
+        if m := re.fullmatch(rf"(?P<name>{names}) \((?:attacker|defender)\) is broken or destroyed after the "
+                             r"(?P<when>assault|end phase|assault and after the end phase)", text):
+            formation = data["formations"][m["name"]]
+            if m["when"] == "assault and after the end phase":  # one sentence only when both counts agree
+                assert formation["unbroken_after_assault"]["count"] == formation["unbroken_after_end_phase"]["count"]
+                return "p", _broken_or_destroyed_node(formation, "assault")
+            return "p", _broken_or_destroyed_node(formation, m["when"].replace(" ", "_"))
         if m := re.fullmatch(rf"(?P<name>{names}) \((?:attacker|defender)\) is (?P<what>destroyed|broken after the "
                              r"assault|broken after the end phase)", text):
             key = {"destroyed": "destroyed", "broken after the assault": "broken_after_assault",
@@ -103,13 +113,41 @@ def test_epic_headline_sides_and_formations_match_json():
                                     r"([\d,]+) trials", sentence).groups()
         assert int(trials.replace(",", "")) == data["trials"]
         assert all(data["formations"][name][k]["count"] == 0
-                   for k in ("destroyed", "broken_after_assault", "broken_after_end_phase"))
+                   for k in ("destroyed", "destroyed_after_assault", "broken_after_assault", "broken_after_end_phase"))
     assert [s.split(" (")[0] for s in never] == ["Tactical Detachment"]
-    checked = _check_sentences([s for s in sentences if s not in never], lookup)
-    assert checked == 2 + 4 * (len(data["formations"]) - len(never))
-    assert any(s.startswith("Warband (defender) is destroyed: ") for s in sentences)
+    harmed = [f for n, f in data["formations"].items() if n != "Tactical Detachment"]
+    combined = sum(1 if f["unbroken_after_assault"]["count"] == f["unbroken_after_end_phase"]["count"] else 2
+                   for f in harmed)
+    assert _check_sentences([s for s in sentences if s not in never], lookup) == 2 + 4 * len(harmed) + combined
     notebook = result._repr_html_()  # a notebook shows the same sentences above the table
     assert all(html.escape(sentence) in notebook for sentence in sentences)
+    return data
+
+
+def test_epic_headline_sides_and_formations_match_json():
+    """TP 1.12.7 (who wins the assault), TP 1.12.8 / 1.14.1 (broken, destroyed, rallied): the
+    headline states each side's win chance, each formation's chance of ending broken or destroyed
+    after the assault and after the end phase (1 − P(unbroken), Wilson interval of that count),
+    its destroyed / broken chances and mean casualties, with the JSON's numbers."""
+    scenario = epic.load(SCENARIOS / "epic" / "assault_marines_vs_warband.toml")
+    result = epic.simulate(scenario, trials=3000, seed=5, engine="reference")
+    _check_epic_headline(result)
+    sentences = _headline(result.text())
+    # the end-phase rally (TP 1.14.1) lets a broken Warband recover: two different numbers
+    assert any(s.startswith("Warband (defender) is broken or destroyed after the assault: ") for s in sentences)
+    assert any(s.startswith("Warband (defender) is broken or destroyed after the end phase: ") for s in sentences)
+    assert sentences.index(next(s for s in sentences if "Warband (defender) is broken or destroyed" in s)) < \
+        sentences.index(next(s for s in sentences if s.startswith("Warband (defender) is destroyed: ")))
+
+
+def test_epic_headline_one_broken_or_destroyed_sentence_without_a_rally():
+    """TP 1.14.1 not simulated (``end_phase.rally = false``): a formation broken after the assault
+    stays broken, so the two counts agree and the headline says so in one sentence."""
+    scenario = epic.load(SCENARIOS / "epic" / "assault_marines_vs_warband.toml").replace("end_phase.rally", False)
+    result = epic.simulate(scenario, trials=2000, seed=6, engine="reference")
+    _check_epic_headline(result)
+    assert any(s.startswith("Warband (defender) is broken or destroyed after the assault and after the end phase: ")
+               for s in _headline(result.text()))
 
 
 def test_gdb_cli_headline_matches_cli_json():
@@ -260,3 +298,76 @@ def test_matrix_headline_matches_its_rows():
     side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
     _check_summary(summary_text, lambda text: next(r for r in rows if r["quantity"] == side[text]))
     assert html.escape(line) in matrix._repr_html_()
+
+
+def _number(name: str, unit: str = "") -> str:
+    """A pattern for "ESTIMATE UNIT [LO, HI]" with groups ``name``, ``name_lo``, ``name_hi``."""
+    return rf"(?P<{name}>-?[\d.]+){' ' + re.escape(unit) if unit else ''} \[(?P<{name}_lo>-?[\d.]+), (?P<{name}_hi>-?[\d.]+)\]"
+
+
+def _check_triple(match, name: str, row: dict, column: str, scale: float = 1.0):
+    """``name``, ``name_lo``, ``name_hi`` of ``match`` are the row's ``column`` (with _lo / _hi, or the
+    ci95_lo / ci95_hi pair for ``column`` = "difference" / "score") times ``scale``, rounded."""
+    ends = ("ci95_lo", "ci95_hi") if column in ("difference", "score") else (f"{column}_lo", f"{column}_hi")
+    for part, key in zip(("", "_lo", "_hi"), (column, *ends)):
+        _assert_rounded(match[name + part], row[key], scale)
+
+
+def test_compare_headline_matches_its_rows():
+    """TP 1.12.7 (who wins) for two options against every opponent and the weighted meta: each
+    sentence carries both win chances (percent), their difference (percentage points) and each
+    option's points swing (points destroyed − lost), all with the numbers of the JSON rows; the
+    table after them has readable headings (no keys) and the same numbers in percent."""
+    from analysis import decisions
+    from analysis.headline import decision_sentences
+
+    result = decisions.compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
+                               ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"],
+                               base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=600, seed=4,
+                               engine="reference", method="exact-pairs")
+    rows = json.loads(result.to_json())["rows"]
+    sentence = re.compile(
+        rf"Against (?P<opponent>.+): Assault wins {_number('a', '%')}, Tactical wins {_number('b', '%')}; "
+        rf"Assault − Tactical: {_number('d', 'percentage points')}; points swing \(destroyed − lost\): "
+        rf"Assault {_number('sa')}, Tactical {_number('sb')}")
+    lines = decision_sentences(result)
+    assert len(lines) == len(rows) == 3
+    for line, row in zip(lines, rows):
+        m = sentence.fullmatch(line)
+        assert m and m["opponent"] == row["opponent"], line
+        _check_triple(m, "a", row, "p_a", 100)
+        _check_triple(m, "b", row, "p_b", 100)
+        _check_triple(m, "d", row, "difference", 100)
+        _check_triple(m, "sa", row, "points_swing_a")
+        _check_triple(m, "sb", row, "points_swing_b")
+    answer = str(result).split("\nestimator (exact-pairs)")[0]  # the statistician's section keeps its keys
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", answer), answer
+    assert "Assault − Tactical" in answer and "Points trade (means, 95 % interval)" in answer
+    assert percent(rows[0]["p_a"], rows[0]["p_a_lo"], rows[0]["p_a_hi"]) in answer
+
+
+def test_rank_headline_matches_its_rows():
+    """TP 1.12.7 against a weighted meta: each option's rank, score and chance per 100 points (percent)
+    and its points swing carry the numbers of the JSON rows; so does the readable table."""
+    from analysis import decisions
+    from analysis.headline import decision_sentences
+
+    result = decisions.rank(["netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical"],
+                            [("netea:ork-war-horde/warband", 2), ("netea:ork-war-horde/kommando-warhorde", 1)],
+                            base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=500, seed=5,
+                            engine="reference", by="per_100_points")
+    rows = json.loads(result.to_json())["rows"]
+    sentence = re.compile(
+        rf"(?P<rank>\d)\. (?P<option>.+) wins {_number('s', '%')} against the meta \(weighted, as the attacker\); "
+        rf"per 100 points: {_number('h', '%')}; points swing \(destroyed − lost\): {_number('w')}")
+    lines = decision_sentences(result)
+    assert len(lines) == len(rows) == 2
+    for line, row in zip(lines, rows):
+        m = sentence.fullmatch(line)
+        assert m and int(m["rank"]) == row["rank"] and m["option"] == row["option"], line
+        _check_triple(m, "s", row, "score", 100)
+        _check_triple(m, "h", row, "per_100_points", 100)
+        _check_triple(m, "w", row, "points_swing")
+    text = str(result)
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text
+    assert percent(rows[0]["score"], rows[0]["ci95_lo"], rows[0]["ci95_hi"]) in text

@@ -10,7 +10,7 @@ import pytest
 from matplotlib.cbook import STEP_LOOKUP_MAP
 
 from analysis import epic, gdb, t9a
-from analysis.decisions import cumulative
+from analysis.decisions import compare, cumulative, rank
 from analysis.estimates import Distribution
 from analysis.labels import axis_label, group_label, sides_of
 from analysis.t9a.exact import p_reach
@@ -111,3 +111,60 @@ def test_probability_panel_shows_percent_with_intervals():
     points = np.concatenate([ln.get_xydata() for ln in ax.lines if ln.get_marker() == "o"])
     (x,) = points[points[:, 1] == y][:, 0]
     assert x == pytest.approx(contact.p * 100)
+
+
+def _errorbars(ax) -> dict:
+    """{(legend label, y): (x, lo, hi)} of every ``errorbar`` point on ``ax``: the marker read from
+    its line, the interval from its horizontal bar."""
+    out = {}
+    for container in ax.containers:
+        line, _, (bars,) = container.lines
+        for (x, y), segment in zip(line.get_xydata(), bars.get_segments()):
+            assert segment[0][1] == segment[1][1] == y
+            out[container.get_label(), round(float(y), 6)] = (float(x), float(segment[0][0]), float(segment[1][0]))
+    return out
+
+
+def test_compare_plot_reads_back_both_chances_and_the_difference_in_percent():
+    """TP 1.12.7 (who wins) for two options against a weighted meta: the left panel shows each option's
+    chance to win in percent with its 95 % interval, the right one the difference in percentage
+    points with its paired and independent-runs intervals — each read back equal to the table."""
+    result = compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
+                     ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"],
+                     base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=600, seed=4,
+                     engine="reference", method="exact-pairs")
+    left, right = result.plot().axes
+    t = result.table()
+    y = np.arange(len(t))[::-1]
+    a, b = result.meta["option_a"], result.meta["option_b"]
+    wins, differences = _errorbars(left), _errorbars(right)
+    for row, yi in zip(t.itertuples(index=False), y):
+        for name, shift, col in ((a, 0.12, "p_a"), (b, -0.12, "p_b")):
+            got = wins[f"{name} wins", round(yi + shift, 6)]
+            assert got == pytest.approx([100 * getattr(row, c) for c in (col, f"{col}_lo", f"{col}_hi")])
+        got = differences["paired 95 % interval", round(yi + 0.12, 6)]
+        assert got == pytest.approx([100 * row.difference, 100 * row.ci95_lo, 100 * row.ci95_hi])
+        got = differences["independent runs, same trials", round(yi - 0.12, 6)]
+        assert got == pytest.approx([100 * row.difference, 100 * row.independent_ci95_lo, 100 * row.independent_ci95_hi])
+    assert "percentage points" in right.get_xlabel() and "95 % interval" in left.get_xlabel()
+    assert left.xaxis.get_major_formatter().format_pct(50, 100) == "50%"
+
+
+def test_rank_plot_reads_back_scores_in_percent():
+    """TP 1.12.7 against a weighted meta: each option's score and chance to win per 100 points are
+    plotted in percent with their 95 % intervals, equal to the table."""
+    result = rank(["netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical"],
+                  [("netea:ork-war-horde/warband", 2), ("netea:ork-war-horde/kommando-warhorde", 1)],
+                  base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=500, seed=5,
+                  engine="reference")
+    score, per_points = result.plot().axes
+    t = result.table()
+    y = np.arange(len(t))[::-1]
+    for ax, cols in ((score, ("score", "ci95_lo", "ci95_hi")),
+                     (per_points, ("per_100_points", "per_100_points_lo", "per_100_points_hi"))):
+        (bars,) = {label for label, _ in _errorbars(ax)}
+        shown = _errorbars(ax)
+        for row, yi in zip(t.itertuples(index=False), y):
+            assert shown[bars, round(float(yi), 6)] == pytest.approx([100 * getattr(row, c) for c in cols])
+        assert "95 % interval" in ax.get_xlabel()
+    assert score.get_xlim() == (-2, 102) and "chance to win" in score.get_xlabel()

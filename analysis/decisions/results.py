@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..labels import estimate_text, quantity_label
+from ..labels import estimate_text, number, percent, quantity_label
 from ..result import Result, package_version
 
 
@@ -233,16 +233,30 @@ class CompareResult(DecisionResult):
     ESTIMATOR_COLUMNS = ("independent_ci95_lo", "independent_ci95_hi", "variance_ratio", "trials_saved")
 
     def _shown(self):
-        return self.frame.drop(columns=[c for c in self.ESTIMATOR_COLUMNS if c in self.frame])
+        """Per opponent and the meta: each option's chance to win and their difference, in percent
+        with the 95 % interval (the points trade follows in its own table)."""
+        t, a, b = self.frame, self.meta["option_a"], self.meta["option_b"]
+        return pd.DataFrame({
+            "opponent": t.opponent, "weight": t.weight.map(lambda w: f"{w:.2f}"),
+            f"{a} wins": _texts(t, "p_a", "p_a_lo", "p_a_hi"), f"{b} wins": _texts(t, "p_b", "p_b_lo", "p_b_hi"),
+            f"{a} − {b}": _texts(t, "difference", "ci95_lo", "ci95_hi", "percentage points")})
 
     def _sections(self) -> list[str]:
+        out = []
+        if "points_swing_a" in self.frame:
+            a, b = self.meta["option_a"], self.meta["option_b"]
+            rows = [self.frame.assign(option=name, **{label: _points_texts(self.frame, column + suffix)
+                                                      for column, label in POINTS_LABELS.items()})
+                    for name, suffix in ((a, "_a"), (b, "_b"))]
+            table = pd.concat(rows)[["opponent", "option", *POINTS_LABELS.values()]]
+            out += ["", "Points trade (means, 95 % interval)", table.to_string(index=False)]
         columns = [c for c in self.ESTIMATOR_COLUMNS if c in self.frame]
         if not columns:
-            return []
+            return out
         method = self.meta.get("method", "")
-        return ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
-                    "need for the same precision; independent_ci95 = their interval with these trials",
-                self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+        return out + ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
+                          "need for the same precision; independent_ci95 = their interval with these trials",
+                      self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
 
     def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
@@ -250,24 +264,39 @@ class CompareResult(DecisionResult):
         self.batches = batches  # batch means: P̂A − P̂B of every batch against every opponent
 
     def plot(self):
-        """Forest plot: the difference per opponent and over the meta, paired and independent intervals."""
+        """Left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 %
+        error bars.  Right: the difference A − B in percentage points, with its paired interval (and,
+        when paired, that of independent runs with the same trials)."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import PercentFormatter
 
         t = self.frame
+        a, b = self.meta["option_a"], self.meta["option_b"]
         y = np.arange(len(t))[::-1]
-        fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(t)))
-        ax.errorbar(t.difference, y + 0.12, xerr=[t.difference - t.ci95_lo, t.ci95_hi - t.difference],
-                    fmt="o", capsize=3, label="paired 95 % interval" if self.meta.get("paired") else "95 % interval")
-        if self.meta.get("paired"):
-            ax.errorbar(t.difference, y - 0.12, xerr=[t.difference - t.independent_ci95_lo,
-                                                      t.independent_ci95_hi - t.difference],
-                        fmt="s", capsize=3, alpha=0.6, label="independent runs, same trials")
-        ax.axvline(0, color="grey", lw=0.8)
-        ax.set_yticks(y, t.opponent)
-        ax.set_xlabel(f"P({self.meta['option_a']}) − P({self.meta['option_b']})")
-        ax.legend(fontsize=8)
-        ax.grid(axis="x", alpha=0.3)
-        ax.set_title(self.title, fontsize=10)
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 1.6 + 0.5 * len(t)), sharey=True)
+        for shift, (name, col) in zip((0.12, -0.12), ((a, "p_a"), (b, "p_b"))):
+            p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, f"{col}_lo", f"{col}_hi"))
+            left.errorbar(p, y + shift, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3,
+                          label=f"{name} wins")
+        left.set_yticks(y, t.opponent)
+        left.set_xlim(-2, 102)
+        left.xaxis.set_major_formatter(PercentFormatter())
+        left.set_xlabel(f"chance to win as the {self.meta.get('side', 'attacker')} (bar: 95 % interval)")
+        left.legend(fontsize=8)
+        d, lo, hi = (t[c].to_numpy(float) * 100 for c in ("difference", "ci95_lo", "ci95_hi"))
+        paired = self.meta.get("paired")
+        right.errorbar(d, y + 0.12, xerr=np.clip([d - lo, hi - d], 0, None), fmt="o", capsize=3,
+                       label="paired 95 % interval" if paired else "95 % interval")
+        if paired:
+            ilo, ihi = (t[c].to_numpy(float) * 100 for c in ("independent_ci95_lo", "independent_ci95_hi"))
+            right.errorbar(d, y - 0.12, xerr=np.clip([d - ilo, ihi - d], 0, None), fmt="s", capsize=3, alpha=0.6,
+                           label="independent runs, same trials")
+        right.axvline(0, color="grey", lw=0.8)
+        right.set_xlabel(f"difference: {a} − {b}, percentage points")
+        right.legend(fontsize=8)
+        for ax in (left, right):
+            ax.grid(axis="x", alpha=0.3)
+        fig.suptitle(f"{self.title}: {self.trials:,} trials per option and opponent", fontsize=10)
         fig.tight_layout()
         return fig
 
@@ -286,29 +315,45 @@ class RankResult(DecisionResult):
         out["cells"] = records(self.cells)
         return out
 
+    def _shown(self):
+        """Best first: the option's points, its meta score (weighted chance to win) and chance per 100
+        points in percent, and its points trade, each with the 95 % interval."""
+        t = self.frame
+        shown = pd.DataFrame({"rank": t["rank"], "option": t.option,
+                              "points": t.points.map(lambda v: "n/a" if v != v else f"{v:g}"),
+                              "chance to win (meta)": _texts(t, "score", "ci95_lo", "ci95_hi"),
+                              "chance per 100 points": _texts(t, "per_100_points", "per_100_points_lo",
+                                                              "per_100_points_hi")})
+        if "points_swing" in t:
+            for column, label in POINTS_LABELS.items():
+                shown[label] = _points_texts(t, column)
+        return shown
+
     def plot(self):
-        """Scores and win probability per 100 points, each with its 95 % interval."""
+        """The meta score (weighted chance to win) in percent and, where every option has points, the
+        chance to win per 100 points, each with its 95 % error bar."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import PercentFormatter
 
         t = self.frame
         y = np.arange(len(t))[::-1]
         has_points = t.per_100_points.notna().any()
-        fig, axes = plt.subplots(1, 2 if has_points else 1, figsize=(10 if has_points else 6, 1.2 + 0.45 * len(t)),
-                                 squeeze=False)
-        ax = axes[0, 0]
-        ax.errorbar(t.score, y, xerr=[t.score - t.ci95_lo, t.ci95_hi - t.score], fmt="o", capsize=3)
-        ax.set_yticks(y, t.option)
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_xlabel("meta score: weighted win probability (95 % interval)")
-        ax.grid(axis="x", alpha=0.3)
+        fig, axes = plt.subplots(1, 2 if has_points else 1, figsize=(10 if has_points else 6, 1.4 + 0.45 * len(t)),
+                                 squeeze=False, sharey=True)
+        side = self.meta.get("side", "attacker")
+        panels = [("score", "ci95_lo", "ci95_hi", f"meta score: weighted chance to win as the {side}")]
         if has_points:
-            ax = axes[0, 1]
-            ax.errorbar(t.per_100_points, y, xerr=[t.per_100_points - t.per_100_points_lo,
-                                                   t.per_100_points_hi - t.per_100_points], fmt="o", capsize=3)
+            panels.append(("per_100_points", "per_100_points_lo", "per_100_points_hi",
+                           "chance to win per 100 points"))
+        for ax, (col, lo_col, hi_col, label) in zip(axes[0], panels):
+            p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, lo_col, hi_col))
+            ax.errorbar(p, y, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3)
             ax.set_yticks(y, t.option)
-            ax.set_xlabel("win probability per 100 points (95 % interval)")
+            ax.xaxis.set_major_formatter(PercentFormatter())
+            ax.set_xlabel(f"{label} (bar: 95 % interval)")
             ax.grid(axis="x", alpha=0.3)
-        fig.suptitle(self.title, fontsize=10)
+        axes[0, 0].set_xlim(-2, 102)
+        fig.suptitle(f"{self.title}: {self.trials:,} trials per matchup", fontsize=10)
         fig.tight_layout()
         return fig
 
@@ -349,6 +394,21 @@ class CumulativeResult(DecisionResult):
         return fig
 
 
+#: The points-trade columns and how the text tables name them.
+POINTS_LABELS = {"points_destroyed": "points destroyed", "points_lost": "points lost",
+                 "points_swing": "points swing (destroyed − lost)"}
+
+
+def _texts(frame: pd.DataFrame, column: str, lo: str, hi: str, unit: str = "%") -> list[str]:
+    """A probability column as "58.1 % [57.9, 58.3]" texts."""
+    return [percent(p, a, b, unit) for p, a, b in zip(frame[column], frame[lo], frame[hi])]
+
+
+def _points_texts(frame: pd.DataFrame, column: str) -> list[str]:
+    """A points column (mean with ``_lo`` / ``_hi``) as "64.22 [50.65, 75.51]" texts."""
+    return [number(m, a, b) for m, a, b in zip(frame[column], frame[f"{column}_lo"], frame[f"{column}_hi"])]
+
+
 def cumulative_frame(result: Result) -> pd.DataFrame:
     """At-least and at-most tables of every distribution of ``result``, long form."""
     from ..estimates import Distribution
@@ -366,11 +426,6 @@ def cumulative_frame(result: Result) -> pd.DataFrame:
             frames.append(table)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["section", "entity", "quantity", "direction", "value", "p", "ci95_lo", "ci95_hi"])
-
-
-def percent(p: float, lo: float, hi: float) -> str:
-    """``63.2 % [62.9, 63.5]``: a probability with its 95 % interval, in percent."""
-    return f"{100 * p:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
 class ThresholdResult(DecisionResult):

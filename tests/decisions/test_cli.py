@@ -31,7 +31,7 @@ def test_example_definitions_run_with_json_and_csv():
         assert out.exit_code == 0 and out.output.splitlines()[0].startswith("opponent,weight,p_a")
         assert out.output.splitlines()[-1].startswith("meta (weighted)")
     out = run("rank", f"{EXAMPLES}/marine_assault_meta.toml", "-n", 4096)
-    assert out.exit_code == 0 and "per_100_points" in out.output
+    assert out.exit_code == 0 and "chance per 100 points" in out.output
     out = run("sweep", SCENARIO, "rules.result_dice", '"highest"', '"sum"', "-n", 4096, "--json")
     assert out.exit_code == 0 and json.loads(out.stdout)["values"] == ["highest", "sum"]
 
