@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .. import runner
 from ..scenario import parse_toml, read_toml, validate
-from .compile import CompiledEpic, compile_scenario
+from ..errors import UserError
+from .compile import CompiledEpic, compile_scenario, kernel_unsupported
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
@@ -91,6 +92,13 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     compiled = _compiled(scenario)
     if engine == "kernel":
         from .engine import KernelJob
+
+        unsupported = kernel_unsupported(compiled)
+        if unsupported:
+            field, feature = unsupported
+            raise UserError(compiled.scenario.title, field,
+                            f"the Numba kernel does not simulate {feature} yet; run it on the reference engine "
+                            "(engine=\"reference\", or --engine reference)")
 
         job = KernelJob(compiled)
     elif engine == "reference":

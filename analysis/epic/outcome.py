@@ -35,6 +35,12 @@ class FormationOutcome:
     casualties_assault: int  # units destroyed by the end of the assault
     blast_markers_after_assault: int  # markers held (a broken or destroyed formation holds none)
     blast_markers_after_end_phase: int
+    # its war engines and shielded units (FormationSlot.war_engines; docs/epic-engine.md §10.9)
+    critical: bool = False  # at least one critical hit rolled on them
+    damage_taken_assault: int = 0  # DC lost by the end of the assault (destroyed: its starting DC)
+    damage_taken: int = 0  # by the end of the end phase
+    shields_after_assault: int = 0  # void shields, power fields and shadowfields up on the living ones
+    shields_after_end_phase: int = 0
 
 
 @dataclass
@@ -65,6 +71,10 @@ def record(c: CompiledEpic, outcome: TrialOutcome, counts: np.ndarray) -> None:
         cap = f.max_blast_markers
         counts[lay.offset(p + "blast_markers_after_assault") + min(fo.blast_markers_after_assault, cap)] += 1
         counts[lay.offset(p + "blast_markers_after_end_phase") + min(fo.blast_markers_after_end_phase, cap)] += 1
+        if f.war_engines:
+            counts[lay.offset(p + "critical")] += fo.critical
+            for name in ("damage_taken_assault", "damage_taken", "shields_after_assault", "shields_after_end_phase"):
+                counts[lay.offset(p + name) + getattr(fo, name)] += 1
 
 
 def precision_successes(c: CompiledEpic, counts: np.ndarray) -> np.ndarray:
@@ -122,6 +132,8 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
             "blast_markers_after_assault": bm_assault,
             "blast_markers_after_end_phase": bm_end,
         }
+        if f.war_engines and lay.get(counts, p + "damage_taken").sum() == n:  # recorded by this engine
+            formations[f.name].update(_war_engine_results(lay, counts, p, n))
     notes = c.scenario.notes
     unresolved = lay.scalar(counts, "unresolved")
     if unresolved:
@@ -133,6 +145,14 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     meta = {"engine": engine, "rules": c.rules.model_dump()}
     tree = {"sides": sides, "formations": formations}
     return EpicResult(system="epic", title=c.scenario.title, info=info, tree=tree, notes=notes, meta=meta)
+
+
+def _war_engine_results(lay, counts: np.ndarray, p: str, n: int) -> dict:
+    """P(a critical), damage taken and shields left of a formation's war engines (docs/epic-engine.md §10.9)."""
+    dists = {name: Distribution(lay.get(counts, p + name)) for name in
+             ("damage_taken_assault", "damage_taken", "shields_after_assault", "shields_after_end_phase")}
+    return {"critical": Probability(lay.scalar(counts, p + "critical"), n),
+            **{f"{name}_mean": d.mean() for name, d in dists.items()}, **dists}
 
 
 def _trim(d: Distribution) -> Distribution:

@@ -39,6 +39,22 @@ class Unit:
     label: str  # "Warband: boyz 3", for the trace
     damage_left: int  # remaining damage capacity (1 for a unit that is not a war engine)
     alive: bool = True
+    void_shields: int = 0  # up now (docs/epic-engine.md §10.2)
+    power_fields: int = 0
+    shadowfields: int = 0
+    criticals: int = 0  # critical hits rolled on it (§10.4)
+    breaches: int = 0  # reactor breaches and fires burning (§10.4, §10.7)
+    fires: int = 0
+
+    @property
+    def shields_up(self) -> int:
+        """Void shields, power fields and shadowfields up (0 once destroyed)."""
+        return self.void_shields + self.power_fields + self.shadowfields if self.alive else 0
+
+    @property
+    def damage_taken(self) -> int:
+        """DC lost; a destroyed unit its whole starting DC."""
+        return self.slot.damage_capacity - (self.damage_left if self.alive else 0)
 
 
 @dataclass(eq=False)
@@ -119,7 +135,8 @@ def new_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
     for slot in compiled.units:
         formation = compiled.formations[slot.formation]
         seen[(slot.formation, slot.name)] = number = seen.get((slot.formation, slot.name), 0) + 1
-        units.append(Unit(slot, f"{formation.name}: {slot.name} {number}", slot.damage_capacity))
+        units.append(Unit(slot, f"{formation.name}: {slot.name} {number}", slot.damage_capacity,
+                          void_shields=slot.void_shields, shadowfields=slot.shadowfields))
     formations = [Formation(
         index=f.index, name=f.name, side=f.side, role=f.role, initiative=f.initiative, tsknf=f.tsknf,
         mob_rule=f.mob_rule, trapped=f.trapped, withdrawal_enemies=f.withdrawal_enemies,
@@ -129,6 +146,11 @@ def new_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
     ) for f in compiled.formations]
     trial = Trial(rng=rng, log=log, rules=compiled.rules, units=units, formations=formations)
     trial.count_supreme_commander_rerolls()
+    for unit in units:  # power-field dice, once per trial (TP-SR Power Fields; §10.8.5)
+        if unit.slot.power_fields:
+            unit.power_fields = sum(d.roll(rng) for d in unit.slot.power_fields)
+            trial.say("TP-SR Power Fields", f"{unit.label}: power fields "
+                                            f"{' + '.join(map(str, unit.slot.power_fields))} → {unit.power_fields}")
     return trial
 
 
@@ -799,6 +821,8 @@ def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
     consequences(trial, decision)
     after_assault = [(bool(f.living) and f.broken, f.blast_markers if f.living else 0,
                       sum(not u.alive for u in f.units)) for f in trial.formations]
+    war_engines = [[trial.units[i] for i in f.war_engines] for f in compiled.formations]
+    we_after_assault = [(sum(u.damage_taken for u in wes), sum(u.shields_up for u in wes)) for wes in war_engines]
     if compiled.scenario.end_phase.rally:
         end_phase(trial)
     return TrialOutcome(
@@ -809,5 +833,8 @@ def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
             rally_tested=f.rally_tested, rally_passed=f.rally_passed,
             casualties=sum(not u.alive for u in f.units), casualties_assault=casualties,
             blast_markers_after_assault=bms, blast_markers_after_end_phase=f.blast_markers if f.living else 0,
-        ) for f, (broken, bms, casualties) in zip(trial.formations, after_assault)],
+            critical=any(u.criticals for u in wes), damage_taken_assault=damage, shields_after_assault=shields,
+            damage_taken=sum(u.damage_taken for u in wes), shields_after_end_phase=sum(u.shields_up for u in wes),
+        ) for f, (broken, bms, casualties), wes, (damage, shields)
+            in zip(trial.formations, after_assault, war_engines, we_after_assault)],
     )
