@@ -460,3 +460,68 @@ def test_bad_war_engine_keys_give_one_clear_line_and_exit_2(tmp_path, case):
     message = result.stderr.strip()
     assert "\n" not in message and "Traceback" not in result.output + result.stderr
     assert str(path) in message and f"field '{field}" in message
+
+
+# -- rules the NetEA data needs beyond the shields (TP-SR Knight, Automaton, Automata, Necron; §10) ----
+
+def test_engage_only_lines_attack_only_for_the_assaulting_formation(compile_epic):
+    """TP-SR Knight Technology (§10.1): a knight lance (engage_only) attacks when its formation assaults."""
+    knight = {"type": "WE", "armour": 4, "cc": 3, "ff": 4, "damage_capacity": 2,
+              "extra_attacks": [{"count": 1, "range": "bc", "macro_weapon": True, "engage_only": True}]}
+    compiled = compile_epic({"knight": knight}, [
+        {"name": "A", "side": "attacker", "initiative": 1, "units": [{"unit": "knight", "count": 1, "engaged": "bc"}]},
+        {"name": "D", "side": "defender", "initiative": 1, "units": [{"unit": "knight", "count": 1, "engaged": "bc"}]}])
+    attacker, defender = compiled.units
+    assert [d.kind for d in assault_dice(attacker, True)] == [ORDINARY, MACRO_WEAPON]
+    assert [d.kind for d in assault_dice(defender, True)] == [ORDINARY]
+
+
+def test_automaton_deaths_place_no_markers_and_automata_losses_are_no_kills(compile_epic, exact):
+    """TP-SR Automaton / Automata (§10.6): an Automaton's death adds no BM but is a kill; an Automata
+    unit's death is no kill and adds no BM while the formation has other units."""
+    robots = {"robot": {"type": "AV", "armour": 4, "cc": 4, "special": ["automaton"]},
+              "platform": {"type": "LV", "armour": 4, "cc": 6, "special": ["automata"]}}
+    compiled = scenario(compile_epic, robots["robot"], more_units=robots, more_groups=[("platform", 2, "ff")])
+
+    def run(rng):
+        trial = new_trial(compiled, rng)
+        robot, platform, _ = trial.formations[1].units  # the third stays alive: size 1, so no break
+        take_hit(trial, ATTACKER, Hit(MACRO_WEAPON, False), robot)
+        take_hit(trial, ATTACKER, Hit(MACRO_WEAPON, False), platform)
+        winner_blast_markers(trial, trial.formations[1])
+        formation = trial.formations[1]
+        return trial.kills[ATTACKER], formation.blast_markers, formation.broken, robot.alive, platform.alive
+    assert exact(run) == {(1, 0, False, False, False): 1}
+
+
+def test_a_destroyed_necron_unit_returns_in_the_end_phase(compile_epic, exact):
+    """TP-SR Necron Technology (§10.7): a formation with a living unit returns one destroyed Necron unit."""
+    warriors = {"type": "INF", "armour": 4, "cc": 4, "ff": 4, "special": ["necron"]}
+    compiled = scenario(compile_epic, warriors, count=3)
+
+    def run(rng):
+        trial = new_trial(compiled, rng)
+        units = trial.formations[1].units
+        units[0].alive = units[2].alive = False
+        end_phase(trial)
+        return tuple(u.alive for u in units)
+    assert exact(run) == {(False, True, True): 1}
+
+
+def test_further_damage_and_self_hit_criticals(compile_epic, scripted):
+    """DATA Hierodule and Abattoir criticals (§10.4): +1 damage then one more on a further 6; a titan-killer
+    (1) hit on itself on 4+, not destroyed by the critical itself."""
+    hierodule = {"type": "WE", "armour": 4, "damage_capacity": 4,
+                 "critical": {"kind": "extra_damage", "further_damage_on": 6}}
+    for dice, damage in (([3, 6, 2], 2), ([3, 5], 1)):  # critical roll of the point, further roll, ...
+        trial = new_trial(scenario(compile_epic, hierodule), scripted(dice))
+        unit = trial.formations[1].units[0]
+        apply_critical(trial, unit, ATTACKER, True)
+        assert unit.damage_taken == damage and trial.rng.exhausted
+    abattoir = {"type": "WE", "armour": 4, "damage_capacity": 8,
+                "critical": {"kind": "self_hit", "self_hit_on": 4, "splash_titan_killer": True}}
+    for dice, damage in (([4, 1], 1), ([3], 0)):  # self-hit roll, the critical roll of its point
+        trial = new_trial(scenario(compile_epic, abattoir), scripted(dice))
+        unit = trial.formations[1].units[0]
+        apply_critical(trial, unit, ATTACKER, True)
+        assert (unit.damage_taken, unit.alive) == (damage, True) and trial.rng.exhausted
