@@ -85,7 +85,8 @@ class ExtraAttack(WeaponAbilities):
 
 
 CriticalKind = Literal["destroyed", "destroyed_plus_effect", "destroyed_with_passengers", "extra_damage",
-                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit"]
+                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit",
+                       "lose_character"]
 DegradeLoss = Literal["holofield", "deflector-shield", "cc", "ff", "extra_attacks"]
 
 
@@ -100,7 +101,9 @@ class CriticalEffect(StrictModel):
     (``splash_no_save``) or a titan-killer (1) hit (``splash_titan_killer``).
     ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point.
     ``self_hit``: ``self_hits`` D6 on ``self_hit_on`` or more each hit the war engine itself (the splash
-    hit type), then the splash, if any; it is not destroyed by the critical itself.
+    hit type), then the splash, if any; it is not destroyed by the critical itself.  ``lose_character``:
+    a random character that added damage capacity is removed with its DC and void shields; with none
+    left, destroyed.
     ``degrade_then_escalate``: the first critical takes away ``loses`` (``ff_becomes`` sets a new FF
     value); every later one applies the kind ``then``.
     """

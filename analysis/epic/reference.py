@@ -50,6 +50,7 @@ class Unit:
     breaches: int = 0  # reactor breaches and fires burning (§10.4, §10.7)
     fires: int = 0
     degraded: bool = False  # a degrade_then_escalate critical has struck (§10.4)
+    lost_characters: list = field(default_factory=list)  # (DC, void shields) removed by a critical (§10.4)
 
     @property
     def shields_up(self) -> int:
@@ -58,8 +59,12 @@ class Unit:
 
     @property
     def damage_taken(self) -> int:
-        """DC lost; a destroyed unit its whole starting DC."""
-        return self.slot.damage_capacity - (self.damage_left if self.alive else 0)
+        """DC lost (a character's removed with it, §10.4); a destroyed unit its whole starting DC."""
+        return self.starting_capacity - (self.damage_left if self.alive else 0)
+
+    @property
+    def starting_capacity(self) -> int:
+        return self.slot.damage_capacity + sum(dc for dc, _ in self.lost_characters)
 
 
 @dataclass(eq=False)

@@ -525,3 +525,25 @@ def test_further_damage_and_self_hit_criticals(compile_epic, scripted):
         unit = trial.formations[1].units[0]
         apply_critical(trial, unit, ATTACKER, True)
         assert (unit.damage_taken, unit.alive) == (damage, True) and trial.rng.exhausted
+
+
+def test_lose_character_removes_a_battlecar_with_its_capacity_and_shields(compile_epic, scripted):
+    """DATA Land Train critical (§10.4): a random battlecar is removed with its DC and void shields; with
+    none left the war engine is destroyed."""
+    units = {"shooter": SHOOTER,
+             "train": {"type": "WE", "armour": 4, "damage_capacity": 4, "critical": "lose_character"},
+             "battlecar": {"type": "CH", "damage_capacity": 1, "void_shields": 1},
+             "flamecar": {"type": "CH", "damage_capacity": 2}}
+    compiled = compile_epic(units, [
+        {"name": "A", "side": "attacker", "initiative": 1, "units": [{"unit": "shooter", "count": 1, "engaged": "ff"}]},
+        {"name": "D", "side": "defender", "initiative": 1,
+         "units": [{"unit": "train", "count": 1, "engaged": "ff", "characters": ["battlecar", "flamecar"]}]}])
+    assert (compiled.units[1].damage_capacity, compiled.units[1].void_shields) == (7, 1)
+    trial = new_trial(compiled, scripted([1, 1]))  # the first character each time
+    train = trial.formations[1].units[0]
+    apply_critical(trial, train, ATTACKER, True)
+    assert (train.slot.damage_capacity, train.slot.void_shields, train.void_shields, train.damage_left) == (6, 0, 0, 6)
+    apply_critical(trial, train, ATTACKER, True)
+    assert (train.slot.damage_capacity, train.damage_left, train.damage_taken, trial.kills[ATTACKER]) == (4, 4, 3, 3)
+    apply_critical(trial, train, ATTACKER, True)
+    assert not train.alive and train.damage_taken == 7 and trial.kills[ATTACKER] == 7 and trial.rng.exhausted
