@@ -259,6 +259,7 @@ class EpicScenario(StrictModel):
     formations: list[Formation] = Field(min_length=2, max_length=32)
     end_phase: EndPhase = EndPhase()
     _notes: list[str] = PrivateAttr(default_factory=list)
+    _source: str = PrivateAttr("<scenario>")  # the file it was loaded from, for error messages
 
     @model_validator(mode="wrap")
     @classmethod
@@ -273,6 +274,11 @@ class EpicScenario(StrictModel):
         scenario = handler(data)
         scenario._notes = notes
         return scenario
+
+    @property
+    def source(self) -> str:
+        """The file (or text source) it was loaded from, as error messages name it."""
+        return self._source
 
     @property
     def notes(self) -> list[str]:
