@@ -99,7 +99,8 @@ class CriticalEffect(StrictModel):
     (formation key ``within_splash_of``) is hit on D6 ≥ ``splash_hit_on`` (1 = always), as an
     ordinary hit, a macro-weapon hit (``splash_macro_weapon``) or a hit with no save
     (``splash_no_save``) or a titan-killer (1) hit (``splash_titan_killer``).
-    ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point.
+    ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point,
+    on a 1 its splash, if it has one (the Hierodule's text).
     ``self_hit``: ``self_hits`` D6 on ``self_hit_on`` or more each hit the war engine itself (the splash
     hit type), then the splash, if any; it is not destroyed by the critical itself.  ``lose_character``:
     a random character that added damage capacity is removed with its DC and void shields; with none
@@ -136,7 +137,7 @@ class CriticalEffect(StrictModel):
             raise ValueError(f"loses / ff_becomes: only a degrade_then_escalate critical takes abilities away; "
                              f"not {kind}")
         splashes = kind in ("destroyed_plus_effect", "destroyed_with_passengers", "end_phase_breach", "self_hit") \
-            or self.then == "destroyed_plus_effect"
+            or self.then == "destroyed_plus_effect" or self.further_damage_on is not None
         if (self.splash_hit_on is not None or self.splash_macro_weapon or self.splash_no_save
                 or self.splash_titan_killer) and not splashes:
             raise ValueError(f"splash_*: a {kind} critical has no splash")

@@ -138,9 +138,13 @@ def apply_critical(trial, unit, by_side: int | None, kill: bool) -> None:
         if effect.further_damage_on and unit.alive:
             roll = d6(trial)
             further = roll >= effect.further_damage_on
-            trial.say("TP 3.2.3", f"    {unit.label}: further-damage roll {roll} → {'1 more point' if further else 'none'}")
+            splashes = roll == 1 and bool(effect.splash_hit_on)
+            trial.say("TP 3.2.3", f"    {unit.label}: further-damage roll {roll} → "
+                                  f"{'1 more point' if further else 'a splash' if splashes else 'nothing more'}")
             if further:
                 damage_hull(trial, unit, 1, "TP 3.2.3", by_side, kill)
+            elif splashes:
+                splash(trial, unit)
     elif kind == "extra_damage":  # a degrade's later criticals
         damage_hull(trial, unit, 1, "TP 3.2.3", by_side, kill)
     elif kind == "self_hit":
@@ -237,7 +241,7 @@ def splash(trial, source) -> None:
     effect = source.slot.critical
     for formation in trial.formations:
         reach = formation.within_splash_of[source.slot.formation]
-        victims = formation.living[:reach]
+        victims = [u for u in formation.living if u is not source][:reach]
         if reach:
             trial.say("TP 3.2.3", f"    splash of {source.label}: {len(victims)} unit(s) of {formation.name} within reach, "
                                   f"hit on {effect.splash_hit_on}+")

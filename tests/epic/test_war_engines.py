@@ -518,12 +518,15 @@ def test_further_damage_and_self_hit_criticals(compile_epic, scripted):
     """DATA Hierodule and Abattoir criticals (§10.4): +1 damage then one more on a further 6; a titan-killer
     (1) hit on itself on 4+, not destroyed by the critical itself."""
     hierodule = {"type": "WE", "armour": 4, "damage_capacity": 4,
-                 "critical": {"kind": "extra_damage", "further_damage_on": 6}}
-    for dice, damage in (([3, 6, 2], 2), ([3, 5], 1)):  # critical roll of the point, further roll, ...
-        trial = new_trial(scenario(compile_epic, hierodule), scripted(dice))
-        unit = trial.formations[1].units[0]
+                 "critical": {"kind": "extra_damage", "further_damage_on": 6, "splash_hit_on": 6}}
+    compiled = scenario(compile_epic, hierodule, more_units={"grot": {"type": "INF", "cc": 6}},
+                        more_groups=[("grot", 1, "ff")], d_fields={"within_splash_of": {"D": 1}})
+    # critical roll of the point, further roll, then its point's critical roll or the grot's splash roll
+    for dice, damage, grot_alive in (([3, 6, 2], 2, True), ([3, 5], 1, True), ([3, 1, 6], 1, False)):
+        trial = new_trial(compiled, scripted(dice))
+        unit, grot = trial.formations[1].units
         apply_critical(trial, unit, ATTACKER, True)
-        assert unit.damage_taken == damage and trial.rng.exhausted
+        assert (unit.damage_taken, grot.alive) == (damage, grot_alive) and trial.rng.exhausted
     abattoir = {"type": "WE", "armour": 4, "damage_capacity": 8,
                 "critical": {"kind": "self_hit", "self_hit_on": 4, "splash_titan_killer": True}}
     for dice, damage in (([4, 1], 1), ([3], 0)):  # self-hit roll, the critical roll of its point
