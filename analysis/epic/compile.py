@@ -354,8 +354,9 @@ def war_engine_keys(c: CompiledEpic) -> tuple[str, str] | None:
             return f"{where}.damage_capacity", "a character adding damage capacity"
         for k, line in enumerate(profile.extra_attacks):
             tk = line.titan_killer
-            if line.lance or line.ignore_cover or line.disrupt or line.engage_only or (tk is not False and tk is not True):
-                return f"{where}.extra_attacks[{k}]", "lance, ignore cover, disrupt, engage_only or titan-killer damage dice"
+            if line.lance or line.ignore_cover or line.disrupt or line.engage_only or tk not in (False, True):
+                return (f"{where}.extra_attacks[{k}]",
+                        "lance, ignore cover, disrupt, engage_only or titan-killer damage dice")
     for i, formation in enumerate(c.scenario.formations):
         if any(formation.within_splash_of.values()):
             return f"formations[{i}].within_splash_of", "critical-hit splash"

@@ -144,9 +144,11 @@ class CriticalEffect(StrictModel):
         if self.further_damage_on is not None and kind != "extra_damage":
             raise ValueError(f"further_damage_on: only an extra_damage critical rolls for a further point; not {kind}")
         if kind == "self_hit" and self.self_hit_on is None:
-            raise ValueError("self_hit_on: a self_hit critical needs the D6 roll that hits the war engine itself (1 to 6)")
+            raise ValueError("self_hit_on: a self_hit critical needs the D6 roll that hits the war engine itself "
+                             "(1 to 6)")
         if (self.self_hit_on is not None or self.self_hits is not None) and kind != "self_hit":
-            raise ValueError(f"self_hit_on / self_hits: only a self_hit critical hits the war engine itself; not {kind}")
+            raise ValueError(f"self_hit_on / self_hits: only a self_hit critical hits the war engine itself; "
+                             f"not {kind}")
         if self.splash_macro_weapon + self.splash_no_save + self.splash_titan_killer > 1:
             raise ValueError("splash_*: a splash hit is a macro-weapon, a titan-killer or a no-save hit, only one")
         if self.then == "destroyed_plus_effect" and self.splash_hit_on is None:

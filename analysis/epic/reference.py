@@ -156,8 +156,8 @@ class Trial:
         ordinary, macro-weapon, titan-killer (1) or no save (§10.4, §10.6)."""
         kind = {SPLASH_MACRO_WEAPON: MACRO_WEAPON, SPLASH_TITAN_KILLER: TITAN_KILLER}.get(splash_kind, ORDINARY)
         abilities = Abilities(macro_weapon=True, titan_killer=True) if kind == TITAN_KILLER else NO_ABILITIES
-        take_hit(self, 1 - victim.slot.side, Hit(kind, False, abilities=abilities, no_save=splash_kind == SPLASH_NO_SAVE),
-                 victim, 1)
+        hit = Hit(kind, False, abilities=abilities, no_save=splash_kind == SPLASH_NO_SAVE)
+        take_hit(self, 1 - victim.slot.side, hit, victim, 1)
 
     def break_in_end_phase(self, formation: Formation) -> None:
         """End-phase damage broke it: BMs removed, it withdraws as after a failed rally (§10.7)."""
