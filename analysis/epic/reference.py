@@ -124,20 +124,20 @@ class Trial:
 
     def count_damage(self, unit: Unit, points: int, by_side: int | None, kill: bool, marker: bool) -> None:
         """Book ``points`` of damage (or units) lost by ``unit``: kills for ``by_side`` while the fight goes
-        on, losses and the BMs they place if its formation wins (``marker``); in the end phase, BMs on
-        its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast Markers;
-        §10.4, §10.7)."""
+        on; losses and the BMs they place if its formation wins (``marker``), until the end phase (a
+        splash from a war engine destroyed by extra hits may still reach the winner); in the end phase,
+        BMs on its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast
+        Markers; §10.4, §10.7)."""
         formation = self.formations[unit.slot.formation]
         if self.in_end_phase:
             if not formation.broken:
                 formation.blast_markers += points
             return
-        if not self.fighting:
-            return
         formation.losses += points
         if marker and not unit.slot.automaton:  # TP-SR Automaton: no BM for its deaths
             self.book_markers(formation, unit, points)
-        if kill and self.kills_count and by_side is not None and not unit.slot.automata:  # TP-SR Automata
+        if kill and self.fighting and self.kills_count and by_side is not None \
+                and not unit.slot.automata:  # TP-SR Automata
             self.kills[by_side] += points
 
     @staticmethod
