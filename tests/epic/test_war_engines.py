@@ -556,3 +556,20 @@ def test_lose_character_removes_a_battlecar_with_its_capacity_and_shields(compil
     assert (train.slot.damage_capacity, train.damage_left, train.damage_taken, trial.kills[ATTACKER]) == (4, 4, 3, 3)
     apply_critical(trial, train, ATTACKER, True)
     assert not train.alive and train.damage_taken == 7 and trial.kills[ATTACKER] == 7 and trial.rng.exhausted
+
+
+def test_a_splash_after_the_result_is_a_loss_of_the_winner_but_no_kill(compile_epic, scripted):
+    """TP 3.2.3, 1.12.9 (§10.6): a losing WE destroyed by the extra hits explodes onto the winner's unit:
+    a loss (a BM for the winner), no kill (the result is already worked out)."""
+    target = {"type": "WE", "armour": 4, "damage_capacity": 1,
+              "critical": {"kind": "destroyed_plus_effect", "splash_hit_on": 1}}
+    compiled = compile_epic({"shooter": SHOOTER, "target": target}, [
+        {"name": "A", "side": "attacker", "initiative": 1, "within_splash_of": {"D": 1},
+         "units": [{"unit": "shooter", "count": 2, "engaged": "ff"}]},
+        {"name": "D", "side": "defender", "initiative": 1, "units": [{"unit": "target", "count": 1, "engaged": "ff"}]}])
+    trial = new_trial(compiled, scripted([6, 3, 1]))  # critical roll, splash roll, the shooter's 4+ save
+    trial.fighting = False
+    extra_hits(trial, DEFENDER, 1)
+    shooter = trial.formations[0].units[0]
+    assert not shooter.alive and trial.formations[0].loss_markers == 1 and trial.kills == [0, 0]
+    assert trial.rng.exhausted
