@@ -14,6 +14,7 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_
 from ..bounds import BlastMarkers, ExtraAttackCount, Points, Speed
 from ..scenario import StrictModel
 from .turn_model import Activation, check_turn, fill_turn_defaults
+from .dice import parse_dice
 
 UnitType = Literal["INF", "LV", "AV", "WE", "CH"]
 Engagement = Literal["bc", "ff", "out"]
@@ -44,15 +45,122 @@ class Rules(StrictModel):
     supreme_commander_rerolls: bool = True  # TP 2.1.15
 
 
-class ExtraAttack(StrictModel):
+def _check_dice(value):
+    """A dice key (``"D3+3"``, ``3``) must parse; its ValueError names the grammar."""
+    if value is None or value is True or value is False:
+        return value
+    parse_dice(value)
+    return value
+
+
+class WeaponAbilities(StrictModel):
+    """Weapon abilities of a line (TP 2.2.2, 2.2.5, 2.2.6, 2.2.9; TP-SR Eldar Technology).
+
+    ``titan_killer``: true (1 damage per hit on a war engine), or the damage dice ``"D3"``,
+    ``"D6"``, ``"D6+1"`` (TP 3.2.5); a titan killer is always a macro-weapon (TP 2.2.9).
+    """
+
+    macro_weapon: bool = False
+    titan_killer: bool | int | str = False
+    lance: bool = False  # no reinforced-armour re-roll (TP-SR Eldar Technology)
+    ignore_cover: bool = False  # no cover save (TP 2.2.5)
+    disrupt: bool = False  # a BM per hit instead of per kill (TP 2.2.2)
+
+    @field_validator("titan_killer")
+    @classmethod
+    def _titan_killer_dice(cls, value):
+        if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= 6:
+            raise ValueError(f"expected true, a damage from 1 to 6 or a dice expression (\"D3\", \"D6\", "
+                             f"\"D6+1\"), got {value}")
+        return _check_dice(value)
+
+
+class ExtraAttack(WeaponAbilities):
     """An assault-weapon (``bc``) or small-arms (``15cm``) line adding extra attacks (TP 2.2.3)."""
 
     count: ExtraAttackCount | Literal["D3"] = 1
     range: Literal["bc", "15cm"] = "bc"
-    macro_weapon: bool = False
     first_strike: bool = False
-    titan_killer: bool = False
     sniper: bool = False
+    engage_only: bool = False  # only when its formation assaults (TP-SR Knight Technology: knight lances)
+
+
+CriticalKind = Literal["destroyed", "destroyed_plus_effect", "destroyed_with_passengers", "extra_damage",
+                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit",
+                       "lose_character"]
+DegradeLoss = Literal["holofield", "deflector-shield", "cc", "ff", "extra_attacks"]
+
+
+class CriticalEffect(StrictModel):
+    """A war engine's critical-hit effect (TP 3.2.3; the kinds of docs/epic-engine.md §10.4).
+
+    ``damage``: points it does at once (``extra_damage``: default 1; ``random_move`` /
+    ``degrade_then_escalate``: the damage part, default 0).  Splash (``destroyed_plus_effect``, a
+    breach that destroys, a ``then`` that destroys): every unit the scenario places within reach
+    (formation key ``within_splash_of``) is hit on D6 ≥ ``splash_hit_on`` (1 = always), as an
+    ordinary hit, a macro-weapon hit (``splash_macro_weapon``) or a hit with no save
+    (``splash_no_save``) or a titan-killer (1) hit (``splash_titan_killer``).
+    ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point,
+    on a 1 its splash, if it has one (the Hierodule's text).
+    ``self_hit``: ``self_hits`` D6 on ``self_hit_on`` or more each hit the war engine itself (the splash
+    hit type), then the splash, if any; it is not destroyed by the critical itself.  ``lose_character``:
+    a random character that added damage capacity is removed with its DC and void shields; with none
+    left, destroyed.
+    ``degrade_then_escalate``: the first critical takes away ``loses`` (``ff_becomes`` sets a new FF
+    value); every later one applies the kind ``then``.
+    """
+
+    kind: CriticalKind
+    damage: int | None = Field(None, ge=0, le=6)
+    splash_hit_on: int | None = Field(None, ge=1, le=6)
+    splash_macro_weapon: bool = False
+    splash_no_save: bool = False
+    splash_titan_killer: bool = False
+    further_damage_on: int | None = Field(None, ge=2, le=6)
+    self_hits: int | None = Field(None, ge=1, le=6)
+    self_hit_on: int | None = Field(None, ge=1, le=6)
+    then: Literal["extra_damage", "destroyed", "destroyed_plus_effect"] | None = None
+    loses: list[DegradeLoss] = Field([], max_length=5)
+    ff_becomes: int | None = Field(None, ge=2, le=6)
+
+    @model_validator(mode="after")
+    def _parameters(self):
+        kind = self.kind
+        if kind == "destroyed_plus_effect" and self.splash_hit_on is None:
+            raise ValueError("splash_hit_on: a destroyed_plus_effect critical needs the D6 roll that hits each "
+                             "unit within reach (1 to 6; 1 = every unit is hit)")
+        if self.damage is not None and kind not in ("extra_damage", "random_move", "degrade_then_escalate"):
+            raise ValueError(f"damage: only extra_damage, random_move and degrade_then_escalate criticals do "
+                             f"damage; {kind} does not take it")
+        if self.then is not None and kind != "degrade_then_escalate":
+            raise ValueError(f"then: only a degrade_then_escalate critical has a later effect; not {kind}")
+        if (self.loses or self.ff_becomes is not None) and kind != "degrade_then_escalate":
+            raise ValueError(f"loses / ff_becomes: only a degrade_then_escalate critical takes abilities away; "
+                             f"not {kind}")
+        splashes = kind in ("destroyed_plus_effect", "destroyed_with_passengers", "end_phase_breach", "self_hit") \
+            or self.then == "destroyed_plus_effect" or self.further_damage_on is not None
+        if (self.splash_hit_on is not None or self.splash_macro_weapon or self.splash_no_save
+                or self.splash_titan_killer) and not splashes:
+            raise ValueError(f"splash_*: a {kind} critical has no splash")
+        if self.further_damage_on is not None and kind != "extra_damage":
+            raise ValueError(f"further_damage_on: only an extra_damage critical rolls for a further point; not {kind}")
+        if kind == "self_hit" and self.self_hit_on is None:
+            raise ValueError("self_hit_on: a self_hit critical needs the D6 roll that hits the war engine itself "
+                             "(1 to 6)")
+        if (self.self_hit_on is not None or self.self_hits is not None) and kind != "self_hit":
+            raise ValueError(f"self_hit_on / self_hits: only a self_hit critical hits the war engine itself; "
+                             f"not {kind}")
+        if self.splash_macro_weapon + self.splash_no_save + self.splash_titan_killer > 1:
+            raise ValueError("splash_*: a splash hit is a macro-weapon, a titan-killer or a no-save hit, only one")
+        if self.then == "destroyed_plus_effect" and self.splash_hit_on is None:
+            raise ValueError("splash_hit_on: then = \"destroyed_plus_effect\" needs the D6 roll that hits each unit "
+                             "within reach (1 to 6)")
+        return self
+
+    @property
+    def extra_damage(self) -> int:
+        """Damage points done at once by this critical."""
+        return self.damage if self.damage is not None else 1 if self.kind == "extra_damage" else 0
 
 
 class WeaponLine(StrictModel):
@@ -99,6 +207,25 @@ class UnitProfile(StrictModel):
     special: list[str] = Field([], max_length=32)
     extra_attacks: list[ExtraAttack] = Field([], max_length=8)
     weapons: list[WeaponLine] = Field([], max_length=16)  # ranged weapons, used by turns
+    void_shields: int = Field(0, ge=0, le=12)  # TP-SR Imperial Void Shields
+    power_fields: int | str | None = None  # TP-SR Power Fields: a number or dice rolled once per trial
+    shadowfields: int = Field(0, ge=0, le=8)  # TP-SR Dark Eldar Technology
+    critical: CriticalEffect | None = None  # TP 3.2.3: a kind name or a table; none = no critical effect
+    cc_abilities: WeaponAbilities | None = None  # abilities of the unit's own CC attack (main dice)
+    ff_abilities: WeaponAbilities | None = None  # abilities of the unit's own FF attack (main dice)
+
+    @field_validator("power_fields")
+    @classmethod
+    def _power_field_dice(cls, value):
+        return _check_dice(value)
+
+    @field_validator("critical", mode="before")
+    @classmethod
+    def _critical_name(cls, value):
+        """A kind name alone is the table ``{kind = NAME}``; a kind that needs parameters says so."""
+        if isinstance(value, str):
+            return {"kind": value}
+        return value
 
     @field_validator("special")
     @classmethod
@@ -113,8 +240,14 @@ class UnitProfile(StrictModel):
     def _war_engine(self):
         if self.type == "WE" and self.damage_capacity is None:
             raise ValueError("a war engine (type WE) needs damage_capacity")
-        if self.type != "WE" and self.damage_capacity is not None:
-            raise ValueError("only a war engine (type WE) has damage_capacity")
+        if self.type not in ("WE", "CH") and self.damage_capacity is not None:
+            raise ValueError("only a war engine (type WE), or a character that adds damage capacity to its host "
+                             "war engine, has damage_capacity")
+        if self.void_shields and self.type not in ("WE", "CH"):
+            raise ValueError(f"void_shields: only a war engine (type WE), or a character adding shields to its "
+                             f"host war engine, has void shields; this unit is {self.type}")
+        if self.critical is not None and self.type != "WE":
+            raise ValueError(f"critical: only a war engine (type WE) takes critical hits; this unit is {self.type}")
         return self
 
 
@@ -144,6 +277,9 @@ class Formation(StrictModel):
     # enemy units within 15 cm of each of its war engines when a withdrawal ends: 1 damage each (TP 3.2.4)
     withdrawal_enemies_within_15cm: int = Field(0, ge=0, le=100)
     enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
+    # units of this formation (nearest first) within reach of the critical-hit splash of each named
+    # formation's war engines (TP 3.2.3; docs/epic-engine.md §10.4); default: none
+    within_splash_of: dict[str, int] = Field({}, max_length=32)
     points: Points | None = None
     overwatch: bool = False  # on overwatch at the start of a turn (TP 1.10; turn scenarios)
     units: list[UnitGroup] = Field(min_length=1, max_length=32)
@@ -163,6 +299,7 @@ class EpicScenario(StrictModel):
     end_phase: EndPhase = EndPhase()
     turn: list[Activation] = Field([], max_length=64)  # activations in order: a turn scenario (docs/epic-turn.md)
     _notes: list[str] = PrivateAttr(default_factory=list)
+    _source: str = PrivateAttr("<scenario>")  # the file it was loaded from, for error messages
 
     @model_validator(mode="before")
     @classmethod
@@ -182,6 +319,11 @@ class EpicScenario(StrictModel):
         scenario = handler(data)
         scenario._notes = notes
         return scenario
+
+    @property
+    def source(self) -> str:
+        """The file (or text source) it was loaded from, as error messages name it."""
+        return self._source
 
     @property
     def notes(self) -> list[str]:
@@ -215,6 +357,16 @@ class EpicScenario(StrictModel):
                         chars = sorted(n for n, u in self.units.items() if u.type == "CH") or ["none defined"]
                         raise ValueError(f"{where}.characters[{k}]: unknown character {ch!r}; "
                                          f"allowed: {', '.join(chars)}")
+                    if self.units[ch].damage_capacity is not None and self.units[group.unit].type != "WE":
+                        raise ValueError(f"{where}.characters[{k}]: {ch!r} adds damage capacity and shields, so "
+                                         f"its host must be a war engine (type WE); {group.unit!r} is "
+                                         f"{self.units[group.unit].type}")
+            for source, count in formation.within_splash_of.items():
+                if source not in names:
+                    raise ValueError(f"formations[{i}].within_splash_of: unknown formation {source!r}; "
+                                     f"allowed: {', '.join(names)}")
+                if not 0 <= count <= 100:
+                    raise ValueError(f"formations[{i}].within_splash_of.{source}: allowed 0 to 100 units, got {count}")
         if self.turn:
             check_turn(self)  # who fights an assault is decided by the turn's engage activation
             return self

@@ -14,7 +14,7 @@ import numpy as np
 from ..estimates import Distribution, Probability
 from ..result import Result
 from ..runner import RunInfo
-from .compile import CompiledEpic
+from .compile import CompiledEpic, war_engine_keys
 
 Winner = Literal["attacker", "defender", "none", "unresolved"]
 WINNER_SLOT = {"attacker": "attacker_wins", "defender": "defender_wins", "none": "no_winner",
@@ -35,6 +35,12 @@ class FormationOutcome:
     casualties_assault: int  # units destroyed by the end of the assault
     blast_markers_after_assault: int  # markers held (a broken or destroyed formation holds none)
     blast_markers_after_end_phase: int
+    # its war engines and shielded units (FormationSlot.war_engines; docs/epic-engine.md §10.9)
+    critical: bool = False  # at least one critical hit rolled on them
+    damage_taken_assault: int = 0  # DC lost by the end of the assault (destroyed: its starting DC)
+    damage_taken: int = 0  # by the end of the end phase
+    shields_after_assault: int = 0  # void shields, power fields and shadowfields up on the living ones
+    shields_after_end_phase: int = 0
 
 
 @dataclass
@@ -66,6 +72,10 @@ def record(c: CompiledEpic, outcome: TrialOutcome, counts: np.ndarray) -> None:
         cap = f.max_blast_markers
         counts[lay.offset(p + "blast_markers_after_assault") + min(fo.blast_markers_after_assault, cap)] += 1
         counts[lay.offset(p + "blast_markers_after_end_phase") + min(fo.blast_markers_after_end_phase, cap)] += 1
+        if f.war_engines:
+            counts[lay.offset(p + "critical")] += fo.critical
+            for name in ("damage_taken_assault", "damage_taken", "shields_after_assault", "shields_after_end_phase"):
+                counts[lay.offset(p + name) + getattr(fo, name)] += 1
 
 
 def precision_successes(c: CompiledEpic, counts: np.ndarray) -> np.ndarray:
@@ -92,6 +102,7 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     }
     sides["margin"] = _trim(sides["margin"])
     formations = {}
+    war_engine_results = war_engine_keys(c) is not None
     for f in c.formations:
         p = f"f{f.index}."
         casualties = Distribution(lay.get(counts, p + "casualties"))
@@ -123,6 +134,8 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
             "blast_markers_after_assault": bm_assault,
             "blast_markers_after_end_phase": bm_end,
         }
+        if f.war_engines and war_engine_results:
+            formations[f.name].update(_war_engine_results(lay, counts, p, n))
     notes = c.scenario.notes
     unresolved = lay.scalar(counts, "unresolved")
     if unresolved:
@@ -134,6 +147,14 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     meta = {"engine": engine, "rules": c.rules.model_dump()}
     tree = {"sides": sides, "formations": formations}
     return EpicResult(system="epic", title=c.scenario.title, info=info, tree=tree, notes=notes, meta=meta)
+
+
+def _war_engine_results(lay, counts: np.ndarray, p: str, n: int) -> dict:
+    """P(a critical), damage taken and shields left of a formation's war engines (docs/epic-engine.md §10.9)."""
+    dists = {name: Distribution(lay.get(counts, p + name)) for name in
+             ("damage_taken_assault", "damage_taken", "shields_after_assault", "shields_after_end_phase")}
+    return {"critical": Probability(lay.scalar(counts, p + "critical"), n),
+            **{f"{name}_mean": d.mean() for name, d in dists.items()}, **dists}
 
 
 def _trim(d: Distribution) -> Distribution:

@@ -20,7 +20,7 @@ from functools import cache
 from importlib.resources import files
 
 from .compile import NO_ROLL
-from .reference import Formation, Trial, Unit, break_formation, roll_d6, wound
+from .reference import Formation, Trial, Unit, break_formation, roll_d6
 
 AP, AT, MW, TK = "AP", "AT", "MW", "TK"
 INFANTRY_TARGETS = ("INF", "LV")  # AP hits (TP 1.9.6, 2.1.9)
@@ -396,6 +396,15 @@ def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> Non
         if wound(victim):
             state.report.kills += 1
         trial.say("TP 1.13.4", f"  {victim.label} → {'destroyed' if not victim.alive else f'{victim.damage_left} DC left'}")
+
+
+def wound(unit: Unit) -> bool:
+    """One point of damage to a shooting target's unit: it dies (war engines are not shot at in a turn
+    yet, docs/epic-turn.md); True if it died."""
+    unit.damage_left -= 1
+    if unit.damage_left == 0:
+        unit.alive = False
+    return not unit.alive
 
 
 def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHit) -> int:

@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass
 
 from .compile import ENGAGED, CompiledEpic
-from .reference import (Decision, Formation, Log, Trial, break_formation, consequences, end_phase, fight,
-                        new_trial, regroup_roll, roll_d6, trial_outcome)
+from .reference import (Decision, Formation, Log, Trial, assault_snapshot, break_formation, consequences, end_phase,
+                        fight, new_trial, regroup_roll, roll_d6, trial_outcome)
 from .outcome import TrialOutcome
 from .shooting import ACTION_TO_HIT, AttackReport, FireOrders, shoot
 from .turn_model import Activation
@@ -217,8 +217,7 @@ def run_turn_trial(compiled: CompiledEpic, weapons: list[tuple], rng: random.Ran
             engage = act
     if engage is not None:
         decision = turn.assault(engage)
-    snapshot = [(bool(f.living) and f.broken, f.blast_markers if f.living else 0,
-                 sum(not u.alive for u in f.units)) for f in turn.trial.formations]
+    snapshot = assault_snapshot(turn.trial)
     if compiled.scenario.end_phase.rally:
         end_phase(turn.trial)
     return TurnTrialOutcome(outcomes, trial_outcome(turn.trial, decision, snapshot), engaged=decision is not None)
