@@ -118,20 +118,33 @@ class TurnResult(EpicResult):
 
 
 class TurnJob:
-    """Runs turns on the reference engine through the shared runner (as ``ReferenceJob``)."""
+    """Runs turns on the reference engine through the shared runner (as ``ReferenceJob``).
 
-    def __init__(self, c: CompiledTurn):
+    ``trial_streams``: trial ``t`` (global index) gets a generator of its own, keyed
+    ``(key0, key1 ^ TRIAL_STREAM_KEY, t)`` as in ``ReferenceJob``, so that two scenarios run on the
+    same trial streams stay in step trial by trial (common random numbers in ``compare``).
+    """
+
+    def __init__(self, c: CompiledTurn, trial_streams: bool = False):
         from .turn import run_turn_trial
 
         self.c = c
+        self.trial_streams = bool(trial_streams)
         self._run = run_turn_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
+        from kernels.epic import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
         from . import block_rng
 
         counts = self.c.compiled.layout.zeros()
+        if self.trial_streams:
+            first = first_block * BLOCK_TRIALS
+            for t in range(first, first + n_trials):
+                rng = block_rng(key0, key1 ^ int(TRIAL_STREAM_KEY), t)
+                record_turn(self.c, self._run(self.c.compiled, self.c.weapons, rng), counts)
+            return counts
         for b in range(-(-n_trials // BLOCK_TRIALS)):
             rng = block_rng(key0, key1, first_block + b)
             for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
