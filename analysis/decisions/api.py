@@ -339,6 +339,15 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
     return table, results
 
 
+def _option_labels(labels, default: list[str], source: str) -> list[str]:
+    """The names of options A and B: ``labels`` when given (two non-empty texts), else ``default``."""
+    if labels is None:
+        labels = default
+    elif isinstance(labels, str) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels):
+        raise UserError(source, "labels", f"got {labels!r}", "two names, one per option")
+    return _labels([Force(name=str(x), data={}) for x in labels])
+
+
 def _scenario_options(option_a, option_b, labels, side: str, engine: str, method: str | None, source: str):
     """Two whole scenarios compared as they stand (``compare`` without opponents): (system, the pair,
     the row label, the option labels, engine, method, notes).
@@ -350,12 +359,8 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
         raise UserError(source, "option_b", "both scenarios of a scenario comparison must be Epic scenarios",
                         "two Epic scenario files or models (e.g. a turn scenario and its variant)")
     (ma, src_a), (mb, src_b) = system.load(option_a), system.load(option_b)
-    if labels is None:
-        labels = [Path(s).stem if isinstance(o, (str, Path)) else m.title
-                  for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))]
-    elif len(labels) != 2 or not all(isinstance(x, str) and x for x in labels):
-        raise UserError(source, "labels", f"got {labels!r}", "two names, one per scenario")
-    label_a, label_b = _labels([Force(name=str(x), data={}) for x in labels])
+    label_a, label_b = _option_labels(labels, [Path(s).stem if isinstance(o, (str, Path)) else m.title
+                                               for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))], source)
     opponent = " and ".join(f.name for f in ma.formations if f.side != side)
     notes = []
     if ma.turn or mb.turn:
@@ -378,9 +383,10 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     ``opponents`` (on ``base``'s rules).  Scenarios: without ``opponents``, they are two whole Epic
     scenarios (paths or loaded models), compared as they stand in one row against the formations of
     the other side, e.g. a turn scenario and its variant ("shoot first" against "engage now");
-    ``labels`` names them (default: file names, or titles of loaded models).  Turn scenarios run on
-    the reference engine whatever ``engine`` says (the kernel does not run turns yet; a note says so),
-    by default as exact pairs.  ``method=None``: "batch-means", except for turn scenarios.
+    ``labels`` names options A and B (default: the forces' names; for scenarios their file names, or
+    the titles of loaded models).  Turn scenarios run on the reference engine whatever ``engine``
+    says (the kernel does not run turns yet; a note says so), by default as exact pairs.
+    ``method=None``: "batch-means", except for turn scenarios.
 
     Common random numbers (``paired=True``): against opponent ``j`` both options run trial ``t``
     on the same random stream, so they stay in step however differently their trials unfold.
@@ -404,6 +410,10 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     """
     _check_choice(source, "side", side, ("attacker", "defender"))
     if opponents is None:
+        for field, value in (("base", base), ("weights", weights)):
+            if value is not None:
+                raise UserError(source, field, "a comparison of two whole scenarios takes no base or weights",
+                                "opponents (forces) with them, or two scenarios without them")
         system, pairs, opponent, (label_a, label_b), engine, method, notes = _scenario_options(
             option_a, option_b, labels, side, engine, method, source)
         names, w = [opponent], np.ones(1)
@@ -413,7 +423,7 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
         a, b = system.force(option_a, side), system.force(option_b, side)
         opps = _opponents(system, specs, side)
         names = _labels(opps)
-        label_a, label_b = _labels([a, b])
+        label_a, label_b = _option_labels(labels, [a.name, b.name], source)
         pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
         method, notes = method or "batch-means", []
     _check_choice(source, "method", method, ("batch-means", "exact-pairs"))

@@ -64,5 +64,7 @@ def test_shooting_first_raises_the_assault_win_chance():
 def test_scenario_comparison_bad_input_is_one_clear_error():
     with pytest.raises(UserError, match="labels"):
         compare(SHOOT_FIRST, ENGAGE_NOW, trials=10, labels=("only one",))
+    with pytest.raises(UserError, match="no base or weights"):
+        compare(SHOOT_FIRST, ENGAGE_NOW, trials=10, base=SHOOT_FIRST)
     with pytest.raises(UserError, match="Epic scenarios"):
         compare(SHOOT_FIRST, SCENARIOS / "gdb" / "column_vs_line.toml", trials=10)
