@@ -1,5 +1,6 @@
 """``compare`` on Epic turn scenarios (issue 15 §3): two whole scenarios, paired by common random
 numbers, on the reference engine (docs/epic-turn.md; docs/decisions.md)."""
+import json
 import math
 from importlib.resources import files
 from pathlib import Path
@@ -68,3 +69,23 @@ def test_scenario_comparison_bad_input_is_one_clear_error():
         compare(SHOOT_FIRST, ENGAGE_NOW, trials=10, base=SHOOT_FIRST)
     with pytest.raises(UserError, match="Epic scenarios"):
         compare(SHOOT_FIRST, SCENARIOS / "gdb" / "column_vs_line.toml", trials=10)
+
+
+def test_cli_compares_two_turn_scenarios_named_in_a_definition(tmp_path):
+    """`wargame-odds compare` with a definition that names two scenario files and no opponents (the
+    shipped shoot-first-or-engage-now example); a missing scenario file is one error line, exit 2."""
+    from click.testing import CliRunner
+
+    from analysis.cli import main
+
+    example = SCENARIOS / "epic" / "decisions" / "shoot_first_or_engage_now.toml"
+    out = CliRunner().invoke(main, ["compare", str(example), "-n", "200", "--json"])
+    data = json.loads(out.stdout)
+    assert out.exit_code == 0 and data["engine"] == "reference" and data["method"] == "exact-pairs"
+    assert [r["opponent"] for r in data["rows"]] == ["Warband"]
+    assert any("reference engine" in note for note in data["notes"])
+    definition = tmp_path / "c.toml"
+    definition.write_text('option_a = "missing.toml"\noption_b = "missing.toml"\n')
+    out = CliRunner().invoke(main, ["compare", str(definition), "-n", "10"])
+    lines = out.output.strip().splitlines()
+    assert out.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: ") and "missing.toml" in lines[0]
