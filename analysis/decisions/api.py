@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -338,11 +339,54 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
     return table, results
 
 
-def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str = "attacker",
-            trials: int = DEFAULT_TRIALS, seed: int = 0, paired: bool = True, method: str = "batch-means",
+def _option_labels(labels, default: list[str], source: str) -> list[str]:
+    """The names of options A and B: ``labels`` when given (two non-empty texts), else ``default``."""
+    if labels is None:
+        labels = default
+    elif isinstance(labels, str) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels):
+        raise UserError(source, "labels", f"got {labels!r}", "two names, one per option")
+    return _labels([Force(name=str(x), data={}) for x in labels])
+
+
+def _scenario_options(option_a, option_b, labels, side: str, engine: str, method: str | None, source: str):
+    """Two whole scenarios compared as they stand (``compare`` without opponents): (system, the pair,
+    the row label, the option labels, engine, method, notes).
+
+    Turn scenarios run on the reference engine (the kernel does not run turns yet) and, unless a
+    method is given, as exact pairs (batch means needs at least 122,880 trials per option)."""
+    system = system_of(option_a)
+    if system_of(option_b) is not system or system.name != "epic":
+        raise UserError(source, "option_b", "both scenarios of a scenario comparison must be Epic scenarios",
+                        "two Epic scenario files or models (e.g. a turn scenario and its variant)")
+    (ma, src_a), (mb, src_b) = system.load(option_a), system.load(option_b)
+    label_a, label_b = _option_labels(labels, [Path(s).stem if isinstance(o, (str, Path)) else m.title
+                                               for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))], source)
+    opponent = " and ".join(f.name for f in ma.formations if f.side != side)
+    notes = []
+    if ma.turn or mb.turn:
+        if engine != "reference":
+            notes.append(f"turn scenarios run on the pure-Python reference engine (engine={engine!r} asked; the "
+                         "Numba kernel does not run turns yet)")
+        engine = "reference"
+        method = method or "exact-pairs"
+    return system, [(ma, mb)], opponent, (label_a, label_b), engine, method or "batch-means", notes
+
+
+def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side: str = "attacker",
+            trials: int = DEFAULT_TRIALS, seed: int = 0, paired: bool = True, method: str | None = None,
             engine: str = "kernel", threads: int | None = None, chunk_trials: int | None = None,
-            progress: bool | None = None, cell: tuple = (), source: str = "compare") -> CompareResult:
+            progress: bool | None = None, cell: tuple = (), labels: tuple[str, str] | None = None,
+            source: str = "compare") -> CompareResult:
     """P(A wins) − P(B wins) against each opponent and over the weighted meta.
+
+    Forces: ``option_a`` and ``option_b`` are forces of ``side``, each set against every force of
+    ``opponents`` (on ``base``'s rules).  Scenarios: without ``opponents``, they are two whole Epic
+    scenarios (paths or loaded models), compared as they stand in one row against the formations of
+    the other side, e.g. a turn scenario and its variant ("shoot first" against "engage now");
+    ``labels`` names options A and B (default: the forces' names; for scenarios their file names, or
+    the titles of loaded models).  Turn scenarios run on the reference engine whatever ``engine``
+    says (the kernel does not run turns yet; a note says so), by default as exact pairs.
+    ``method=None``: "batch-means", except for turn scenarios.
 
     Common random numbers (``paired=True``): against opponent ``j`` both options run trial ``t``
     on the same random stream, so they stay in step however differently their trials unfold.
@@ -365,20 +409,30 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
     (Newcombe's hybrid score interval; MOVER over the meta).
     """
     _check_choice(source, "side", side, ("attacker", "defender"))
+    if opponents is None:
+        for field, value in (("base", base), ("weights", weights)):
+            if value is not None:
+                raise UserError(source, field, "a comparison of two whole scenarios takes no base or weights",
+                                "opponents (forces) with them, or two scenarios without them")
+        system, pairs, opponent, (label_a, label_b), engine, method, notes = _scenario_options(
+            option_a, option_b, labels, side, engine, method, source)
+        names, w = [opponent], np.ones(1)
+    else:
+        specs, w = meta_weights(opponents, weights, source)
+        system, base_model = _matchup_system(base)
+        a, b = system.force(option_a, side), system.force(option_b, side)
+        opps = _opponents(system, specs, side)
+        names = _labels(opps)
+        label_a, label_b = _option_labels(labels, [a.name, b.name], source)
+        pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
+        method, notes = method or "batch-means", []
     _check_choice(source, "method", method, ("batch-means", "exact-pairs"))
-    specs, w = meta_weights(opponents, weights, source)
-    system, base_model = _matchup_system(base)
-    a, b = system.force(option_a, side), system.force(option_b, side)
-    opps = _opponents(system, specs, side)
-    names = _labels(opps)
-    label_a, label_b = _labels([a, b])
     path = system.win_path(side)
-    pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
     batched = paired and method == "batch-means"
     batches, size = batch_plan(trials) if batched else (None, None)
     n = batches * size if batched else trials
-    rows, option_results, notes = [], {}, []
-    with _bar(2 * len(opps) * n, progress, "compare") as bar, compile_notice():
+    rows, option_results = [], {}
+    with _bar(2 * len(pairs) * n, progress, "compare") as bar, compile_notice():
         for j, (ma, mb) in enumerate(pairs):
             var_pair = diffs = None
             if batched:
@@ -409,7 +463,7 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
                         | _points_columns([trades[0]], [1.0], "_a") | _points_columns([trades[1]], [1.0], "_b")
                         | {"_k": (pa.k, pb.k, pa.n, pb.n), "_var": (var_pair, var_ind), "_diffs": diffs,
                            "_trades": trades})
-            notes += [f"{names[j]}: {x}" for x in ra.notes + rb.notes]
+            notes += [f"{names[j]}: {x}" for x in dict.fromkeys(ra.notes + rb.notes)]
     if len(rows) > 1:
         rows.append(_meta_row(rows, w, n, size)
                     | _points_columns([r["_trades"][0] for r in rows], w, "_a")
@@ -419,7 +473,7 @@ def compare(option_a, option_b, opponents, *, weights=None, base=None, side: str
                      f"{MIN_BATCHES} equal batches of whole {BLOCK_TRIALS:,}-trial blocks")
     frame = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     per_batch = pd.DataFrame([{"opponent": r["opponent"], "batch": i, "difference": x}
-                              for r in rows[:len(opps)] if r["_diffs"] is not None for i, x in enumerate(r["_diffs"])],
+                              for r in rows[:len(pairs)] if r["_diffs"] is not None for i, x in enumerate(r["_diffs"])],
                              columns=["opponent", "batch", "difference"])
     return CompareResult(option_results=option_results, batches=per_batch, system=system.name, trials=n, seed=seed,
                          frame=frame,

@@ -41,6 +41,21 @@ class CompareDefinition(_Definition, CompareFields):
     """A ``compare`` definition file."""
 
 
+class ScenarioCompareDefinition(StrictModel):
+    """A ``compare`` definition without opponents: two whole scenario files (e.g. a turn scenario and
+    its variant), compared as they stand."""
+
+    system: Literal["epic"] = "epic"
+    side: Literal["attacker", "defender"] = "attacker"
+    option_a: str
+    option_b: str
+    labels: list[str] | None = Field(None, min_length=2, max_length=2)
+
+    def arguments(self, resolve) -> dict:
+        return {"option_a": resolve(self.option_a), "option_b": resolve(self.option_b), "side": self.side,
+                "labels": self.labels}
+
+
 class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
@@ -178,13 +193,16 @@ def threshold_command(scenario, field, values_text, quantity, at_least, at_most,
 @click.argument("definition", type=click.Path(dir_okay=False))
 @_options
 @click.option("--independent", is_flag=True, help="Independent streams instead of common random numbers.")
-@click.option("--method", type=click.Choice(["batch-means", "exact-pairs"]), default="batch-means", show_default=True,
-              help="Paired interval: batch means over chunked runs (fast), or exact pairs, one engine call per "
-                   "trial (small runs).")
+@click.option("--method", type=click.Choice(["batch-means", "exact-pairs"]), default=None,
+              help="Paired interval: batch means over chunked runs (fast; the default), or exact pairs, one engine "
+                   "call per trial (small runs; the default for turn scenarios).")
 def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent, method):
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
-    option_a, option_b, [[opponents]] force/weight, optional side and base)."""
-    d, source, resolve = _definition(definition, CompareDefinition)
+    option_a, option_b, [[opponents]] force/weight, optional side and base; without opponents,
+    option_a and option_b are two scenario files, e.g. a turn and its variant, optional labels)."""
+    data, _ = read_toml(definition)
+    d, source, resolve = _definition(definition, CompareDefinition if "opponents" in data
+                                     else ScenarioCompareDefinition)
     result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, method=method,
                          engine=engine, source=source)
     _emit(result, as_json, as_csv, plot_path)

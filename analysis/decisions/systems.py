@@ -98,10 +98,17 @@ class Epic(System):
         return EpicScenario
 
     def job(self, model, engine, trial_streams=False):
+        """The runner job; a turn scenario runs on the reference engine only (docs/epic-turn.md)."""
         from ..epic import ReferenceJob
         from ..epic.compile import compile_scenario
         from ..epic.engine import KernelJob
 
+        if model.turn:
+            from ..epic.turn_result import TurnJob, compile_turn, refuse_turn
+
+            if engine != "reference":
+                refuse_turn(compile_scenario(model), f"engine '{engine}'")
+            return TurnJob(compile_turn(model), trial_streams=trial_streams)
         compiled = compile_scenario(model)
         if engine == "kernel":
             return KernelJob(compiled, trial_streams=trial_streams)
@@ -111,6 +118,11 @@ class Epic(System):
 
     def build(self, model, job, counts, info, engine):
         from ..epic.outcome import build_result
+
+        if model.turn:
+            from ..epic.turn_result import build_turn_result
+
+            return build_turn_result(job.c, counts, info)
 
         return build_result(job.compiled, counts, info, engine=engine)
 

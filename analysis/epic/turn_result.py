@@ -98,40 +98,71 @@ class TurnResult(EpicResult):
         return out
 
     def headline(self) -> list[str]:
-        from ..labels import percent
+        return turn_sentences(self.to_dict(), self.table())
 
-        lines = []
-        for entry in self.to_dict()["turn"].values():
-            test = entry["action_test_passed"]
-            line = f"{entry['formation']} ({entry['action']}) passes its action test {percent(test['p'], *test['ci95'])}"
-            if "target_broken" in entry:
-                broken = entry["target_broken"]
-                line += (f"; {entry['target']} is broken after it {percent(broken['p'], *broken['ci95'])}, "
-                         f"{entry['kills_mean']:.2f} kills on average")
-            lines.append(line)
-        sides = self.to_dict()["sides"]
-        if sides:
-            for key, label in (("attacker_wins", "the attacker wins the assault"),
-                               ("defender_wins", "the defender wins the assault"), ("no_assault", "no assault")):
-                lines.append(f"{label[0].upper()}{label[1:]}: {percent(sides[key]['p'], *sides[key]['ci95'])}")
-        return lines
+
+def turn_sentences(data: dict, table) -> list[str]:
+    """The turn step by step in words, then the assault's outcome, each with its 95 % interval:
+    per activation its action test and, when it shot, its hits, kills and blast markers placed, the
+    target broken and the target's blast markers after the attack (docs/epic-turn.md §4).
+
+    ``data``: a turn result's ``to_dict()`` (or its JSON); ``table``: its tidy ``table()``, which holds
+    the intervals of the means."""
+    from ..labels import number, percent
+
+    def mean(entry_key: str, quantity: str) -> str:
+        row = table[(table.section == "turn") & (table.entity == entry_key) & (table.quantity == quantity)].iloc[0]
+        return number(row.estimate, row.ci95_lo, row.ci95_hi)
+
+    lines = []
+    for key, entry in data["turn"].items():
+        test = entry["action_test_passed"]
+        line = (f"{key}. {entry['formation']} ({entry['action'].replace('_', ' ')}"
+                + (f" at {entry['target']}" if "target" in entry else "")
+                + f") passes its action test {percent(test['p'], *test['ci95'])}")
+        if "target_broken" in entry:
+            broken = entry["target_broken"]
+            line += (f"; {mean(key, 'hits_mean')} hits, {mean(key, 'kills_mean')} kills and "
+                     f"{mean(key, 'blast_markers_placed_mean')} blast markers placed on average; {entry['target']} "
+                     f"is broken after it {percent(broken['p'], *broken['ci95'])} and holds "
+                     f"{mean(key, 'target_blast_markers_after_mean')} blast markers on average")
+        lines.append(line)
+    sides = data.get("sides")
+    if sides:
+        for key, label in (("attacker_wins", "the attacker wins the assault"),
+                           ("defender_wins", "the defender wins the assault"), ("no_assault", "no assault")):
+            lines.append(f"{label[0].upper()}{label[1:]}: {percent(sides[key]['p'], *sides[key]['ci95'])}")
+    return lines
 
 
 class TurnJob:
-    """Runs turns on the reference engine through the shared runner (as ``ReferenceJob``)."""
+    """Runs turns on the reference engine through the shared runner (as ``ReferenceJob``).
 
-    def __init__(self, c: CompiledTurn):
+    ``trial_streams``: trial ``t`` (global index) gets a generator of its own, keyed
+    ``(key0, key1 ^ TRIAL_STREAM_KEY, t)`` as in ``ReferenceJob``, so that two scenarios run on the
+    same trial streams stay in step trial by trial (common random numbers in ``compare``).
+    """
+
+    def __init__(self, c: CompiledTurn, trial_streams: bool = False):
         from .turn import run_turn_trial
 
         self.c = c
+        self.trial_streams = bool(trial_streams)
         self._run = run_turn_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
+        from kernels.epic import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
         from . import block_rng
 
         counts = self.c.compiled.layout.zeros()
+        if self.trial_streams:
+            first = first_block * BLOCK_TRIALS
+            for t in range(first, first + n_trials):
+                rng = block_rng(key0, key1 ^ int(TRIAL_STREAM_KEY), t)
+                record_turn(self.c, self._run(self.c.compiled, self.c.weapons, rng), counts)
+            return counts
         for b in range(-(-n_trials // BLOCK_TRIALS)):
             rng = block_rng(key0, key1, first_block + b)
             for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):

@@ -404,8 +404,9 @@ def _at_least_tables(system: str, at_least: pd.DataFrame, sides: dict) -> list[d
 
 
 def _headlines(cell, specs: list[dict], done: dict, table: pd.DataFrame) -> tuple[list[str], list[dict]]:
-    """The sentences that lead a cell: the full headline of a scenario, the "who wins" sentences of
-    every point of a sweep or matrix, the meta row of a comparison."""
+    """The sentences that lead a cell: the full headline of a scenario (of a turn scenario: the turn
+    step by step), the "who wins" sentences of every point of a sweep or matrix, the meta row of a
+    comparison."""
     if isinstance(cell, CompareCell):
         result = done[cell.name, "comparison"]["result"]
         meta = table.iloc[-1]
@@ -413,6 +414,10 @@ def _headlines(cell, specs: list[dict], done: dict, table: pd.DataFrame) -> tupl
                 f"Option B ({_short(result['option_b'])}) wins: {percent(meta.p_b, meta.p_b_lo, meta.p_b_hi)}",
                 f"A − B, {meta.opponent}: {percent(meta.difference, meta.ci95_lo, meta.ci95_hi)}"], []
     results = [done[cell.name, s["point"]]["result"] for s in specs]
+    if isinstance(cell, ScenarioCell) and "turn" in results[0]:  # an Epic turn, step by step
+        from ..epic.turn_result import turn_sentences
+
+        return turn_sentences(results[0], table), []
     if isinstance(cell, ScenarioCell):
         return sentences(results[0]), []
     return [], [{"label": _point_label(s), "sentences": summary(r)} for s, r in zip(specs, results)]

@@ -202,7 +202,7 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
     path = report_dir / ref
     if os.path.isfile(path):  # False for a path too long, a folder or a FIFO: reported below
         return path
-    if re.fullmatch(r"[a-z0-9]+/[A-Za-z0-9_-]+", ref):
+    if re.fullmatch(r"[a-z0-9]+(/[A-Za-z0-9_-]+)+", ref):  # SYSTEM/NAME or SYSTEM/FOLDER/NAME (epic/turns/...)
         shipped = resources.files("analysis") / "scenarios" / f"{ref}.toml"
         if shipped.is_file():
             return Path(str(shipped))

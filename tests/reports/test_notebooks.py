@@ -12,7 +12,7 @@ TEST_TRIALS = 4096
 
 def test_the_issue_notebooks_are_there():
     assert {p.stem for p in NOTEBOOKS} >= {"epic_assault_walkthrough", "epic_list_building", "gdb_charge_study",
-                                          "t9a_charge_study"}
+                                          "t9a_charge_study", "epic_shoot_first_or_engage_now"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
