@@ -15,7 +15,7 @@ from analysis.epic.reference import new_trial
 from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, choose_fire_type,
                                     roll_to_hit, save_roll, shoot)
 
-from conftest import OutOfDice, ScriptedRandom, build
+from epic_helpers import OutOfDice, ScriptedRandom, build
 
 
 def exact_by_faces(fn, faces: dict[int, F]) -> dict:

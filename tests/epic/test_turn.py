@@ -21,7 +21,7 @@ from analysis.epic.turn_model import Activation
 from analysis.epic.turn_result import compile_turn
 from analysis.errors import UserError
 
-from conftest import ScriptedRandom
+from epic_helpers import ScriptedRandom
 
 TURNS = Path(str(files("analysis").joinpath("scenarios", "epic", "turns")))
 EXAMPLE = TURNS / "devastators_then_assault_marines.toml"

@@ -1,0 +1,95 @@
+"""Helpers for the Epic reference-engine tests (imported by tests that need them directly, and offered
+as fixtures by conftest.py).
+
+* ``ScriptedRandom(values)``: a ``random.Random`` that returns the given dice (``randint``) and uniform
+  draws (``random``) in order and raises :class:`OutOfDice` when the script runs out;
+* ``exact_distribution(fn)``: the exact distribution of ``fn(rng)`` over every dice sequence it can
+  consume (depth-first over scripted prefixes), as ``{result: Fraction}``;
+* ``build(units, formations, **top)``: a compiled scenario from plain dicts.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from analysis.epic.compile import compile_scenario
+from analysis.epic.model import EpicScenario
+
+
+class OutOfDice(Exception):
+    """The scripted generator was asked for a value beyond its script."""
+
+    def __init__(self, low: int, high: int):
+        super().__init__(f"script exhausted: asked for randint({low}, {high})")
+        self.low, self.high = low, high
+
+
+class ScriptedRandom(random.Random):
+    def __init__(self, values):
+        super().__init__(0)
+        self.values = list(values)
+        self.used = 0
+
+    def _next(self, low, high):
+        if self.used == len(self.values):
+            raise OutOfDice(low, high)
+        value = self.values[self.used]
+        self.used += 1
+        return value
+
+    def randint(self, a, b):
+        value = self._next(a, b)
+        assert isinstance(value, int) and a <= value <= b, f"scripted {value!r} is not a randint({a}, {b})"
+        return value
+
+    def random(self):
+        value = self._next(0, 0)
+        assert isinstance(value, float), f"scripted {value!r} is not a uniform draw"
+        return value
+
+    @property
+    def exhausted(self) -> bool:
+        return self.used == len(self.values)
+
+
+class _PathRandom(random.Random):
+    """Follows a prefix of dice, then takes the lowest face of each further die, noting its range."""
+
+    def __init__(self, prefix):
+        super().__init__(0)
+        self.prefix, self.taken, self.ranges = prefix, [], []
+
+    def randint(self, a, b):
+        value = self.prefix[len(self.taken)] if len(self.taken) < len(self.prefix) else a
+        self.taken.append(value)
+        self.ranges.append((a, b))
+        return value
+
+    def random(self):
+        raise AssertionError("exact distributions cover dice only, no uniform draws")
+
+
+def exact_distribution(fn) -> dict:
+    """{fn(rng): probability} over all dice sequences ``fn`` can consume (dice only, no ``random()``):
+    depth first, each sequence run once (the dice beyond a prefix take their lowest face, and the
+    other faces become new prefixes)."""
+    distribution: dict = {}
+    stack = [()]
+    while stack:
+        prefix = stack.pop()
+        rng = _PathRandom(prefix)
+        result = fn(rng)
+        for i in range(len(prefix), len(rng.taken)):
+            low, high = rng.ranges[i]
+            stack += [tuple(rng.taken[:i]) + (v,) for v in range(low + 1, high + 1)]
+        p = Fraction(1)
+        for low, high in rng.ranges:
+            p /= high - low + 1
+        distribution[result] = distribution.get(result, 0) + p
+    assert sum(distribution.values()) == 1
+    return distribution
+
+
+def build(units: dict, formations: list[dict], **top):
+    data = {"system": "epic", "units": units, "formations": formations, **top}
+    return compile_scenario(EpicScenario.model_validate(data))
