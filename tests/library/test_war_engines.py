@@ -1,0 +1,112 @@
+"""NetEA war engines, shields, fields, critical hits and weapon abilities in the library conversion
+(issue 14 §3; docs/epic-engine.md §10; epic-shooting §1, §7.5, §7.6)."""
+import pytest
+
+from analysis.epic.model import CriticalEffect
+from analysis.library.netea import convert, criticals, mapping, units
+
+CRITICAL_UNITS = {uid: u["critical_hit_effect"] for uid, u in units().items() if u["critical_hit_effect"]}
+
+
+def test_every_critical_text_is_classified_once_tp_3_2_3():
+    """TP 3.2.3: each of the 48 datasheet texts (108 units) has one entry naming exactly its units."""
+    assert len(CRITICAL_UNITS) == 108 and len(criticals()) == len(set(CRITICAL_UNITS.values())) == 48
+    for text, entry in criticals().items():
+        assert sorted(entry["units"]) == sorted(uid for uid, t in CRITICAL_UNITS.items() if t == text), text
+        assert ("effect" in entry) != ("unsupported" in entry), text
+        if "effect" in entry:
+            CriticalEffect.model_validate(entry["effect"])
+
+
+@pytest.mark.parametrize("unit_id", sorted(CRITICAL_UNITS))
+def test_every_war_engine_with_a_critical_text_converts_it_tp_3_2_3(unit_id):
+    """TP 3.2.3: a convertible WE carries its classified effect; otherwise the reason is reported."""
+    conv = convert(unit_id)
+    entry = criticals()[CRITICAL_UNITS[unit_id]]
+    if conv.profile is None:  # an aircraft war engine that never lands
+        assert [u.rule for u in conv.unsupported] == ["AC/WE"]
+    elif "unsupported" in entry:
+        assert ("critical-hit effect", entry["unsupported"]) in [(u.rule, u.reason) for u in conv.unsupported]
+    else:
+        assert conv.profile.critical == CriticalEffect.model_validate(entry["effect"])
+
+
+@pytest.mark.parametrize("unit_id, kind, splash_hit_on, extra", [
+    ("warlord-class-titan", "end_phase_breach", 4, {}),        # plasma reactor breach, 5 cm on 4+
+    ("reaver-class-titan", "end_phase_breach", 5, {}),
+    ("gargant", "end_phase_fire", None, {}),
+    ("baneblade", "destroyed_plus_effect", 6, {}),
+    ("deathstrike-silo", "destroyed_plus_effect", 4, {"splash_macro_weapon": True}),  # "a MW4+ hit"
+    ("bloodthirster", "destroyed_plus_effect", 6, {"splash_no_save": True}),  # summoned units destroyed on 6+
+    ("thunderhawk-gunship", "destroyed_with_passengers", None, {}),
+    ("warhound-class-titan", "random_move", None, {"damage": 1}),
+    ("bastion", "extra_damage", None, {"damage": 1}),
+    ("manta", "degrade_then_escalate", None, {"loses": ["deflector-shield"], "then": "extra_damage"}),
+    ("revenant-titan", "degrade_then_escalate", None, {"loses": ["holofield"], "then": "destroyed"}),
+    ("leviathan", "degrade_then_escalate", 4, {"damage": 1, "then": "destroyed_plus_effect"}),
+])
+def test_critical_kinds_of_epic_shooting_7_6(unit_id, kind, splash_hit_on, extra):
+    """epic-shooting §7.6: the texts read as the kinds and parameters of docs/epic-engine.md §10.4."""
+    crit = convert(unit_id).profile.critical
+    assert (crit.kind, crit.splash_hit_on) == (kind, splash_hit_on)
+    for key, value in extra.items():
+        assert getattr(crit, key) == value
+
+
+def test_shields_and_fields_tp_sr_void_shields_power_fields_shadowfields():
+    """TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology: the datasheet values."""
+    assert convert("warlord-class-titan").profile.void_shields == 6
+    assert convert("warhound-class-titan").profile.void_shields == 2
+    assert convert("gargant").profile.power_fields == "D3+3"
+    assert convert("great-gargant").profile.power_fields == "D6+6"
+    assert convert("mekboy-speedsta").profile.power_fields == "D3"  # an AV with power fields
+    assert convert("tormentor-titan").profile.shadowfields == 3
+    car = convert("fire-shield-battlecar")  # a CH adding DC and shields to its host Land Train
+    assert car.ok and (car.profile.type, car.profile.damage_capacity, car.profile.void_shields) == ("CH", 1, 3)
+
+
+def test_titan_killer_dice_lance_ignore_cover_and_own_attack_abilities_tp_2_2():
+    """TP 2.2.5, 2.2.6, 2.2.9, TP-SR Eldar Technology: abilities of extra-attack lines and own attacks."""
+    krusha = convert("mega-gargant").profile.extra_attacks
+    assert any(line.titan_killer == "D3" and line.count == "D3" for line in krusha)
+    assert [line.titan_killer for line in convert("cyclops").profile.extra_attacks] == ["D6"]
+    assert [line.titan_killer for line in convert("bloodthirster").profile.extra_attacks] == [True]  # TK (1)
+    assert convert("fire-dragons").profile.ff_abilities.macro_weapon  # MW small arms, no extra attacks
+    assert convert("shining-spears").profile.cc_abilities.lance
+    assert convert("predator-incinerator").profile.ff_abilities.ignore_cover
+    corruption = convert("great-unclean-one").profile.extra_attacks
+    assert any(line.ignore_cover and line.range == "15cm" for line in corruption)
+
+
+def test_landed_aircraft_fight_as_war_engines_tp_4_1_1():
+    """TP 4.1.1, 4.2.5: a transport aircraft with CC/FF values is assaulted only once landed."""
+    landed = convert("thunderhawk-gunship")
+    assert landed.ok and (landed.profile.type, landed.profile.speed, landed.profile.damage_capacity) == ("WE", 0, 2)
+    assert [u.rule for u in convert("marauder-heavy-bomber").unsupported] == ["AC/WE"]
+
+
+def test_rules_without_an_assault_effect_are_ignored_with_their_reason():
+    """TP-SR Xeno-Sociology, Daemonic Focus, Augmented Summoning: no step of the assault or rally."""
+    for unit_id, rule in [("hive-tyrant", "synapse-2"), ("termagants", "brood-1"),
+                          ("bloodthirster", "daemonic-focus"), ("demagogue", "augmented-summoning-2d3")]:
+        conv = convert(unit_id)
+        assert conv.ok and (rule, mapping()["ignored_rules"][rule]) in conv.ignored
+
+
+def test_library_coverage_issue_14():
+    """Issue 14 §3: every unit that fights on the ground converts, except the rules listed in
+    docs/library.md; the rest are aircraft, spacecraft and drop pods."""
+    status = {uid: convert(uid) for uid in units()}
+    never_on_the_ground = {uid for uid, c in status.items() if c.profile is None}
+    assert {units()[uid]["type"] for uid in never_on_the_ground} == set(mapping()["unsupported_types"])
+    assert len(never_on_the_ground) == 45  # 17 AC, 16 SC, 6 Special, 6 AC/WE without CC or FF
+    missing = {uid: sorted({u.rule for u in c.unsupported}) for uid, c in status.items()
+               if not c.ok and c.profile is not None}
+    assert missing == {
+        **{uid: ["necron"] for uid in ("destroyers", "flayed-ones", "heavy-destroyers", "immortals",
+                                       "necron-warriors", "wraiths")},
+        "colossus-robot": ["automaton"], "crusader-robot": ["automaton"],
+        "hyperios-platform": ["automata"], "tarantula-platform": ["automata"],
+        "abattoir": ["critical-hit effect"], "aeonic-orb": ["critical-hit effect"], "land-train": ["critical-hit effect"],
+    }
+    assert sum(c.ok for c in status.values()) == 559 - 45 - len(missing) == 501
