@@ -14,7 +14,7 @@ from pathlib import Path
 from .. import runner
 from ..scenario import parse_toml, read_toml, validate
 from ..errors import UserError
-from .compile import CompiledEpic, compile_scenario, kernel_unsupported
+from .compile import CompiledEpic, compile_scenario, war_engine_keys
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
@@ -93,7 +93,7 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     if engine == "kernel":
         from .engine import KernelJob
 
-        unsupported = kernel_unsupported(compiled)
+        unsupported = war_engine_keys(compiled)
         if unsupported:
             field, feature = unsupported
             raise UserError(compiled.scenario.title, field,

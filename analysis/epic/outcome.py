@@ -14,7 +14,7 @@ import numpy as np
 from ..estimates import Distribution, Probability
 from ..result import Result
 from ..runner import RunInfo
-from .compile import CompiledEpic
+from .compile import CompiledEpic, war_engine_keys
 
 Winner = Literal["attacker", "defender", "none", "unresolved"]
 WINNER_SLOT = {"attacker": "attacker_wins", "defender": "defender_wins", "none": "no_winner",
@@ -101,6 +101,7 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     }
     sides["margin"] = _trim(sides["margin"])
     formations = {}
+    war_engine_results = war_engine_keys(c) is not None
     for f in c.formations:
         p = f"f{f.index}."
         casualties = Distribution(lay.get(counts, p + "casualties"))
@@ -132,7 +133,7 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
             "blast_markers_after_assault": bm_assault,
             "blast_markers_after_end_phase": bm_end,
         }
-        if f.war_engines and lay.get(counts, p + "damage_taken").sum() == n:  # recorded by this engine
+        if f.war_engines and war_engine_results:
             formations[f.name].update(_war_engine_results(lay, counts, p, n))
     notes = c.scenario.notes
     unresolved = lay.scalar(counts, "unresolved")
