@@ -278,6 +278,8 @@ def convert(unit_id: str):
             notes.append(f"assault stats used: {maps['assault_alt_stats'][unit_id]}")
         else:
             notes.append(f"alternative stats {unit['alt_stats']} not used (see the datasheet notes)")
+    if unit_id in maps["notes_not_modelled"]:
+        notes.append(maps["notes_not_modelled"][unit_id])
     speed = 0 if landed or unit["move_class"] == "Immobile" else unit["speed_cm"]
     data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra, **own)
     data.update({k: v for k, v in fields.items() if v is not None})

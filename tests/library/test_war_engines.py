@@ -110,3 +110,9 @@ def test_library_coverage_issue_14():
         "abattoir": ["critical-hit effect"], "aeonic-orb": ["critical-hit effect"], "land-train": ["critical-hit effect"],
     }
     assert sum(c.ok for c in status.values()) == 559 - 45 - len(missing) == 501
+
+
+def test_datasheet_notes_that_change_a_number_are_never_silent():
+    """A datasheet note with no engine key (the Fire Shield battlecar's extra shield repair, TP-SR
+    Imperial Void Shields) is shown in the conversion notes."""
+    assert any("extra void shield" in note for note in convert("fire-shield-battlecar").notes)
