@@ -2,7 +2,9 @@
 (issue 14 §3; docs/epic-engine.md §10; epic-shooting §1, §7.5, §7.6)."""
 import pytest
 
+import analysis.epic as epic
 from analysis.epic.model import CriticalEffect
+from analysis.library.formations import formation_status, formations
 from analysis.library.netea import convert, criticals, mapping, units
 
 CRITICAL_UNITS = {uid: u["critical_hit_effect"] for uid, u in units().items() if u["critical_hit_effect"]}
@@ -116,3 +118,50 @@ def test_datasheet_notes_that_change_a_number_are_never_silent():
     """A datasheet note with no engine key (the Fire Shield battlecar's extra shield repair, TP-SR
     Imperial Void Shields) is shown in the conversion notes."""
     assert any("extra void shield" in note for note in convert("fire-shield-battlecar").notes)
+
+
+def _formations_with_war_engines():
+    return sorted(ref for ref, f in formations().items()
+                  if formation_status(f) == "ok" and any(units()[u]["type"] in ("WE", "AC/WE") for u, _ in f.units))
+
+
+ATTACKER = """
+system = "epic"
+[units.boy]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[[formations]]
+name = "Boyz"
+side = "attacker"
+initiative = 3
+army_rules = []
+units = [{ unit = "boy", count = 8, engaged = "bc" }, { unit = "boy", count = 4, engaged = "ff" }]
+[[formations]]
+library = "REF"
+side = "defender"
+"""
+
+
+def test_war_engine_formations_load_and_run_issue_14():
+    """Issue 14 §3: every buildable library formation with a war engine (titans included) loads and
+    runs (reference engine); its war-engine results are reported with their intervals (§10.9)."""
+    refs = _formations_with_war_engines()
+    assert len(refs) >= 100 and any("titan" in formations()[r].text.lower() for r in refs)
+    for ref in refs:
+        result = epic.simulate(epic.loads(ATTACKER.replace("REF", ref)), trials=30, seed=1, engine="reference")
+        form = formations()[ref]
+        capacity = sum(n * (units()[u]["damage_capacity"] or 0) for u, n in form.units)
+        states = [result["formations", form.name, key].k for key in ("destroyed", "broken_after_end_phase",
+                                                                      "unbroken_after_end_phase")]
+        assert sum(states) == result.trials, ref
+        if "damage_taken_mean" in result["formations", form.name]:  # a WE with a §10 key
+            damage = result["formations", form.name, "damage_taken_mean"]
+            assert 0 <= damage.ci95[0] <= damage.value <= damage.ci95[1] and damage.value <= capacity, ref
+
+
+def test_formation_search_names_units_it_cannot_model():
+    """A buildable formation of aircraft says which unit the engine cannot model, and why."""
+    status = formation_status(formations()["netea:chaos-space-marine-black-legion/harbinger"])
+    assert status.startswith("cannot model: netea:harbinger (AC/WE")
