@@ -17,8 +17,12 @@ from dataclasses import dataclass, field
 from itertools import cycle
 from typing import Callable
 
-from .compile import ATTACKER, BC, DEFENDER, ENGAGED, NO_ROLL, OUT, SUPPORT, CompiledEpic, UnitSlot
+from .compile import (ATTACKER, BC, DEFENDER, ENGAGED, NO_ABILITIES, NO_ROLL, ONE_DAMAGE, OUT, SUPPORT, Abilities,
+                      CompiledEpic, UnitSlot)
+from .dice import Dice
 from .outcome import FormationOutcome, TrialOutcome
+from .war_engines import (allocate_titan_killer, damage_hull, end_phase_effects, shadowfields_return,
+                          shields_stop, titan_killer_damage)
 
 Log = Callable[[str], None] | None
 SIDES = ("attacker", "defender")
@@ -45,6 +49,7 @@ class Unit:
     criticals: int = 0  # critical hits rolled on it (§10.4)
     breaches: int = 0  # reactor breaches and fires burning (§10.4, §10.7)
     fires: int = 0
+    degraded: bool = False  # a degrade_then_escalate critical has struck (§10.4)
 
     @property
     def shields_up(self) -> int:
@@ -73,8 +78,12 @@ class Formation:
     blast_markers: int
     broken: bool
     broken_at_start: bool
+    within_splash_of: tuple[int, ...] = ()  # its units within reach of formation j's critical splash (§10.6)
     losses: int = 0  # kills suffered in the assault (a war-engine damage point counts 1)
-    expendable_losses: int = 0  # the part of ``losses`` suffered by Expendable units
+    # BMs its losses place if it wins (TP 1.12.9, 2.1.22, 2.2.2): one per loss, one per disrupt hit
+    # instead of per loss of that hit (§10.6); kept apart for Expendable units
+    loss_markers: int = 0
+    expendable_loss_markers: int = 0
     rally_tested: bool = False
     rally_passed: bool = False
 
@@ -103,6 +112,42 @@ class Trial:
     formations: list[Formation]
     kills: list[int] = field(default_factory=lambda: [0, 0])
     sc_rerolls: list[int] = field(default_factory=lambda: [0, 0])  # per side, left this turn (TP 2.1.15)
+    fighting: bool = True  # kills count for the result (spec §2, §5); False from the consequences on
+    kills_count: bool = True  # False while supporting fire whose kills do not count (§9.2)
+    in_end_phase: bool = False
+
+    def count_damage(self, unit: Unit, points: int, by_side: int | None, kill: bool, marker: bool) -> None:
+        """Book ``points`` of damage (or units) lost by ``unit``: kills for ``by_side`` while the fight goes
+        on, losses and the BMs they place if its formation wins (``marker``); in the end phase, BMs on
+        its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast Markers;
+        §10.4, §10.7)."""
+        formation = self.formations[unit.slot.formation]
+        if self.in_end_phase:
+            if not formation.broken:
+                formation.blast_markers += points
+            return
+        if not self.fighting:
+            return
+        formation.losses += points
+        if marker:
+            if unit.slot.expendable:
+                formation.expendable_loss_markers += points
+            else:
+                formation.loss_markers += points
+        if kill and self.kills_count and by_side is not None:
+            self.kills[by_side] += points
+
+    def splash_hit(self, victim: Unit, macro_weapon: bool, no_save: bool) -> None:
+        """One critical-splash hit on ``victim``, resolved as a firefight hit of the enemy side (§10.6)."""
+        take_hit(self, 1 - victim.slot.side, Hit(MACRO_WEAPON if macro_weapon else ORDINARY, False,
+                                                 no_save=no_save), victim, 1)
+
+    def break_in_end_phase(self, formation: Formation) -> None:
+        """End-phase damage broke it: BMs removed, it withdraws as after a failed rally (§10.7)."""
+        formation.broken = True
+        formation.blast_markers = 0
+        self.say("TP 1.13.2", f"{formation.name} breaks from end-phase damage: BMs removed, it withdraws")
+        withdraw(self, formation, speed_zero_die=False)
 
     def count_supreme_commander_rerolls(self) -> None:
         """One re-roll per living Supreme Commander of the side's army, all formations (TP 2.1.15)."""
@@ -140,7 +185,7 @@ def new_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
     formations = [Formation(
         index=f.index, name=f.name, side=f.side, role=f.role, initiative=f.initiative, tsknf=f.tsknf,
         mob_rule=f.mob_rule, trapped=f.trapped, withdrawal_enemies=f.withdrawal_enemies,
-        enemy_within_30cm=f.enemy_within_30cm,
+        enemy_within_30cm=f.enemy_within_30cm, within_splash_of=f.within_splash_of,
         units=[units[i] for i in f.units], blast_markers=0 if f.broken else f.blast_markers,
         broken=f.broken, broken_at_start=f.broken,
     ) for f in compiled.formations]
@@ -183,17 +228,41 @@ class AttackDice:
     sniper: bool
     first_strike: bool
     reach: str = ANY_TARGET  # ANY_TARGET, CONTACT_ONLY or NON_CONTACT_ONLY
+    close_combat: bool = False  # rolled at the CC value: shields and fields do not stop its hits (§10.2)
+    abilities: Abilities = NO_ABILITIES  # lance, ignore cover, disrupt, titan-killer damage (§10.5, §10.6)
 
 
 @dataclass(frozen=True)
 class Hit:
+    """One hit: its kind, how it was rolled and the abilities of its weapon (spec §2, §10)."""
+
     kind: str
     sniper: bool
     reach: str = ANY_TARGET
+    close_combat: bool = False
+    supporting: bool = False  # supporting fire: no knight shield against it (§10.3)
+    abilities: Abilities = NO_ABILITIES
+    no_save: bool = False  # a critical splash that no save stops (§10.6)
+
+    @property
+    def lance(self) -> bool:
+        return self.abilities.lance
+
+    @property
+    def ignore_cover(self) -> bool:
+        return self.abilities.ignore_cover
+
+    @property
+    def disrupt(self) -> bool:
+        return self.abilities.disrupt
+
+    @property
+    def titan_killer_damage(self) -> Dice:
+        return self.abilities.titan_killer_damage if self.kind == TITAN_KILLER else ONE_DAMAGE
 
 
-def _hit_kind(macro_weapon: bool, titan_killer: bool) -> str:
-    return TITAN_KILLER if titan_killer else MACRO_WEAPON if macro_weapon else ORDINARY
+def _hit_kind(abilities: Abilities) -> str:
+    return TITAN_KILLER if abilities.titan_killer else MACRO_WEAPON if abilities.macro_weapon else ORDINARY
 
 
 def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
@@ -220,8 +289,9 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
         main = [(slot.damage_capacity, *((slot.cc, "CC") if in_contact else (slot.ff, "FF")), in_contact)]
     for count, target, weapon, contact_dice in main:
         if count and target != NO_ROLL:
-            dice.append(AttackDice(count, False, target, weapon, ORDINARY, slot.sniper, slot.first_strike,
-                                   reach(contact_dice, slot.sniper)))
+            abilities = slot.cc_abilities if weapon == "CC" else slot.ff_abilities
+            dice.append(AttackDice(count, False, target, weapon, _hit_kind(abilities), slot.sniper, slot.first_strike,
+                                   reach(contact_dice, slot.sniper), weapon == "CC", abilities))
     for line in slot.extra:
         if line.contact_only:
             if not in_contact:
@@ -233,10 +303,9 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
             target, weapon = slot.ff, "FF small-arms line"
         if target != NO_ROLL:
             sniper = line.sniper or slot.sniper
-            dice.append(AttackDice(line.count, line.d3, target, weapon,
-                                   _hit_kind(line.macro_weapon, line.titan_killer),
+            dice.append(AttackDice(line.count, line.d3, target, weapon, _hit_kind(line),
                                    sniper, line.first_strike or slot.first_strike,
-                                   reach(line.contact_only, sniper)))
+                                   reach(line.contact_only, sniper), line.contact_only, line))
     return dice
 
 
@@ -245,12 +314,12 @@ def supporting_dice(slot: UnitSlot) -> list[AttackDice]:
     first strike gives nothing."""
     dice = []
     if slot.ff != NO_ROLL:
-        dice.append(AttackDice(slot.damage_capacity, False, slot.ff, "FF", ORDINARY, slot.sniper, False))
+        dice.append(AttackDice(slot.damage_capacity, False, slot.ff, "FF", _hit_kind(slot.ff_abilities), slot.sniper,
+                               False, abilities=slot.ff_abilities))
         for line in slot.extra:
             if not line.contact_only:
-                dice.append(AttackDice(line.count, line.d3, slot.ff, "FF small-arms line",
-                                       _hit_kind(line.macro_weapon, line.titan_killer),
-                                       line.sniper or slot.sniper, False))
+                dice.append(AttackDice(line.count, line.d3, slot.ff, "FF small-arms line", _hit_kind(line),
+                                       line.sniper or slot.sniper, False, abilities=line))
     return dice
 
 
@@ -262,14 +331,19 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
     hits = sum(r >= dice.target for r in rolls)
     if trial.log is not None:
         how_many = f"D3 = {count}" if dice.d3 else str(count)
-        extras = [k for k, on in ((dice.kind, dice.kind != ORDINARY), ("sniper", dice.sniper),
-                                  ("first strike", dice.first_strike),
+        a = dice.abilities
+        extras = [k for k, on in ((dice.kind, dice.kind != ORDINARY),
+                                  (f"{a.titan_killer_damage} damage", dice.kind == TITAN_KILLER
+                                   and not a.titan_killer_damage.fixed),
+                                  ("lance", a.lance), ("ignore cover", a.ignore_cover), ("disrupt", a.disrupt),
+                                  ("sniper", dice.sniper), ("first strike", dice.first_strike),
                                   (f"hits only units {dice.reach}", dice.reach != ANY_TARGET)) if on]
         tags = f" [{', '.join(extras)}]" if extras else ""
         clause = "TP 1.12.6" if situation == "supporting fire" else "TP 1.12.5"
         trial.say(clause, f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} at {dice.weapon} "
                                f"{dice.target}+{tags}: {rolls} → {hits} hit(s)")
-    return [Hit(dice.kind, dice.sniper, dice.reach)] * hits
+    return [Hit(dice.kind, dice.sniper, dice.reach, dice.close_combat, situation == "supporting fire",
+                dice.abilities)] * hits
 
 
 def fights_in_contact(slot: UnitSlot) -> bool:
@@ -315,47 +389,58 @@ def allocate(hits: list[Hit], eligible: list[Unit]) -> list[tuple[Hit, Unit]]:
     return pairs + [(hit, next(turns)) for hit in hits if not hit.sniper]
 
 
-def save_throw(rng: random.Random, slot: UnitSlot, hit: Hit, log: Log = None) -> bool:
-    """One save against one hit; True when saved (TP 1.9.6, 1.12.5, 2.1.6, 2.1.11, 2.1.14, 2.2.6,
-    2.2.9; spec §2).
+def save_throw(rng: random.Random, slot: UnitSlot, hit: Hit, log: Log = None, main: bool = True) -> bool:
+    """One save against one hit (or one titan-killer point); True when saved (TP 1.9.6, 1.12.5, 2.1.6,
+    2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9; TP-SR Eldar, Knight, Necron, Tau Technology; spec §2, §10.3).
 
-    Ordinary: D6 ≥ min(armour, cover); Reinforced Armour re-rolls a failure on its armour value,
-    even when the failed save was a cover save (TP-FAQ Reinforced Armour).  Macro-weapon: an armour
-    save only with Reinforced Armour.  Titan killer: no armour save.  Sniper: +1 to every
-    armour/cover target.  Then, after a failed or disallowed save, Invulnerable: unmodified 6+.
+    Main save: ordinary: D6 ≥ min(armour, cover) (no cover against ignore cover); Reinforced Armour
+    re-rolls a failure on its armour value, even when the failed save was a cover save (TP-FAQ
+    Reinforced Armour), but not against lance.  Macro-weapon: an armour save only with Reinforced
+    Armour.  Titan killer: none.  Holofield: 3+ against every hit; knight shield: unmodified 4+
+    against every hit but supporting fire; both re-roll on armour only against ordinary non-lance
+    hits.  Sniper: +1 to every modifiable target.  ``main=False`` skips the main save (a holofield
+    already rolled for the whole titan-killer hit).  Then, after a failed or disallowed save, the
+    invulnerable save, unmodified: 6+, deflector shield 5+, living metal 4+.
     """
+    if hit.no_save:
+        _note(log, "TP 3.2.3", "  splash hit: no save")
+        return False
     worse = 1 if hit.sniper else 0
     armour = min(slot.armour + worse, NO_ROLL)
-    if hit.kind == ORDINARY:
-        targets = [min(armour, min(slot.cover + worse, NO_ROLL))] + ([armour] if slot.reinforced_armour else [])
+    rerolls = slot.reinforced_armour and hit.kind == ORDINARY and not hit.lance
+    if not main:
+        targets = []
+    elif slot.holofield:
+        targets = [(min(3 + worse, NO_ROLL), "TP-SR Eldar Technology", "holofield save")]
+    elif slot.knight_shield and not hit.supporting:
+        targets = [(4, "TP-SR Knight Technology", "knight-shield save")]
+    elif hit.kind == ORDINARY:
+        cover = NO_ROLL if hit.ignore_cover else min(slot.cover + worse, NO_ROLL)
+        targets = [(min(armour, cover), "TP 1.9.6", "save")]
     elif hit.kind == MACRO_WEAPON and slot.reinforced_armour:
-        targets = [armour]
+        targets = [(armour, "TP 1.9.6", "save")]
+        rerolls = False
     else:
         targets = []
-    targets = [t for t in targets if t < NO_ROLL]
-    for attempt, target in enumerate(targets):
+    if targets and rerolls:
+        targets.append((armour, "TP 2.1.11", "re-roll on armour (reinforced armour)"))
+    targets = [t for t in targets if t[0] < NO_ROLL]
+    for target, clause, what in targets:
         roll = roll_d6(rng)
         if log is not None:
-            what = "re-roll on armour (reinforced armour)" if attempt else "save"
-            _note(log, "TP 2.1.11" if attempt else "TP 1.9.6", f"  {what} {target}+ vs {hit.kind}{' sniper' if hit.sniper else ''} hit: "
-                                   f"{roll} → {'saved' if roll >= target else 'failed'}")
+            _note(log, clause, f"  {what} {target}+ vs {hit.kind}{' sniper' if hit.sniper else ''} hit: "
+                               f"{roll} → {'saved' if roll >= target else 'failed'}")
         if roll >= target:
             return True
-    if not targets:
+    if not targets and main:
         _note(log, "TP 2.2.6", f"  no armour save vs {hit.kind}{' sniper' if hit.sniper else ''} hit")
-    if slot.invulnerable:
+    if slot.invulnerable_on < NO_ROLL:
+        target = slot.invulnerable_on
         roll = roll_d6(rng)
-        _note(log, "TP 2.1.6", f"  invulnerable save 6+: {roll} → {'saved' if roll >= 6 else 'failed'}")
-        return roll >= 6
+        clause = {6: "TP 2.1.6", 5: "TP-SR Tau Technology", 4: "TP-SR Necron Technology"}[target]
+        _note(log, clause, f"  invulnerable save {target}+: {roll} → {'saved' if roll >= target else 'failed'}")
+        return roll >= target
     return False
-
-
-def wound(unit: Unit) -> bool:
-    """One point of damage: a unit dies, a WE loses 1 DC and dies at 0 (TP 3.2.2); True if it died."""
-    unit.damage_left -= 1
-    if unit.damage_left == 0:
-        unit.alive = False
-    return not unit.alive
 
 
 def resolve_hits(trial: Trial, side: int, hits: list[Hit], kills_count: bool = True) -> None:
@@ -368,12 +453,14 @@ def resolve_hits(trial: Trial, side: int, hits: list[Hit], kills_count: bool = T
     kinds = (("snipers and ordinary", lambda h: h.sniper or h.kind == ORDINARY),
              (MACRO_WEAPON, lambda h: not h.sniper and h.kind == MACRO_WEAPON),
              (TITAN_KILLER, lambda h: not h.sniper and h.kind == TITAN_KILLER))
+    trial.kills_count = kills_count
     for name, of_kind in kinds:
         for reach in (ANY_TARGET, CONTACT_ONLY, NON_CONTACT_ONLY):
             phase_hits = [h for h in hits if of_kind(h) and h.reach == reach]
             if phase_hits:
                 label = name if reach == ANY_TARGET else f"war-engine {name} (only units {reach})"
-                _resolve_allocation(trial, side, label, phase_hits, kills_count, reach)
+                _resolve_allocation(trial, side, label, phase_hits, reach)
+    trial.kills_count = True
 
 
 def reachable(trial: Trial, side: int, reach: str) -> list[Unit]:
@@ -385,39 +472,61 @@ def reachable(trial: Trial, side: int, reach: str) -> list[Unit]:
     return [u for u in units if fights_in_contact(u.slot) == (reach == CONTACT_ONLY)]
 
 
-def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit], kills_count: bool,
-                        reach: str = ANY_TARGET) -> None:
+def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit], reach: str = ANY_TARGET) -> None:
     """One allocation: hits to the enemy's living directly engaged units (of ``reach``), saves,
-    casualties removed; each unsaved hit on a living unit is a kill and a loss (TP 1.12.5, 3.1.2,
-    3.3.3; spec §2)."""
+    casualties removed (TP 1.12.5, 3.1.2, 3.2.5, 3.3.3; spec §2, §10.5).  A sniper's titan-killer
+    hit goes with the sniper hits, its damage rolled when allocated."""
     eligible = reachable(trial, 1 - side, reach)
     if not eligible:
         trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) are lost: no directly engaged enemy unit"
                                + ("" if reach == ANY_TARGET else f" {reach}"))
         return
-    pairs = allocate(hits, eligible)
+    if all(h.kind == TITAN_KILLER and not h.sniper for h in hits):
+        triples = allocate_titan_killer(trial, hits, eligible)
+    else:
+        triples = [(hit, unit, titan_killer_damage(trial, hit, unit)) for hit, unit in allocate(hits, eligible)]
     if trial.log is not None:
         taken: dict[str, int] = {}
-        for _, unit in pairs:
+        for _, unit, _ in triples:
             taken[unit.label] = taken.get(unit.label, 0) + 1
         trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) allocated nearest first, round-robin: "
                                + ", ".join(f"{label} ×{n}" for label, n in taken.items()))
-    for hit, unit in pairs:
-        if not unit.alive:
-            trial.say("TP 1.12.5", f"  {unit.label}: already destroyed, hit wasted")
-            continue
-        if trial.log is not None:
-            trial.say("TP 1.12.5", f"  {unit.label} takes a hit ({hit.kind}{', sniper' if hit.sniper else ''})")
-        if save_throw(trial.rng, unit.slot, hit, trial.log):
-            continue
-        formation = trial.formation_of(unit)
-        formation.losses += 1
-        formation.expendable_losses += unit.slot.expendable
-        if kills_count:
-            trial.kills[side] += 1
-        died = wound(unit)
-        trial.say("TP 3.3.3", f"  {unit.label} {'destroyed' if died else f'loses 1 DC ({unit.damage_left} left)'}"
-                              f"{'' if kills_count else ' (not counted as a kill: switch)'}")
+    for hit, unit, damage in triples:
+        take_hit(trial, side, hit, unit, damage)
+
+
+def take_hit(trial: Trial, side: int, hit: Hit, unit: Unit, damage: int = 1) -> None:
+    """One allocated hit of ``side`` on ``unit``: shields and fields, the disrupt BM, saves, damage to
+    the hull (TP 1.12.5, 2.2.2, 3.2.2, 3.2.5, 3.3.3; TP-SR shields; spec §2, §10.2–§10.6).
+
+    ``damage`` > 1 only for a titan-killer hit on a war engine: each point takes a shield, then is
+    saved on its own (a holofield saves the whole hit at once)."""
+    if not unit.alive:
+        trial.say("TP 1.12.5", f"  {unit.label}: already destroyed, hit wasted")
+        return
+    if trial.log is not None:
+        trial.say("TP 1.12.5", f"  {unit.label} takes a hit ({hit.kind}{', sniper' if hit.sniper else ''}"
+                               f"{', close combat' if hit.close_combat else ''}"
+                               f"{f', {damage} damage' if damage > 1 else ''})")
+    points = shields_stop(trial, unit, damage, hit.close_combat)
+    if not points:
+        return
+    formation = trial.formation_of(unit)
+    if hit.disrupt and trial.fighting:  # a BM for the hit itself, none for its damage (TP 2.2.2; §10.6)
+        if unit.slot.expendable:
+            formation.expendable_loss_markers += 1
+        else:
+            formation.loss_markers += 1
+        trial.say("TP 2.2.2", f"  disrupt hit on {unit.label}: 1 BM if {formation.name} wins")
+    whole_hit_save = damage > 1 and unit.slot.holofield
+    if whole_hit_save and save_throw(trial.rng, unit.slot, hit, trial.log):
+        return
+    unsaved = sum(not save_throw(trial.rng, unit.slot, hit, trial.log, main=not whole_hit_save)
+                  for _ in range(points))
+    if unsaved:
+        damage_hull(trial, unit, unsaved, "TP 3.3.3", side, books=not hit.disrupt)
+        if not trial.kills_count:
+            trial.say("§9.2", "  (not counted as kills: switch supporting_fire_kills_count)")
 
 
 def attack_step(trial: Trial, first_strike: bool) -> None:
@@ -591,16 +700,14 @@ def extra_hits(trial: Trial, side: int, margin: int) -> None:
     for unit in trial.assault_units(side):
         if hits == 0:
             return
-        if unit.slot.fearless:
+        if unit.slot.fearless or not unit.alive:  # (a critical splash may have killed it meanwhile)
             continue
         block = min(hits, unit.slot.damage_capacity)  # a WE takes up to its starting DC; the excess is lost
         hits -= block
         taken = min(block, unit.damage_left)
-        for _ in range(taken):
-            wound(unit)
         trial.say("TP 1.12.7", f"  {unit.label}: {block} extra hit(s)"
-                               f"{f', {block - taken} beyond its remaining DC lost' if block > taken else ''} → "
-                               f"{'destroyed' if not unit.alive else f'{unit.damage_left} DC left'}")
+                               f"{f', {block - taken} beyond its remaining DC lost' if block > taken else ''}")
+        damage_hull(trial, unit, taken, "TP 1.12.7", 1 - side)
     if hits:
         trial.say("TP 1.12.7", f"  {hits} extra hit(s) lost: no eligible unit left")
 
@@ -610,16 +717,14 @@ def withdraw(trial: Trial, formation: Formation, speed_zero_die: bool) -> None:
     takes 1 damage, no save, per enemy unit within 15 cm (``withdrawal_enemies``); each other living
     non-Fearless unit is trapped with probability ``trapped`` (TP 1.13.3, 2.1.3, 3.2.4; §9.5; spec §6.2)."""
     for unit in formation.living:
-        if unit.slot.fearless:
+        if unit.slot.fearless or not unit.alive:  # (a critical splash may have killed it meanwhile)
             continue
         if speed_zero_die and unit.slot.speed_zero and unit.slot.engaged != OUT:
             unit.alive = False
             trial.say("TP 1.13.3", f"  {unit.label}: speed 0, cannot withdraw → destroyed")
         elif unit.slot.type == "WE":
-            for _ in range(min(formation.withdrawal_enemies, unit.damage_left)):
-                wound(unit)
-            trial.say("TP 3.2.4", f"  {unit.label}: {formation.withdrawal_enemies} enemy unit(s) within 15 cm → "
-                                  f"{'destroyed' if not unit.alive else f'{unit.damage_left} DC left'}")
+            trial.say("TP 3.2.4", f"  {unit.label}: {formation.withdrawal_enemies} enemy unit(s) within 15 cm")
+            damage_hull(trial, unit, min(formation.withdrawal_enemies, unit.damage_left), "TP 3.2.4", None)
         elif formation.trapped > 0:
             draw = trial.rng.random()
             trapped = draw < formation.trapped
@@ -661,9 +766,8 @@ def nearby_loser(trial: Trial, formation: Formation) -> None:
         if victim is None:
             trial.say("TP 1.13.4", f"{formation.name} is broken: no unit can take the no-save hit")
             return
-        wound(victim)
-        trial.say("TP 1.13.4", f"{formation.name} is broken: the BM becomes a no-save hit on {victim.label} → "
-                               f"{'destroyed' if not victim.alive else f'{victim.damage_left} DC left'}")
+        trial.say("TP 1.13.4", f"{formation.name} is broken: the BM becomes a no-save hit on {victim.label}")
+        damage_hull(trial, victim, 1, "TP 1.13.4", None)
         return
     formation.blast_markers += 1
     role = "support" if formation.role == SUPPORT else "nearby"
@@ -674,13 +778,13 @@ def nearby_loser(trial: Trial, formation: Formation) -> None:
 
 def winner_blast_markers(trial: Trial, formation: Formation) -> None:
     """A winning assault formation not broken at the start takes BMs = its losses (Expendable
-    losses excluded unless all its units are Expendable), then the break test, no withdrawal
-    (TP 1.12.9, 1.13.4, 2.1.22; spec §6.4)."""
+    losses excluded unless all its units are Expendable; a disrupt hit: 1 BM for the hit instead of
+    its damage), then the break test, no withdrawal (TP 1.12.9, 1.13.4, 2.1.22, 2.2.2; spec §6.4, §10.6)."""
     if formation.broken_at_start:
         trial.say("TP 1.12.9", f"{formation.name} was broken at the start: no BMs for its losses")
         return
     all_expendable = all(u.slot.expendable for u in formation.units)
-    gained = formation.losses - (0 if all_expendable else formation.expendable_losses)
+    gained = formation.loss_markers + (formation.expendable_loss_markers if all_expendable else 0)
     formation.blast_markers += gained
     trial.say("TP 1.12.9", f"{formation.name} (winner) takes {gained} BM(s) for its losses → "
                            f"{formation.blast_markers} BMs, size {formation.size}")
@@ -788,12 +892,18 @@ def rally(trial: Trial, formation: Formation) -> bool:
 
 
 def end_phase(trial: Trial) -> None:
-    """Every formation with a living unit and BMs or broken takes the rally test (TP 1.14.1; spec §7)."""
+    """End-phase effects of war engines (§10.7), then every formation with a living unit and BMs or
+    broken takes the rally test (TP 1.14.1; spec §7), then shadowfields come back (§10.2)."""
+    trial.in_end_phase = True
+    if any(u.alive and (u.fires or u.breaches or u.slot.regeneration or u.slot.void_shields) for u in trial.units):
+        trial.say("TP-FAQ End Phase", "--- end phase: critical-hit and end-of-turn effects ---")
+        end_phase_effects(trial)
     trial.say("TP 1.14.1", "--- end phase: rally ---")
     trial.count_supreme_commander_rerolls()
     for formation in trial.formations:
         if formation.living and (formation.blast_markers > 0 or formation.broken):
             rally(trial, formation)
+    shadowfields_return(trial)
 
 
 def regroup_roll(rng: random.Random, blast_markers: int, leaders: int = 0) -> int:
@@ -818,6 +928,7 @@ def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> Tr
     if log is not None:
         _describe(trial)
     decision = fight(trial)
+    trial.fighting = False
     consequences(trial, decision)
     after_assault = [(bool(f.living) and f.broken, f.blast_markers if f.living else 0,
                       sum(not u.alive for u in f.units)) for f in trial.formations]

@@ -453,7 +453,7 @@ def test_winner_takes_its_losses_as_markers(compile_epic, all_expendable, marker
                     a_fields={"blast_markers": 1, "trapped": 1.0})
     trial = new_trial(compiled, None)
     f = trial.formations[0]
-    f.losses, f.expendable_losses = 3, 1
+    f.loss_markers, f.expendable_loss_markers = 2, 1  # 3 losses, 1 of them Expendable
     winner_blast_markers(trial, f)
     assert (f.blast_markers, f.broken, len(f.living)) == (markers, broken, 4)
 
@@ -462,7 +462,7 @@ def test_winner_broken_at_start_takes_no_markers(compile_epic):
     """TP 1.12.9 (spec §6.4): a winner broken at the start gets no BMs."""
     compiled = duel(compile_epic, a_groups=[("a", 2, "bc")], a_fields={"broken": True})
     trial = new_trial(compiled, None)
-    trial.formations[0].losses = 1
+    trial.formations[0].loss_markers = 1
     winner_blast_markers(trial, trial.formations[0])
     assert (trial.formations[0].blast_markers, trial.formations[0].broken) == (0, True)
 
