@@ -97,8 +97,9 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
         if unsupported:
             field, feature = unsupported
             raise UserError(compiled.scenario.title, field,
-                            f"the Numba kernel does not simulate {feature} yet; run it on the reference engine "
-                            "(engine=\"reference\", or --engine reference)")
+                            f"the Numba kernel does not simulate {feature} yet; the reference engine does "
+                            "(Python: engine=\"reference\"; sweep / compare / matrix / rank: --engine reference; "
+                            "one trial: --trace)")
 
         job = KernelJob(compiled)
     elif engine == "reference":
