@@ -191,6 +191,8 @@ def _critical(unit: dict, data: dict, unsupported: list, notes: list[str]) -> No
     if "splash_reach" in entry:
         notes.append(f"critical hit: its splash reaches {entry['splash_reach']}; say how many units that is "
                      "with the formation key within_splash_of (default: nobody)")
+    if "reading" in entry:
+        notes.append(f"critical hit, reading: {entry['reading']}")
     if "not_modelled" in entry:
         notes.append(f"critical hit, not modelled: {entry['not_modelled']}")
 
@@ -264,7 +266,7 @@ def convert(unit_id: str):
                 continue
             line = {"range": "bc" if mode["range_kind"] == "base_contact" else "15cm",
                     "first_strike": bool(parsed.get("first_strike")), "sniper": bool(parsed.get("sniper")),
-                    **abilities}
+                    "engage_only": weapon["id"] in maps["engage_only_weapons"], **abilities}
             attacks = parsed["extra_attacks"]
             if attacks == "D3":
                 extra += [dict(line, count="D3") for _ in range(count)]
