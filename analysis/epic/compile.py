@@ -22,7 +22,8 @@ ROLE_CODE = {"engaged": ENGAGED, "support": SUPPORT, "nearby": NEARBY}
 ONE_DAMAGE = Dice(0, 6, 1)  # a titan killer without dice: 1 damage per hit (TP 3.2.5)
 # critical kinds (docs/epic-engine.md §10.4); CriticalSlot.code is the index
 CRITICAL_KINDS = ("destroyed", "destroyed_plus_effect", "destroyed_with_passengers", "extra_damage",
-                  "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit")
+                  "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit",
+                  "lose_character")
 SPLASH_ORDINARY, SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_TITAN_KILLER = 0, 1, 2, 3
 
 
@@ -124,6 +125,8 @@ class UnitSlot:
     automaton: bool = False  # TP-SR Automaton: its deaths place no BM
     automata: bool = False  # TP-SR Automata: as Expendable for BMs, no disrupt BM, its losses are no kills
     necron: bool = False  # TP-SR Necron Technology: one destroyed unit returns per end phase
+    # (damage capacity, void shields) each attached character added (battlecars, §10.1)
+    characters_capacity: tuple[tuple[int, int], ...] = ()
     critical: CriticalSlot | None = None
 
     @property
@@ -217,6 +220,7 @@ def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile],
     extra = [_line(e) for e in profile.extra_attacks]
     damage_capacity = profile.damage_capacity or 1
     void_shields, power_fields, shadowfields = profile.void_shields, _power_fields(profile), profile.shadowfields
+    characters_capacity = tuple((ch.damage_capacity, ch.void_shields) for ch in characters if ch.damage_capacity)
     for ch in characters:  # a character adds its weapons and abilities to its host (TP 2.1.1), a battlecar
         rules |= set(ch.special)  # also its DC and shields (docs/epic-engine.md §10.1)
         extra += [_line(e) for e in ch.extra_attacks]
@@ -245,7 +249,7 @@ def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile],
         void_shields=void_shields, power_fields=power_fields, shadowfields=shadowfields,
         invulnerable_on=invulnerable_on, holofield="holofield" in rules, knight_shield="knight-shield" in rules,
         regeneration="regeneration" in rules, automaton="automaton" in rules, automata="automata" in rules,
-        necron="necron" in rules, critical=_critical(profile.critical),
+        necron="necron" in rules, characters_capacity=characters_capacity, critical=_critical(profile.critical),
     )
 
 
@@ -350,8 +354,9 @@ def war_engine_keys(c: CompiledEpic) -> tuple[str, str] | None:
             return f"{where}.damage_capacity", "a character adding damage capacity"
         for k, line in enumerate(profile.extra_attacks):
             tk = line.titan_killer
-            if line.lance or line.ignore_cover or line.disrupt or line.engage_only or (tk is not False and tk is not True):
-                return f"{where}.extra_attacks[{k}]", "lance, ignore cover, disrupt, engage_only or titan-killer damage dice"
+            if line.lance or line.ignore_cover or line.disrupt or line.engage_only or tk not in (False, True):
+                return (f"{where}.extra_attacks[{k}]",
+                        "lance, ignore cover, disrupt, engage_only or titan-killer damage dice")
     for i, formation in enumerate(c.scenario.formations):
         if any(formation.within_splash_of.values()):
             return f"formations[{i}].within_splash_of", "critical-hit splash"

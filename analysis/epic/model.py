@@ -85,7 +85,8 @@ class ExtraAttack(WeaponAbilities):
 
 
 CriticalKind = Literal["destroyed", "destroyed_plus_effect", "destroyed_with_passengers", "extra_damage",
-                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit"]
+                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit",
+                       "lose_character"]
 DegradeLoss = Literal["holofield", "deflector-shield", "cc", "ff", "extra_attacks"]
 
 
@@ -98,9 +99,12 @@ class CriticalEffect(StrictModel):
     (formation key ``within_splash_of``) is hit on D6 ≥ ``splash_hit_on`` (1 = always), as an
     ordinary hit, a macro-weapon hit (``splash_macro_weapon``) or a hit with no save
     (``splash_no_save``) or a titan-killer (1) hit (``splash_titan_killer``).
-    ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point.
+    ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point,
+    on a 1 its splash, if it has one (the Hierodule's text).
     ``self_hit``: ``self_hits`` D6 on ``self_hit_on`` or more each hit the war engine itself (the splash
-    hit type), then the splash, if any; it is not destroyed by the critical itself.
+    hit type), then the splash, if any; it is not destroyed by the critical itself.  ``lose_character``:
+    a random character that added damage capacity is removed with its DC and void shields; with none
+    left, destroyed.
     ``degrade_then_escalate``: the first critical takes away ``loses`` (``ff_becomes`` sets a new FF
     value); every later one applies the kind ``then``.
     """
@@ -133,16 +137,18 @@ class CriticalEffect(StrictModel):
             raise ValueError(f"loses / ff_becomes: only a degrade_then_escalate critical takes abilities away; "
                              f"not {kind}")
         splashes = kind in ("destroyed_plus_effect", "destroyed_with_passengers", "end_phase_breach", "self_hit") \
-            or self.then == "destroyed_plus_effect"
+            or self.then == "destroyed_plus_effect" or self.further_damage_on is not None
         if (self.splash_hit_on is not None or self.splash_macro_weapon or self.splash_no_save
                 or self.splash_titan_killer) and not splashes:
             raise ValueError(f"splash_*: a {kind} critical has no splash")
         if self.further_damage_on is not None and kind != "extra_damage":
             raise ValueError(f"further_damage_on: only an extra_damage critical rolls for a further point; not {kind}")
         if kind == "self_hit" and self.self_hit_on is None:
-            raise ValueError("self_hit_on: a self_hit critical needs the D6 roll that hits the war engine itself (1 to 6)")
+            raise ValueError("self_hit_on: a self_hit critical needs the D6 roll that hits the war engine itself "
+                             "(1 to 6)")
         if (self.self_hit_on is not None or self.self_hits is not None) and kind != "self_hit":
-            raise ValueError(f"self_hit_on / self_hits: only a self_hit critical hits the war engine itself; not {kind}")
+            raise ValueError(f"self_hit_on / self_hits: only a self_hit critical hits the war engine itself; "
+                             f"not {kind}")
         if self.splash_macro_weapon + self.splash_no_save + self.splash_titan_killer > 1:
             raise ValueError("splash_*: a splash hit is a macro-weapon, a titan-killer or a no-save hit, only one")
         if self.then == "destroyed_plus_effect" and self.splash_hit_on is None:
@@ -256,6 +262,7 @@ class EpicScenario(StrictModel):
     formations: list[Formation] = Field(min_length=2, max_length=32)
     end_phase: EndPhase = EndPhase()
     _notes: list[str] = PrivateAttr(default_factory=list)
+    _source: str = PrivateAttr("<scenario>")  # the file it was loaded from, for error messages
 
     @model_validator(mode="wrap")
     @classmethod
@@ -270,6 +277,11 @@ class EpicScenario(StrictModel):
         scenario = handler(data)
         scenario._notes = notes
         return scenario
+
+    @property
+    def source(self) -> str:
+        """The file (or text source) it was loaded from, as error messages name it."""
+        return self._source
 
     @property
     def notes(self) -> list[str]:

@@ -50,6 +50,7 @@ class Unit:
     breaches: int = 0  # reactor breaches and fires burning (§10.4, §10.7)
     fires: int = 0
     degraded: bool = False  # a degrade_then_escalate critical has struck (§10.4)
+    lost_characters: list = field(default_factory=list)  # (DC, void shields) removed by a critical (§10.4)
 
     @property
     def shields_up(self) -> int:
@@ -58,8 +59,12 @@ class Unit:
 
     @property
     def damage_taken(self) -> int:
-        """DC lost; a destroyed unit its whole starting DC."""
-        return self.slot.damage_capacity - (self.damage_left if self.alive else 0)
+        """DC lost (a character's removed with it, §10.4); a destroyed unit its whole starting DC."""
+        return self.starting_capacity - (self.damage_left if self.alive else 0)
+
+    @property
+    def starting_capacity(self) -> int:
+        return self.slot.damage_capacity + sum(dc for dc, _ in self.lost_characters)
 
 
 @dataclass(eq=False)
@@ -119,20 +124,20 @@ class Trial:
 
     def count_damage(self, unit: Unit, points: int, by_side: int | None, kill: bool, marker: bool) -> None:
         """Book ``points`` of damage (or units) lost by ``unit``: kills for ``by_side`` while the fight goes
-        on, losses and the BMs they place if its formation wins (``marker``); in the end phase, BMs on
-        its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast Markers;
-        §10.4, §10.7)."""
+        on; losses and the BMs they place if its formation wins (``marker``), until the end phase (a
+        splash from a war engine destroyed by extra hits may still reach the winner); in the end phase,
+        BMs on its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast
+        Markers; §10.4, §10.7)."""
         formation = self.formations[unit.slot.formation]
         if self.in_end_phase:
             if not formation.broken:
                 formation.blast_markers += points
             return
-        if not self.fighting:
-            return
         formation.losses += points
         if marker and not unit.slot.automaton:  # TP-SR Automaton: no BM for its deaths
             self.book_markers(formation, unit, points)
-        if kill and self.kills_count and by_side is not None and not unit.slot.automata:  # TP-SR Automata
+        if kill and self.fighting and self.kills_count and by_side is not None \
+                and not unit.slot.automata:  # TP-SR Automata
             self.kills[by_side] += points
 
     @staticmethod
@@ -151,8 +156,8 @@ class Trial:
         ordinary, macro-weapon, titan-killer (1) or no save (§10.4, §10.6)."""
         kind = {SPLASH_MACRO_WEAPON: MACRO_WEAPON, SPLASH_TITAN_KILLER: TITAN_KILLER}.get(splash_kind, ORDINARY)
         abilities = Abilities(macro_weapon=True, titan_killer=True) if kind == TITAN_KILLER else NO_ABILITIES
-        take_hit(self, 1 - victim.slot.side, Hit(kind, False, abilities=abilities, no_save=splash_kind == SPLASH_NO_SAVE),
-                 victim, 1)
+        hit = Hit(kind, False, abilities=abilities, no_save=splash_kind == SPLASH_NO_SAVE)
+        take_hit(self, 1 - victim.slot.side, hit, victim, 1)
 
     def break_in_end_phase(self, formation: Formation) -> None:
         """End-phase damage broke it: BMs removed, it withdraws as after a failed rally (§10.7)."""

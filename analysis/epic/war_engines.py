@@ -138,13 +138,19 @@ def apply_critical(trial, unit, by_side: int | None, kill: bool) -> None:
         if effect.further_damage_on and unit.alive:
             roll = d6(trial)
             further = roll >= effect.further_damage_on
-            trial.say("TP 3.2.3", f"    {unit.label}: further-damage roll {roll} → {'1 more point' if further else 'none'}")
+            splashes = roll == 1 and bool(effect.splash_hit_on)
+            trial.say("TP 3.2.3", f"    {unit.label}: further-damage roll {roll} → "
+                                  f"{'1 more point' if further else 'a splash' if splashes else 'nothing more'}")
             if further:
                 damage_hull(trial, unit, 1, "TP 3.2.3", by_side, kill)
+            elif splashes:
+                splash(trial, unit)
     elif kind == "extra_damage":  # a degrade's later criticals
         damage_hull(trial, unit, 1, "TP 3.2.3", by_side, kill)
     elif kind == "self_hit":
         self_hit(trial, unit)
+    elif kind == "lose_character":
+        lose_character(trial, unit, by_side, kill)
     elif kind == "random_move":
         damage_hull(trial, unit, effect.extra_damage, "TP 3.2.3", by_side, kill)
     elif kind == "end_phase_breach":
@@ -165,6 +171,33 @@ def self_hit(trial, unit) -> None:
             trial.splash_hit(unit, effect.splash_kind)
     if effect.splash_hit_on:
         splash(trial, unit)
+
+
+def lose_character(trial, unit, by_side: int | None, kill: bool) -> None:
+    """A random attached character that added damage capacity is removed: the war engine's starting DC
+    and void shields drop by the character's (its remaining DC too; the DC so lost counts as kills and
+    losses), and with no such character left it is destroyed (DATA land-train; §10.4, §10.8)."""
+    slot = unit.slot
+    if not slot.characters_capacity:
+        destroy_by_critical(trial, unit, by_side, kill)
+        return
+    pick = trial.rng.randint(1, len(slot.characters_capacity)) - 1
+    capacity, shields = slot.characters_capacity[pick]
+    unit.lost_characters.append((capacity, shields))
+    new_capacity = slot.damage_capacity - capacity
+    unit.slot = replace(slot, damage_capacity=new_capacity, void_shields=slot.void_shields - shields,
+                        cc_dice=min(slot.cc_dice, new_capacity),
+                        characters_capacity=slot.characters_capacity[:pick] + slot.characters_capacity[pick + 1:])
+    unit.void_shields = min(unit.void_shields, unit.slot.void_shields)
+    lost = min(capacity, unit.damage_left)
+    unit.damage_left -= lost
+    if unit.damage_left == 0:
+        unit.alive = False
+    if lost:
+        trial.count_damage(unit, lost, by_side, kill, True)
+    trial.say("TP 3.2.3", f"    {unit.label} loses a character (roll {pick + 1}): starting DC {slot.damage_capacity} → "
+                          f"{new_capacity}, void shields {slot.void_shields} → {unit.slot.void_shields}"
+                          f"{'; destroyed' if not unit.alive else ''}")
 
 
 def degrade(trial, unit) -> None:
@@ -208,7 +241,7 @@ def splash(trial, source) -> None:
     effect = source.slot.critical
     for formation in trial.formations:
         reach = formation.within_splash_of[source.slot.formation]
-        victims = formation.living[:reach]
+        victims = [u for u in formation.living if u is not source][:reach]
         if reach:
             trial.say("TP 3.2.3", f"    splash of {source.label}: {len(victims)} unit(s) of {formation.name} within reach, "
                                   f"hit on {effect.splash_hit_on}+")

@@ -416,10 +416,16 @@ def test_trace_shows_shields_damage_points_and_critical_rolls():
         assert text in traces
 
 
-def test_the_kernel_refuses_war_engine_keys_until_it_simulates_them():
-    """Issue 14 (§10.9): simulate(engine="kernel") names the first key it cannot simulate yet."""
-    with pytest.raises(UserError, match=r"units\.warhound\.void_shields.*reference"):
-        epic.simulate(epic.loads(WE_SCENARIO), trials=10)
+def test_the_kernel_refuses_war_engine_keys_until_it_simulates_them(tmp_path):
+    """Issue 14 (§10.9): simulate(engine="kernel") names the file and the first key it cannot simulate
+    yet; the CLI prints that one line and exits 2."""
+    with pytest.raises(UserError, match=r"^we\.toml: field 'units\.warhound\.void_shields'.*reference"):
+        epic.simulate(epic.loads(WE_SCENARIO, "we.toml"), trials=10)
+    path = tmp_path / "we.toml"
+    path.write_text(WE_SCENARIO)
+    result = CliRunner().invoke(main, ["epic", str(path), "--trials", "100"])
+    message = result.stderr.strip()
+    assert result.exit_code == 2 and "\n" not in message and str(path) in message and "Traceback" not in message
 
 
 def test_war_engine_results_have_intervals():
@@ -512,12 +518,15 @@ def test_further_damage_and_self_hit_criticals(compile_epic, scripted):
     """DATA Hierodule and Abattoir criticals (§10.4): +1 damage then one more on a further 6; a titan-killer
     (1) hit on itself on 4+, not destroyed by the critical itself."""
     hierodule = {"type": "WE", "armour": 4, "damage_capacity": 4,
-                 "critical": {"kind": "extra_damage", "further_damage_on": 6}}
-    for dice, damage in (([3, 6, 2], 2), ([3, 5], 1)):  # critical roll of the point, further roll, ...
-        trial = new_trial(scenario(compile_epic, hierodule), scripted(dice))
-        unit = trial.formations[1].units[0]
+                 "critical": {"kind": "extra_damage", "further_damage_on": 6, "splash_hit_on": 6}}
+    compiled = scenario(compile_epic, hierodule, more_units={"grot": {"type": "INF", "cc": 6}},
+                        more_groups=[("grot", 1, "ff")], d_fields={"within_splash_of": {"D": 1}})
+    # critical roll of the point, further roll, then its point's critical roll or the grot's splash roll
+    for dice, damage, grot_alive in (([3, 6, 2], 2, True), ([3, 5], 1, True), ([3, 1, 6], 1, False)):
+        trial = new_trial(compiled, scripted(dice))
+        unit, grot = trial.formations[1].units
         apply_critical(trial, unit, ATTACKER, True)
-        assert unit.damage_taken == damage and trial.rng.exhausted
+        assert (unit.damage_taken, grot.alive) == (damage, grot_alive) and trial.rng.exhausted
     abattoir = {"type": "WE", "armour": 4, "damage_capacity": 8,
                 "critical": {"kind": "self_hit", "self_hit_on": 4, "splash_titan_killer": True}}
     for dice, damage in (([4, 1], 1), ([3], 0)):  # self-hit roll, the critical roll of its point
@@ -525,3 +534,42 @@ def test_further_damage_and_self_hit_criticals(compile_epic, scripted):
         unit = trial.formations[1].units[0]
         apply_critical(trial, unit, ATTACKER, True)
         assert (unit.damage_taken, unit.alive) == (damage, True) and trial.rng.exhausted
+
+
+def test_lose_character_removes_a_battlecar_with_its_capacity_and_shields(compile_epic, scripted):
+    """DATA Land Train critical (§10.4): a random battlecar is removed with its DC and void shields; with
+    none left the war engine is destroyed."""
+    units = {"shooter": SHOOTER,
+             "train": {"type": "WE", "armour": 4, "damage_capacity": 4, "critical": "lose_character"},
+             "battlecar": {"type": "CH", "damage_capacity": 1, "void_shields": 1},
+             "flamecar": {"type": "CH", "damage_capacity": 2}}
+    compiled = compile_epic(units, [
+        {"name": "A", "side": "attacker", "initiative": 1, "units": [{"unit": "shooter", "count": 1, "engaged": "ff"}]},
+        {"name": "D", "side": "defender", "initiative": 1,
+         "units": [{"unit": "train", "count": 1, "engaged": "ff", "characters": ["battlecar", "flamecar"]}]}])
+    assert (compiled.units[1].damage_capacity, compiled.units[1].void_shields) == (7, 1)
+    trial = new_trial(compiled, scripted([1, 1]))  # the first character each time
+    train = trial.formations[1].units[0]
+    apply_critical(trial, train, ATTACKER, True)
+    assert (train.slot.damage_capacity, train.slot.void_shields, train.void_shields, train.damage_left) == (6, 0, 0, 6)
+    apply_critical(trial, train, ATTACKER, True)
+    assert (train.slot.damage_capacity, train.damage_left, train.damage_taken, trial.kills[ATTACKER]) == (4, 4, 3, 3)
+    apply_critical(trial, train, ATTACKER, True)
+    assert not train.alive and train.damage_taken == 7 and trial.kills[ATTACKER] == 7 and trial.rng.exhausted
+
+
+def test_a_splash_after_the_result_is_a_loss_of_the_winner_but_no_kill(compile_epic, scripted):
+    """TP 3.2.3, 1.12.9 (§10.6): a losing WE destroyed by the extra hits explodes onto the winner's unit:
+    a loss (a BM for the winner), no kill (the result is already worked out)."""
+    target = {"type": "WE", "armour": 4, "damage_capacity": 1,
+              "critical": {"kind": "destroyed_plus_effect", "splash_hit_on": 1}}
+    compiled = compile_epic({"shooter": SHOOTER, "target": target}, [
+        {"name": "A", "side": "attacker", "initiative": 1, "within_splash_of": {"D": 1},
+         "units": [{"unit": "shooter", "count": 2, "engaged": "ff"}]},
+        {"name": "D", "side": "defender", "initiative": 1, "units": [{"unit": "target", "count": 1, "engaged": "ff"}]}])
+    trial = new_trial(compiled, scripted([6, 3, 1]))  # critical roll, splash roll, the shooter's 4+ save
+    trial.fighting = False
+    extra_hits(trial, DEFENDER, 1)
+    shooter = trial.formations[0].units[0]
+    assert not shooter.alive and trial.formations[0].loss_markers == 1 and trial.kills == [0, 0]
+    assert trial.rng.exhausted
