@@ -269,6 +269,8 @@ def units_show(unit):
     click.echo(f"{PREFIX}{uid}: {conv.name} ({conv.type}): {conv.summary()}")
     if conv.profile is not None:
         click.echo("profile: " + conv.profile.model_dump_json(exclude_none=True))
+    for line in conv.protection():
+        click.echo(line)
     for rule, why in conv.ignored:
         click.echo(f"ignored: {rule} ({why})")
     for note in conv.notes:

@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from .armies import force_army_rules, list_forces_of, list_initiative
-from .netea import PREFIX, army_lists, forces, units
+from .netea import PREFIX, army_lists, convert, forces, units
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,6 +113,19 @@ def formations() -> dict[str, LibraryFormation]:
     return out
 
 
+def formation_status(form: LibraryFormation) -> str:
+    """"ok", "not buildable: WHY" (the units text), or "cannot model: UNIT (RULES)" for units the
+    engine cannot convert (:func:`.netea.convert`)."""
+    if form.problem is not None:
+        return f"not buildable: {form.problem}"
+    ids = dict.fromkeys([uid for uid, _ in form.units] + [cid for _, cid in form.characters])
+    lacking = [(uid, conv) for uid in ids if not (conv := convert(uid)).ok]
+    if lacking:
+        return "cannot model: " + "; ".join(f"{PREFIX}{uid} ({', '.join(u.rule for u in conv.unsupported)})"
+                                            for uid, conv in lacking)
+    return "ok"
+
+
 def search_formations(word: str = "") -> pd.DataFrame:
     """Library formations whose reference, name or units text contains ``word`` (case-insensitive)."""
     import pandas as pd  # only the search tables need it: loading a scenario does not
@@ -120,7 +133,7 @@ def search_formations(word: str = "") -> pd.DataFrame:
     word = word.lower()
     rows = [{"formation": f.ref, "name": f.name, "points": f.points, "initiative": f.initiative,
              "army_rules": ", ".join(f.army_rules), "units": f.text,
-             "status": "ok" if f.problem is None else f"not buildable: {f.problem}"}
+             "status": formation_status(f)}
             for f in formations().values()
             if not word or word in f.ref or word in f.name.lower() or word in f.text.lower()]
     return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "army_rules", "units", "status"])

@@ -3,8 +3,9 @@
 :func:`convert` turns a datasheet (stats, special rules and the assault lines of its weapons) into
 an :class:`analysis.epic.model.UnitProfile` and reports, rule by rule, what the engine cannot
 model (:class:`UnsupportedRule`) and what it drops because it has no assault effect.  Nothing is
-dropped silently.  Mapping choices that are data (unsupported types, extra ignored rules, reasons)
-live in ``netea_epic.toml``.
+dropped silently.  Mapping choices that are data (unsupported types, landed aircraft, rules that are
+profile fields, extra ignored rules, reasons) live in ``netea_epic.toml``; the critical-hit texts,
+classified into the engine's kinds, in ``netea_criticals.toml``.
 """
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ def _data(name: str):
 def mapping() -> dict:
     """The NetEA → engine mapping choices of ``netea_epic.toml``."""
     return tomllib.loads(files(__package__).joinpath("netea_epic.toml").read_text("utf-8"))
+
+
+@cache
+def criticals() -> dict[str, dict]:
+    """The classified critical-hit effects of ``netea_criticals.toml``, by datasheet text."""
+    entries = tomllib.loads(files(__package__).joinpath("netea_criticals.toml").read_text("utf-8"))["critical"]
+    return {e["text"]: e for e in entries}
 
 
 @cache
@@ -87,6 +95,23 @@ class Conversion:
     def ok(self) -> bool:
         return not self.unsupported
 
+    def protection(self) -> list[str]:
+        """Damage capacity, shields, fields and critical-hit effect, one line each (war engines and
+        shielded units only; ``units show`` prints them)."""
+        p = self.profile
+        if p is None or (p.type != "WE" and not (p.damage_capacity or p.void_shields or p.power_fields
+                                                  or p.shadowfields)):
+            return []
+        lines = [f"{label}: {value}" for label, value in (
+            ("damage capacity", p.damage_capacity), ("void shields", p.void_shields),
+            ("power fields", p.power_fields), ("shadowfields", p.shadowfields)) if value]
+        if p.type == "WE":
+            crit = p.critical
+            shown = "none" if crit is None else crit.kind + "".join(
+                f", {k} = {v}" for k, v in crit.model_dump(exclude_defaults=True).items() if k != "kind")
+            lines.append(f"critical hit: {shown}")
+        return lines
+
     def summary(self) -> str:
         if self.ok:
             return "ok"
@@ -130,6 +155,48 @@ def _assault_modes(weapon: dict, is_we: bool, notes: list[str]) -> list[dict]:
     return chosen
 
 
+ABILITIES = ("macro_weapon", "titan_killer", "lance", "ignore_cover", "disrupt")
+
+
+def _abilities(parsed: dict) -> dict:
+    """The weapon abilities of a parsed NetEA mode as engine keys (TP 2.2.2-2.2.9).
+
+    Titan killer: ``1`` is ``true`` (1 damage per hit), dice stay as written ("D3", "D6", "D6+1").
+    """
+    found = {name: bool(parsed.get(name)) for name in ABILITIES if name != "titan_killer"}
+    tk = parsed.get("titan_killer")
+    found["titan_killer"] = False if tk is None else True if tk == 1 else tk
+    return found
+
+
+def field_value(unit: dict, field: str):
+    """A datasheet value that becomes a profile field: the unit's own field or its ``rule_values`` entry."""
+    return unit[field] if field in unit else unit["rule_values"].get(field)
+
+
+def _critical(unit: dict, data: dict, unsupported: list, notes: list[str]) -> None:
+    """The unit's critical-hit effect from ``netea_criticals.toml`` into ``data["critical"]`` (TP 3.2.3)."""
+    text = unit["critical_hit_effect"]
+    if not text:
+        return
+    entry = criticals().get(text)
+    if entry is None:
+        unsupported.append(UnsupportedRule("critical-hit effect", "unit", "its text is not classified in "
+                                           "netea_criticals.toml"))
+        return
+    if "unsupported" in entry:
+        unsupported.append(UnsupportedRule("critical-hit effect", "unit", entry["unsupported"]))
+        return
+    data["critical"] = entry["effect"]
+    if "splash_reach" in entry:
+        notes.append(f"critical hit: its splash reaches {entry['splash_reach']}; say how many units that is "
+                     "with the formation key within_splash_of (default: nobody)")
+    if "reading" in entry:
+        notes.append(f"critical hit, reading: {entry['reading']}")
+    if "not_modelled" in entry:
+        notes.append(f"critical hit, not modelled: {entry['not_modelled']}")
+
+
 def convert(unit_id: str):
     """Convert the NetEA unit ``unit_id`` (without the ``netea:`` prefix) to a :class:`Conversion`."""
     from ..epic.model import UnitProfile, special_rule_catalogue
@@ -145,25 +212,32 @@ def convert(unit_id: str):
     ignored: list[tuple[str, str]] = []
     notes: list[str] = []
     utype = unit["type"]
-    if utype in maps["unsupported_types"]:
+    landed = utype in maps["landed_aircraft"] and (unit["cc"] is not None or unit["ff"] is not None)
+    if landed:
+        notes.append(f"an aircraft converted as a landed {maps['landed_aircraft'][utype]} with speed 0: only a "
+                     "landed aircraft can be assaulted (TP 4.1.1, 4.2.5)")
+        utype = maps["landed_aircraft"][utype]
+    elif utype in maps["unsupported_types"]:
         unsupported.append(UnsupportedRule(utype, "type", maps["unsupported_types"][utype]))
         return Conversion(unit_id, unit["name"], utype, None, tuple(unsupported), (), ())
 
     special: list[str] = []
+    fields: dict = {}
     for rule in unit["special_rules"]:
+        field = next((f for prefix, f in maps["field_rules"].items() if rule.startswith(prefix)), None)
         if rule in known:
             special.append(rule)
-        elif rule.startswith("damage-capacity-") and utype == "WE":
-            continue  # the damage_capacity field
+        elif field is not None:
+            fields[field] = field_value(unit, field)
         elif rule in maps["ignored_rules"]:
             ignored.append((rule, maps["ignored_rules"][rule]))
         else:
             unsupported.append(UnsupportedRule(rule, "unit", _reason(rule)))
 
     extra: list[dict] = []
+    own: dict[str, dict] = {}  # abilities of the unit's own CC / FF attack, by profile key
     for mount in unit["weapons"]:
         weapon = weapons()[mount["weapon_id"]]
-        where = f"weapon {weapon['id']}"
         modes = _assault_modes(weapon, utype == "WE", notes)
         if not modes:
             continue
@@ -172,26 +246,27 @@ def convert(unit_id: str):
             continue
         for mode in modes:
             parsed = mode["parsed"]
-            for rule in ("ignore_cover", "lance"):
-                if parsed.get(rule):
-                    unsupported.append(UnsupportedRule(rule.replace("_", "-"), where, _reason(rule.replace("_", "-"))))
+            abilities = _abilities(parsed)
             if "extra_attacks" not in parsed:
-                # Properties of the unit's own CC / FF attack.
-                if parsed.get("macro_weapon"):
-                    unsupported.append(UnsupportedRule("macro-weapon", where, _reason("macro-weapon")))
+                # Properties of the unit's own CC / FF attack (its main dice).
+                key = "cc_abilities" if mode["range_kind"] == "base_contact" else "ff_abilities"
+                if any(abilities.values()):
+                    merged = own.setdefault(key, dict.fromkeys(ABILITIES, False))
+                    for name, value in abilities.items():
+                        merged[name] = merged[name] or value
+                    shown = ", ".join(n.replace("_", " ") + ("" if v is True else f" ({v})")
+                                      for n, v in abilities.items() if v)
+                    notes.append(f"{weapon['name']}: {shown} on the unit's own "
+                                 f"{'close-combat' if key == 'cc_abilities' else 'firefight'} attack")
                 for rule in ("first_strike", "sniper"):
                     if parsed.get(rule):
                         special.append(rule.replace("_", "-"))
                         notes.append(f"{weapon['name']}: {rule.replace('_', ' ')} on the unit's own attack; "
                                      "the engine applies it to all of the unit's dice")
                 continue
-            tk = parsed.get("titan_killer")
-            if tk not in (None, 1):
-                unsupported.append(UnsupportedRule(f"titan-killer-{str(tk).lower()}", where, _reason("titan-killer")))
             line = {"range": "bc" if mode["range_kind"] == "base_contact" else "15cm",
-                    "macro_weapon": bool(parsed.get("macro_weapon")),
-                    "first_strike": bool(parsed.get("first_strike")),
-                    "titan_killer": tk is not None, "sniper": bool(parsed.get("sniper"))}
+                    "first_strike": bool(parsed.get("first_strike")), "sniper": bool(parsed.get("sniper")),
+                    "engage_only": weapon["id"] in maps["engage_only_weapons"], **abilities}
             attacks = parsed["extra_attacks"]
             if attacks == "D3":
                 extra += [dict(line, count="D3") for _ in range(count)]
@@ -205,10 +280,14 @@ def convert(unit_id: str):
             notes.append(f"assault stats used: {maps['assault_alt_stats'][unit_id]}")
         else:
             notes.append(f"alternative stats {unit['alt_stats']} not used (see the datasheet notes)")
-    speed = 0 if unit["move_class"] == "Immobile" else unit["speed_cm"]
-    data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra)
+    if unit_id in maps["notes_not_modelled"]:
+        notes.append(maps["notes_not_modelled"][unit_id])
+    speed = 0 if landed or unit["move_class"] == "Immobile" else unit["speed_cm"]
+    data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra, **own)
+    data.update({k: v for k, v in fields.items() if v is not None})
     if utype == "WE":
         data["damage_capacity"] = unit["damage_capacity"]
+        _critical(unit, data, unsupported, notes)
     profile = UnitProfile.model_validate(data)
     return Conversion(unit_id, unit["name"], utype, profile, tuple(unsupported), tuple(ignored), tuple(notes))
 

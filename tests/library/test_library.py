@@ -8,7 +8,7 @@ import analysis.epic as epic
 from analysis.cli import main
 from analysis.epic.model import UnitProfile, special_rule_catalogue
 from analysis.library.formations import formations
-from analysis.library.netea import convert, mapping, units
+from analysis.library.netea import field_value, convert, mapping, units
 
 from library_helpers import one_error_line
 
@@ -37,13 +37,15 @@ def test_every_unit_converts_or_says_which_rule_it_lacks(unit_id):
     if conv.profile is None:  # a type that never assaults
         assert [u.where for u in conv.unsupported] == ["type"]
         return
-    # No unit rule disappears silently: kept, ignored with a reason, reported, or the WE's DC field.
+    # No unit rule disappears silently: kept, ignored with a reason, reported, or a profile field
+    # (void shields, power fields, shadowfields, damage capacity) holding the datasheet's value.
     ignored = {r for r, _ in conv.ignored}
     reported = {u.rule for u in conv.unsupported}
     for rule in unit["special_rules"]:
         kept = rule in conv.profile.special
-        dc = rule.startswith("damage-capacity-") and conv.profile.damage_capacity == unit["damage_capacity"]
-        assert kept or dc or rule in ignored or rule in reported, rule
+        field = next((f for p, f in mapping()["field_rules"].items() if rule.startswith(p)), None)
+        as_field = field is not None and getattr(conv.profile, field) == field_value(unit, field)
+        assert kept or as_field or rule in ignored or rule in reported, rule
         assert not (rule in known and rule not in conv.profile.special)
     for rule in conv.ignored:
         assert rule[0] in mapping()["ignored_rules"]
@@ -57,9 +59,8 @@ def test_conversions_map_assault_lines():
     assert [(e.count, e.range, e.macro_weapon) for e in terminator.extra_attacks] == [(1, "bc", True)]
     assert convert("wyches").profile.armour == 5  # assault-only alternative armour
     titan = convert("warlord-class-titan")
-    assert titan.profile.damage_capacity == 8 and not titan.ok
-    assert [u.rule for u in titan.unsupported] == ["void-shields-6"]
-    assert [u.rule for u in convert("thunderhawk-gunship").unsupported] == ["AC/WE"]
+    assert titan.ok and (titan.profile.damage_capacity, titan.profile.void_shields) == (8, 6)
+    assert [u.rule for u in convert("thunderbolt-fighter").unsupported] == ["AC"]
 
 
 TYPED = """
@@ -116,7 +117,7 @@ def test_library_formation_expands_with_points():
 
 
 @pytest.mark.parametrize("ref, needle", [("netea:boyzz", "unknown library unit 'netea:boyzz'"),
-                                         ("netea:warlord-class-titan", "void-shields-6")])
+                                         ("netea:thunderbolt-fighter", "AC (type: aircraft cannot be assaulted")])
 def test_bad_library_unit_is_one_clear_line(tmp_path, ref, needle):
     path = tmp_path / "bad.toml"
     path.write_text(TYPED.replace('unit = "boy"', f'unit = "{ref}"'))
@@ -128,11 +129,16 @@ def test_search_commands():
     runner = CliRunner()
     out = runner.invoke(main, ["units", "search", "boyz"])
     assert out.exit_code == 0 and "netea:boyz" in out.output and "ok" in out.output
-    out = runner.invoke(main, ["units", "search", "warlord", "--csv"])
-    assert out.exit_code == 0 and "cannot model: void-shields-6" in out.output
+    out = runner.invoke(main, ["units", "search", "thunderbolt", "--csv"])
+    assert out.exit_code == 0 and "cannot model: AC (type: aircraft cannot be assaulted" in out.output
     out = runner.invoke(main, ["formations", "search", "warband"])
     assert out.exit_code == 0 and "netea:ork-war-horde/warband" in out.output and "200" in out.output
     assert "mob-rule" in out.output  # the army rules the formation brings (issue 11 §3)
     out = runner.invoke(main, ["units", "show", "nobz"])
-    assert out.exit_code == 0 and '"extra_attacks":[{"count":1,"range":"bc"' in out.output.replace(" ", "")
+    assert out.exit_code == 0 and '"count":1,"range":"bc"' in out.output.replace(" ", "")
+    out = runner.invoke(main, ["units", "show", "netea:warlord-class-titan"])  # issue 14 §3
+    assert out.exit_code == 0 and "void shields: 6" in out.output and "damage capacity: 8" in out.output
+    assert "critical hit: end_phase_breach, splash_hit_on = 4" in out.output
+    out = runner.invoke(main, ["units", "show", "gargant"])
+    assert "power fields: D3+3" in out.output and "critical hit: end_phase_fire" in out.output
     one_error_line(runner.invoke(main, ["units", "show", "nobzz"]), "units show", "'unit'", "netea:nobz")
