@@ -13,8 +13,7 @@ from pathlib import Path
 
 from .. import runner
 from ..scenario import parse_toml, read_toml, validate
-from ..errors import UserError
-from .compile import CompiledEpic, compile_scenario, war_engine_keys
+from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
@@ -92,13 +91,6 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     compiled = _compiled(scenario)
     if engine == "kernel":
         from .engine import KernelJob
-
-        unsupported = war_engine_keys(compiled)
-        if unsupported:
-            field, feature = unsupported
-            raise UserError(compiled.scenario.title, field,
-                            f"the Numba kernel does not simulate {feature} yet; run it on the reference engine "
-                            "(engine=\"reference\", or --engine reference)")
 
         job = KernelJob(compiled)
     elif engine == "reference":
