@@ -19,8 +19,9 @@ Armour or Invulnerable saves, macro-weapon and titan-killer hits, the hits of a 
 trapped withdrawals, Supreme Commander re-rolls) run lane by lane; so do, in a scenario that uses the
 war-engine rules of ``docs/epic-engine.md`` §10 (``rules[R_WE]``: shields and fields, special saves, critical
 hits, titan-killer damage, lance, ignore cover, disrupt), the allocations, saves and damage of every hit, in the
-reference engine's order, and the end-phase effects; without them those paths are never entered.  Living-unit counts are popcounts of per-side alive bit masks; the words
-per side are a compile-time constant (the length of the ``words`` tuple).
+reference engine's order, and the end-phase effects; without them those paths are never entered.
+Living-unit counts are popcounts of per-side alive bit masks; the words per side are a compile-time
+constant (the length of the ``words`` tuple).
 """
 import numpy as np
 from llvmlite import ir
@@ -497,8 +498,9 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_SPLASH = range(8)
 W_ROWS = 8
 # Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
-# it (nothing), in the end phase (BMs on the unit's unbroken formation).
-BOOK_FIGHT, BOOK_NONE, BOOK_END_PHASE = range(3)
+# it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
+# (BMs on the unit's unbroken formation).
+BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE = range(3)
 
 
 @njit(cache=True)
@@ -539,11 +541,13 @@ def _we_start_lane(rs, l, units, wst, n_units):
 @njit(cache=True)
 def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, broken):
     """Book ``points`` of damage done to unit ``u`` in lane ``l`` (``markers`` of them placing BMs if its
-    formation wins): in the fight, kills for the other side (times ``ck``: 0 for supporting fire whose kills
-    do not count) and losses; in the end phase, BMs on its unbroken formation (spec §6.4, §10.4, §10.7)."""
+    formation wins): losses until the end phase, and in the fight kills for the other side (times ``ck``: 0
+    for supporting fire whose kills do not count); in the end phase, BMs on its unbroken formation (spec
+    §6.4, §10.4, §10.6, §10.7)."""
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
-    if mode == BOOK_FIGHT:
+    if mode != BOOK_END_PHASE:
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
+    if mode == BOOK_FIGHT:
         kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
         _put(kills, kl, _at(kills, kl) + points * ck)
     elif mode == BOOK_END_PHASE and _at(broken, fl) == 0:
@@ -1419,7 +1423,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                             _, _, k2 = _hull_lane(rs, l, u, block, True, units, hp, wst, n_units, alive, n_words)
                             nd += k2
                             if splashes:
-                                nd += _splash_lane(rs, l, BOOK_NONE, 0, units, hp, wst, n_units, alive, n_words,
+                                nd += _splash_lane(rs, l, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
                                                    splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
                     continue
                 for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
@@ -1459,7 +1463,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     for l in range(L):
                         if lv[LV_HIT * L + l]:
                             nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words,
-                                                 wst, n_units, BOOK_NONE, splashes, splash, n_forms, losses_bm,
+                                                 wst, n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm,
                                                  kills, bm, broken)
         for f in range(n_forms):  # §6.3 the loser's other formations
             if forms[f, F_ASSAULT]:
@@ -1491,14 +1495,14 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                                 _, _, k2 = _hull_lane(rs, l, u, 1, True, units, hp, wst, n_units, alive, n_words)
                                 nd += k2
                                 if splashes:
-                                    nd += _splash_lane(rs, l, BOOK_NONE, 0, units, hp, wst, n_units, alive, n_words,
+                                    nd += _splash_lane(rs, l, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
                                                        splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
                                 break
             if any_fail:
                 for l in range(L):
                     if lv[LV_OK * L + l]:
                         nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst,
-                                             n_units, BOOK_NONE, splashes, splash, n_forms, losses_bm, kills, bm,
+                                             n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm, kills, bm,
                                              broken)
         for f in range(n_forms):  # §6.4 the winner's assault formations not broken at the start
             if not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 from .. import runner
+from ..errors import UserError
 from ..scenario import parse_toml, read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
@@ -24,12 +25,16 @@ __all__ = ["load", "loads", "simulate", "trace", "regroup", "EpicScenario", "Epi
 def load(path: str | Path) -> EpicScenario:
     """Read and validate a scenario file (a string is always a path; text goes to :func:`loads`)."""
     data, source = read_toml(path)
-    return validate(EpicScenario, data, source)
+    scenario = validate(EpicScenario, data, source)
+    scenario._source = source
+    return scenario
 
 
 def loads(text: str, source: str = "<string>") -> EpicScenario:
     """Validate a scenario given as TOML text (``source`` names it in error messages)."""
-    return validate(EpicScenario, parse_toml(text, source), source)
+    scenario = validate(EpicScenario, parse_toml(text, source), source)
+    scenario._source = source
+    return scenario
 
 
 def _compiled(scenario) -> CompiledEpic:
@@ -90,7 +95,15 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     """
     compiled = _compiled(scenario)
     if engine == "kernel":
-        from .engine import KernelJob
+        from .engine import KernelJob, kernel_unsupported
+
+        unsupported = kernel_unsupported(compiled)
+        if unsupported:
+            field, feature = unsupported
+            raise UserError(compiled.scenario.source, field,
+                            f"the Numba kernel does not simulate {feature} yet; the reference engine does "
+                            "(Python: engine=\"reference\"; sweep / compare / matrix / rank: --engine reference; "
+                            "one trial: --trace)")
 
         job = KernelJob(compiled)
     elif engine == "reference":

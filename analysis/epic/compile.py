@@ -22,8 +22,9 @@ ROLE_CODE = {"engaged": ENGAGED, "support": SUPPORT, "nearby": NEARBY}
 ONE_DAMAGE = Dice(0, 6, 1)  # a titan killer without dice: 1 damage per hit (TP 3.2.5)
 # critical kinds (docs/epic-engine.md §10.4); CriticalSlot.code is the index
 CRITICAL_KINDS = ("destroyed", "destroyed_plus_effect", "destroyed_with_passengers", "extra_damage",
-                  "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate")
-SPLASH_ORDINARY, SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE = 0, 1, 2
+                  "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit",
+                  "lose_character")
+SPLASH_ORDINARY, SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_TITAN_KILLER = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class ExtraLine(Abilities):
     contact_only: bool = True  # a (bc) assault-weapon line; False = (15cm) small arms
     first_strike: bool = False
     sniper: bool = False
+    engage_only: bool = False  # only when its formation is the attacker (TP-SR Knight Technology)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,9 @@ class CriticalSlot:
     """A war engine's critical effect (TP 3.2.3; docs/epic-engine.md §10.4), coded for both engines.
 
     ``code`` indexes CRITICAL_KINDS; ``then_code`` the later kind of degrade_then_escalate (-1: none).
-    ``splash_hit_on`` 0 = no splash; ``splash_kind`` SPLASH_ORDINARY / _MACRO_WEAPON / _NO_SAVE.
+    ``splash_hit_on`` 0 = no splash; ``splash_kind`` SPLASH_ORDINARY / _MACRO_WEAPON / _NO_SAVE /
+    _TITAN_KILLER (the hit type of the self hits too); ``further_damage_on`` 0 = none; ``self_hits``
+    D6 on ``self_hit_on`` (0 = none) hit the war engine itself.
     """
 
     kind: str
@@ -77,6 +81,9 @@ class CriticalSlot:
     loses_ff: bool
     loses_extra_attacks: bool
     ff_becomes: int  # NO_ROLL: unchanged
+    further_damage_on: int = 0
+    self_hits: int = 0
+    self_hit_on: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,11 @@ class UnitSlot:
     holofield: bool = False
     knight_shield: bool = False
     regeneration: bool = False
+    automaton: bool = False  # TP-SR Automaton: its deaths place no BM
+    automata: bool = False  # TP-SR Automata: as Expendable for BMs, no disrupt BM, its losses are no kills
+    necron: bool = False  # TP-SR Necron Technology: one destroyed unit returns per end phase
+    # (damage capacity, void shields) each attached character added (battlecars, §10.1)
+    characters_capacity: tuple[tuple[int, int], ...] = ()
     critical: CriticalSlot | None = None
 
     @property
@@ -177,14 +189,14 @@ def _abilities(a: WeaponAbilities | None) -> dict:
 def _line(extra) -> ExtraLine:
     return ExtraLine(count=1 if extra.count == "D3" else extra.count, d3=extra.count == "D3",
                      contact_only=extra.range == "bc", first_strike=extra.first_strike, sniper=extra.sniper,
-                     **_abilities(extra))
+                     engage_only=extra.engage_only, **_abilities(extra))
 
 
 def _critical(effect: CriticalEffect | None) -> CriticalSlot | None:
     if effect is None:
         return None
     splash = SPLASH_MACRO_WEAPON if effect.splash_macro_weapon else SPLASH_NO_SAVE if effect.splash_no_save \
-        else SPLASH_ORDINARY
+        else SPLASH_TITAN_KILLER if effect.splash_titan_killer else SPLASH_ORDINARY
     return CriticalSlot(
         kind=effect.kind, code=CRITICAL_KINDS.index(effect.kind), extra_damage=effect.extra_damage,
         splash_hit_on=effect.splash_hit_on or 0, splash_kind=splash,
@@ -193,7 +205,9 @@ def _critical(effect: CriticalEffect | None) -> CriticalSlot | None:
         else -1,
         loses_holofield="holofield" in effect.loses, loses_deflector_shield="deflector-shield" in effect.loses,
         loses_cc="cc" in effect.loses, loses_ff="ff" in effect.loses,
-        loses_extra_attacks="extra_attacks" in effect.loses, ff_becomes=effect.ff_becomes or NO_ROLL)
+        loses_extra_attacks="extra_attacks" in effect.loses, ff_becomes=effect.ff_becomes or NO_ROLL,
+        further_damage_on=effect.further_damage_on or 0,
+        self_hits=(effect.self_hits or 1) if effect.kind == "self_hit" else 0, self_hit_on=effect.self_hit_on or 0)
 
 
 def _power_fields(profile: UnitProfile) -> tuple[Dice, ...]:
@@ -206,6 +220,7 @@ def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile],
     extra = [_line(e) for e in profile.extra_attacks]
     damage_capacity = profile.damage_capacity or 1
     void_shields, power_fields, shadowfields = profile.void_shields, _power_fields(profile), profile.shadowfields
+    characters_capacity = tuple((ch.damage_capacity, ch.void_shields) for ch in characters if ch.damage_capacity)
     for ch in characters:  # a character adds its weapons and abilities to its host (TP 2.1.1), a battlecar
         rules |= set(ch.special)  # also its DC and shields (docs/epic-engine.md §10.1)
         extra += [_line(e) for e in ch.extra_attacks]
@@ -233,7 +248,8 @@ def _unit_slot(index, name, profile: UnitProfile, characters: list[UnitProfile],
         ff_abilities=Abilities(**_abilities(profile.ff_abilities)),
         void_shields=void_shields, power_fields=power_fields, shadowfields=shadowfields,
         invulnerable_on=invulnerable_on, holofield="holofield" in rules, knight_shield="knight-shield" in rules,
-        regeneration="regeneration" in rules, critical=_critical(profile.critical),
+        regeneration="regeneration" in rules, automaton="automaton" in rules, automata="automata" in rules,
+        necron="necron" in rules, characters_capacity=characters_capacity, critical=_critical(profile.critical),
     )
 
 
@@ -330,15 +346,17 @@ def war_engine_keys(c: CompiledEpic) -> tuple[str, str] | None:
                              ("ff_abilities", "abilities of the FF attack")):
             if getattr(profile, key):
                 return f"{where}.{key}", feature
-        for rule in ("holofield", "knight-shield", "living-metal", "deflector-shield", "regeneration"):
+        for rule in ("holofield", "knight-shield", "living-metal", "deflector-shield", "regeneration",
+                     "automaton", "automata", "necron"):
             if rule in profile.special:
                 return f"{where}.special", rule
         if profile.type == "CH" and profile.damage_capacity:
             return f"{where}.damage_capacity", "a character adding damage capacity"
         for k, line in enumerate(profile.extra_attacks):
             tk = line.titan_killer
-            if line.lance or line.ignore_cover or line.disrupt or (tk is not False and tk is not True):
-                return f"{where}.extra_attacks[{k}]", "lance, ignore cover, disrupt or titan-killer damage dice"
+            if line.lance or line.ignore_cover or line.disrupt or line.engage_only or tk not in (False, True):
+                return (f"{where}.extra_attacks[{k}]",
+                        "lance, ignore cover, disrupt, engage_only or titan-killer damage dice")
     for i, formation in enumerate(c.scenario.formations):
         if any(formation.within_splash_of.values()):
             return f"formations[{i}].within_splash_of", "critical-hit splash"

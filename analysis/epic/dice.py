@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
-from itertools import product
 
 DICE_GRAMMAR = "a whole number or a dice expression [N]D3 / [N]D6 with an optional +K (e.g. \"D3\", \"D3+3\", \"D6+1\")"
 _PATTERN = re.compile(r"^\s*(\d*)\s*[dD]\s*(3|6)\s*(?:\+\s*(\d+))?\s*$")
@@ -35,15 +33,6 @@ class Dice:
     def roll(self, rng) -> int:
         """Roll it with the engine's dice: D6 = ``rng.randint(1, 6)``, D3 = ``rng.randint(1, 3)``."""
         return sum(rng.randint(1, self.sides) for _ in range(self.count)) + self.plus
-
-    def distribution(self) -> dict[int, Fraction]:
-        """{value: exact probability}."""
-        faces = range(1, self.sides + 1)
-        out: dict[int, Fraction] = {}
-        for rolls in product(faces, repeat=self.count):
-            value = sum(rolls) + self.plus
-            out[value] = out.get(value, Fraction(0)) + Fraction(1, self.sides ** self.count)
-        return out
 
     def __str__(self) -> str:
         if self.fixed:

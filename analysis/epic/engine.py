@@ -16,13 +16,14 @@ from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OU
                       SPLASH_NO_SAVE, SPLASH_ORDINARY, SUPPORT, Abilities, CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
 
+_KERNEL_LACKS_KINDS = ("self_hit", "lose_character")  # critical kinds the kernel refuses (kernel_unsupported)
 _CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
     "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
     "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
     "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
     "degrade_then_escalate": K.CRIT_DEGRADE,
 }
-assert set(_CRITICAL_CODES) == set(CRITICAL_KINDS)
+assert set(_CRITICAL_CODES) | set(_KERNEL_LACKS_KINDS) == set(CRITICAL_KINDS)
 _SPLASH_KINDS = {SPLASH_ORDINARY: 0, SPLASH_MACRO_WEAPON: 1, SPLASH_NO_SAVE: 3}  # -> kernels.epic hit kind
 _FORMATION_SLOTS = {  # kernel column -> count slot of analysis/epic/compile.py::_lay_out
     K.FO_DESTROYED: "destroyed", K.FO_BROKEN_A: "broken_after_assault",
@@ -116,6 +117,25 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
             rows.append((step, _row(u, line.count, line.d3, vc, vn, line, sniper, bc, reach(line.contact_only, sniper),
                                     not line.contact_only, False, dvc, dvn)))
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
+
+
+def kernel_unsupported(c: CompiledEpic) -> tuple[str, str] | None:
+    """(field, feature) of the first key of ``docs/epic-engine.md`` §10 the kernel does not simulate yet
+    (the reference engine does), or None: the self_hit and lose_character criticals, further_damage_on,
+    splash_titan_killer, ``engage_only`` lines, Automaton / Automata / Necron."""
+    for name, profile in c.scenario.units.items():
+        where = f"units.{name}"
+        crit = profile.critical
+        if crit is not None and (crit.kind in _KERNEL_LACKS_KINDS or crit.further_damage_on
+                                 or crit.splash_titan_killer):
+            return f"{where}.critical", f"the critical {crit.kind} with its parameters"
+        for rule in ("automaton", "automata", "necron"):
+            if rule in profile.special:
+                return f"{where}.special", rule
+        for k, line in enumerate(profile.extra_attacks):
+            if line.engage_only:
+                return f"{where}.extra_attacks[{k}]", "engage_only lines"
+    return None
 
 
 @dataclass

@@ -81,10 +81,12 @@ class ExtraAttack(WeaponAbilities):
     range: Literal["bc", "15cm"] = "bc"
     first_strike: bool = False
     sniper: bool = False
+    engage_only: bool = False  # only when its formation assaults (TP-SR Knight Technology: knight lances)
 
 
 CriticalKind = Literal["destroyed", "destroyed_plus_effect", "destroyed_with_passengers", "extra_damage",
-                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate"]
+                       "end_phase_breach", "end_phase_fire", "random_move", "degrade_then_escalate", "self_hit",
+                       "lose_character"]
 DegradeLoss = Literal["holofield", "deflector-shield", "cc", "ff", "extra_attacks"]
 
 
@@ -96,8 +98,15 @@ class CriticalEffect(StrictModel):
     breach that destroys, a ``then`` that destroys): every unit the scenario places within reach
     (formation key ``within_splash_of``) is hit on D6 ≥ ``splash_hit_on`` (1 = always), as an
     ordinary hit, a macro-weapon hit (``splash_macro_weapon``) or a hit with no save
-    (``splash_no_save``).  ``degrade_then_escalate``: the first critical takes away ``loses``
-    (``ff_becomes`` sets a new FF value); every later one applies the kind ``then``.
+    (``splash_no_save``) or a titan-killer (1) hit (``splash_titan_killer``).
+    ``extra_damage`` with ``further_damage_on``: one more D6, and on that roll or more one more point,
+    on a 1 its splash, if it has one (the Hierodule's text).
+    ``self_hit``: ``self_hits`` D6 on ``self_hit_on`` or more each hit the war engine itself (the splash
+    hit type), then the splash, if any; it is not destroyed by the critical itself.  ``lose_character``:
+    a random character that added damage capacity is removed with its DC and void shields; with none
+    left, destroyed.
+    ``degrade_then_escalate``: the first critical takes away ``loses`` (``ff_becomes`` sets a new FF
+    value); every later one applies the kind ``then``.
     """
 
     kind: CriticalKind
@@ -105,6 +114,10 @@ class CriticalEffect(StrictModel):
     splash_hit_on: int | None = Field(None, ge=1, le=6)
     splash_macro_weapon: bool = False
     splash_no_save: bool = False
+    splash_titan_killer: bool = False
+    further_damage_on: int | None = Field(None, ge=2, le=6)
+    self_hits: int | None = Field(None, ge=1, le=6)
+    self_hit_on: int | None = Field(None, ge=1, le=6)
     then: Literal["extra_damage", "destroyed", "destroyed_plus_effect"] | None = None
     loses: list[DegradeLoss] = Field([], max_length=5)
     ff_becomes: int | None = Field(None, ge=2, le=6)
@@ -123,15 +136,24 @@ class CriticalEffect(StrictModel):
         if (self.loses or self.ff_becomes is not None) and kind != "degrade_then_escalate":
             raise ValueError(f"loses / ff_becomes: only a degrade_then_escalate critical takes abilities away; "
                              f"not {kind}")
-        splashes = kind in ("destroyed_plus_effect", "destroyed_with_passengers", "end_phase_breach") \
-            or self.then == "destroyed_plus_effect"
-        if (self.splash_hit_on is not None or self.splash_macro_weapon or self.splash_no_save) and not splashes:
+        splashes = kind in ("destroyed_plus_effect", "destroyed_with_passengers", "end_phase_breach", "self_hit") \
+            or self.then == "destroyed_plus_effect" or self.further_damage_on is not None
+        if (self.splash_hit_on is not None or self.splash_macro_weapon or self.splash_no_save
+                or self.splash_titan_killer) and not splashes:
             raise ValueError(f"splash_*: a {kind} critical has no splash")
+        if self.further_damage_on is not None and kind != "extra_damage":
+            raise ValueError(f"further_damage_on: only an extra_damage critical rolls for a further point; not {kind}")
+        if kind == "self_hit" and self.self_hit_on is None:
+            raise ValueError("self_hit_on: a self_hit critical needs the D6 roll that hits the war engine itself "
+                             "(1 to 6)")
+        if (self.self_hit_on is not None or self.self_hits is not None) and kind != "self_hit":
+            raise ValueError(f"self_hit_on / self_hits: only a self_hit critical hits the war engine itself; "
+                             f"not {kind}")
+        if self.splash_macro_weapon + self.splash_no_save + self.splash_titan_killer > 1:
+            raise ValueError("splash_*: a splash hit is a macro-weapon, a titan-killer or a no-save hit, only one")
         if self.then == "destroyed_plus_effect" and self.splash_hit_on is None:
             raise ValueError("splash_hit_on: then = \"destroyed_plus_effect\" needs the D6 roll that hits each unit "
                              "within reach (1 to 6)")
-        if self.splash_macro_weapon and self.splash_no_save:
-            raise ValueError("splash_no_save: a splash hit is a macro-weapon hit or a hit with no save, not both")
         return self
 
     @property
@@ -240,6 +262,7 @@ class EpicScenario(StrictModel):
     formations: list[Formation] = Field(min_length=2, max_length=32)
     end_phase: EndPhase = EndPhase()
     _notes: list[str] = PrivateAttr(default_factory=list)
+    _source: str = PrivateAttr("<scenario>")  # the file it was loaded from, for error messages
 
     @model_validator(mode="wrap")
     @classmethod
@@ -254,6 +277,11 @@ class EpicScenario(StrictModel):
         scenario = handler(data)
         scenario._notes = notes
         return scenario
+
+    @property
+    def source(self) -> str:
+        """The file (or text source) it was loaded from, as error messages name it."""
+        return self._source
 
     @property
     def notes(self) -> list[str]:

@@ -13,12 +13,12 @@ decision is reported as ``"[clause] text"``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import cycle
 from typing import Callable
 
-from .compile import (ATTACKER, BC, DEFENDER, ENGAGED, NO_ABILITIES, NO_ROLL, ONE_DAMAGE, OUT, SUPPORT, Abilities,
-                      CompiledEpic, UnitSlot)
+from .compile import (ATTACKER, BC, DEFENDER, ENGAGED, NO_ABILITIES, NO_ROLL, ONE_DAMAGE, OUT, SPLASH_MACRO_WEAPON,
+                      SPLASH_NO_SAVE, SPLASH_TITAN_KILLER, SUPPORT, Abilities, CompiledEpic, UnitSlot)
 from .dice import Dice
 from .outcome import FormationOutcome, TrialOutcome
 from .war_engines import (allocate_titan_killer, damage_hull, end_phase_effects, shadowfields_return,
@@ -50,6 +50,7 @@ class Unit:
     breaches: int = 0  # reactor breaches and fires burning (§10.4, §10.7)
     fires: int = 0
     degraded: bool = False  # a degrade_then_escalate critical has struck (§10.4)
+    lost_characters: list = field(default_factory=list)  # (DC, void shields) removed by a critical (§10.4)
 
     @property
     def shields_up(self) -> int:
@@ -58,8 +59,12 @@ class Unit:
 
     @property
     def damage_taken(self) -> int:
-        """DC lost; a destroyed unit its whole starting DC."""
-        return self.slot.damage_capacity - (self.damage_left if self.alive else 0)
+        """DC lost (a character's removed with it, §10.4); a destroyed unit its whole starting DC."""
+        return self.starting_capacity - (self.damage_left if self.alive else 0)
+
+    @property
+    def starting_capacity(self) -> int:
+        return self.slot.damage_capacity + sum(dc for dc, _ in self.lost_characters)
 
 
 @dataclass(eq=False)
@@ -84,6 +89,7 @@ class Formation:
     # instead of per loss of that hit (§10.6); kept apart for Expendable units
     loss_markers: int = 0
     expendable_loss_markers: int = 0
+    automata_loss_markers: int = 0
     rally_tested: bool = False
     rally_passed: bool = False
 
@@ -118,29 +124,40 @@ class Trial:
 
     def count_damage(self, unit: Unit, points: int, by_side: int | None, kill: bool, marker: bool) -> None:
         """Book ``points`` of damage (or units) lost by ``unit``: kills for ``by_side`` while the fight goes
-        on, losses and the BMs they place if its formation wins (``marker``); in the end phase, BMs on
-        its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast Markers;
-        §10.4, §10.7)."""
+        on; losses and the BMs they place if its formation wins (``marker``), until the end phase (a
+        splash from a war engine destroyed by extra hits may still reach the winner); in the end phase,
+        BMs on its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast
+        Markers; §10.4, §10.7)."""
         formation = self.formations[unit.slot.formation]
         if self.in_end_phase:
             if not formation.broken:
                 formation.blast_markers += points
             return
-        if not self.fighting:
-            return
         formation.losses += points
-        if marker:
-            if unit.slot.expendable:
-                formation.expendable_loss_markers += points
-            else:
-                formation.loss_markers += points
-        if kill and self.kills_count and by_side is not None:
+        if marker and not unit.slot.automaton:  # TP-SR Automaton: no BM for its deaths
+            self.book_markers(formation, unit, points)
+        if kill and self.fighting and self.kills_count and by_side is not None \
+                and not unit.slot.automata:  # TP-SR Automata
             self.kills[by_side] += points
 
-    def splash_hit(self, victim: Unit, macro_weapon: bool, no_save: bool) -> None:
-        """One critical-splash hit on ``victim``, resolved as a firefight hit of the enemy side (§10.6)."""
-        take_hit(self, 1 - victim.slot.side, Hit(MACRO_WEAPON if macro_weapon else ORDINARY, False,
-                                                 no_save=no_save), victim, 1)
+    @staticmethod
+    def book_markers(formation: Formation, unit: Unit, markers: int) -> None:
+        """BMs its formation takes if it wins, kept apart for Expendable and Automata units, which place
+        none unless every unit of the formation shares the rule (TP 2.1.22, TP-SR Automata)."""
+        if unit.slot.automata:
+            formation.automata_loss_markers += markers
+        elif unit.slot.expendable:
+            formation.expendable_loss_markers += markers
+        else:
+            formation.loss_markers += markers
+
+    def splash_hit(self, victim: Unit, splash_kind: int) -> None:
+        """One critical-splash (or self) hit on ``victim``, resolved as a firefight hit of the enemy side:
+        ordinary, macro-weapon, titan-killer (1) or no save (§10.4, §10.6)."""
+        kind = {SPLASH_MACRO_WEAPON: MACRO_WEAPON, SPLASH_TITAN_KILLER: TITAN_KILLER}.get(splash_kind, ORDINARY)
+        abilities = Abilities(macro_weapon=True, titan_killer=True) if kind == TITAN_KILLER else NO_ABILITIES
+        hit = Hit(kind, False, abilities=abilities, no_save=splash_kind == SPLASH_NO_SAVE)
+        take_hit(self, 1 - victim.slot.side, hit, victim, 1)
 
     def break_in_end_phase(self, formation: Formation) -> None:
         """End-phase damage broke it: BMs removed, it withdraws as after a failed rally (§10.7)."""
@@ -293,6 +310,8 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
             dice.append(AttackDice(count, False, target, weapon, _hit_kind(abilities), slot.sniper, slot.first_strike,
                                    reach(contact_dice, slot.sniper), weapon == "CC", abilities))
     for line in slot.extra:
+        if line.engage_only and slot.side != ATTACKER:  # TP-SR Knight Technology: only when it assaults
+            continue
         if line.contact_only:
             if not in_contact:
                 continue
@@ -317,7 +336,7 @@ def supporting_dice(slot: UnitSlot) -> list[AttackDice]:
         dice.append(AttackDice(slot.damage_capacity, False, slot.ff, "FF", _hit_kind(slot.ff_abilities), slot.sniper,
                                False, abilities=slot.ff_abilities))
         for line in slot.extra:
-            if not line.contact_only:
+            if not line.contact_only and not line.engage_only:
                 dice.append(AttackDice(line.count, line.d3, slot.ff, "FF small-arms line", _hit_kind(line),
                                        line.sniper or slot.sniper, False, abilities=line))
     return dice
@@ -513,10 +532,7 @@ def take_hit(trial: Trial, side: int, hit: Hit, unit: Unit, damage: int = 1) -> 
         return
     formation = trial.formation_of(unit)
     if hit.disrupt and trial.fighting:  # a BM for the hit itself, none for its damage (TP 2.2.2; §10.6)
-        if unit.slot.expendable:
-            formation.expendable_loss_markers += 1
-        else:
-            formation.loss_markers += 1
+        trial.book_markers(formation, unit, 1)
         trial.say("TP 2.2.2", f"  disrupt hit on {unit.label}: 1 BM if {formation.name} wins")
     whole_hit_save = damage > 1 and unit.slot.holofield
     if whole_hit_save and save_throw(trial.rng, unit.slot, hit, trial.log):
@@ -767,6 +783,10 @@ def nearby_loser(trial: Trial, formation: Formation) -> None:
             trial.say("TP 1.13.4", f"{formation.name} is broken: no unit can take the no-save hit")
             return
         trial.say("TP 1.13.4", f"{formation.name} is broken: the BM becomes a no-save hit on {victim.label}")
+        if victim.slot.automaton and save_throw(trial.rng, replace(victim.slot, invulnerable_on=NO_ROLL),
+                                                Hit(ORDINARY, False), trial.log):
+            trial.say("TP-SR Automaton", f"  {victim.label} saves it (an Automaton may)")
+            return
         damage_hull(trial, victim, 1, "TP 1.13.4", None)
         return
     formation.blast_markers += 1
@@ -784,7 +804,9 @@ def winner_blast_markers(trial: Trial, formation: Formation) -> None:
         trial.say("TP 1.12.9", f"{formation.name} was broken at the start: no BMs for its losses")
         return
     all_expendable = all(u.slot.expendable for u in formation.units)
-    gained = formation.loss_markers + (formation.expendable_loss_markers if all_expendable else 0)
+    all_automata = all(u.slot.automata for u in formation.units)
+    gained = formation.loss_markers + (formation.expendable_loss_markers if all_expendable else 0) \
+        + (formation.automata_loss_markers if all_automata else 0)
     formation.blast_markers += gained
     trial.say("TP 1.12.9", f"{formation.name} (winner) takes {gained} BM(s) for its losses → "
                            f"{formation.blast_markers} BMs, size {formation.size}")
@@ -895,7 +917,8 @@ def end_phase(trial: Trial) -> None:
     """End-phase effects of war engines (§10.7), then every formation with a living unit and BMs or
     broken takes the rally test (TP 1.14.1; spec §7), then shadowfields come back (§10.2)."""
     trial.in_end_phase = True
-    if any(u.alive and (u.fires or u.breaches or u.slot.regeneration or u.slot.void_shields) for u in trial.units):
+    if any((u.alive and (u.fires or u.breaches or u.slot.regeneration or u.slot.void_shields))
+           or (u.slot.necron and not u.alive) for u in trial.units):
         trial.say("TP-FAQ End Phase", "--- end phase: critical-hit and end-of-turn effects ---")
         end_phase_effects(trial)
     trial.say("TP 1.14.1", "--- end phase: rally ---")

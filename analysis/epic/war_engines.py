@@ -5,7 +5,7 @@ The steps work on the reference engine's per-trial state (``Trial``, ``Unit``, `
 :mod:`analysis.epic.reference`) through a few attributes: ``trial.rng``, ``trial.say(clause, text)``,
 ``trial.formations``, ``trial.units``, ``trial.in_end_phase``, ``trial.count_damage(unit, points,
 by_side, kill, marker)`` (which books kills, losses or end-phase BMs), ``trial.splash_hit(victim,
-macro_weapon, no_save)`` (one hit resolved as the attack's own) and
+splash_kind)`` (one hit resolved as the attack's own) and
 ``trial.break_in_end_phase(formation)``.  Nothing here is specific to assaults: a shooting attack calls the same
 steps (the void shields stop its hits, its damage points roll for criticals, and so on).
 Clause tags: TP = NetEA Tournament Pack, TP-SR = its army special rules, §10.n = the section of
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .compile import NO_ROLL, SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE
+from .compile import NO_ROLL
 
 DESTROYING = ("destroyed", "destroyed_plus_effect", "destroyed_with_passengers")
 
@@ -133,14 +133,71 @@ def apply_critical(trial, unit, by_side: int | None, kill: bool) -> None:
     trial.say("TP 3.2.3", f"    {unit.label}: critical effect {kind}")
     if kind in DESTROYING:
         destroy_by_critical(trial, unit, by_side, kill)
-    elif kind == "extra_damage":
-        damage_hull(trial, unit, effect.extra_damage if effect.kind == "extra_damage" else 1, "TP 3.2.3", by_side, kill)
+    elif kind == "extra_damage" and effect.kind == "extra_damage":
+        damage_hull(trial, unit, effect.extra_damage, "TP 3.2.3", by_side, kill)
+        if effect.further_damage_on and unit.alive:
+            roll = d6(trial)
+            further = roll >= effect.further_damage_on
+            splashes = roll == 1 and bool(effect.splash_hit_on)
+            trial.say("TP 3.2.3", f"    {unit.label}: further-damage roll {roll} → "
+                                  f"{'1 more point' if further else 'a splash' if splashes else 'nothing more'}")
+            if further:
+                damage_hull(trial, unit, 1, "TP 3.2.3", by_side, kill)
+            elif splashes:
+                splash(trial, unit)
+    elif kind == "extra_damage":  # a degrade's later criticals
+        damage_hull(trial, unit, 1, "TP 3.2.3", by_side, kill)
+    elif kind == "self_hit":
+        self_hit(trial, unit)
+    elif kind == "lose_character":
+        lose_character(trial, unit, by_side, kill)
     elif kind == "random_move":
         damage_hull(trial, unit, effect.extra_damage, "TP 3.2.3", by_side, kill)
     elif kind == "end_phase_breach":
         unit.breaches += 1
     elif kind == "end_phase_fire":
         unit.fires += 1
+
+
+def self_hit(trial, unit) -> None:
+    """``self_hits`` D6, each on ``self_hit_on`` or more a hit of the splash type on the war engine itself,
+    then its splash on the units within reach (DATA critical_hit_effect: abattoir, aeonic-orb; §10.4)."""
+    effect = unit.slot.critical
+    for _ in range(effect.self_hits):
+        roll = d6(trial)
+        hit = roll >= effect.self_hit_on and unit.alive
+        trial.say("TP 3.2.3", f"    {unit.label}: self-hit roll {roll} → {'hit' if hit else 'no hit'}")
+        if hit:
+            trial.splash_hit(unit, effect.splash_kind)
+    if effect.splash_hit_on:
+        splash(trial, unit)
+
+
+def lose_character(trial, unit, by_side: int | None, kill: bool) -> None:
+    """A random attached character that added damage capacity is removed: the war engine's starting DC
+    and void shields drop by the character's (its remaining DC too; the DC so lost counts as kills and
+    losses), and with no such character left it is destroyed (DATA land-train; §10.4, §10.8)."""
+    slot = unit.slot
+    if not slot.characters_capacity:
+        destroy_by_critical(trial, unit, by_side, kill)
+        return
+    pick = trial.rng.randint(1, len(slot.characters_capacity)) - 1
+    capacity, shields = slot.characters_capacity[pick]
+    unit.lost_characters.append((capacity, shields))
+    new_capacity = slot.damage_capacity - capacity
+    unit.slot = replace(slot, damage_capacity=new_capacity, void_shields=slot.void_shields - shields,
+                        cc_dice=min(slot.cc_dice, new_capacity),
+                        characters_capacity=slot.characters_capacity[:pick] + slot.characters_capacity[pick + 1:])
+    unit.void_shields = min(unit.void_shields, unit.slot.void_shields)
+    lost = min(capacity, unit.damage_left)
+    unit.damage_left -= lost
+    if unit.damage_left == 0:
+        unit.alive = False
+    if lost:
+        trial.count_damage(unit, lost, by_side, kill, True)
+    trial.say("TP 3.2.3", f"    {unit.label} loses a character (roll {pick + 1}): starting DC {slot.damage_capacity} → "
+                          f"{new_capacity}, void shields {slot.void_shields} → {unit.slot.void_shields}"
+                          f"{'; destroyed' if not unit.alive else ''}")
 
 
 def degrade(trial, unit) -> None:
@@ -172,8 +229,8 @@ def destroy_by_critical(trial, unit, by_side: int | None, kill: bool) -> None:
     unit.alive = False
     if left:
         trial.count_damage(unit, left, by_side, kill, True)
-    trial.say("TP 3.2.4", f"    {unit.label} is destroyed by the critical: its {left} DC left count as "
-                          f"{left} kill(s) and blast marker(s)")
+    trial.say("TP 3.2.4", f"    {unit.label} is destroyed by the critical"
+                          + (f": its {left} DC left count as {left} kill(s) and blast marker(s)" if left else ""))
     if unit.slot.critical.splash_hit_on:
         splash(trial, unit)
 
@@ -184,7 +241,7 @@ def splash(trial, source) -> None:
     effect = source.slot.critical
     for formation in trial.formations:
         reach = formation.within_splash_of[source.slot.formation]
-        victims = formation.living[:reach]
+        victims = [u for u in formation.living if u is not source][:reach]
         if reach:
             trial.say("TP 3.2.3", f"    splash of {source.label}: {len(victims)} unit(s) of {formation.name} within reach, "
                                   f"hit on {effect.splash_hit_on}+")
@@ -194,7 +251,7 @@ def splash(trial, source) -> None:
                 trial.say("TP 3.2.3", f"    {victim.label}: splash roll {roll} → missed")
                 continue
             trial.say("TP 3.2.3", f"    {victim.label}: splash roll {roll} → hit")
-            trial.splash_hit(victim, effect.splash_kind == SPLASH_MACRO_WEAPON, effect.splash_kind == SPLASH_NO_SAVE)
+            trial.splash_hit(victim, effect.splash_kind)
 
 
 # -- end phase (§10.7) ------------------------------------------------------------------------------
@@ -214,6 +271,11 @@ def end_phase_effects(trial) -> None:
             if unit.alive and unit.void_shields < unit.slot.void_shields:
                 unit.void_shields += 1
                 trial.say("TP-SR Imperial Void Shields", f"{unit.label}: 1 void shield comes back → {unit.void_shields}")
+        returning = [u for u in formation.units if u.slot.necron and not u.alive]
+        if returning and formation.living:
+            unit = returning[-1]  # the farthest: allocation order runs from the nearest (§10.7)
+            unit.alive, unit.damage_left = True, unit.slot.damage_capacity
+            trial.say("TP-SR Necron Technology", f"{unit.label} returns")
         if formation.blast_markers > markers_before and formation.living and formation.fails_break_test():
             trial.break_in_end_phase(formation)
 

@@ -53,18 +53,39 @@ class ScriptedRandom(random.Random):
         return self.used == len(self.values)
 
 
+class _PathRandom(random.Random):
+    """Follows a prefix of dice, then takes the lowest face of each further die, noting its range."""
+
+    def __init__(self, prefix):
+        super().__init__(0)
+        self.prefix, self.taken, self.ranges = prefix, [], []
+
+    def randint(self, a, b):
+        value = self.prefix[len(self.taken)] if len(self.taken) < len(self.prefix) else a
+        self.taken.append(value)
+        self.ranges.append((a, b))
+        return value
+
+    def random(self):
+        raise AssertionError("exact distributions cover dice only, no uniform draws")
+
+
 def exact_distribution(fn) -> dict:
-    """{fn(rng): probability} over all dice sequences ``fn`` can consume (dice only, no ``random()``)."""
+    """{fn(rng): probability} over all dice sequences ``fn`` can consume (dice only, no ``random()``):
+    depth first, each sequence run once (the dice beyond a prefix take their lowest face, and the
+    other faces become new prefixes)."""
     distribution: dict = {}
-    stack = [((), Fraction(1))]
+    stack = [()]
     while stack:
-        prefix, p = stack.pop()
-        try:
-            result = fn(ScriptedRandom(prefix))
-        except OutOfDice as need:
-            faces = range(need.low, need.high + 1)
-            stack += [(prefix + (v,), p / len(faces)) for v in faces]
-            continue
+        prefix = stack.pop()
+        rng = _PathRandom(prefix)
+        result = fn(rng)
+        for i in range(len(prefix), len(rng.taken)):
+            low, high = rng.ranges[i]
+            stack += [tuple(rng.taken[:i]) + (v,) for v in range(low + 1, high + 1)]
+        p = Fraction(1)
+        for low, high in rng.ranges:
+            p /= high - low + 1
         distribution[result] = distribution.get(result, 0) + p
     assert sum(distribution.values()) == 1
     return distribution
