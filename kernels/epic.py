@@ -16,8 +16,12 @@ counting in the trial loop): the generator states and alive masks in a uint64 on
 512-bit vector holds 16 lanes of them instead of 8; the scratch rows share one array ``lv`` with constant row offsets so that
 the lane loops need no runtime alias checks.  Rare paths (sniper hits, war engines with Reinforced
 Armour or Invulnerable saves, macro-weapon and titan-killer hits, the hits of a war engine in base contact,
-trapped withdrawals, Supreme Commander re-rolls) run lane by lane.  Living-unit counts are popcounts of per-side alive bit masks; the words
-per side are a compile-time constant (the length of the ``words`` tuple).
+trapped withdrawals, Supreme Commander re-rolls) run lane by lane; so do, in a scenario that uses the
+war-engine rules of ``docs/epic-engine.md`` §10 (``rules[R_WE]``: shields and fields, special saves, critical
+hits, titan-killer damage, lance, ignore cover, disrupt), the allocations, saves and damage of every hit, in the
+reference engine's order, and the end-phase effects; without them those paths are never entered.
+Living-unit counts are popcounts of per-side alive bit masks; the words per side are a compile-time
+constant (the length of the ``words`` tuple).
 """
 import numpy as np
 from llvmlite import ir
@@ -36,16 +40,33 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # U_BCT: and bc, fighting in contact (not a firefighting Skimmer / Support Craft); U_INSPC: an Inspiring unit that counts for the result (§5, switch `inspiring`);
 # U_SIMPLE: neither Reinforced Armour nor Invulnerable Save (an ordinary hit = one save roll);
 # U_WORD, U_BIT: its bit in its side's alive masks (unit = side_base[side] + 64 * word + bit); U_WE: type WE.
+# War-engine rules (read only by the lane-by-lane path of scenarios with R_WE; docs/epic-engine.md §10):
+# U_VOID void shields, U_PF_FIX / U_PF_D3 / U_PF_D6 power fields (K + D3s + D6s, rolled at the start of each
+# trial), U_SHADOW shadowfields, U_HOLO holofield, U_KNIGHT knight shield, U_INV_ON the invulnerable-type
+# save's target (6 invulnerable, 5 deflector, 4 living metal; NO_ROLL none) and U_INV_DEG once a critical has
+# taken the deflector shield away, U_CRIT its critical kind (CRIT_*), U_CRIT_DMG the points it does,
+# U_CRIT_THEN a degraded unit's later kind, U_COVER its cover save, U_REGEN regeneration, U_SPLASH_ON the D6 a
+# splash hits on when a critical destroys it (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
+# 1 macro-weapon, 3 no save), U_HOLO_LOST its degrade critical takes the holofield away.
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
-    U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE = range(23)
-U_COLS = 23
+    U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE, \
+    U_VOID, U_PF_FIX, U_PF_D3, U_PF_D6, U_SHADOW, U_HOLO, U_KNIGHT, U_INV_ON, U_INV_DEG, U_CRIT, U_CRIT_DMG, \
+    U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST = range(40)
+U_COLS = 40
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
 # S_BC: the unit is engaged bc (uses S_VC while in contact).  S_REACH: where the row's hits may land while
 # the unit is in contact: REACH_ANY (every directly engaged enemy unit), or for a war engine's rows (TP 3.1.2)
 # REACH_CONTACT (its CC dice: only enemy units fighting in base contact, U_BCT) or REACH_NON_CONTACT (its FF
 # dice: only the others); out of contact every row reaches any unit.
-S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH = range(8)
-S_COLS = 8
+# War-engine rules (R_WE; docs/epic-engine.md §10): S_FF_VC its hits at S_VC are firefight hits too (those at
+# S_VN always are: void shields, power fields and shadowfields stop them), S_LANCE, S_IC ignore cover,
+# S_DISRUPT, S_TK_N / S_TK_SIDES / S_TK_PLUS a titan killer's damage against a war engine (N dice + K),
+# S_SUPPORT supporting fire, S_DVC / S_DVN its to-hit values once a critical has degraded its unit.
+S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH, S_FF_VC, S_LANCE, S_IC, S_DISRUPT, S_TK_N, S_TK_SIDES, \
+    S_TK_PLUS, S_SUPPORT, S_DVC, S_DVN = range(18)
+S_COLS = 18
+# Critical kinds (docs/epic-engine.md §10.4), U_CRIT.
+CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE = range(6)
 REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
 # Source groups (rows of the source table are sorted by group): side * 3 + step.
 # Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
@@ -65,14 +86,18 @@ F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F
     F_N, F_SIZE0, F_SPEED0, F_ANY_WE, F_WE_WD = range(16)
 F_COLS = 16
 # Rule switches (int64[R_COLS]).
-R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY = range(8)
-R_COLS = 8
+# R_WE: the scenario uses war-engine rules (shields, fields, criticals, titan-killer dice, special saves,
+# lance, ignore cover, disrupt): its hits are resolved lane by lane (_we_allocations_lane).
+R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY, R_WE = range(9)
+R_COLS = 9
 # Side-level count offsets (int64[O_COLS]).
 O_ATT, O_DEF, O_NONE, O_UNRES, O_NOROLL, O_ROUNDS, O_MARGIN, O_MAX_MARGIN = range(8)
 O_COLS = 8
 # Per-formation count offsets (int64[F, FO_COLS]).
-FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, FO_BM_A, FO_BM_E = range(9)
-FO_COLS = 9
+# FO_CRIT .. FO_SH_E: the war-engine results of a formation with war engines or shielded units (spec §10.9).
+FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, FO_BM_A, FO_BM_E, FO_CRIT, \
+    FO_DMG_A, FO_DMG_E, FO_SH_A, FO_SH_E = range(14)
+FO_COLS = 14
 # Unit sets as bit masks (uint64[2, M_COLS, W] per side, W words of 64 units; a formation's uint64[F, W]):
 # every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
 # in allocation order), bc ones that fight in contact (M_BC: their enemy is in contact), Inspiring ones that count for the result (M_INSP), war engines
@@ -160,7 +185,7 @@ LV_A, LV_HH, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RA
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
     LV_SLOT0, LV_SLOT1, LV_SLOT2, LV_SIZE, LV_SCR0, LV_SCR1 = range(30)
 LV_ROWS = 30
-FORM_ROWS = 9  # per-formation lane rows of _run_block (bm, broken, ..., cas_a)
+FORM_ROWS = 11  # per-formation lane rows of _run_block (bm, broken, ..., cas_a, dmg_a, sh_a)
 LANE_ROWS = 28  # per-lane rows of _run_block (winner, margin, ..., start)
 
 
@@ -438,10 +463,13 @@ def _snipe_lane(rs, l, side, hits, hs, units, alive, masks, base, n_words):
 
 
 @njit(cache=True)
-def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive, n_words):
-    """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2)."""
+def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive, n_words, wst, n_units, mode,
+                   splashes, splash, n_forms, losses_bm, kills, bm, broken):
+    """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2; a war engine's damage rolls for criticals,
+    booked as ``mode`` says, spec §10.4).  Returns the dice rolled for criticals and splashes."""
     p = _at(trapped, f)
     we_damage = _at(forms, f * F_COLS + F_WE_WD)
+    nd = 0
     if p > 0.0 or we_damage > 0 or (speed_zero_die and _at(forms, f * F_COLS + F_SPEED0)):
         for k in range(_at(fb, f), _at(fb, f + 1)):
             u = _at(fu, k)
@@ -451,27 +479,453 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
             if speed_zero_die and _at(units, u * U_COLS + U_SPEED0) and _at(units, u * U_COLS + U_ENG) != OUT:
                 kill = True
             elif _at(units, u * U_COLS + U_WE):  # 1 damage per enemy unit within 15 cm, no save (TP 3.2.4)
-                left = _max(_at(hp, u * LANES + l) - we_damage, 0)
-                _put(hp, u * LANES + l, left)
-                kill = left == 0
+                _, _, k2 = _hull_lane(rs, l, u, we_damage, True, units, hp, wst, n_units, alive, n_words)
+                nd += k2
+                if splashes:
+                    nd += _splash_lane(rs, l, mode, 0, units, hp, wst, n_units, alive, n_words, splash, fu, fb,
+                                       n_forms, losses_bm, kills, bm, broken)
             elif p > 0.0:
                 kill = _uniform(rs, l) < p
             if kill:
                 _put(hp, u * LANES + l, 0)
                 _clear_unit(alive, units, u, l, n_words, 1)
+    return nd
+
+
+# -- war-engine rules, lane by lane (scenarios with R_WE; docs/epic-engine.md §10, cited as spec §10.n; the
+# reference engine's steps are analysis/epic/war_engines.py).  Per-unit state rows of ``wst``:
+# [(row * n_units + u) * LANES + lane].  W_SPLASH: destroyed by a critical, its splash not resolved yet.
+W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_SPLASH = range(8)
+W_ROWS = 8
+# Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
+# it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
+# (BMs on the unit's unbroken formation).
+BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE = range(3)
 
 
 @njit(cache=True)
-def _buffer_sizes(n_units, n_forms, n_words):
-    """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from."""
+def _wat(wst, row, u, l, n_units):
+    return _at(wst, (row * n_units + u) * LANES + l)
+
+
+@njit(cache=True)
+def _wput(wst, row, u, l, n_units, v):
+    _put(wst, (row * n_units + u) * LANES + l, v)
+
+
+@njit(cache=True)
+def _d6(rs, l):
+    return _die(rs, l, _SIX, _FOUR)
+
+
+@njit(cache=True)
+def _we_start_lane(rs, l, units, wst, n_units):
+    """A trial's war-engine state in lane ``l``: shields and shadowfields up, power-field dice rolled once
+    (spec §10.8.5), no critical effect yet.  Returns the dice rolled."""
+    nd = 0
+    for u in range(n_units):
+        fields = _at(units, u * U_COLS + U_PF_FIX)
+        for _ in range(_at(units, u * U_COLS + U_PF_D3)):
+            fields += _die(rs, l, _THREE, _ONE)
+        for _ in range(_at(units, u * U_COLS + U_PF_D6)):
+            fields += _d6(rs, l)
+        nd += _at(units, u * U_COLS + U_PF_D3) + _at(units, u * U_COLS + U_PF_D6)
+        _wput(wst, W_VOID, u, l, n_units, _at(units, u * U_COLS + U_VOID))
+        _wput(wst, W_FIELD, u, l, n_units, fields)
+        _wput(wst, W_SHADOW, u, l, n_units, _at(units, u * U_COLS + U_SHADOW))
+        for row in (W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_SPLASH):
+            _wput(wst, row, u, l, n_units, 0)
+    return nd
+
+
+@njit(cache=True)
+def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, broken):
+    """Book ``points`` of damage done to unit ``u`` in lane ``l`` (``markers`` of them placing BMs if its
+    formation wins): losses until the end phase, and in the fight kills for the other side (times ``ck``: 0
+    for supporting fire whose kills do not count); in the end phase, BMs on its unbroken formation (spec
+    §6.4, §10.4, §10.6, §10.7)."""
+    fl = _at(units, u * U_COLS + U_FORM) * LANES + l
+    if mode != BOOK_END_PHASE:
+        _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
+    if mode == BOOK_FIGHT:
+        kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
+        _put(kills, kl, _at(kills, kl) + points * ck)
+    elif mode == BOOK_END_PHASE and _at(broken, fl) == 0:
+        _put(bm, fl, _at(bm, fl) + points)
+
+
+@njit(cache=True)
+def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, main, wst, n_units):
+    """(1 if one hit (or one titan-killer point) on unit ``u`` is saved, dice) in lane ``l`` (spec §10.3): the
+    main save (armour or cover; a holofield's 3+ or a knight shield's unmodified 4+ instead; none with
+    ``main`` false), the Reinforced Armour re-roll on armour (only against ordinary hits without lance), then
+    the invulnerable-type save (6+; deflector 5+, living metal 4+).  ``kind`` 3: no save at all."""
+    if kind == 3:
+        return 0, 0
+    worse = np.int64(sniper)
+    armour = _min(_at(units, u * U_COLS + U_ARMOUR) + worse, NO_ROLL)
+    ra = _at(units, u * U_COLS + U_RA) != 0
+    degraded = _wat(wst, W_DEGRADED, u, l, n_units) != 0
+    holo = _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST))
+    nd = 0
+    failed = True
+    if main:
+        if holo:
+            target = _min(3 + worse, NO_ROLL)
+        elif _at(units, u * U_COLS + U_KNIGHT) and support == 0:
+            target = 4
+        elif kind == 0:
+            cover = NO_ROLL if ignore_cover else _min(_at(units, u * U_COLS + U_COVER) + worse, NO_ROLL)
+            target = _min(armour, cover)
+        elif kind == 1 and ra:
+            target = armour
+        else:
+            target = NO_ROLL
+        if target < NO_ROLL:
+            nd += 1
+            failed = _d6(rs, l) < target
+        if failed and ra and kind == 0 and not lance and armour < NO_ROLL:
+            nd += 1
+            failed = _d6(rs, l) < armour
+    inv = _at(units, u * U_COLS + (U_INV_DEG if degraded else U_INV_ON))
+    if failed and inv < NO_ROLL:
+        nd += 1
+        failed = _d6(rs, l) < inv
+    return np.int64(not failed), nd
+
+
+@njit(cache=True)
+def _hull_lane(rs, l, u, points, effects, units, hp, wst, n_units, alive, n_words):
+    """``points`` of damage that reach unit ``u``'s hull in lane ``l`` (TP 3.2.2–3.2.4; spec §10.4): each
+    removes 1 DC and, for a unit with a critical effect, rolls a D6; on a 6 the effect applies at once when
+    ``effects`` (not for end-phase damage, whose criticals resolve in the next end phase): destroyed (the
+    DC it had left counts as damage done; its splash is resolved by _splash_lane), more points (each
+    rolling again), a reactor breach or a fire (rolled in the end phase), or the first one degrades it
+    (with its damage) and the later ones take the ``then`` kind.  Points beyond its DC are lost.
+    Returns (damage done, the part of it done by critical effects, dice rolled)."""
+    done = 0
+    by_crit = 0
+    nd = 0
+    crit = _at(units, u * U_COLS + U_CRIT)
+    left = _at(hp, u * LANES + l)
+    direct = points
+    pending = 0
+    while direct + pending > 0 and left > 0:
+        if direct > 0:
+            direct -= 1
+        else:
+            pending -= 1
+            by_crit += 1
+        left -= 1
+        done += 1
+        if crit == CRIT_NONE:
+            continue
+        nd += 1
+        if _d6(rs, l) < 6:
+            continue
+        _wput(wst, W_CRIT, u, l, n_units, 1)
+        if not effects:
+            continue
+        kind = crit
+        more = _at(units, u * U_COLS + U_CRIT_DMG)
+        if kind == CRIT_DEGRADE:
+            if _wat(wst, W_DEGRADED, u, l, n_units) == 0:
+                _wput(wst, W_DEGRADED, u, l, n_units, 1)
+                kind = CRIT_EXTRA_DAMAGE
+            else:
+                kind = _at(units, u * U_COLS + U_CRIT_THEN)
+                more = 1
+        if kind == CRIT_DESTROYED:
+            done += left
+            by_crit += left
+            left = 0
+            _wput(wst, W_SPLASH, u, l, n_units, np.int64(_at(units, u * U_COLS + U_SPLASH_ON) > 0))
+        elif kind == CRIT_EXTRA_DAMAGE:
+            pending += more
+        elif kind == CRIT_BREACH:
+            _wput(wst, W_BREACH, u, l, n_units, _wat(wst, W_BREACH, u, l, n_units) + 1)
+        elif kind == CRIT_FIRE:
+            _wput(wst, W_FIRE, u, l, n_units, _wat(wst, W_FIRE, u, l, n_units) + 1)
+    _put(hp, u * LANES + l, left)
+    _clear_unit(alive, units, u, l, n_words, np.int64(left == 0 and done > 0))
+    return done, by_crit, nd
+
+
+@njit(cache=True)
+def _we_hit_lane(rs, l, u, kind, sniper, lance, ic, support, ff, damage, units, hp, wst, n_units, alive,
+                 n_words):
+    """One hit on living unit ``u`` in lane ``l`` (spec §10.2, §10.3, §10.5): ``kind`` 0 ordinary, 1
+    macro-weapon, 2 titan killer, 3 no save (a splash); ``damage`` its points (a titan-killer hit on a war
+    engine: rolled at allocation, else 1).  A firefight hit (``ff``) first takes down void shields, then power
+    fields, one per point, and what is left is absorbed whole by a shadowfield; close-combat hits go
+    straight through.  Each point left is saved on its own, except that a holofield saves a hit of more than
+    one point whole (and its points then take only the invulnerable save).  Returns (damage done, the part
+    done by critical effects, 1 if the hit got past the shields, dice rolled)."""
+    points = damage
+    if ff:
+        for row in (W_VOID, W_FIELD):
+            s = _wat(wst, row, u, l, n_units)
+            down = _min(s, points)
+            _wput(wst, row, u, l, n_units, s - down)
+            points -= down
+        if points == 0:
+            return 0, 0, 0, 0
+        s = _wat(wst, W_SHADOW, u, l, n_units)
+        if s > 0:
+            _wput(wst, W_SHADOW, u, l, n_units, s - 1)
+            return 0, 0, 0, 0
+    nd = 0
+    degraded = _wat(wst, W_DEGRADED, u, l, n_units) != 0
+    holo = _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST))
+    whole = damage > 1 and holo
+    if whole:
+        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, True, wst, n_units)
+        nd += k
+        if saved:
+            return 0, 0, 1, nd
+    unsaved = 0
+    for _ in range(points):
+        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, not whole, wst, n_units)
+        nd += k
+        unsaved += 1 - saved
+    done, by_crit, k = _hull_lane(rs, l, u, unsaved, True, units, hp, wst, n_units, alive, n_words)
+    return done, by_crit, 1, nd + k
+
+
+@njit(cache=True)
+def _splash_lane(rs, l, mode, ck, units, hp, wst, n_units, alive, n_words, splash, fu, fb, n_forms, losses_bm,
+                 kills, bm, broken):
+    """The splashes of the war engines a critical has destroyed in lane ``l``, until none is left (a splash
+    may destroy another war engine) (spec §10.6): for each formation g, its first ``splash[g, s]`` living
+    units (s: the destroyed unit's formation) each roll a D6 and on ``U_SPLASH_ON`` or more take a firefight
+    hit of ``U_SPLASH_KIND`` from the enemy, booked as ``mode`` says.  Returns the dice rolled."""
+    nd = 0
+    found = True
+    while found:
+        found = False
+        for s_u in range(n_units):
+            if _wat(wst, W_SPLASH, s_u, l, n_units) == 0:
+                continue
+            found = True
+            _wput(wst, W_SPLASH, s_u, l, n_units, 0)
+            s_f = _at(units, s_u * U_COLS + U_FORM)
+            hit_on = _at(units, s_u * U_COLS + U_SPLASH_ON)
+            kind = _at(units, s_u * U_COLS + U_SPLASH_KIND)
+            for g in range(n_forms):
+                n = _at(splash, g * n_forms + s_f)
+                victims = 0
+                for kk in range(_at(fb, g), _at(fb, g + 1)):  # the living ones when the splash begins
+                    u = _at(fu, kk)
+                    if victims == n:
+                        break
+                    if _at(hp, u * LANES + l) == 0:
+                        continue
+                    victims += 1
+                    nd += 1
+                    if _d6(rs, l) < hit_on:
+                        continue
+                    done, by_crit, _, k = _we_hit_lane(rs, l, u, kind, False, False, False, 0, 1, 1, units, hp, wst,
+                                                       n_units, alive, n_words)
+                    nd += k
+                    _book_lane(units, u, l, done, done, mode, ck, losses_bm, kills, bm, broken)
+    return nd
+
+
+@njit(cache=True)
+def _we_in_phase(src, sff, k, l, kind, reach, sniper_pass):
+    """Do source row ``k``'s hits in lane ``l`` belong to allocation (kind, reach), in its sniper or
+    round-robin part?  (A war engine's row has its reach only while it is in contact: bit 1 of ``sff``.)"""
+    cls = _at(src, k * S_COLS + S_CLASS)
+    sniper = cls >= 3
+    row_reach = _at(src, k * S_COLS + S_REACH) if _at(sff, k * LANES + l) >> 1 else REACH_ANY
+    if row_reach != reach or sniper != sniper_pass:
+        return False
+    return kind == 0 if sniper else cls == kind
+
+
+@njit(cache=True)
+def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive, tgt, tgb, n_words, wst, n_units,
+                         elig, ck, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken):
+    """Every allocation of the hits of source rows ``g0``..``g1`` on ``side`` in lane ``l``, as the reference
+    engine makes them (spec §2, §10.5): sniper and ordinary hits, then macro-weapon, then titan-killer hits,
+    each first those that may reach any unit, then a war engine's CC and FF hits; the sniper hits to their
+    target, the others round-robin from the nearest eligible unit living when the allocation begins (a war
+    engine a block of its starting DC per pass; a titan-killer hit counts as the points rolled for it), each
+    hit resolved in allocation order (a hit on a unit already destroyed is wasted), a critical's splash at
+    once.  Damage is booked as kills (times ``ck``) and losses; a disrupt hit that gets past the shields
+    places 1 BM instead of its own damage points (spec §10.6).  ``elig``: scratch.  Returns the dice rolled."""
+    nd = 0
+    for kind in range(3):
+        for reach in range(3):
+            n = 0
+            for k in range(g0, g1):
+                if _we_in_phase(src, sff, k, l, kind, reach, False) or (kind == 0 and
+                                                                         _we_in_phase(src, sff, k, l, 0, reach, True)):
+                    n += _at(shits, k * LANES + l)
+            if n == 0:
+                continue
+            ne = 0
+            sn_target = -1
+            for i in range(_at(tgb, side), _at(tgb, side + 1)):
+                u = _at(tgt, i)
+                if _at(hp, u * LANES + l) > 0 and (reach == REACH_ANY or
+                                                   _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
+                    _put(elig, ne, u)
+                    ne += 1
+                    if sn_target < 0 and _at(units, u * U_COLS + U_SNIPE):
+                        sn_target = u
+            if ne == 0:
+                continue  # the hits are lost
+            if sn_target < 0:
+                sn_target = _at(elig, 0)
+            for sniper_pass in (True, False):
+                if sniper_pass and kind != 0:
+                    continue
+                e = 0
+                used = 0
+                for k in range(g0, g1):
+                    if not _we_in_phase(src, sff, k, l, kind, reach, sniper_pass):
+                        continue
+                    ff = _at(sff, k * LANES + l) & 1
+                    hk = _at(src, k * S_COLS + S_CLASS) - 3 * sniper_pass  # the kind of its hits
+                    tk_n = _at(src, k * S_COLS + S_TK_N)
+                    tk_d3 = _at(src, k * S_COLS + S_TK_SIDES) == 3
+                    lance = _at(src, k * S_COLS + S_LANCE) != 0
+                    ic = _at(src, k * S_COLS + S_IC) != 0
+                    disrupt = _at(src, k * S_COLS + S_DISRUPT)
+                    support = _at(src, k * S_COLS + S_SUPPORT)
+                    for _ in range(_at(shits, k * LANES + l)):
+                        u = sn_target if sniper_pass else _at(elig, e)
+                        damage = 1
+                        if hk == 2 and _at(units, u * U_COLS + U_WE):  # rolled at allocation (TP 3.2.5)
+                            damage = _at(src, k * S_COLS + S_TK_PLUS)
+                            for _ in range(tk_n):
+                                damage += _die(rs, l, _THREE, _ONE) if tk_d3 else _d6(rs, l)
+                            nd += tk_n
+                        if not sniper_pass:
+                            used += damage
+                            if used >= _at(units, u * U_COLS + U_DC):
+                                used = 0
+                                e = e + 1 if e + 1 < ne else 0
+                        if _at(hp, u * LANES + l) == 0:
+                            continue  # already destroyed: the hit is wasted
+                        done, by_crit, past, k2 = _we_hit_lane(rs, l, u, hk, sniper_pass, lance, ic, support, ff,
+                                                               damage, units, hp, wst, n_units, alive, n_words)
+                        nd += k2
+                        markers = (past + by_crit) if disrupt else done
+                        _book_lane(units, u, l, done, markers, BOOK_FIGHT, ck, losses_bm, kills, bm, broken)
+                        if splashes:
+                            nd += _splash_lane(rs, l, BOOK_FIGHT, ck, units, hp, wst, n_units, alive, n_words, splash,
+                                               fu, fb, n_forms, losses_bm, kills, bm, broken)
+    return nd
+
+
+@njit(cache=True)
+def _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, dmg, dmg_off, sh, sh_off):
+    """``dmg[dmg_off + l]``: DC lost by formation ``f``'s war engines and shielded units in each lane (a
+    destroyed one its starting DC); ``sh[sh_off + l]``: their void shields, power fields and shadowfields up
+    (0 without war-engine rules ``we``) (spec §10.9)."""
+    for l in range(LANES):
+        _put(dmg, dmg_off + l, 0)
+        _put(sh, sh_off + l, 0)
+    for kk in range(_at(fweb, f), _at(fweb, f + 1)):
+        u = _at(fwe, kk)
+        dc = _at(units, u * U_COLS + U_DC)
+        for l in range(LANES):
+            _put(dmg, dmg_off + l, _at(dmg, dmg_off + l) + dc - _at(hp, u * LANES + l))
+        if we:
+            for l in range(LANES):
+                up = (_wat(wst, W_VOID, u, l, n_units) + _wat(wst, W_FIELD, u, l, n_units)
+                      + _wat(wst, W_SHADOW, u, l, n_units)) * np.int64(_at(hp, u * LANES + l) > 0)
+                _put(sh, sh_off + l, _at(sh, sh_off + l) + up)
+
+
+@njit(cache=True)
+def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, alive, n_words, forms, bm, broken,
+                          trapped, splashes, splash, n_forms, losses_bm, kills):
+    """End-phase step 2 for formation ``f`` in lane ``l``, before the rally (spec §10.7), unit by unit: each
+    fire rolls a D6 (1: a point of damage and a new fire, which first rolls in the next end phase; 2–4: a
+    point; 5–6: put out), then each reactor breach while it lives (1: destroyed, with its splash; 2–3: a
+    point; 4–6: repaired); a war engine with regeneration regains 1 DC, a unit with void shields one
+    shield.  Damage done here adds BMs to its unbroken formation; if ``f``'s BMs grew, its break test
+    follows (broken: BMs removed, it withdraws as after a failed rally).  Returns the dice rolled."""
+    nd = 0
+    i = f * LANES + l
+    before = _at(bm, i)
+    for kk in range(_at(fweb, f), _at(fweb, f + 1)):
+        u = _at(fwe, kk)
+        if _at(hp, u * LANES + l) == 0:
+            continue
+        fires = _wat(wst, W_FIRE, u, l, n_units)
+        breaches = _wat(wst, W_BREACH, u, l, n_units)
+        if fires + breaches > 0:
+            new_fires = 0
+            for _ in range(fires):
+                r = _d6(rs, l)
+                nd += 1
+                if r >= 5:
+                    fires -= 1
+                    continue
+                new_fires += np.int64(r == 1)
+                done, _, k = _hull_lane(rs, l, u, 1, False, units, hp, wst, n_units, alive, n_words)
+                nd += k
+                _book_lane(units, u, l, done, done, BOOK_END_PHASE, 0, losses_bm, kills, bm, broken)
+            _wput(wst, W_FIRE, u, l, n_units, fires + new_fires)
+            for _ in range(breaches):
+                left = _at(hp, u * LANES + l)
+                if left == 0:
+                    break
+                r = _d6(rs, l)
+                nd += 1
+                if r >= 4:
+                    breaches -= 1
+                elif r >= 2:
+                    done, _, k = _hull_lane(rs, l, u, 1, False, units, hp, wst, n_units, alive, n_words)
+                    nd += k
+                    _book_lane(units, u, l, done, done, BOOK_END_PHASE, 0, losses_bm, kills, bm, broken)
+                else:  # the reactor explodes: destroyed, its DC left count as damage (spec §10.4)
+                    _put(hp, u * LANES + l, 0)
+                    _clear_unit(alive, units, u, l, n_words, 1)
+                    _book_lane(units, u, l, left, left, BOOK_END_PHASE, 0, losses_bm, kills, bm, broken)
+                    _wput(wst, W_SPLASH, u, l, n_units, np.int64(_at(units, u * U_COLS + U_SPLASH_ON) > 0))
+                    if splashes:
+                        nd += _splash_lane(rs, l, BOOK_END_PHASE, 0, units, hp, wst, n_units, alive, n_words, splash,
+                                           fu, fb, n_forms, losses_bm, kills, bm, broken)
+            _wput(wst, W_BREACH, u, l, n_units, breaches)
+        left = _at(hp, u * LANES + l)
+        if left > 0:
+            if _at(units, u * U_COLS + U_REGEN):
+                _put(hp, u * LANES + l, _min(left + 1, _at(units, u * U_COLS + U_DC)))
+            _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units) + 1,
+                                                   _at(units, u * U_COLS + U_VOID)))
+    if _at(bm, i) > before:
+        size = 0
+        for kk in range(_at(fb, f), _at(fb, f + 1)):
+            u = _at(fu, kk)
+            size += _at(units, u * U_COLS + U_DC) * np.int64(_at(hp, u * LANES + l) > 0)
+        if size > 0 and _at(bm, i) >= (2 * size if _at(forms, f * F_COLS + F_TSKNF) else size):
+            _put(bm, i, 0)
+            _put(broken, i, 1)
+            nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words, wst, n_units,
+                                 BOOK_END_PHASE, splashes, splash, n_forms, losses_bm, kills, bm, broken)
+    return nd
+
+
+@njit(cache=True)
+def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
+    """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from (with
+    war-engine rules ``we``: the per-unit state ``wst``, the hits per source row and a scratch list)."""
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
         + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
+    if we:
+        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units
     return n_int, 2 * n_words * LANES + 4
 
 
 @njit(cache=True, _nrt=False)
-def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, trapped, rules, side_off, form_off,
-               masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist, ho, words):
+def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
+               side_off, form_off, masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist,
+               ho, words):
     """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
@@ -553,6 +1007,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += FORM_ROWS * n_forms * L
     bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
     bm_a, broken_a, fa, cas_a = per_form[5], per_form[6], per_form[7], per_form[8]
+    dmg_a, sh_a = per_form[9], per_form[10]  # its war engines' damage taken and shields up after the assault
     per_lane = ibuf[io:io + LANE_ROWS * L].reshape(LANE_ROWS, L)
     io += LANE_ROWS * L
     winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
@@ -567,6 +1022,20 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += LV_ROWS * L
     state = ubuf[uo:uo + 4]
     uo += 4
+    we = rules[R_WE] != 0  # war-engine rules: hits resolved lane by lane, per-unit state in wst
+    n_src = src.shape[0]
+    n_w = W_ROWS * n_units * L if we else 0
+    wst = ibuf[io:io + n_w]
+    io += n_w
+    shits = ibuf[io:io + n_src * L * we]  # [row * L + lane]: hits of each source row, and whether firefight
+    io += n_src * L * we
+    sff = ibuf[io:io + n_src * L * we]
+    io += n_src * L * we
+    elig = ibuf[io:io + n_units * we]
+    io += n_units * we
+    splashes = False  # has a unit a critical with a splash that reaches a unit (spec §10.6)?
+    for i in range(splash.size):
+        splashes |= _at(splash, i) > 0
     nd = 0
     next_t = 0
     for l in range(L):
@@ -598,6 +1067,10 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             v0 = dc0[u]
             for l in range(L):
                 _put(hp, u * L + l, v0 if _at(start, l) else _at(hp, u * L + l))
+        if we:
+            for l in range(L):
+                if start[l]:
+                    nd += _we_start_lane(rs, l, units, wst, n_units)
         for s in range(2):
             for w in range(n_words):
                 m = flat_masks[(2 * w + s) * M_COLS + M_ALL]
@@ -668,6 +1141,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 for k in range(gb[g], gb[g + 1]):
                     u = src[k, S_UNIT]
                     bcs = src[k, S_BC]
+                    degrades = we and units[u, U_CRIT] == CRIT_DEGRADE
                     for l in range(L):
                         ok = fight[l] & np.int64(hp[u * L + l] > 0)
                         v = src[k, S_VC] if (contact[l] & bcs) else src[k, S_VN]
@@ -675,6 +1149,14 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         val[l] = v
                         nn[l] = src[k, S_N] * ok
                         h[l] = ok
+                    if degrades:  # a degraded unit's new values (spec §10.4)
+                        for l in range(L):
+                            if wst[(W_DEGRADED * n_units + u) * L + l]:
+                                v = src[k, S_DVC] if (contact[l] & bcs) else src[k, S_DVN]
+                                ok = fight[l] & np.int64(hp[u * L + l] > 0) & np.int64(v < NO_ROLL)
+                                val[l] = v
+                                nn[l] = src[k, S_N] * ok
+                                h[l] = ok
                     if src[k, S_D3]:
                         nd += _roll(rs, d, _THREE, _ONE, h, 0, 0)
                         for l in range(L):
@@ -689,6 +1171,13 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                             h[l] += (j < nn[l]) & (d[l] >= val[l])
                     cls = src[k, S_CLASS]
                     reach = src[k, S_REACH]
+                    if we:  # the row's hits; bit 0: firefight hits (spec §10.8.1), bit 1: a WE's, in contact
+                        ffv = src[k, S_FF_VC]
+                        for l in range(L):
+                            routed = contact[l] & bcs
+                            shits[k * L + l] = h[l]
+                            sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
+                        continue
                     if reach == REACH_ANY:
                         for l in range(L):
                             hits[(side * N_CLASSES + cls) * L + l] += h[l]
@@ -699,7 +1188,15 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                             hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
                             reach_hits[rrow + l] += h[l] * routed
             ck = np.int64(step != G_SUPPORT) | sf_kills
-            for side in range(2):  # §2 allocation, saves, damage: side's units, the enemy's hits
+            if we:  # war-engine rules: lane by lane, the attacker's hits first, as the reference engine
+                for l in range(L):
+                    if fight[l]:
+                        for side in (DEFENDER, ATTACKER):
+                            g = (1 - side) * 3 + step
+                            nd += _we_allocations_lane(rs, l, side, gb[g], gb[g + 1], src, shits, sff, units, hp,
+                                                       alive, tgt, tgb, n_words, wst, n_units, elig, ck, splashes,
+                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
+            for side in range(0 if we else 2):  # §2 allocation, saves, damage: side's units, the enemy's hits
                 hs = 1 - side
                 anyhit = 0
                 anysnipe = 0
@@ -917,6 +1414,18 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 sh = np.uint64(units[u, U_BIT])
                 hrow = u * L
                 dc = units[u, U_DC]
+                if we and units[u, U_CRIT] != CRIT_NONE:  # its damage rolls for criticals (spec §10.4)
+                    for l in range(L):
+                        a = np.int64((alive[arow + l] >> sh) & _ONE) & lv[LV_HIT * L + l]
+                        block = _min(dc, lv[LV_EX * L + l]) * a
+                        lv[LV_EX * L + l] -= block
+                        if block > 0:
+                            _, _, k2 = _hull_lane(rs, l, u, block, True, units, hp, wst, n_units, alive, n_words)
+                            nd += k2
+                            if splashes:
+                                nd += _splash_lane(rs, l, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
+                                                   splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
+                    continue
                 for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
                     a = np.int64((_at(alive, arow + l) >> sh) & _ONE) & _at(lv, LV_HIT * L + l)
                     hpu = _at(hp, hrow + l)
@@ -953,7 +1462,9 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 if trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
                     for l in range(L):
                         if lv[LV_HIT * L + l]:
-                            _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words)
+                            nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words,
+                                                 wst, n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm,
+                                                 kills, bm, broken)
         for f in range(n_forms):  # §6.3 the loser's other formations
             if forms[f, F_ASSAULT]:
                 continue
@@ -981,14 +1492,18 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         for kk in range(fb[f], fb[f + 1]):
                             u = fu[kk]
                             if hp[u * L + l] > 0 and not units[u, U_FEARLESS]:
-                                hp[u * L + l] -= 1
-                                if hp[u * L + l] == 0:
-                                    _clear_unit(alive, units, u, l, n_words, 1)
+                                _, _, k2 = _hull_lane(rs, l, u, 1, True, units, hp, wst, n_units, alive, n_words)
+                                nd += k2
+                                if splashes:
+                                    nd += _splash_lane(rs, l, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
+                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
                                 break
             if any_fail:
                 for l in range(L):
                     if lv[LV_OK * L + l]:
-                        _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words)
+                        nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst,
+                                             n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm, kills, bm,
+                                             broken)
         for f in range(n_forms):  # §6.4 the winner's assault formations not broken at the start
             if not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
                 continue
@@ -1010,7 +1525,21 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 _put(bm_a, f * L + l, _at(bm, f * L + l) * al)
                 _put(broken_a, f * L + l, _at(broken, f * L + l) & al)
                 _put(cas_a, f * L + l, n_f - _at(fa, f * L + l))
+        for f in range(n_forms):  # its war engines after the assault (spec §10.9)
+            if fweb[f + 1] > fweb[f]:
+                _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, dmg_a, f * L, sh_a, f * L)
         any_withdrew = 0
+        if rules[R_RALLY] and we:  # spec §10.7: end-phase step 2, before the rally
+            for f in range(n_forms):
+                if fweb[f + 1] == fweb[f]:
+                    continue
+                for l in range(L):
+                    if ended[l]:
+                        nd += _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, alive,
+                                                    n_words, forms, bm, broken, trapped, splashes, splash, n_forms,
+                                                    losses_bm, kills)
+            for f in range(n_forms):
+                _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
         if rules[R_RALLY]:  # §7
             nat1_ok = np.int64(nat1 == 0)
             for side in range(2):  # each side's Supreme Commander re-rolls this turn: one per living SC
@@ -1081,11 +1610,22 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     any_withdrew = 1
                     for l in range(L):
                         if withdrew[l]:
-                            _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words)
+                            nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words,
+                                                 wst, n_units, BOOK_END_PHASE, splashes, splash, n_forms,
+                                                 losses_bm, kills, bm, broken)
             if any_withdrew:
                 for f in range(n_forms):
                     _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units,
                                  False)
+            if we:  # shadowfields come back after the rally step (spec §10.2)
+                for u in range(n_units):
+                    top = units[u, U_SHADOW]
+                    if top == 0:
+                        continue
+                    for l in range(L):
+                        i = (W_SHADOW * n_units + u) * L + l
+                        up = wst[i]
+                        wst[i] = up + np.int64(ended[l] and hp[u * L + l] > 0 and 0 < up < top)
         for l in range(L):  # the counts (analysis/epic/outcome.py::record) through per-block histograms
             if not ended[l]:
                 continue
@@ -1114,12 +1654,28 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)
                     _bump(hist, _at(lv, LV_SLOT1 * L + l), 1)
                     _bump(hist, _at(lv, LV_SLOT2 * L + l), 1)
+        for f in range(n_forms):  # the war-engine results (spec §10.9)
+            if fweb[f + 1] == fweb[f]:
+                continue
+            _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, lv, LV_SLOT0 * L, lv, LV_SLOT1 * L)
+            for l in range(L):
+                if not ended[l]:
+                    continue
+                crit = 0
+                if we:
+                    for kk in range(fweb[f], fweb[f + 1]):
+                        crit |= wst[(W_CRIT * n_units + fwe[kk]) * L + l]
+                pflat[prow + form_off[f, FO_CRIT]] += crit
+                pflat[prow + form_off[f, FO_DMG_A] + dmg_a[f * L + l]] += 1
+                pflat[prow + form_off[f, FO_DMG_E] + lv[LV_SLOT0 * L + l]] += 1
+                pflat[prow + form_off[f, FO_SH_A] + sh_a[f * L + l]] += 1
+                pflat[prow + form_off[f, FO_SH_E] + lv[LV_SLOT1 * L + l]] += 1
     return nd
 
 
 @njit(cache=True, parallel=True)
-def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, trapped, rules, side_off,
-                   form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, words):
+def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, fwe, fweb, splash, trapped,
+                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, words):
     """As kernels.epic.assault_kernel."""
     if len(words) != masks.shape[2]:
         raise ValueError("words: one entry per mask word")
@@ -1147,9 +1703,10 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
             for k in range(4):
                 rs[k * LANES + l] = state[k]
         hist = np.zeros(n_hist, np.int64)
-        n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2])
+        n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], rules[R_WE] != 0)
         dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
-                             pinfo, pb, dc0, forms, fu, fb, trapped, rules, side_off, form_off, masks_w, fmasks, base,
+                             pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off, form_off,
+                             masks_w, fmasks, base,
                              part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
                              (first_block + b) * BLOCK_TRIALS, hist, ho, words)
         for f in range(n_forms):

@@ -11,12 +11,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-
 from .. import runner
 from ..errors import UserError
 from ..scenario import parse_toml, read_toml, validate
-from ..errors import UserError
-from .compile import CompiledEpic, compile_scenario, war_engine_keys
+from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
@@ -102,9 +100,9 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
                               chunk_trials=chunk_trials, progress=progress, max_trials=max_trials, cell=cell)
     compiled = _compiled(scenario)
     if engine == "kernel":
-        from .engine import KernelJob
+        from .engine import KernelJob, kernel_unsupported
 
-        unsupported = war_engine_keys(compiled)
+        unsupported = kernel_unsupported(compiled)
         if unsupported:
             field, feature = unsupported
             raise UserError(compiled.scenario.source, field,

@@ -12,14 +12,28 @@ import numpy as np
 
 from kernels import epic as K
 
-from .compile import BC, ENGAGED, FF, NO_ROLL, OUT, SUPPORT, CompiledEpic, UnitSlot
+from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, SPLASH_MACRO_WEAPON,
+                      SPLASH_NO_SAVE, SPLASH_ORDINARY, SUPPORT, Abilities, CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
 
+_KERNEL_LACKS_KINDS = ("self_hit", "lose_character")  # critical kinds the kernel refuses (kernel_unsupported)
+_CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
+    "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
+    "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
+    "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
+    "degrade_then_escalate": K.CRIT_DEGRADE,
+}
+assert set(_CRITICAL_CODES) | set(_KERNEL_LACKS_KINDS) == set(CRITICAL_KINDS)
+_SPLASH_KINDS = {SPLASH_ORDINARY: 0, SPLASH_MACRO_WEAPON: 1, SPLASH_NO_SAVE: 3}  # -> kernels.epic hit kind
 _FORMATION_SLOTS = {  # kernel column -> count slot of analysis/epic/compile.py::_lay_out
     K.FO_DESTROYED: "destroyed", K.FO_BROKEN_A: "broken_after_assault",
     K.FO_BROKEN_E: "broken_after_end_phase", K.FO_TESTED: "rally_tested", K.FO_PASSED: "rally_passed",
     K.FO_CAS: "casualties", K.FO_CAS_A: "casualties_assault", K.FO_BM_A: "blast_markers_after_assault",
     K.FO_BM_E: "blast_markers_after_end_phase",
+}
+_WAR_ENGINE_SLOTS = {  # kernel column -> count slot of a formation with war engines (spec §10.9)
+    K.FO_CRIT: "critical", K.FO_DMG_A: "damage_taken_assault", K.FO_DMG_E: "damage_taken",
+    K.FO_SH_A: "shields_after_assault", K.FO_SH_E: "shields_after_end_phase",
 }
 
 
@@ -30,47 +44,98 @@ def _bounds(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return flat, bounds
 
 
-def _sources(u: UnitSlot, support: bool) -> list[tuple[int, list[int]]]:
+def _row(u: UnitSlot, count: int, d3: bool, vc: int, vn: int, a: Abilities, sniper: bool, bc: int, reach: int,
+         ff_vc: bool, support: bool, dvc: int, dvn: int) -> list[int]:
+    """One source row (columns in ``kernels.epic``): ``a`` the abilities of its hits."""
+    kind = 2 if a.titan_killer else int(a.macro_weapon)
+    tk = a.titan_killer_damage
+    return [u.index, count, int(d3), vc, vn, kind + 3 * sniper, bc, reach, int(ff_vc), int(a.lance),
+            int(a.ignore_cover), int(a.disrupt), tk.count, tk.sides, tk.plus, int(support), dvc, dvn]
+
+
+def _degraded(u: UnitSlot) -> tuple[int, int, bool]:
+    """(CC, FF, extra attacks kept) of a unit once its critical has degraded it (spec §10.4)."""
+    crit = u.critical
+    if crit is None or crit.kind != "degrade_then_escalate":
+        return u.cc, u.ff, True
+    ff = NO_ROLL if crit.loses_ff else (crit.ff_becomes if crit.ff_becomes != NO_ROLL else u.ff)
+    return (NO_ROLL if crit.loses_cc else u.cc), ff, not crit.loses_extra_attacks
+
+
+def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]]:
     """(group step, source row) for a unit's main dice and each extra-attack line (§1, §4).
 
     A war engine's rows carry where their hits may land while it is in base contact (TP 3.1.2):
     ``cc_dice`` main dice and ``bc`` lines only on units in contact (K.REACH_CONTACT), the other main
     dice and ``15cm`` lines only on the others (K.REACH_NON_CONTACT); sniper dice, and every row of
-    another unit, anywhere (K.REACH_ANY)."""
-    we = u.type == "WE"
+    another unit, anywhere (K.REACH_ANY).  With war-engine rules (``we``) a main-dice row that rolls at
+    CC in contact and at FF out of contact is split in two (one for each), so that each row's hits have
+    one kind, one set of abilities and one firefight flag (spec §10.2, §10.6)."""
+    is_we = u.type == "WE"
+    dcc, dff, keeps_extra = _degraded(u)
     rows = []
     if support:  # supporting fire: FF only, 15cm lines only, first strike gives nothing (§4)
-        rows.append((K.G_SUPPORT, [u.index, u.damage_capacity, 0, u.ff, u.ff, 3 * u.sniper, 0, K.REACH_ANY]))
+        rows.append((K.G_SUPPORT, _row(u, u.damage_capacity, False, u.ff, u.ff, u.ff_abilities, u.sniper, 0,
+                                       K.REACH_ANY, True, True, dff, dff)))
         for line in u.extra:
             if not line.contact_only:
-                kind = 2 if line.titan_killer else int(line.macro_weapon)
-                rows.append((K.G_SUPPORT, [u.index, line.count, int(line.d3), u.ff, u.ff,
-                                           kind + 3 * (line.sniper or u.sniper), 0, K.REACH_ANY]))
+                dv = dff if keeps_extra else NO_ROLL
+                rows.append((K.G_SUPPORT, _row(u, line.count, line.d3, u.ff, u.ff, line, line.sniper or u.sniper,
+                                               0, K.REACH_ANY, True, True, dv, dv)))
     else:
         bc = int(u.engaged == BC and not u.firefights)  # a firefighting skimmer attacks as a ff unit (§1)
 
         def reach(contact_dice: bool, sniper: bool) -> int:
-            if not we or sniper:
+            if not is_we or sniper:
                 return K.REACH_ANY
             return K.REACH_CONTACT if contact_dice else K.REACH_NON_CONTACT
 
         step = K.G_FIRST if u.first_strike else K.G_NORMAL
-        if we:  # cc_dice at CC in contact, the rest at FF; all at FF out of contact (TP 3.1.2)
-            main = [(u.cc_dice, u.cc, True), (u.damage_capacity - u.cc_dice, u.ff, False)]
+        if is_we:  # cc_dice at CC in contact, the rest at FF; all at FF out of contact (TP 3.1.2)
+            main = [(u.cc_dice, u.cc, dcc, True), (u.damage_capacity - u.cc_dice, u.ff, dff, False)]
         else:
-            main = [(1, u.cc, True)]
-        for count, vc, contact_dice in main:
-            if count:
-                rows.append((step, [u.index, count, 0, vc, u.ff, 3 * u.sniper, bc, reach(contact_dice, u.sniper)]))
+            main = [(1, u.cc, dcc, True)]
+        for count, vc, dvc, contact_dice in main:
+            if not count:
+                continue
+            r = reach(contact_dice, u.sniper)
+            if we and contact_dice:  # CC hits in contact, FF hits out of contact (spec §10.8.1)
+                rows.append((step, _row(u, count, False, vc, NO_ROLL, u.cc_abilities, u.sniper, bc, r, False, False,
+                                        dvc, NO_ROLL)))
+                rows.append((step, _row(u, count, False, NO_ROLL, u.ff, u.ff_abilities, u.sniper, bc, r, False,
+                                        False, NO_ROLL, dff)))
+            else:
+                a = u.ff_abilities if we else NO_ABILITIES
+                rows.append((step, _row(u, count, False, vc, u.ff, a, u.sniper, bc, r, True, False, dvc, dff)))
         for line in u.extra:
-            kind = 2 if line.titan_killer else int(line.macro_weapon)
-            vc = u.cc if line.contact_only else (u.ff if we else NO_ROLL)
+            vc = u.cc if line.contact_only else (u.ff if is_we else NO_ROLL)
             vn = NO_ROLL if line.contact_only else u.ff
+            dvc = NO_ROLL if not keeps_extra else dcc if line.contact_only else (dff if is_we else NO_ROLL)
+            dvn = NO_ROLL if not keeps_extra or line.contact_only else dff
             step = K.G_FIRST if (line.first_strike or u.first_strike) else K.G_NORMAL
             sniper = line.sniper or u.sniper
-            rows.append((step, [u.index, line.count, int(line.d3), vc, vn, kind + 3 * sniper, bc,
-                                reach(line.contact_only, sniper)]))
+            rows.append((step, _row(u, line.count, line.d3, vc, vn, line, sniper, bc, reach(line.contact_only, sniper),
+                                    not line.contact_only, False, dvc, dvn)))
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
+
+
+def kernel_unsupported(c: CompiledEpic) -> tuple[str, str] | None:
+    """(field, feature) of the first key of ``docs/epic-engine.md`` §10 the kernel does not simulate yet
+    (the reference engine does), or None: the self_hit and lose_character criticals, further_damage_on,
+    splash_titan_killer, ``engage_only`` lines, Automaton / Automata / Necron."""
+    for name, profile in c.scenario.units.items():
+        where = f"units.{name}"
+        crit = profile.critical
+        if crit is not None and (crit.kind in _KERNEL_LACKS_KINDS or crit.further_damage_on
+                                 or crit.splash_titan_killer):
+            return f"{where}.critical", f"the critical {crit.kind} with its parameters"
+        for rule in ("automaton", "automata", "necron"):
+            if rule in profile.special:
+                return f"{where}.special", rule
+        for k, line in enumerate(profile.extra_attacks):
+            if line.engage_only:
+                return f"{where}.extra_attacks[{k}]", "engage_only lines"
+    return None
 
 
 @dataclass
@@ -89,6 +154,9 @@ class KernelArrays:
     forms: np.ndarray
     fu: np.ndarray
     fb: np.ndarray
+    fwe: np.ndarray  # each formation's war engines and shielded units (FormationSlot.war_engines), bounds fweb
+    fweb: np.ndarray
+    splash: np.ndarray  # [g, s]: units of formation g within the critical splash of formation s's war engines
     trapped: np.ndarray
     rules: np.ndarray
     side_off: np.ndarray
@@ -134,6 +202,25 @@ class KernelArrays:
             row[K.U_WORD] = word
             row[K.U_BIT] = bit
             row[K.U_WE] = u.type == "WE"
+            row[K.U_VOID] = u.void_shields
+            row[K.U_PF_FIX] = sum(d.plus for d in u.power_fields)
+            row[K.U_PF_D3] = sum(d.count for d in u.power_fields if d.sides == 3)
+            row[K.U_PF_D6] = sum(d.count for d in u.power_fields if d.sides == 6)
+            row[K.U_SHADOW] = u.shadowfields
+            row[K.U_HOLO] = u.holofield
+            row[K.U_KNIGHT] = u.knight_shield
+            row[K.U_INV_ON] = u.invulnerable_on
+            crit = u.critical
+            deflector_lost = crit is not None and crit.loses_deflector_shield and u.invulnerable_on == 5
+            row[K.U_INV_DEG] = (6 if u.invulnerable else NO_ROLL) if deflector_lost else u.invulnerable_on
+            row[K.U_CRIT] = K.CRIT_NONE if crit is None else _CRITICAL_CODES[crit.kind]
+            row[K.U_CRIT_DMG] = 0 if crit is None else crit.extra_damage
+            row[K.U_CRIT_THEN] = K.CRIT_NONE if crit is None or crit.then is None else _CRITICAL_CODES[crit.then]
+            row[K.U_COVER] = u.cover
+            row[K.U_REGEN] = u.regeneration and u.type == "WE"
+            row[K.U_SPLASH_ON] = 0 if crit is None else crit.splash_hit_on
+            row[K.U_SPLASH_KIND] = 0 if crit is None else _SPLASH_KINDS[crit.splash_kind]
+            row[K.U_HOLO_LOST] = crit is not None and crit.loses_holofield
             flag = np.uint64(1) << np.uint64(bit)
             for kind, member in ((K.M_ALL, True), (K.M_ASSAULT, row[K.U_ASSAULT]), (K.M_TARGET, row[K.U_TARGET]),
                                  (K.M_BC, row[K.U_BCT]), (K.M_INSP, row[K.U_INSPC]),
@@ -143,20 +230,24 @@ class KernelArrays:
                     masks[u.side, kind, word] |= flag
             fmasks[u.formation, word] |= flag
 
+        we = war_engine_keys(c) is not None
         groups: list[list[list[int]]] = [[] for _ in range(6)]
-        for u in c.units:
+        # in the reference engine's order: a step's attacks unit by unit, supporting fire formation by formation
+        order = sorted(c.units, key=lambda u: (forms[u.formation].role == SUPPORT and u.formation, u.index)) \
+            if we else c.units
+        for u in order:
             f = forms[u.formation]
             engaged = u.engaged in (BC, FF)
             if engaged and (f.role == ENGAGED or (f.role == SUPPORT and not f.broken)):
-                for step, row in _sources(u, support=f.role == SUPPORT):
+                for step, row in _sources(u, support=f.role == SUPPORT, we=we):
                     groups[u.side * 3 + step].append(row)
         # one-D6 sources go to dice pools keyed by (to-hit in contact, not in contact, class); a unit's
         # second such line goes to a second pool of the same key (a pool rolls once per living unit)
         pools: list[list[tuple[tuple[int, int, int], set[int]]]] = [[] for _ in range(6)]
         for g, rows_g in enumerate(groups):
             rest = []
-            for row in rows_g:
-                if row[K.S_N] != 1 or row[K.S_D3] or row[K.S_REACH] != K.REACH_ANY:
+            for row in rows_g:  # (none with war-engine rules: their hits are kept per row)
+                if we or row[K.S_N] != 1 or row[K.S_D3] or row[K.S_REACH] != K.REACH_ANY:
                     rest.append(row)
                     continue
                 key = (row[K.S_VC] if row[K.S_BC] else row[K.S_VN], row[K.S_VN], row[K.S_CLASS])
@@ -180,6 +271,8 @@ class KernelArrays:
         src = np.array(rows, np.int64).reshape(len(rows), K.S_COLS)
         gb = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
         fu, fb = _bounds([list(f.units) for f in forms])
+        fwe, fweb = _bounds([list(f.war_engines) for f in forms])
+        splash = np.array([f.within_splash_of for f in forms], np.int64).reshape(len(forms), len(forms))
 
         ftab = np.zeros((len(forms), K.F_COLS), np.int64)
         for f in forms:
@@ -202,6 +295,7 @@ class KernelArrays:
         rules[K.R_LEADERS] = r.leaders
         rules[K.R_SC_REROLL] = r.supreme_commander_rerolls
         rules[K.R_RALLY] = c.scenario.end_phase.rally
+        rules[K.R_WE] = we
 
         lay = c.layout
         side_off = np.zeros(K.O_COLS, np.int64)
@@ -214,8 +308,10 @@ class KernelArrays:
         for f in forms:
             for col, name in _FORMATION_SLOTS.items():
                 form_off[f.index, col] = lay.offset(f"f{f.index}.{name}")
+            for col, name in _WAR_ENGINE_SLOTS.items():
+                form_off[f.index, col] = lay.offset(f"f{f.index}.{name}") if f.war_engines else -1
         return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks,
-                   base=base, forms=ftab, fu=fu, fb=fb,
+                   base=base, forms=ftab, fu=fu, fb=fb, fwe=fwe, fweb=fweb, splash=splash,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
                    side_off=side_off, form_off=form_off, n_counts=lay.size)
 
@@ -230,7 +326,8 @@ class KernelArrays:
         """
         counts, dice = K.assault_kernel(
             self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
-            self.forms, self.fu, self.fb, self.trapped, self.rules, self.side_off, self.form_off, self.n_counts,
+            self.forms, self.fu, self.fb, self.fwe, self.fweb, self.splash, self.trapped, self.rules, self.side_off,
+            self.form_off, self.n_counts,
             np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams),
             (0,) * self.masks.shape[2])
         return counts, int(dice)

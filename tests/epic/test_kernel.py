@@ -715,6 +715,326 @@ units = [{ unit = "knight", count = 1, engaged = "bc" }]
 [end_phase]
 enemy_within_30cm = false
 """,
+    # issue 14 (docs/epic-engine.md §10): void shields stopping FF hits only (§10.2) on two war engines in
+    # one formation, +1 each in the end phase (§10.7); extra_damage criticals that roll again (§10.4);
+    # titan-killer D3 rolled at allocation and counting as that many hits (§10.5); a titan killer without
+    # dice; power-field dice rolled once per trial (§10.8.5); a destroyed_plus_effect critical whose
+    # macro-weapon splash reaches units of both sides (within_splash_of, §10.6); ordinary units on both
+    # sides; withdrawal damage that rolls for criticals
+    "we_void_shields_titan_killers": HEADER + """
+[units.warhound]
+type = "WE"
+armour = 5
+cc = 4
+ff = 4
+damage_capacity = 3
+void_shields = 2
+special = ["reinforced-armour"]
+critical = "extra_damage"
+extra_attacks = [{ count = 1, range = "15cm", macro_weapon = true }, { count = 1, range = "bc", titan_killer = "D3" }]
+[units.stompa]
+type = "WE"
+armour = 4
+cc = 4
+ff = 5
+damage_capacity = 3
+power_fields = "D3"
+critical = { kind = "destroyed_plus_effect", splash_hit_on = 4, splash_macro_weapon = true }
+extra_attacks = [{ count = 1, range = "bc", titan_killer = true }, { count = 2, range = "15cm" }]
+[units.skitarii]
+type = "INF"
+armour = 5
+cc = 4
+ff = 4
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[[formations]]
+name = "Warhound Pack"
+side = "attacker"
+initiative = 1
+withdrawal_enemies_within_15cm = 1
+within_splash_of = { "Stompa Mob" = 2 }
+units = [{ unit = "warhound", count = 2, engaged = "bc" }, { unit = "skitarii", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Stompa Mob"
+side = "defender"
+initiative = 3
+blast_markers = 1
+withdrawal_enemies_within_15cm = 2
+within_splash_of = { "Stompa Mob" = 3 }
+units = [
+  { unit = "boyz", count = 3, engaged = "bc" },
+  { unit = "stompa", count = 1, engaged = "bc" },
+  { unit = "boyz", count = 2, engaged = "ff" },
+]
+""",
+    # power fields D3+3 that never come back, end-phase fires (§10.4, §10.7: damage, BMs and the break
+    # test before the rally), titan-killer D6, lance and ignore-cover lines against reinforced armour and
+    # cover, a defending gargant, supporting fire (FF: fields stop it) from a TSKNF formation
+    "we_power_fields_fire": HEADER + """
+[units.gargant]
+type = "WE"
+armour = 4
+cc = 3
+ff = 5
+damage_capacity = 4
+power_fields = "D3+3"
+critical = { kind = "end_phase_fire" }
+extra_attacks = [{ count = 1, range = "bc", titan_killer = "D6" }, { count = 2, range = "15cm", macro_weapon = true }]
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[units.tactical]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+extra_attacks = [{ count = 1, range = "15cm", ignore_cover = true }]
+[units.raider]
+type = "AV"
+armour = 4
+cc = 6
+ff = 4
+special = ["reinforced-armour"]
+extra_attacks = [{ count = 1, range = "15cm", lance = true }]
+[[formations]]
+name = "Marines"
+side = "attacker"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+units = [{ unit = "tactical", count = 4, engaged = "bc" }, { unit = "raider", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Devastators"
+side = "attacker"
+role = "support"
+army_rules = ["they-shall-know-no-fear"]
+initiative = 1
+units = [{ unit = "tactical", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Gargant Mob"
+side = "defender"
+initiative = 3
+cover = 4
+units = [{ unit = "gargant", count = 1, engaged = "bc" }, { unit = "boyz", count = 3, engaged = "bc" }]
+[end_phase]
+enemy_within_30cm = true
+""",
+    # reactor breaches (§10.4, §10.7) whose explosion splashes the Host (no save), titan-killer D6+1 against a holofield (one save per hit, §10.3),
+    # a degrade_then_escalate critical that takes the holofield away and then destroys (§10.4), lance
+    # hits against reinforced armour, Fearless and withdrawing war engines
+    "we_breach_holofield": HEADER + """
+[units.reaver]
+type = "WE"
+armour = 4
+cc = 3
+ff = 3
+damage_capacity = 4
+void_shields = 3
+special = ["reinforced-armour", "fearless"]
+critical = { kind = "end_phase_breach", splash_hit_on = 4, splash_no_save = true }
+extra_attacks = [{ count = 1, range = "15cm", titan_killer = "D6+1" }, { count = 1, range = "bc", macro_weapon = true }]
+[units.revenant]
+type = "WE"
+armour = 5
+cc = 4
+ff = 4
+damage_capacity = 3
+special = ["holofield", "reinforced-armour"]
+critical = { kind = "degrade_then_escalate", loses = ["holofield"], then = "destroyed" }
+extra_attacks = [{ count = 2, range = "15cm", lance = true }]
+[units.guardian]
+type = "INF"
+armour = 5
+cc = 5
+ff = 4
+extra_attacks = [{ count = 1, range = "15cm", lance = true }]
+[units.aspect]
+type = "INF"
+armour = 4
+cc = 3
+ff = 5
+[[formations]]
+name = "Reaver"
+side = "attacker"
+initiative = 1
+units = [{ unit = "reaver", count = 1, engaged = "bc" }]
+[[formations]]
+name = "Host"
+side = "defender"
+initiative = 1
+withdrawal_enemies_within_15cm = 1
+within_splash_of = { "Reaver" = 2 }
+units = [
+  { unit = "aspect", count = 2, engaged = "bc" },
+  { unit = "revenant", count = 1, engaged = "ff" },
+  { unit = "guardian", count = 2, engaged = "ff" },
+]
+""",
+    # knight shields (unmodified 4+, one per titan-killer point, lost against supporting fire, §10.3),
+    # living metal and deflector saves (4+ / 5+ invulnerable), macro-weapon and lance CC attacks
+    # (cc_abilities, §10.6), an extra_damage 2 critical, supporting fire on both sides
+    "we_knight_shield_living_metal": HEADER + """
+[units.paladin]
+type = "WE"
+armour = 4
+cc = 3
+ff = 4
+damage_capacity = 2
+special = ["knight-shield", "reinforced-armour"]
+critical = { kind = "extra_damage", damage = 2 }
+cc_abilities = { macro_weapon = true, lance = true }
+[units.warrior]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+special = ["living-metal"]
+[units.monolith]
+type = "WE"
+armour = 4
+cc = 4
+ff = 4
+damage_capacity = 3
+special = ["living-metal", "reinforced-armour"]
+critical = "destroyed"
+extra_attacks = [{ count = 1, range = "15cm", titan_killer = "D3" }]
+[units.drone]
+type = "LV"
+armour = 5
+cc = 6
+ff = 5
+special = ["deflector-shield"]
+[[formations]]
+name = "Knights"
+side = "attacker"
+initiative = 2
+units = [{ unit = "paladin", count = 3, engaged = "bc" }]
+[[formations]]
+name = "Drones"
+side = "attacker"
+role = "support"
+initiative = 2
+units = [{ unit = "drone", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Phalanx"
+side = "defender"
+initiative = 2
+units = [{ unit = "warrior", count = 3, engaged = "bc" }, { unit = "monolith", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Tomb Guard"
+side = "defender"
+role = "support"
+initiative = 2
+units = [{ unit = "warrior", count = 2, engaged = "ff" }, { unit = "monolith", count = 1, engaged = "ff" }]
+""",
+    # shadowfields absorbing whole FF hits and coming back after the rally (§10.2), disrupt (a BM per
+    # hit on a winning formation, §10.6), ignore cover against infantry in cover, a sniper line, an
+    # Expendable formation member (no disrupt BM)
+    "we_shadowfields_disrupt_cover": HEADER + """
+[units.tantalus]
+type = "WE"
+armour = 5
+cc = 5
+ff = 4
+damage_capacity = 2
+shadowfields = 2
+critical = "destroyed"
+extra_attacks = [{ count = 2, range = "15cm", disrupt = true }, { count = 1, range = "15cm", sniper = true }]
+[units.wych]
+type = "INF"
+armour = 6
+cc = 3
+ff = 6
+special = ["invulnerable-save"]
+extra_attacks = [{ count = 1, range = "bc", disrupt = true, ignore_cover = true }]
+[units.guard]
+type = "INF"
+armour = 5
+cc = 5
+ff = 4
+[units.conscript]
+type = "INF"
+cc = 6
+ff = 5
+special = ["expendable"]
+[units.commissar]
+type = "INF"
+armour = 5
+cc = 4
+ff = 4
+special = ["leader", "inspiring"]
+extra_attacks = [{ count = 1, range = "15cm", disrupt = true }]
+[[formations]]
+name = "Raiders"
+side = "attacker"
+initiative = 2
+units = [{ unit = "wych", count = 3, engaged = "bc" }, { unit = "tantalus", count = 1, engaged = "ff" }]
+[[formations]]
+name = "Company"
+side = "defender"
+initiative = 2
+cover = 4
+blast_markers = 1
+units = [
+  { unit = "commissar", count = 1, engaged = "bc" },
+  { unit = "guard", count = 3, engaged = "bc" },
+  { unit = "conscript", count = 2, engaged = "ff" },
+]
+[end_phase]
+enemy_within_30cm = false
+""",
+    # a degrade_then_escalate critical with damage, a new FF value and lost extra attacks, then
+    # extra_damage (§10.4); a random_move critical's damage part; regeneration in the end phase (§10.7,
+    # §10.8.3); a fixed titan-killer damage of 2 and an FF attack that is a titan killer (ff_abilities);
+    # void shields from a character added to its host war engine (§10.1); war engines on both sides
+    "we_degrade_regeneration": HEADER + """
+[units.warlord]
+type = "WE"
+armour = 4
+cc = 3
+ff = 3
+damage_capacity = 4
+void_shields = 2
+special = ["reinforced-armour"]
+critical = { kind = "degrade_then_escalate", damage = 1, ff_becomes = 5, loses = ["extra_attacks"] }
+extra_attacks = [{ count = 2, range = "15cm", titan_killer = 2 }, { count = 1, range = "bc", macro_weapon = true }]
+[units.battlecar]
+type = "CH"
+damage_capacity = 1
+void_shields = 1
+[units.monolith]
+type = "WE"
+armour = 4
+cc = 5
+ff = 4
+damage_capacity = 3
+special = ["regeneration", "reinforced-armour"]
+critical = { kind = "random_move", damage = 1 }
+ff_abilities = { titan_killer = true }
+[units.immortal]
+type = "INF"
+armour = 4
+cc = 4
+ff = 4
+[[formations]]
+name = "Battle Titan"
+side = "attacker"
+initiative = 1
+blast_markers = 1
+units = [{ unit = "warlord", count = 1, engaged = "bc", characters = ["battlecar"] }, { unit = "immortal", count = 2, engaged = "ff" }]
+[[formations]]
+name = "Monoliths"
+side = "defender"
+initiative = 2
+units = [{ unit = "immortal", count = 2, engaged = "bc" }, { unit = "monolith", count = 2, engaged = "ff" }]
+[end_phase]
+enemy_within_30cm = false
+""",
 }
 
 
@@ -858,6 +1178,26 @@ def test_scenarios_reach_the_rules_they_are_for():
     assert r["intermingled_combined_support"]["formations", "Militia B", "casualties_mean"].value > 1
     assert p("intermingled_combined_support", "sides", "defender_wins") > 0.05
     assert p("war_engines", "formations", "Stompa Mob", "broken_after_assault") > 0.1
+
+    def mean(name, formation, quantity):
+        return r[name]["formations", formation, quantity].value
+
+    # war engines and weapon abilities (docs/epic-engine.md §10): criticals, shields and fields that come back
+    # (§10.2, §10.7), end-phase fires and breaches (§10.7), regeneration (§10.8.3)
+    for name, formation in (("we_void_shields_titan_killers", "Warhound Pack"),
+                            ("we_void_shields_titan_killers", "Stompa Mob"),
+                            ("we_knight_shield_living_metal", "Knights")):
+        assert p(name, "formations", formation, "critical") > 0.1
+    assert p("we_breach_holofield", "formations", "Host", "critical") > 0.05
+    assert p("we_degrade_regeneration", "formations", "Battle Titan", "critical") > 0.05
+    for name, formation in (("we_void_shields_titan_killers", "Warhound Pack"),
+                            ("we_shadowfields_disrupt_cover", "Raiders"), ("we_breach_holofield", "Reaver")):
+        assert mean(name, formation, "shields_after_end_phase_mean") > mean(name, formation,
+                                                                             "shields_after_assault_mean") + 0.05
+    for name, formation in (("we_power_fields_fire", "Gargant Mob"), ("we_breach_holofield", "Reaver")):
+        assert mean(name, formation, "damage_taken_mean") > mean(name, formation, "damage_taken_assault_mean") + 0.05
+    assert mean("we_degrade_regeneration", "Monoliths", "damage_taken_mean") < \
+        mean("we_degrade_regeneration", "Monoliths", "damage_taken_assault_mean") - 0.1
     assert p("fearless_inspiring_expendable", "formations", "Warband", "rally_passed") > 0.05
     assert p("rule_corrections", "formations", "Rabble", "destroyed") > 0.2
     assert p("rule_corrections", "formations", "Gargants", "broken_after_assault") > 0.1

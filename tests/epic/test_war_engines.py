@@ -418,11 +418,14 @@ def test_trace_shows_shields_damage_points_and_critical_rolls():
 
 def test_the_kernel_refuses_war_engine_keys_until_it_simulates_them(tmp_path):
     """Issue 14 (§10.9): simulate(engine="kernel") names the file and the first key it cannot simulate
-    yet; the CLI prints that one line and exits 2."""
-    with pytest.raises(UserError, match=r"^we\.toml: field 'units\.warhound\.void_shields'.*reference"):
-        epic.simulate(epic.loads(WE_SCENARIO, "we.toml"), trials=10)
+    yet (here Automaton; the kernel simulates the other keys of WE_SCENARIO); the CLI prints that one line
+    and exits 2."""
+    text = WE_SCENARIO.replace('special = ["reinforced-armour", "walker"]',
+                               'special = ["reinforced-armour", "walker", "automaton"]', 1)
+    with pytest.raises(UserError, match=r"^we\.toml: field 'units\.warhound\.special'.*reference"):
+        epic.simulate(epic.loads(text, "we.toml"), trials=10)
     path = tmp_path / "we.toml"
-    path.write_text(WE_SCENARIO)
+    path.write_text(text)
     result = CliRunner().invoke(main, ["epic", str(path), "--trials", "100"])
     message = result.stderr.strip()
     assert result.exit_code == 2 and "\n" not in message and str(path) in message and "Traceback" not in message
