@@ -334,10 +334,9 @@ def _lay_out(c: CompiledEpic) -> None:
 
 def war_engine_keys(c: CompiledEpic) -> tuple[str, str] | None:
     """(field, feature) of the first war-engine or weapon-ability key of docs/epic-engine.md §10 the
-    scenario uses, or None.  Until the Numba kernel simulates them (issue 14),
-    :func:`analysis.epic.simulate` refuses such a scenario on the kernel rather than run wrong
-    numbers, and only such scenarios report the war-engine results of §10.9 (on either engine, so
-    that the two engines report the same quantities)."""
+    scenario uses, or None.  Only such scenarios take the kernel's war-engine path and report the
+    war-engine results of §10.9 (on either engine, so that the two engines report the same
+    quantities); ``engine.kernel_unsupported`` names the few keys the kernel does not take yet."""
     for name, profile in c.scenario.units.items():
         where = f"units.{name}"
         for key, feature in (("void_shields", "void shields"), ("power_fields", "power fields"),

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import analysis.epic as epic
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "epic" / "war_engines"
+SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "epic"
 WARHOUNDS = SCENARIOS / "warhound_pack_vs_ork_mob.toml"
 GARGANT = SCENARIOS / "space_marines_vs_gargant.toml"
 
