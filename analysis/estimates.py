@@ -61,18 +61,20 @@ class Probability:
 
 @dataclass(frozen=True)
 class Mean:
-    """A sample mean with its normal-theory 95 % interval."""
+    """A sample mean with its normal-theory 95 % interval, cut at ``low``, the least value the quantity
+    can take (so the interval of a count never reaches below 0)."""
 
     value: float
     sd: float
     n: int
+    low: float = -math.inf
 
     @property
     def ci95(self) -> tuple[float, float]:
         if self.n <= 1 or math.isnan(self.value):
             return (self.value, self.value)
         half = Z95 * self.sd / math.sqrt(self.n)
-        return (self.value - half, self.value + half)
+        return (max(self.value - half, self.low), self.value + half)
 
     def to_json(self):
         return None if math.isnan(self.value) else self.value
@@ -117,7 +119,7 @@ class Distribution:
         v = self.values.astype(float)
         m = float((self.counts * v).sum() / total)
         var = float((self.counts * (v - m) ** 2).sum() / max(total - 1, 1))
-        return Mean(m, math.sqrt(var), total)
+        return Mean(m, math.sqrt(var), total, low=self.offset)
 
     def at_least(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """values, P(X >= value), and its Wilson interval."""

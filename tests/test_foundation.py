@@ -8,7 +8,7 @@ from numba import njit, prange
 from scipy.stats import binomtest
 
 from analysis.errors import UserError
-from analysis.estimates import Distribution, Probability, wilson_interval
+from analysis.estimates import Z95, Distribution, Probability, wilson_interval
 from analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
 from analysis.result import Result
 from analysis.runner import RunInfo, run, stream_key
@@ -126,6 +126,17 @@ def test_wilson_bounds_are_exact_at_the_edges():
         assert lo == 0.0 and hi > 0
         lo, hi = wilson_interval(n, n)
         assert hi == 1.0 and lo < 1
+
+
+def test_mean_interval_of_a_count_never_reaches_below_its_least_value():
+    """999 trials with 0 and one with 3: the normal-theory interval would reach below 0; it is cut at
+    the distribution's least value, and the upper end is unchanged."""
+    dist = Distribution([999, 0, 0, 1])
+    mean = dist.mean()
+    half = Z95 * mean.sd / np.sqrt(1000)
+    assert mean.value - half < 0
+    assert mean.ci95 == (0, pytest.approx(mean.value + half))
+    assert Distribution([999, 0, 0, 1], offset=-2).mean().ci95[0] == -2
 
 
 def test_json_writes_null_for_quantities_without_data():

@@ -165,7 +165,7 @@ def test_war_engine_formations_load_and_run_issue_14():
         assert sum(states) == result.trials, ref
         if "damage_taken_mean" in result["formations", form.name]:  # a WE with a §10 key
             damage = result["formations", form.name, "damage_taken_mean"]
-            assert damage.ci95[0] <= damage.value <= damage.ci95[1] and 0 <= damage.value <= capacity, ref
+            assert 0 <= damage.ci95[0] <= damage.value <= damage.ci95[1] and damage.value <= capacity, ref
 
 
 def test_formation_search_names_units_it_cannot_model():
