@@ -41,7 +41,9 @@ COMMANDS = {
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
     "threshold": ("analysis.decisions.cli", "The smallest (or largest) value of FIELD that reaches a target probability."),
     "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
-                "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base)."),
+                "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; without "
+                "opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, optional "
+                "labels)."),
     "rank": ("analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
     "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
