@@ -28,11 +28,16 @@ def dice_per_trial(compiled) -> float:
     return dice / DICE_TRIALS
 
 
-def bench(repeats: int = 5) -> dict:
-    compiled = compile_scenario(epic.load(SCENARIO))
+def bench_scenario(path: Path, label: str, repeats: int) -> dict:
+    """Kernel and reference trials per second and the kernel's dice per trial for one Epic scenario."""
+    compiled = compile_scenario(epic.load(path))
     kernel, reference, _ = trial_rates(epic, compiled, KERNEL_TRIALS, REFERENCE_TRIALS, repeats)
-    return {"system": "epic", "scenario": "8 v 8 plus support", "kernel_trials_per_s": kernel,
+    return {"system": "epic", "scenario": label, "kernel_trials_per_s": kernel,
             "reference_trials_per_s": reference, "dice_per_trial": dice_per_trial(compiled)}
+
+
+def bench(repeats: int = 5) -> dict:
+    return bench_scenario(SCENARIO, "8 v 8 plus support", repeats)
 
 if __name__ == "__main__":
     print(bench())

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import analysis.epic as epic
-from analysis.epic.compile import compile_scenario
-
-from bench_epic import KERNEL_TRIALS, REFERENCE_TRIALS, dice_per_trial  # benchmarks/ (run.py puts it on sys.path)
-from timing import trial_rates
+from bench_epic import bench_scenario  # benchmarks/ (run.py puts it on sys.path)
 
 SCENARIO = Path(__file__).resolve().parent / "scenarios" / "epic_war_engines.toml"
 
 
 def bench(repeats: int = 5) -> dict:
-    compiled = compile_scenario(epic.load(SCENARIO))
-    kernel, reference, _ = trial_rates(epic, compiled, KERNEL_TRIALS, REFERENCE_TRIALS, repeats)
-    return {"system": "epic", "scenario": "war engines (WE)", "kernel_trials_per_s": kernel,
-            "reference_trials_per_s": reference, "dice_per_trial": dice_per_trial(compiled)}
+    return bench_scenario(SCENARIO, "war engines (WE)", repeats)
 
 
 if __name__ == "__main__":
