@@ -11,9 +11,12 @@ from .estimates import Probability
 from .labels import number, percent
 
 
-def sentences(data: dict) -> list[str]:
-    """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system)."""
+def sentences(data: dict, table=None) -> list[str]:
+    """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system);
+    ``table`` (its ``table()``) adds the intervals of an Epic turn's means."""
     make = _BY_SYSTEM.get(data["system"])
+    if make is epic:
+        return epic(data, table)
     return make(data) if make else []
 
 
@@ -45,32 +48,53 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _assault_formations(data: dict) -> list[str]:
+    """The formations that fight in the assault: all of an assault scenario's; in a turn, the
+    `engage` activation's charger and its target (docs/epic-turn.md §2: formations that only shoot
+    stay out of it)."""
+    if "turn" not in data:
+        return list(data["formations"])
+    engage = [(e["formation"], e["target"]) for e in data["turn"].values() if e["action"] == "engage"]
+    return [name for name in data["formations"] if engage and name in engage[0]]
+
+
 def _epic_sides(data: dict) -> tuple[str, str]:
+    fighting = _assault_formations(data)
     formations = data["formations"]
-    names = {side: [n for n, f in formations.items() if f["side"] == side] for side in ("attacker", "defender")}
+    names = {side: [n for n in fighting if formations[n]["side"] == side] for side in ("attacker", "defender")}
     return _who(names["attacker"], "attacker"), _who(names["defender"], "defender")
 
 
 def epic_summary(data: dict) -> list[str]:
-    """P(each side wins) (TP 1.12.7)."""
+    """P(each side wins) (TP 1.12.7); in a turn, of the formations in its assault, and P(no assault)."""
+    if data.get("sides") is None:  # a turn without an `engage`: no assault
+        return []
     attacker, defender = _epic_sides(data)
     sides = data["sides"]
-    return [f"{_capital(attacker)} wins: {_p(sides['attacker_wins'])}",
-            f"{_capital(defender)} wins: {_p(sides['defender_wins'])}"]
+    out = [f"{_capital(attacker)} wins: {_p(sides['attacker_wins'])}",
+           f"{_capital(defender)} wins: {_p(sides['defender_wins'])}"]
+    if "no_assault" in sides:
+        out.append(f"No assault (the engage activation did not lead to one): {_p(sides['no_assault'])}")
+    return out
 
 
-def epic(data: dict) -> list[str]:
+def epic(data: dict, table=None) -> list[str]:
     """Epic Armageddon assault: the sides, P(each side wins), and per formation P(broken or
     destroyed), P(destroyed), P(broken after the assault / after the end phase) and its mean
-    casualties."""
+    casualties.  A turn (``data["turn"]``) first tells its activations (:func:`epic_turn`), and the
+    assault sentences name only the formations that fight in the assault."""
+    out = epic_turn(data, table) if "turn" in data else []
+    if data.get("sides") is None:
+        return out
     formations, sides = data["formations"], data["sides"]
     attacker, defender = _epic_sides(data)
-    out = [f"{_capital(attacker)} assaults {defender}.", *epic_summary(data)]
+    out += [f"{_capital(attacker)} assaults {defender}.", *epic_summary(data)]
     if sides["no_winner"]["count"]:
         out.append(f"No winner, both sides wiped out: {_p(sides['no_winner'])}")
     if sides["unresolved"]["count"]:
         out.append(f"Unresolved, still tied after {data['rules']['max_rounds']} rounds: {_p(sides['unresolved'])}")
-    for name, f in formations.items():
+    for name in _assault_formations(data):
+        f = formations[name]
         who = f"{name} ({f['side']})"
         unbroken = [f["unbroken_after_assault"]["count"], f["unbroken_after_end_phase"]["count"]]
         if unbroken == [data["trials"]] * 2:
@@ -93,6 +117,31 @@ def _broken_or_destroyed(who: str, unbroken: list[int], trials: int) -> list[str
                 f"{_p(Probability(counts[0], trials).to_json())}"]
     return [f"{who} is broken or destroyed after the {when}: {_p(Probability(k, trials).to_json())}"
             for when, k in zip(("assault", "end phase"), counts)]
+
+
+def epic_turn(data: dict, table=None) -> list[str]:
+    """A turn's activations in words, each probability with its 95 % interval: per activation its
+    action test and, when it shot, its hits, kills and blast markers placed, the target broken and the
+    target's blast markers after the attack (docs/epic-turn.md §4).  ``table`` (the result's tidy
+    ``table()``) gives the intervals of the means; without it the means are given alone."""
+    def mean(key: str, entry: dict, quantity: str) -> str:
+        if table is None:
+            return _mean(entry[quantity])
+        row = table[(table.section == "turn") & (table.entity == key) & (table.quantity == quantity)].iloc[0]
+        return number(row.estimate, row.ci95_lo, row.ci95_hi)
+
+    lines = []
+    for key, entry in data["turn"].items():
+        line = (f"{key}. {entry['formation']} ({entry['action'].replace('_', ' ')}"
+                + (f" at {entry['target']}" if "target" in entry else "")
+                + f") passes its action test {_p(entry['action_test_passed'])}")
+        if "target_broken" in entry:
+            line += (f"; {mean(key, entry, 'hits_mean')} hits, {mean(key, entry, 'kills_mean')} kills and "
+                     f"{mean(key, entry, 'blast_markers_placed_mean')} blast markers placed on average; "
+                     f"{entry['target']} is broken after it {_p(entry['target_broken'])} and holds "
+                     f"{mean(key, entry, 'target_blast_markers_after_mean')} blast markers on average")
+        lines.append(line)
+    return lines
 
 
 def gdb_parties(title: str) -> tuple[str, str]:

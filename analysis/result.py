@@ -147,6 +147,8 @@ class Result:
         return json.dumps(finite_json(self.to_dict()), indent=indent, allow_nan=False, default=_json_default)
 
     def _header(self) -> str:
+        if self.info.extra.get("method") == "exact":  # enumerated, not simulated: no trials, no seed
+            return f"{self.title}  [{self.system}]  exact ({self.info.trials:,} equally likely outcomes)"
         line = f"{self.title}  [{self.system}]  trials={self.info.trials:,}  seed={self.info.seed}"
         if self.info.precision is not None:
             state = "reached" if self.info.precision_reached else "NOT reached (trial cap)"

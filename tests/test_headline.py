@@ -371,3 +371,80 @@ def test_rank_headline_matches_its_rows():
     text = str(result)
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text
     assert percent(rows[0]["score"], rows[0]["ci95_lo"], rows[0]["ci95_hi"]) in text
+
+
+def test_threshold_cli_statement_matches_its_json():
+    """Issue 12 §4 (charge range, t9a.md §3.1): the threshold text starts with its statement, whose two
+    values and intervals are the JSON's points, the answer and the value tried just after it."""
+    args = ["threshold", str(SCENARIOS / "t9a" / "single_charge_9in.toml"), "chargers[Swordsmen].distance",
+            "--values", "8:12", "--quantity", "chargers[Swordsmen].reaches", "--at-least", "0.5", "--largest",
+            "-n", "8192", "-s", "2"]
+    data = json.loads(_run(*args, "--json"))
+    first = _run(*args).splitlines()[0]
+    points = {pt["value"]: pt for pt in data["points"]}
+    shown = re.findall(r"chargers\[Swordsmen\]\.distance = (\d+): ([\d.]+) % \[([\d.]+), ([\d.]+)\]", first)
+    assert [int(v) for v, *_ in shown] == [data["value"], data["value"] + 1], first
+    for value, p, lo, hi in shown:
+        point = points[int(value)]
+        _check_percent({"p": p, "lo": lo, "hi": hi}, point)
+    assert first == data["statement"]
+
+
+def _check_turn_headline(result) -> list[str]:
+    """Every sentence of a turn headline traced to the JSON: per activation its action test (and
+    target broken), then the assault sentences of the formations that fight in it only."""
+    data = json.loads(result.to_json())
+    sentences = _headline(result.text())
+    activations = [s for s in sentences if re.match(r"\d+\. ", s)]
+    assert len(activations) == len(data["turn"])
+    for sentence, (key, entry) in zip(activations, data["turn"].items()):
+        m = re.match(rf"{key}\. {re.escape(entry['formation'])} \(.+\) passes its action test "
+                     r"(?P<p>[\d.]+) % \[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]", sentence)
+        assert m, sentence
+        _check_percent(m, entry["action_test_passed"])
+        if "target_broken" in entry:
+            m = re.search(rf"{re.escape(entry['target'])} is broken after it (?P<p>[\d.]+) % "
+                          r"\[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]", sentence)
+            _check_percent(m, entry["target_broken"])
+    [engage] = [e for e in data["turn"].values() if e["action"] == "engage"]
+    fighting = [engage["formation"], engage["target"]]
+    names = "|".join(re.escape(n) for n in data["formations"])
+
+    def lookup(text):
+        if text == "No assault (the engage activation did not lead to one)":
+            return "p", data["sides"]["no_assault"]
+        m = re.match(rf"(?P<name>{names}) \((?P<side>attacker|defender)\) (?P<what>.+)", text)
+        assert m and m["name"] in fighting, f"a formation outside the assault in an assault sentence: {text}"
+        formation = data["formations"][m["name"]]
+        if m["what"] == "wins":
+            return "p", data["sides"][f"{m['side']}_wins"]
+        if m["what"].startswith("is broken or destroyed after the "):
+            when = m["what"].removeprefix("is broken or destroyed after the ")
+            when = "assault" if when == "assault and after the end phase" else when.replace(" ", "_")
+            return "p", _broken_or_destroyed_node(formation, when)
+        if m["what"].startswith("loses "):
+            return "mean", formation["casualties_mean"]
+        key = {"is destroyed": "destroyed", "is broken after the assault": "broken_after_assault",
+               "is broken after the end phase": "broken_after_end_phase"}[m["what"]]
+        return "p", formation[key]
+
+    rest = [s for s in sentences if s not in activations]
+    assert rest[0] == f"{fighting[0]} ({data['formations'][fighting[0]]['side']}) assaults " \
+                      f"{fighting[1]} ({data['formations'][fighting[1]]['side']})."
+    assert _check_sentences(rest[1:], lookup) >= 3 + 2 * 5
+    return sentences
+
+
+def test_turn_headline_names_only_the_formations_in_the_assault():
+    """docs/epic-turn.md §2, §4 (TP 1.6.2, 1.12.7): a turn's headline tells each activation (action test,
+    target broken) and then the assault in the words of an assault's headline, naming only the charger
+    and its target: the Big Gunz and the Heavy Weapons shoot or stand by but never assault, and no
+    sentence groups them with the Warband; every number is the JSON's."""
+    scenario = epic.load(SCENARIOS / "epic" / "turns" / "ork_warband_shoots_then_assaults_guard.toml")
+    result = epic.simulate(scenario, trials=600, seed=3, engine="reference")
+    sentences = _check_turn_headline(result)
+    outside = [s for s in sentences if not re.match(r"\d+\. ", s) and ("Big Gunz" in s or "Heavy Weapons" in s)]
+    assert outside == []
+    assert any(s.startswith("1. Big Gunz (sustained fire at Guard Company) passes its action test") for s in sentences)
+    assert any(s.startswith("3. Warband (engage at Guard Company)") for s in sentences)
+    assert html.escape(sentences[-1]) in result._repr_html_()

@@ -101,7 +101,9 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     else:
         from ..headline import decision_sentences
 
-        click.echo("\n".join(decision_sentences(result)) + "\n")
+        sentences = decision_sentences(result)  # threshold: its statement leads its own text
+        if sentences:
+            click.echo("\n".join(sentences) + "\n")
         click.echo(str(result))
     if plot_path:
         save_plot(result, plot_path)

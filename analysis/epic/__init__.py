@@ -2,7 +2,8 @@
 
 ``load(path)`` (or ``loads(toml_text)``) ``→ simulate(scenario, trials=..., seed=...) → result.table() / .plot() /
 .to_json()``; ``trace(scenario, seed=...)`` prints one trial from the reference engine;
-``regroup(blast_markers, leaders=...)`` is the regroup roll on its own, exact (TP 1.13.1).
+``regroup(...)``, ``rally(...)``, ``action_test(...)`` and ``assault_result(...)`` compute those steps on
+their own, exactly (fractions; TP 1.13.1, 1.14.1, 1.6.2, 1.12.7).
 The model the engines implement is documented in ``docs/epic-engine.md``; turn scenarios (``[[turn]]``,
 reference engine only for now) in ``docs/epic-turn.md``.
 """
@@ -17,9 +18,11 @@ from ..scenario import parse_toml, read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
+from .exact_steps import exact_action_test, exact_assault_result, exact_rally
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
 
-__all__ = ["load", "loads", "simulate", "trace", "regroup", "EpicScenario", "EpicResult"]
+__all__ = ["load", "loads", "simulate", "trace", "regroup", "rally", "action_test", "assault_result", "EpicScenario",
+           "EpicResult"]
 
 
 def load(path: str | Path) -> EpicScenario:
@@ -179,3 +182,33 @@ def regroup(blast_markers: int, leaders: int = 0):
     (enumerated with fractions; each interval is the value itself).
     """
     return exact_regroup(blast_markers, leaders)
+
+
+def rally(initiative: int, *, blast_markers: int = 0, broken: bool = False, units: int = 1, leaders: int = 0,
+          enemy_within_30cm: bool = False, army_rules=(), supreme_commander_reroll: bool = False,
+          natural_one_fails: bool = False):
+    """One end-phase rally test (TP 1.14.1): D6 + modifiers ≥ initiative, −2 broken, −1 enemy within
+    30 cm, Mob Rule +1 / +2 with more than 5 / 10 ``units`` (``army_rules=["mob-rule"]``); a pass removes
+    half the BMs rounded up (broken: keeps ⌊units/2⌋; They Shall Know No Fear: units) and 1 per Leader
+    (TSKNF: 2) (TP 2.1.8); ``supreme_commander_reroll`` re-rolls a failed test once (TP 2.1.15).
+
+    Returns a result with the exact P(passes), P(still broken) and the BMs held afterwards (a formation
+    still broken holds none).
+    """
+    return exact_rally(initiative, blast_markers, broken, units, leaders, enemy_within_30cm, army_rules,
+                       supreme_commander_reroll, natural_one_fails)
+
+
+def action_test(initiative: int, *, blast_markers: int = 0, retain: bool = False, modifier: int = 0,
+                supreme_commander_reroll: bool = False):
+    """One action test (TP 1.6.2, 1.6.3): D6 ≥ initiative, −1 with any BM, −1 when ``retain``-ing the
+    initiative, plus an army-list ``modifier``; a 1 is no automatic failure (TP-FAQ); exact P(passes)."""
+    return exact_action_test(initiative, blast_markers, retain, modifier, supreme_commander_reroll)
+
+
+def assault_result(attacker_modifier: int = 0, defender_modifier: int = 0, *, result_dice: str = "highest"):
+    """One assault result roll (TP 1.12.7): each side's highest of 2D6 plus its modifiers (kills, more
+    units, no BMs, ...); exact P(attacker wins / tie / defender wins), P(attacker wins | no tie) and the
+    distribution of the margin (attacker − defender: the loser's extra hits). ``result_dice="sum"`` is
+    the non-TP variant (§9.1)."""
+    return exact_assault_result(attacker_modifier, defender_modifier, result_dice)

@@ -2,21 +2,16 @@
 
 A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).  The 36 rolls of
 2D6 are enumerated with fractions, so every probability is exact and its 95 % interval is the point.
+The other small steps (rally, action test, result roll) are in :mod:`analysis.epic.exact_steps`.
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import product
-
-import numpy as np
 
 from ..bounds import MAX_BLAST_MARKERS
-from ..errors import ArgumentError
 from ..estimates import ExactDistribution, ExactProbability
 from ..result import Result
-from ..runner import RunInfo
-
-TWO_D6 = list(product(range(1, 7), repeat=2))
+from .exact_steps import TWO_D6, exact_result, whole_number
 
 
 def regroup_removed(blast_markers: int, leaders: int = 0) -> dict[int, Fraction]:
@@ -30,22 +25,18 @@ def regroup_removed(blast_markers: int, leaders: int = 0) -> dict[int, Fraction]
 
 def exact_regroup(blast_markers: int, leaders: int = 0) -> Result:
     """Distributions of blast markers removed and left by one regroup, and P(all removed), exact."""
-    for name, value in (("blast_markers", blast_markers), ("leaders", leaders)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_BLAST_MARKERS:
-            raise ArgumentError(name, value, f"a whole number from 0 to {MAX_BLAST_MARKERS}")
-    removed = regroup_removed(int(blast_markers), int(leaders))
+    blast_markers = whole_number("blast_markers", blast_markers, 0, MAX_BLAST_MARKERS)
+    leaders = whole_number("leaders", leaders, 0, MAX_BLAST_MARKERS)
+    removed = regroup_removed(blast_markers, leaders)
     removed_dist = ExactDistribution(removed)
-    left_dist = ExactDistribution({int(blast_markers) - k: p for k, p in removed.items()})
+    left_dist = ExactDistribution({blast_markers - k: p for k, p in removed.items()})
     tree = {"regroup": {
-        "all_removed": ExactProbability.of(removed.get(int(blast_markers), Fraction(0))),
+        "all_removed": ExactProbability.of(removed.get(blast_markers, Fraction(0))),
         "removed_mean": removed_dist.mean(),
         "left_mean": left_dist.mean(),
         "removed": removed_dist,
         "left": left_dist,
     }}
     title = f"Regroup with {blast_markers} blast marker(s) and {leaders} Leader(s)"
-    info = RunInfo(trials=len(TWO_D6), seed=0, extra={"method": "exact"})
-    return Result(system="epic-regroup", title=title, info=info, tree=tree,
-                  meta={"blast_markers": int(blast_markers), "leaders": int(leaders), "method": "exact"},
-                  notes=["exact: every probability is enumerated over the 36 rolls of 2D6, so each interval "
-                         "is the value itself"])
+    return exact_result("epic-regroup", title, tree, {"blast_markers": blast_markers, "leaders": leaders},
+                        len(TWO_D6), "2D6")

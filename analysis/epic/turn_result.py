@@ -98,41 +98,10 @@ class TurnResult(EpicResult):
         return out
 
     def headline(self) -> list[str]:
-        return turn_sentences(self.to_dict(), self.table())
+        """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals."""
+        from ..headline import sentences
 
-
-def turn_sentences(data: dict, table) -> list[str]:
-    """The turn step by step in words, then the assault's outcome, each with its 95 % interval:
-    per activation its action test and, when it shot, its hits, kills and blast markers placed, the
-    target broken and the target's blast markers after the attack (docs/epic-turn.md §4).
-
-    ``data``: a turn result's ``to_dict()`` (or its JSON); ``table``: its tidy ``table()``, which holds
-    the intervals of the means."""
-    from ..labels import number, percent
-
-    def mean(entry_key: str, quantity: str) -> str:
-        row = table[(table.section == "turn") & (table.entity == entry_key) & (table.quantity == quantity)].iloc[0]
-        return number(row.estimate, row.ci95_lo, row.ci95_hi)
-
-    lines = []
-    for key, entry in data["turn"].items():
-        test = entry["action_test_passed"]
-        line = (f"{key}. {entry['formation']} ({entry['action'].replace('_', ' ')}"
-                + (f" at {entry['target']}" if "target" in entry else "")
-                + f") passes its action test {percent(test['p'], *test['ci95'])}")
-        if "target_broken" in entry:
-            broken = entry["target_broken"]
-            line += (f"; {mean(key, 'hits_mean')} hits, {mean(key, 'kills_mean')} kills and "
-                     f"{mean(key, 'blast_markers_placed_mean')} blast markers placed on average; {entry['target']} "
-                     f"is broken after it {percent(broken['p'], *broken['ci95'])} and holds "
-                     f"{mean(key, 'target_blast_markers_after_mean')} blast markers on average")
-        lines.append(line)
-    sides = data.get("sides")
-    if sides:
-        for key, label in (("attacker_wins", "the attacker wins the assault"),
-                           ("defender_wins", "the defender wins the assault"), ("no_assault", "no assault")):
-            lines.append(f"{label[0].upper()}{label[1:]}: {percent(sides[key]['p'], *sides[key]['ci95'])}")
-    return lines
+        return sentences(self.to_dict(), self.table())
 
 
 class TurnJob:
@@ -189,8 +158,9 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo) -> Tur
         entry = {"formation": _Label(act.formation), "action": _Label(act.action),
                  "acted": Probability(lay.scalar(counts, p + "acted"), n),
                  "action_test_passed": Probability(lay.scalar(counts, p + "test_passed"), n)}
-        if act.may_shoot:
+        if act.target is not None:  # the formation it shoots at or charges
             entry["target"] = _Label(act.target)
+        if act.may_shoot:
             for name in ("hits", "kills", "blast_markers_placed", "target_blast_markers_after"):
                 entry[f"{name}_mean"] = Distribution(lay.get(counts, p + name)).mean()
             entry["target_broken"] = Probability(lay.scalar(counts, p + "target_broken"), n)

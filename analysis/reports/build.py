@@ -414,12 +414,8 @@ def _headlines(cell, specs: list[dict], done: dict, table: pd.DataFrame) -> tupl
                 f"Option B ({_short(result['option_b'])}) wins: {percent(meta.p_b, meta.p_b_lo, meta.p_b_hi)}",
                 f"A − B, {meta.opponent}: {percent(meta.difference, meta.ci95_lo, meta.ci95_hi)}"], []
     results = [done[cell.name, s["point"]]["result"] for s in specs]
-    if isinstance(cell, ScenarioCell) and "turn" in results[0]:  # an Epic turn, step by step
-        from ..epic.turn_result import turn_sentences
-
-        return turn_sentences(results[0], table), []
-    if isinstance(cell, ScenarioCell):
-        return sentences(results[0]), []
+    if isinstance(cell, ScenarioCell):  # an Epic turn step by step, with its means' intervals from the table
+        return sentences(results[0], table), []
     return [], [{"label": _point_label(s), "sentences": summary(r)} for s, r in zip(specs, results)]
 
 
