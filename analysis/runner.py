@@ -21,7 +21,6 @@ from typing import Protocol
 
 import numba
 import numpy as np
-from tqdm import tqdm
 
 from kernels.rng import BLOCK_TRIALS
 
@@ -119,9 +118,27 @@ def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
     return int(words[0]), int(words[1])
 
 
-def progress_bar(total: int, progress: bool, label: str | None = None) -> tqdm:
-    """A trial counter on stderr that appears only once a run has taken :data:`PROGRESS_DELAY_S`."""
-    return tqdm(total=total, disable=not progress, unit="trial", unit_scale=True, file=sys.stderr,
+class SilentBar:
+    """The progress bar of a run that shows none (``progress`` false: stderr is not a terminal)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def update(self, n: int = 1) -> None:
+        return None
+
+
+def progress_bar(total: int, progress: bool, label: str | None = None):
+    """A trial counter on stderr that appears only once a run has taken :data:`PROGRESS_DELAY_S`
+    (tqdm is imported only when a bar may show)."""
+    if not progress:
+        return SilentBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="trial", unit_scale=True, file=sys.stderr,
                 leave=False, desc=label, delay=PROGRESS_DELAY_S)
 
 

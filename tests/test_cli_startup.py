@@ -134,13 +134,15 @@ def test_compile_notice_names_the_cache_folder(capsys):
 def test_a_run_imports_no_table_or_plot_library(output):
     """§1 'import pandas, matplotlib, dask only where used': loading a shipped Epic scenario (with its
     NetEA library lookups) and printing --json, or the text output (headline and readable table),
-    needs none of them."""
+    needs none of them; nor tqdm when no bar can show (stderr not a terminal), nor the reference and
+    turn engines when the kernel runs the assault (warm 1,000-trial run under 1 s)."""
     scenario = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
     flags = ", '--json'" if output == "--json" else ""
     code = ("import sys\nfrom analysis.cli import main\ntry:\n"
             f"    main(['epic', {str(scenario)!r}, '--trials', '1000'{flags}])\nexcept SystemExit as e:\n"
             "    assert not e.code, e.code\n"
-            "print([m for m in ('pandas', 'matplotlib', 'dask') if m in sys.modules], file=sys.stderr)")
+            "print([m for m in ('pandas', 'matplotlib', 'dask', 'tqdm', 'analysis.epic.reference', "
+            "'analysis.epic.turn', 'analysis.epic.shooting') if m in sys.modules], file=sys.stderr)")
     child = _child(code)
     assert child.returncode == 0, child.stderr
     assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr

@@ -7,6 +7,7 @@ placed, the target broken and the target's blast markers once the attack is reso
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,7 +16,9 @@ from ..estimates import Distribution, Probability
 from ..runner import RunInfo
 from .compile import CompiledEpic, compile_scenario
 from .outcome import EpicResult, _Label, build_result, precision_successes, record
-from .turn import TurnTrialOutcome, unit_weapons
+
+if TYPE_CHECKING:
+    from .turn import TurnTrialOutcome
 
 
 @dataclass
@@ -34,6 +37,8 @@ class CompiledTurn:
 
 def compile_turn(scenario) -> CompiledTurn:
     """Compile the formations as for an assault and add the turn's count slots."""
+    from .turn import unit_weapons  # the turn engine: not imported by assault runs, which only call refuse_turn
+
     compiled = compile_scenario(scenario)
     weapons = unit_weapons(compiled)
     lay = compiled.layout
