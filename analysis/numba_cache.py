@@ -116,8 +116,20 @@ class CompileNotice(event.Listener):
         pass
 
 
+_ACTIVE_NOTICES: list[CompileNotice] = []  # the notice of the outermost compile_notice block, if any
+
+
 @contextlib.contextmanager
 def compile_notice(stream=None):
-    """Within the block, the first cold compile of a kernel is announced by :class:`CompileNotice`."""
+    """Within the block, the first cold compile of a kernel is announced by :class:`CompileNotice`.
+    A block inside another (each run of a threshold search or a sweep) uses the outer block's notice,
+    so one compile is announced once."""
+    if _ACTIVE_NOTICES:
+        yield _ACTIVE_NOTICES[-1]
+        return
     with event.install_listener("numba:compile", CompileNotice(stream)) as listener:
-        yield listener
+        _ACTIVE_NOTICES.append(listener)
+        try:
+            yield listener
+        finally:
+            _ACTIVE_NOTICES.pop()

@@ -13,7 +13,7 @@ from numba.core import event
 
 import kernels
 from analysis.cli import COMMANDS, SYSTEMS, main
-from analysis.numba_cache import KERNEL_COMPILES, CompileNotice
+from analysis.numba_cache import KERNEL_COMPILES, CompileNotice, compile_notice
 
 ROOT = Path(__file__).resolve().parent.parent
 GDB_SCENARIO = ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml"
@@ -119,6 +119,19 @@ def test_compile_notice_is_one_line_for_a_kernel_compile(module, capsys):
     other = CompileNotice()
     other.on_start(event.Event("numba:compile", event.EventStatus.START, data={"dispatcher": _not_a_kernel}))
     assert capsys.readouterr().err == ""
+
+
+def test_nested_compile_notice_blocks_announce_a_compile_once(capsys):
+    """§1 'one line on stderr': a search that runs several simulations (threshold, sweep) holds a
+    compile_notice block around runs that each open their own; one kernel compile prints one line."""
+    from kernels import t9a
+
+    with compile_notice():
+        with compile_notice():
+            event.start_event("numba:compile", data={"dispatcher": t9a.run_chunk})
+            event.end_event("numba:compile", data={"dispatcher": t9a.run_chunk})
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and KERNEL_COMPILES["kernels.t9a"][0] in err[0]
 
 
 def test_compile_notice_names_the_cache_folder(capsys):
