@@ -48,21 +48,31 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _assault_formations(data: dict) -> list[str]:
-    """The formations that fight in the assault: all of an assault scenario's; in a turn, the
-    `engage` activation's charger and its target (docs/epic-turn.md §2: formations that only shoot
-    stay out of it)."""
+def _roles(data: dict) -> dict[str, str]:
+    """Each formation's part in the assault: "engaged", "support", "nearby", or "outside" for a turn's
+    formation that only acts before it (docs/epic-turn.md §2: the charger and its target fight as
+    engaged, a formation with an explicit role keeps it, every other one stays out)."""
+    roles = {name: f.get("role", "engaged") for name, f in data["formations"].items()}
     if "turn" not in data:
-        return list(data["formations"])
-    engage = [(e["formation"], e["target"]) for e in data["turn"].values() if e["action"] == "engage"]
-    return [name for name in data["formations"] if engage and name in engage[0]]
+        return roles
+    engage = next(((e["formation"], e.get("target")) for e in data["turn"].values() if e["action"] == "engage"), ())
+    return {name: "engaged" if name in engage else ("outside" if role == "engaged" else role)
+            for name, role in roles.items()}
+
+
+def _named(data: dict, side: str, role: str) -> list[str]:
+    roles, formations = _roles(data), data["formations"]
+    return [name for name, f in formations.items() if f["side"] == side and roles[name] == role]
 
 
 def _epic_sides(data: dict) -> tuple[str, str]:
-    fighting = _assault_formations(data)
-    formations = data["formations"]
-    names = {side: [n for n in fighting if formations[n]["side"] == side] for side in ("attacker", "defender")}
-    return _who(names["attacker"], "attacker"), _who(names["defender"], "defender")
+    """Each side as the formations that fight in the assault (TP 1.12.2): "Warband (defender)"."""
+    return tuple(_who(_named(data, side, "engaged"), side) for side in ("attacker", "defender"))
+
+
+def _supported(data: dict, side: str) -> str:
+    support = _named(data, side, "support")
+    return f", supported by {_and(support)}," if support else ""
 
 
 def epic_summary(data: dict) -> list[str]:
@@ -88,12 +98,18 @@ def epic(data: dict, table=None) -> list[str]:
         return out
     formations, sides = data["formations"], data["sides"]
     attacker, defender = _epic_sides(data)
-    out += [f"{_capital(attacker)} assaults {defender}.", *epic_summary(data)]
+    opening = f"{_capital(attacker)}{_supported(data, 'attacker')} assaults {defender}{_supported(data, 'defender')}"
+    out.append(opening.rstrip(",") + ".")
+    out += [f"{name} ({formations[name]['side']}) is nearby (within 15 cm, not in the fight)."
+            for side in ("attacker", "defender") for name in _named(data, side, "nearby")]
+    out += epic_summary(data)
     if sides["no_winner"]["count"]:
         out.append(f"No winner, both sides wiped out: {_p(sides['no_winner'])}")
     if sides["unresolved"]["count"]:
         out.append(f"Unresolved, still tied after {data['rules']['max_rounds']} rounds: {_p(sides['unresolved'])}")
-    for name in _assault_formations(data):
+    for name, role in _roles(data).items():
+        if role == "outside":  # a turn's formation that only shot: its activation sentence says what it did
+            continue
         f = formations[name]
         who = f"{name} ({f['side']})"
         unbroken = [f["unbroken_after_assault"]["count"], f["unbroken_after_end_phase"]["count"]]

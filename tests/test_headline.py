@@ -106,7 +106,7 @@ def _check_epic_headline(result) -> dict:
         raise AssertionError(f"untraced sentence: {text}")
 
     sentences = _headline(result.text())
-    assert sentences[0] == "The attacker (Assault Detachment and Tactical Detachment) assaults Warband (defender)."
+    assert sentences[0] == "Assault Detachment (attacker), supported by Tactical Detachment, assaults Warband (defender)."
     never = [s for s in sentences if " is never destroyed or broken in these " in s]
     for sentence in never:  # a formation no trial harmed: one sentence, every count zero
         name, trials = re.fullmatch(r"(.+) \((?:attacker|defender)\) is never destroyed or broken in these "
@@ -138,6 +138,20 @@ def test_epic_headline_sides_and_formations_match_json():
     assert any(s.startswith("Warband (defender) is broken or destroyed after the end phase: ") for s in sentences)
     assert sentences.index(next(s for s in sentences if "Warband (defender) is broken or destroyed" in s)) < \
         sentences.index(next(s for s in sentences if s.startswith("Warband (defender) is destroyed: ")))
+
+
+def test_epic_headline_names_the_formations_in_the_fight_by_their_role():
+    """TP 1.12.2, 1.12.6 (support), 1.12.8 (nearby losers): only engaged formations are said to assault
+    or to be assaulted; a supporting formation is named as support, a nearby one as nearby, and each
+    still gets its broken / destroyed sentence(s) (a nearby loser takes a blast marker)."""
+    scenario = epic.load(SCENARIOS / "epic" / "terminators_vs_guard_in_cover.toml")
+    result = epic.simulate(scenario, trials=2000, seed=2)
+    sentences = _headline(result.text())
+    assert sentences[:2] == ["Terminator Detachment (attacker) assaults the defender (Guard Company and Guard Platoon).",
+                             "Leman Russ Company (defender) is nearby (within 15 cm, not in the fight)."]
+    assert sentences[3].startswith("The defender (Guard Company and Guard Platoon) wins: ")
+    assert any(s.startswith("Leman Russ Company (defender) is ") and "nearby" not in s for s in sentences)
+    assert json.loads(result.to_json())["formations"]["Leman Russ Company"]["role"] == "nearby"
 
 
 def test_epic_headline_one_broken_or_destroyed_sentence_without_a_rally():
