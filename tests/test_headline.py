@@ -287,7 +287,11 @@ def test_sweep_cli_headline_matches_its_json():
     """charges.md §2.4 (contact, stopped) at every swept charge distance: the decision command's
     first lines carry the numbers of its ``--json`` rows."""
     args = ["sweep", str(SCENARIOS / "gdb" / "column_vs_line.toml"), "charger.distance", "4", "10", "-n", "8192"]
-    lines = _run(*args).split("\n\n", 1)[0].splitlines()
+    text = _run(*args)
+    lines = text.split("\n\n", 1)[0].splitlines()
+    header = text.split("\n\n", 1)[1].splitlines()[1]  # the value → probability table: readable columns (§2, §4)
+    assert header.split()[0] == "charger.distance" and "contact" in header
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", header), header
     rows = json.loads(_run(*args, "--json"))["rows"]
     assert [line.split(":", 1)[0] for line in lines] == ["charger.distance = 4", "charger.distance = 10"]
     for line, value in zip(lines, (4, 10)):

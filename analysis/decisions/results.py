@@ -170,11 +170,12 @@ class SweepResult(DecisionResult):
         self.values = values
 
     def _headline(self) -> pd.DataFrame:
-        """The side-level probabilities (or, for a system without sides, those of the first section)."""
+        """The probabilities the headline states: Epic's side level, GdB's summary (contact, stopped, ...),
+        else those of the first section."""
         probs = self.frame[self.frame.kind == "probability"]
         if probs.empty:
             return self.frame
-        section = "sides" if (probs.section == "sides").any() else probs.section.iloc[0]
+        section = next((s for s in ("sides", "summary") if (probs.section == s).any()), probs.section.iloc[0])
         return probs[probs.section == section]
 
     def _shown(self):
@@ -183,7 +184,8 @@ class SweepResult(DecisionResult):
         probs = self._headline()
         if probs is self.frame:  # no probability to show
             return probs
-        label = [q if not e else f"{e}: {q}" for e, q in zip(probs.entity, probs.quantity)]
+        label = [quantity_label(self.system, q) if not e else f"{e}: {quantity_label(self.system, q)}"
+                 for e, q in zip(probs.entity, probs.quantity)]
         text = probs.assign(label=label, shown=[percent(p, lo, hi) for p, lo, hi in
                                                 zip(probs.estimate, probs.ci95_lo, probs.ci95_hi)])
         wide = text.pivot(index="cell", columns="label", values="shown")[list(dict.fromkeys(label))]
