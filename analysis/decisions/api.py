@@ -108,6 +108,14 @@ def _sides(model) -> dict:
     return {f.name: f.side for f in getattr(model, "formations", [])}
 
 
+def cell_notes(labelled: list[tuple[str, list[str]]]) -> list[str]:
+    """The notes of a decision's cells, each prefixed with its cell's label ("Tactical vs Warband: …");
+    a note that every cell carries (a placeholder-tables warning) is given once, without a label."""
+    common = set.intersection(*(set(notes) for _, notes in labelled)) if labelled else set()
+    shared = [n for n in dict.fromkeys(n for _, notes in labelled for n in notes) if n in common]
+    return shared + [f"{label}: {n}" for label, notes in labelled for n in notes if n not in common]
+
+
 def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
            precision: float | None = None, engine: str = "kernel", threads: int | None = None,
            progress: bool | None = None, cell: tuple = (), executor=None, source: str = "matrix") -> MatrixResult:
@@ -138,7 +146,8 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
         table["points_defender"] = system.points(model, "defender")
         table["trials"] = res.trials
         frames.append(table)
-        notes += [f"{a_names[i]} vs {d_names[j]}: {n}" for n in res.notes]
+        notes.append((f"{a_names[i]} vs {d_names[j]}", res.notes))
+    notes = cell_notes(notes)
     return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, system=system.name,
                         trials=trials, seed=seed, frame=pd.concat(frames, ignore_index=True),
                         title=f"{len(att)} × {len(dfn)} matchups", notes=notes,
@@ -170,7 +179,8 @@ def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: i
         table.insert(0, "field", field)
         table["trials"] = res.trials
         frames.append(table)
-        notes += [f"{field} = {value}: {n}" for n in res.notes]
+        notes.append((f"{field} = {value}", res.notes))
+    notes = cell_notes(notes)
     title = cells[0].title
     return SweepResult(cells=cells, field=field, values=values, system=system.name, trials=trials, seed=seed,
                        frame=pd.concat(frames, ignore_index=True), title=title, notes=notes,
@@ -588,7 +598,7 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
             lo, hi = p.ci95
             cells.append({"option": name, "opponent": m_names[j], "weight": w[j], "estimate": p.p,
                           "ci95_lo": lo, "ci95_hi": hi, "trials": p.n})
-            notes += [f"{name} vs {m_names[j]}: {n}" for n in results[(i, j)].notes]
+            notes.append((f"{name} vs {m_names[j]}", results[(i, j)].notes))
         score, lo, hi = intervals.linear(w, [p.k for p in probs], [p.n for p in probs])
         points = system.points(models[(i, 0)], side)
         scale = 100.0 / points if points else math.nan
@@ -604,7 +614,7 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     frame = frame.sort_values(by, ascending=False, kind="stable").reset_index(drop=True)
     frame.insert(0, "rank", np.arange(1, len(frame) + 1))
     return RankResult(cells=pd.DataFrame(cells), system=system.name, trials=trials, seed=seed, frame=frame,
-                      title=f"{len(opts)} options against a meta of {len(opps)}", notes=notes,
+                      title=f"{len(opts)} options against a meta of {len(opps)}", notes=cell_notes(notes),
                       meta={"side": side, "by": by, "quantity": "/".join(path), "cell": list(cell),
                             "engine": engine})
 

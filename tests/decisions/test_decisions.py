@@ -87,6 +87,9 @@ def test_sweep_reaches_other_systems():
     for k, value in enumerate([4.0, 8.0]):
         single = gdb.simulate(gdb._set(model, "charger.distance", value), trials=4096, seed=1, cell=(k,))
         assert result.cells[k].table().equals(single.table())
+    # a note every value carries (the placeholder tables, docs/gdb.md §2.3) is printed once, unlabelled
+    placeholder = [n for n in result.cells[0].notes if n.startswith("PLACEHOLDER")]
+    assert placeholder and [n for n in result.notes if "PLACEHOLDER" in n] == placeholder
     path = "analysis/scenarios/t9a/single_charge_9in.toml"
     result = sweep(path, "chargers[0].distance", [7.0, 11.0], trials=4096, seed=1)
     text = open(path).read()
