@@ -19,12 +19,14 @@ ROOT = Path(__file__).resolve().parent.parent
 README_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
 CLI = Path(sys.executable).with_name("wargame-odds")
 
-#: Compile the Epic kernel for the README's first scenario and check that its block function was
-#: compiled for one signature only (the prange index cast in the driver).
+#: Compile the Epic kernel for the README's first scenario, run it with 65 units a side (two mask words)
+#: too, and check that its block function was compiled for one signature only.
 _COLD_EPIC = f"""
 import analysis.epic as epic
 from kernels.epic import _run_block
-epic.simulate(epic.load({str(README_SCENARIO)!r}), trials=1000, seed=0, progress=False)
+scenario = epic.load({str(README_SCENARIO)!r})
+epic.simulate(scenario, trials=1000, seed=0, progress=False)
+epic.simulate(scenario.replace("formations[0].units[0].count", 65), trials=1000, seed=0, progress=False)
 assert len(_run_block.signatures) == 1, _run_block.signatures
 """
 

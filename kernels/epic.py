@@ -20,8 +20,8 @@ trapped withdrawals, Supreme Commander re-rolls) run lane by lane; so do, in a s
 war-engine rules of ``docs/epic-engine.md`` §10 (``rules[R_WE]``: shields and fields, special saves, critical
 hits, titan-killer damage, lance, ignore cover, disrupt), the allocations, saves and damage of every hit, in the
 reference engine's order, and the end-phase effects; without them those paths are never entered.
-Living-unit counts are popcounts of per-side alive bit masks; the words per side are a compile-time
-constant (the length of the ``words`` tuple).
+Living-unit counts are popcounts of per-side alive bit masks; the words per side are a runtime value
+(the masks' shape), so one compiled kernel serves every formation size.
 """
 import numpy as np
 from llvmlite import ir
@@ -925,11 +925,11 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
 @njit(cache=True, _nrt=False)
 def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
                side_off, form_off, masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist,
-               ho, words):
+               ho):
     """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
-    n_words = len(words)
+    n_words = masks.shape[0]
     L = LANES
     row = b * part.shape[1]
     max_rounds = rules[R_MAX_ROUNDS]
@@ -1675,10 +1675,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
 
 @njit(cache=True, parallel=True)
 def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, fwe, fweb, splash, trapped,
-                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, words):
+                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
     """As kernels.epic.assault_kernel."""
-    if len(words) != masks.shape[2]:
-        raise ValueError("words: one entry per mask word")
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
     dice = np.zeros(n_blocks, np.int64)
@@ -1708,7 +1706,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                              pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off, form_off,
                              masks_w, fmasks, base,
                              part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
-                             (first_block + b) * BLOCK_TRIALS, hist, ho, words)
+                             (first_block + b) * BLOCK_TRIALS, hist, ho)
         for f in range(n_forms):
             n1 = forms[f, F_N] + 1
             c1 = forms[f, F_CAP] + 1
