@@ -27,10 +27,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from llvmlite import ir
-from numba import get_num_threads, njit
+from numba import get_num_threads
 from numba.core import types
 from numba.extending import intrinsic
 
+from .jit import njit
 from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, next_reg, seed_stream
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
