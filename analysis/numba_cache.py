@@ -89,7 +89,7 @@ def drop_stale_cache(folder: Path, digest: str, cache: Path | None = None) -> in
 
 #: What a cold compile of each kernel module costs on a 2-core machine (``make bench`` measures Epic's).
 KERNEL_COMPILES = {
-    "kernels.epic": ("the Epic Armageddon kernel", "about 2 minutes"),
+    "kernels.epic": ("the Epic Armageddon kernel", "about a minute"),
     "kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
     "kernels.t9a": ("The 9th Age kernel", "about 15 s"),
 }

@@ -19,13 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 README_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
 CLI = Path(sys.executable).with_name("wargame-odds")
 
-#: Compile the Epic kernel for the README's first scenario and check that its block function was
-#: compiled for one signature only (the prange index cast in the driver).
+#: Compile the Epic kernel for the README's first scenario, run it with 65 units a side (two mask words)
+#: too, and check that each of its jitted functions was compiled for one signature at most.
 _COLD_EPIC = f"""
+from numba.core.dispatcher import Dispatcher
 import analysis.epic as epic
-from kernels.epic import _run_block
-epic.simulate(epic.load({str(README_SCENARIO)!r}), trials=1000, seed=0, progress=False)
-assert len(_run_block.signatures) == 1, _run_block.signatures
+import kernels.epic
+scenario = epic.load({str(README_SCENARIO)!r})
+epic.simulate(scenario, trials=1000, seed=0, progress=False)
+epic.simulate(scenario.replace("formations[0].units[0].count", 65), trials=1000, seed=0, progress=False)
+twice = {{name: f.signatures for name, f in vars(kernels.epic).items()
+         if isinstance(f, Dispatcher) and len(f.signatures) > 1}}
+assert not twice, twice
 """
 
 

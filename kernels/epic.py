@@ -20,15 +20,18 @@ trapped withdrawals, Supreme Commander re-rolls) run lane by lane; so do, in a s
 war-engine rules of ``docs/epic-engine.md`` §10 (``rules[R_WE]``: shields and fields, special saves, critical
 hits, titan-killer damage, lance, ignore cover, disrupt), the allocations, saves and damage of every hit, in the
 reference engine's order, and the end-phase effects; without them those paths are never entered.
-Living-unit counts are popcounts of per-side alive bit masks; the words per side are a compile-time
-constant (the length of the ``words`` tuple).
+Living-unit counts are popcounts of per-side alive bit masks; the words per side are a runtime value
+(the masks' shape), so one compiled kernel serves every formation size.
 """
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange
+from numba import get_num_threads
 from numba.core import types
 from numba.extending import intrinsic
 
+from .jit import njit
 from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, next_reg, seed_stream
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
@@ -922,14 +925,14 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
     return n_int, 2 * n_words * LANES + 4
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
                side_off, form_off, masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist,
-               ho, words):
+               ho):
     """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
-    n_words = len(words)
+    n_words = masks.shape[0]
     L = LANES
     row = b * part.shape[1]
     max_rounds = rules[R_MAX_ROUNDS]
@@ -1673,13 +1676,55 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     return nd
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _seed_lanes(rs, key0, key1, first_stream):
+    """Lane ``l``'s generator state in ``rs`` (the layout ``_word`` reads): the stream ``(key0, key1,
+    first_stream + l)``."""
+    state = np.empty(4, np.uint64)
+    for l in range(LANES):
+        seed_stream(state, key0, key1, first_stream + l)
+        for k in range(4):
+            rs[k * LANES + l] = state[k]
+
+
+@njit(cache=True, nogil=True)
+def _fold_histograms(part, b, hist, ho, forms, form_off):
+    """Add block ``b``'s joint histograms of each formation (``hist`` at the offsets ``ho``) to its count row."""
+    for f in range(forms.shape[0]):
+        n1 = forms[f, F_N] + 1
+        c1 = forms[f, F_CAP] + 1
+        for ca in range(n1):
+            for dead in range(n1):
+                c = hist[ho[f, 0] + ca * n1 + dead]
+                part[b, form_off[f, FO_CAS_A] + ca] += c
+                part[b, form_off[f, FO_CAS] + dead] += c
+                part[b, form_off[f, FO_DESTROYED]] += c * (dead == n1 - 1)
+        for ba in range(2):
+            for v in range(c1):
+                c = hist[ho[f, 1] + ba * c1 + v]
+                part[b, form_off[f, FO_BROKEN_A]] += c * ba
+                part[b, form_off[f, FO_BM_A] + v] += c
+        for code in range(8):
+            for v in range(c1):
+                c = hist[ho[f, 2] + code * c1 + v]
+                part[b, form_off[f, FO_BROKEN_E]] += c * (code >> 2)
+                part[b, form_off[f, FO_TESTED]] += c * ((code >> 1) & 1)
+                part[b, form_off[f, FO_PASSED]] += c * (code & 1)
+                part[b, form_off[f, FO_BM_E] + v] += c
+
+
 def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, fwe, fweb, splash, trapped,
-                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, words):
-    """As kernels.epic.assault_kernel."""
-    if len(words) != masks.shape[2]:
-        raise ValueError("words: one entry per mask word")
-    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
+                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
+    """Counts of ``n_trials`` assaults and the dice rolled, summed over the stream blocks.
+
+    The blocks run on ``numba.get_num_threads()`` Python threads, each in the GIL-free ``_run_block``.
+    That keeps the block function's machine code generated once: a ``prange`` driver links its IR into
+    its own module and LLVM optimises and generates all of it a second time (about a third of a cold
+    compile).  A block's streams depend only on its index, so the counts do not depend on the threads.
+    Scalars reach the jitted functions with fixed types (one signature each)."""
+    key0, key1, first_block, n_trials = np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials)
+    trial_streams = bool(trial_streams)
+    n_blocks = int((n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS)
     part = np.zeros((n_blocks, n_counts), np.int64)
     dice = np.zeros(n_blocks, np.int64)
     n_forms = forms.shape[0]
@@ -1694,40 +1739,26 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 1] = n_hist + n1 * n1
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
-    for task in prange(n_blocks):
-        b = np.int64(task)  # Numba types a prange index unsigned: _run_block is compiled for int64 only
+    n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0))
+
+    def block(task: int) -> None:
+        b = np.int64(task)
         rs = np.zeros(4 * LANES, np.uint64)
-        state = np.empty(4, np.uint64)
-        for l in range(LANES):
-            seed_stream(state, key0, key1, (first_block + b) * LANES + l)
-            for k in range(4):
-                rs[k * LANES + l] = state[k]
+        _seed_lanes(rs, key0, key1, (first_block + b) * LANES)
         hist = np.zeros(n_hist, np.int64)
-        n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], rules[R_WE] != 0)
         dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
                              pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off, form_off,
                              masks_w, fmasks, base,
-                             part, b, min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
-                             (first_block + b) * BLOCK_TRIALS, hist, ho, words)
-        for f in range(n_forms):
-            n1 = forms[f, F_N] + 1
-            c1 = forms[f, F_CAP] + 1
-            for ca in range(n1):
-                for dead in range(n1):
-                    c = hist[ho[f, 0] + ca * n1 + dead]
-                    part[b, form_off[f, FO_CAS_A] + ca] += c
-                    part[b, form_off[f, FO_CAS] + dead] += c
-                    part[b, form_off[f, FO_DESTROYED]] += c * (dead == n1 - 1)
-            for ba in range(2):
-                for v in range(c1):
-                    c = hist[ho[f, 1] + ba * c1 + v]
-                    part[b, form_off[f, FO_BROKEN_A]] += c * ba
-                    part[b, form_off[f, FO_BM_A] + v] += c
-            for code in range(8):
-                for v in range(c1):
-                    c = hist[ho[f, 2] + code * c1 + v]
-                    part[b, form_off[f, FO_BROKEN_E]] += c * (code >> 2)
-                    part[b, form_off[f, FO_TESTED]] += c * ((code >> 1) & 1)
-                    part[b, form_off[f, FO_PASSED]] += c * (code & 1)
-                    part[b, form_off[f, FO_BM_E] + v] += c
+                             part, b, min(np.int64(BLOCK_TRIALS), n_trials - b * BLOCK_TRIALS), trial_streams, key0,
+                             key1, (first_block + b) * BLOCK_TRIALS, hist, ho)
+        _fold_histograms(part, b, hist, ho, forms, form_off)
+
+    threads = min(get_num_threads(), n_blocks)
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            for _ in pool.map(block, range(n_blocks)):  # re-raises a block's error
+                pass
+    else:
+        for task in range(n_blocks):
+            block(task)
     return part.sum(axis=0), dice.sum()

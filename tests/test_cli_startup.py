@@ -108,7 +108,7 @@ def test_compile_notice_is_one_line_for_a_kernel_compile(module, capsys):
     Numba's compile event (fired on a cache miss only) of a kernels.* function prints one line, once;
     a compile elsewhere prints nothing."""
     kernel = importlib.import_module(module).run_chunk if module != "kernels.epic" else \
-        importlib.import_module(module).assault_kernel
+        importlib.import_module(module)._run_block
     notice = CompileNotice()
     with event.install_listener("numba:compile", notice):
         for dispatcher in (kernel, kernel):  # a nested compile of the same run stays silent

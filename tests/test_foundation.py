@@ -177,6 +177,6 @@ def test_kernel_cache_folders_are_numbas_own():
     and, in a checkout, those of the jitted test and benchmark helpers built on kernels.rng."""
     from kernels import epic
 
-    assert cache_folder() == Path(epic.assault_kernel._cache._impl.locator.get_cache_path())
+    assert cache_folder() == Path(epic._run_block._cache._impl.locator.get_cache_path())
     assert cache_folder(Path(__file__).parent) == Path(_faces_kernel._cache._impl.locator.get_cache_path())
     assert Path(__file__).parent in DEPENDENT

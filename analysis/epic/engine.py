@@ -328,8 +328,7 @@ class KernelArrays:
             self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
             self.forms, self.fu, self.fb, self.fwe, self.fweb, self.splash, self.trapped, self.rules, self.side_off,
             self.form_off, self.n_counts,
-            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams),
-            (0,) * self.masks.shape[2])
+            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
         return counts, int(dice)
 
 

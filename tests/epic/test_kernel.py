@@ -1295,3 +1295,25 @@ def test_trial_streams_do_not_depend_on_chunks_and_change_nothing_statistically(
     _, per_block = _run_job(KernelJob(compiled), KERNEL_TRIALS, 31)
     failures = compare_results(per_trial, per_block)
     assert not failures, f"{name}: trial v block streams, {len(failures)} difference(s):\n" + "\n".join(failures)
+
+
+def test_kernel_helpers_compile_once_whatever_the_call_sites_pass():
+    """Issue 12 §1 'no kernel compiled twice for one signature': a helper made by kernels.jit.njit is
+    compiled once for calls that pass constants (typed as literals by Numba) and int32 or int64
+    scalars, and computes what Python computes for each call."""
+    from numba import njit as numba_njit
+
+    from kernels.jit import njit
+
+    @njit()
+    def helper(a, flag, row):
+        return a + row[0] if flag else a - row[1]
+
+    @numba_njit
+    def caller(x, flag, row):
+        return (helper(1, True, row), helper(np.int32(2), False, row), helper(x, flag, row),
+                helper(row[2], flag, row))
+
+    row = np.array([10, 20, 30], np.int32)
+    assert caller(5, False, row) == (11, -18, -15, 10)
+    assert len(helper.signatures) == 1, helper.signatures

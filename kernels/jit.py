@@ -1,0 +1,35 @@
+"""``njit`` for the kernels' helpers: one compiled specialisation per function, whatever the call sites pass.
+
+Numba compiles a jitted function called from another one for the argument types of each call site, and a
+constant argument is typed as its value (``Literal[int](1)``, ``Literal[bool](True)``), int32 apart from
+int64: the Epic kernel's helpers were compiled 61 times for 22 functions, each compile typing the helper
+again and running LLVM on its own module before the caller's module ran it once more.  A function made by
+this ``njit`` is compiled for its callers' argument types with literal values dropped and signed integer
+scalars widened to int64 (the call site converts, as for any Numba call), so in practice once: the values
+it computes are the same, and LLVM still inlines it where that pays.  Calls from Python are unchanged.
+"""
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+
+
+def _widened(arg_type: types.Type) -> types.Type:
+    arg_type = types.unliteral(arg_type)
+    return types.int64 if isinstance(arg_type, types.Integer) and arg_type.signed else arg_type
+
+
+class OneSignatureDispatcher(CPUDispatcher):
+    """A CPU dispatcher that jitted callers reach through the widened argument types (see the module)."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(_widened(a) for a in args), {k: _widened(v) for k, v in kws.items()})
+
+
+def njit(cache: bool = False, **options):
+    """``numba.njit(cache=..., **options)`` (used as ``@njit(...)``) making an :class:`OneSignatureDispatcher`."""
+    def wrap(func):
+        dispatcher = OneSignatureDispatcher(py_func=func, locals={},
+                                            targetoptions=dict(options, nopython=True, boundscheck=None))
+        if cache:
+            dispatcher.enable_caching()
+        return dispatcher
+    return wrap
