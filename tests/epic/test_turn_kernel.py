@@ -494,7 +494,7 @@ def test_same_numbers_whatever_the_chunk_size():
     assert a.to_json() == b.to_json()
 
 
-WITH_TITAN = SCENARIOS["marshal"] + """
+WITH_TITAN = SCENARIOS["shoot_then_assault"] + """
 [units.titan]
 type = "WE"
 armour = 4
