@@ -31,6 +31,7 @@ from numba import get_num_threads
 from numba.core import types
 from numba.extending import intrinsic
 
+from . import epic_turn  # the turn's lane steps (they use this module's helpers: imported as a module)
 from .jit import njit
 from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, next_reg, seed_stream
 
@@ -85,17 +86,19 @@ N_CLASSES = 6
 # F_N: its units; F_SIZE0: its starting size (WE = starting DC); F_SPEED0: it has a non-Fearless speed-0
 # bc / ff unit (withdrawal kills it); F_ANY_WE: it has a war engine; F_WE_WD: damage each of its
 # non-Fearless war engines takes when it withdraws (enemy units within 15 cm, TP 3.2.4), 0 if it has none.
+# F_OUTSIDE: a turn scenario's formation that takes no part in the assault (docs/epic-turn.md §2).
 F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER, \
-    F_N, F_SIZE0, F_SPEED0, F_ANY_WE, F_WE_WD = range(16)
-F_COLS = 16
+    F_N, F_SIZE0, F_SPEED0, F_ANY_WE, F_WE_WD, F_OUTSIDE = range(17)
+F_COLS = 17
 # Rule switches (int64[R_COLS]).
 # R_WE: the scenario uses war-engine rules (shields, fields, criticals, titan-killer dice, special saves,
 # lance, ignore cover, disrupt): its hits are resolved lane by lane (_we_allocations_lane).
-R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY, R_WE = range(9)
-R_COLS = 9
-# Side-level count offsets (int64[O_COLS]).
-O_ATT, O_DEF, O_NONE, O_UNRES, O_NOROLL, O_ROUNDS, O_MARGIN, O_MAX_MARGIN = range(8)
-O_COLS = 8
+# R_TURN: a turn scenario: each trial's activations run first (kernels/epic_turn.py), then its assault if any.
+R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY, R_WE, R_TURN = range(10)
+R_COLS = 10
+# Side-level count offsets (int64[O_COLS]); O_NO_ASSAULT: a turn's trials without an assault.
+O_ATT, O_DEF, O_NONE, O_UNRES, O_NOROLL, O_ROUNDS, O_MARGIN, O_MAX_MARGIN, O_NO_ASSAULT = range(9)
+O_COLS = 9
 # Per-formation count offsets (int64[F, FO_COLS]).
 # FO_CRIT .. FO_SH_E: the war-engine results of a formation with war engines or shielded units (spec §10.9).
 FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, FO_BM_A, FO_BM_E, FO_CRIT, \
@@ -113,6 +116,7 @@ M_COLS = 9
 BC, OUT = 0, 2
 ATTACKER, DEFENDER = 0, 1
 WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # winner code = its count slot
+WIN_NO_ASSAULT = O_NO_ASSAULT
 
 #: Trial streams: trial ``t`` draws from the stream ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.
 TRIAL_STREAM_KEY = np.uint64(0x5452494C5354524D)
@@ -188,7 +192,7 @@ LV_A, LV_HH, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RA
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
     LV_SLOT0, LV_SLOT1, LV_SLOT2, LV_SIZE, LV_SCR0, LV_SCR1 = range(30)
 LV_ROWS = 30
-FORM_ROWS = 11  # per-formation lane rows of _run_block (bm, broken, ..., cas_a, dmg_a, sh_a)
+FORM_ROWS = 12  # per-formation lane rows of _run_block (bm, broken, ..., cas_a, dmg_a, sh_a, broken0)
 LANE_ROWS = 28  # per-lane rows of _run_block (winner, margin, ..., start)
 
 
@@ -928,7 +932,7 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
 @njit(cache=True, nogil=True, _nrt=False)
 def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
                side_off, form_off, masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist,
-               ho):
+               ho, turn, tscr):
     """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
@@ -1011,6 +1015,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
     bm_a, broken_a, fa, cas_a = per_form[5], per_form[6], per_form[7], per_form[8]
     dmg_a, sh_a = per_form[9], per_form[10]  # its war engines' damage taken and shields up after the assault
+    broken0 = per_form[11]  # broken when the assault begins (a turn's shooting may break it)
     per_lane = ibuf[io:io + LANE_ROWS * L].reshape(LANE_ROWS, L)
     io += LANE_ROWS * L
     winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
@@ -1086,11 +1091,24 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             for l in range(L):
                 st = _at(start, l)
                 _put(broken, f * L + l, b0 if st else _at(broken, f * L + l))
+                _put(broken0, f * L + l, b0 if st else _at(broken0, f * L + l))
                 _put(bm, f * L + l, bm0 if st else _at(bm, f * L + l))
                 _put(losses_bm, f * L + l, 0 if st else _at(losses_bm, f * L + l))
         for l in range(L):
             fight[l] = live[l]
             fight0[l] = live[l]
+        if rules[R_TURN]:  # a turn scenario: the activations of each new trial, then its assault or none
+            for l in range(L):
+                if start[l]:
+                    assault, k2 = epic_turn.turn_lane(rs, l, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm,
+                                                      broken, trapped, wst, n_units, splash, n_forms, losses_bm,
+                                                      kills, use_leaders, pflat, prow)
+                    nd += k2
+                    fight[l] = np.int64(assault)
+                    live[l] = np.int64(assault)
+                    winner[l] = WIN_UNRESOLVED if assault else WIN_NO_ASSAULT
+                    for f in range(n_forms):
+                        broken0[f * L + l] = broken[f * L + l]
         for step in range(first_step, 3):
             if step == G_SUPPORT:  # §3 early ends
                 _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
@@ -1443,9 +1461,9 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             if not forms[f, F_ASSAULT]:
                 continue
             fs = forms[f, F_SIDE]
-            for l in range(L):
-                _put(lv, LV_HIT * L + l, _at(cons, l) & np.int64(_at(loser, l) == fs))
-            if forms[f, F_BROKEN0]:  # already broken: destroyed (Fearless units stay)
+            for l in range(L):  # already broken when the assault began: destroyed (Fearless units stay)
+                _put(lv, LV_HIT * L + l, _at(cons, l) & np.int64(_at(loser, l) == fs) & _at(broken0, f * L + l))
+            if forms[f, F_BROKEN0] or rules[R_TURN]:
                 for kk in range(fb[f], fb[f + 1]):
                     u = fu[kk]
                     if units[u, U_FEARLESS]:
@@ -1457,9 +1475,10 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         kill = _at(lv, LV_HIT * L + l)
                         _put(hp, hrow + l, 0 if kill else _at(hp, hrow + l))
                         _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(kill) << sh))
-            else:  # breaks and withdraws
+            if not forms[f, F_BROKEN0] or rules[R_TURN]:  # breaks and withdraws
                 for l in range(L):
-                    hit = _at(lv, LV_HIT * L + l)
+                    hit = _at(cons, l) & np.int64(_at(loser, l) == fs) & (1 - _at(broken0, f * L + l))
+                    _put(lv, LV_HIT * L + l, hit)
                     _put(bm, f * L + l, 0 if hit else _at(bm, f * L + l))
                     _put(broken, f * L + l, _at(broken, f * L + l) | hit)
                 if trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
@@ -1469,7 +1488,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                                                  wst, n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm,
                                                  kills, bm, broken)
         for f in range(n_forms):  # §6.3 the loser's other formations
-            if forms[f, F_ASSAULT]:
+            if forms[f, F_ASSAULT] or forms[f, F_OUTSIDE]:
                 continue
             fs = forms[f, F_SIDE]
             tsk = forms[f, F_TSKNF]
@@ -1514,7 +1533,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             tsk = forms[f, F_TSKNF]
             _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
             for l in range(L):
-                win = cons[l] & np.int64(loser[l] != fs)
+                win = cons[l] & np.int64(loser[l] != fs) & (1 - broken0[f * L + l])
                 nb = bm[f * L + l] + losses_bm[f * L + l] * win
                 size = lv[LV_CNT * L + l]
                 fails = win & np.int64(nb >= (2 * size if tsk else size))
@@ -1636,7 +1655,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             _bump(pflat, prow + _at(side_off, wn), 1)
             won = np.int64((wn == WIN_ATT) | (wn == WIN_DEF))  # a side won without a roll (not "no winner")
             _bump(pflat, prow + _at(side_off, O_NOROLL), won & (1 - _at(by_roll, l)))
-            _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, 1)
+            _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, np.int64(wn != WIN_NO_ASSAULT))
             if by_roll[l]:
                 _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
         for f in range(n_forms):  # each formation's three joint histograms (slots in lanes, then counted)
@@ -1714,14 +1733,15 @@ def _fold_histograms(part, b, hist, ho, forms, form_off):
 
 
 def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms, fu, fb, fwe, fweb, splash, trapped,
-                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams):
+                   rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, turn):
     """Counts of ``n_trials`` assaults and the dice rolled, summed over the stream blocks.
 
     The blocks run on ``numba.get_num_threads()`` Python threads, each in the GIL-free ``_run_block``.
     That keeps the block function's machine code generated once: a ``prange`` driver links its IR into
     its own module and LLVM optimises and generates all of it a second time (about a third of a cold
     compile).  A block's streams depend only on its index, so the counts do not depend on the threads.
-    Scalars reach the jitted functions with fixed types (one signature each)."""
+    Scalars reach the jitted functions with fixed types (one signature each).  ``turn``: the turn tables of
+    kernels/epic_turn.py (empty ones for an assault scenario)."""
     key0, key1, first_block, n_trials = np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials)
     trial_streams = bool(trial_streams)
     n_blocks = int((n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS)
@@ -1740,17 +1760,20 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
     n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0))
+    n_turn = (epic_turn.scratch_size(units.shape[0], n_forms, turn[epic_turn.T_INFO][0, epic_turn.I_MAX_HITS])
+              if rules[R_TURN] else 0)
 
     def block(task: int) -> None:
         b = np.int64(task)
         rs = np.zeros(4 * LANES, np.uint64)
         _seed_lanes(rs, key0, key1, (first_block + b) * LANES)
         hist = np.zeros(n_hist, np.int64)
+        tscr = np.zeros(n_turn, np.int64)
         dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
                              pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off, form_off,
                              masks_w, fmasks, base,
                              part, b, min(np.int64(BLOCK_TRIALS), n_trials - b * BLOCK_TRIALS), trial_streams, key0,
-                             key1, (first_block + b) * BLOCK_TRIALS, hist, ho)
+                             key1, (first_block + b) * BLOCK_TRIALS, hist, ho, turn, tscr)
         _fold_histograms(part, b, hist, ho, forms, form_off)
 
     threads = min(get_num_threads(), n_blocks)

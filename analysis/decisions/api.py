@@ -362,8 +362,9 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
     """Two whole scenarios compared as they stand (``compare`` without opponents): (system, the pair,
     the row label, the option labels, engine, method, notes).
 
-    Turn scenarios run on the reference engine (the kernel does not run turns yet) and, unless a
-    method is given, as exact pairs (batch means needs at least 122,880 trials per option)."""
+    Turn scenarios run on the kernel unless it lacks a feature they use (then on the reference engine, with
+    a note) and, unless a method is given, as exact pairs (batch means needs at least 122,880 trials per
+    option)."""
     system = system_of(option_a)
     if system_of(option_b) is not system or system.name != "epic":
         raise UserError(source, "option_b", "both scenarios of a scenario comparison must be Epic scenarios",
@@ -374,10 +375,17 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
     opponent = " and ".join(f.name for f in ma.formations if f.side != side)
     notes = []
     if ma.turn or mb.turn:
-        if engine != "reference":
-            notes.append(f"turn scenarios run on the pure-Python reference engine (engine={engine!r} asked; the "
-                         "Numba kernel does not run turns yet)")
-        engine = "reference"
+        if engine == "kernel":
+            from ..epic.engine import turn_kernel_unsupported
+            from ..epic.turn_result import compile_turn
+
+            lacking = [found for m in (ma, mb) if m.turn for found in [turn_kernel_unsupported(compile_turn(m))]
+                       if found]
+            if lacking:
+                field, feature = lacking[0]
+                notes.append(f"turn scenarios run on the pure-Python reference engine: the Numba kernel does not "
+                             f"simulate {feature} yet ({field})")
+                engine = "reference"
         method = method or "exact-pairs"
     return system, [(ma, mb)], opponent, (label_a, label_b), engine, method or "batch-means", notes
 
@@ -394,8 +402,8 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     scenarios (paths or loaded models), compared as they stand in one row against the formations of
     the other side, e.g. a turn scenario and its variant ("shoot first" against "engage now");
     ``labels`` names options A and B (default: the forces' names; for scenarios their file names, or
-    the titles of loaded models).  Turn scenarios run on the reference engine whatever ``engine``
-    says (the kernel does not run turns yet; a note says so), by default as exact pairs.
+    the titles of loaded models).  Turn scenarios run on ``engine`` (on the reference engine, with a
+    note, when the kernel lacks a feature they use), by default as exact pairs.
     ``method=None``: "batch-means", except for turn scenarios.
 
     Common random numbers (``paired=True``): against opponent ``j`` both options run trial ``t``

@@ -98,17 +98,20 @@ class Epic(System):
         return EpicScenario
 
     def job(self, model, engine, trial_streams=False):
-        """The runner job; a turn scenario runs on the reference engine only (docs/epic-turn.md)."""
+        """The runner job; a turn scenario's compiled turn on either engine (docs/epic-turn.md)."""
         from ..epic import ReferenceJob
         from ..epic.compile import compile_scenario
         from ..epic.engine import KernelJob
 
         if model.turn:
-            from ..epic.turn_result import TurnJob, compile_turn, refuse_turn
+            from ..epic.turn_result import TurnJob, compile_turn
 
-            if engine != "reference":
-                refuse_turn(compile_scenario(model), f"engine '{engine}'")
-            return TurnJob(compile_turn(model), trial_streams=trial_streams)
+            c = compile_turn(model)
+            if engine == "kernel":
+                return KernelJob(c, trial_streams=trial_streams)
+            if engine == "reference":
+                return TurnJob(c, trial_streams=trial_streams)
+            raise ValueError("engine must be 'kernel' or 'reference'")
         compiled = compile_scenario(model)
         if engine == "kernel":
             return KernelJob(compiled, trial_streams=trial_streams)
@@ -122,7 +125,7 @@ class Epic(System):
         if model.turn:
             from ..epic.turn_result import build_turn_result
 
-            return build_turn_result(job.c, counts, info)
+            return build_turn_result(job.c, counts, info, engine=engine)
 
         return build_result(job.compiled, counts, info, engine=engine)
 

@@ -4,8 +4,8 @@
 .to_json()``; ``trace(scenario, seed=...)`` prints one trial from the reference engine;
 ``regroup(...)``, ``rally(...)``, ``action_test(...)`` and ``assault_result(...)`` compute those steps on
 their own, exactly (fractions; TP 1.13.1, 1.14.1, 1.6.2, 1.12.7).
-The model the engines implement is documented in ``docs/epic-engine.md``; turn scenarios (``[[turn]]``,
-reference engine only for now) in ``docs/epic-turn.md``.
+The model the engines implement is documented in ``docs/epic-engine.md``; turn scenarios (``[[turn]]``)
+in ``docs/epic-turn.md``.
 """
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def trace(scenario, seed: int = 0) -> str:
     return "\n".join(lines)
 
 
-# -- turn scenarios (docs/epic-turn.md): the reference engine only, for now ------------------------
+# -- turn scenarios (docs/epic-turn.md) ----------------------------------------------------------------
 
 def _is_turn(scenario) -> bool:
     if isinstance(scenario, CompiledEpic):
@@ -149,14 +149,25 @@ def _simulate_turn(scenario, engine: str, **run_args):
     from .turn_result import TurnJob, build_turn_result, compile_turn
 
     runner.check_argument("engine", engine)
-    if engine != "reference":
-        raise UserError(f"engine '{engine}'", None, "a turn scenario ([[turn]]) runs on the reference engine for now",
-                        "engine=\"reference\" (command line: --engine reference)")
     if isinstance(scenario, CompiledEpic):
         scenario = scenario.scenario
     c = compile_turn(scenario if isinstance(scenario, EpicScenario) else load(scenario))
-    counts, info = runner.run(TurnJob(c), **run_args)
-    return build_turn_result(c, counts, info)
+    if engine == "kernel":
+        from .engine import KernelJob, turn_kernel_unsupported
+
+        unsupported = turn_kernel_unsupported(c)
+        if unsupported:
+            field, feature = unsupported
+            raise UserError(c.scenario.source, field,
+                            f"the Numba kernel does not simulate {feature} yet; the reference engine does "
+                            "(Python: engine=\"reference\"; command line: --engine reference)")
+        job = KernelJob(c)
+    elif engine == "reference":
+        job = TurnJob(c)
+    else:
+        raise ValueError("engine must be 'kernel' or 'reference'")
+    counts, info = runner.run(job, **run_args)
+    return build_turn_result(c, counts, info, engine=engine)
 
 
 def _trace_turn(scenario, seed: int) -> str:

@@ -11,10 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import epic as K
+from kernels import epic_turn as T
 
 from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, SPLASH_MACRO_WEAPON,
                       SPLASH_NO_SAVE, SPLASH_ORDINARY, SUPPORT, Abilities, CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
+from .shooting import barrage_table, fires_at_ground
+from .turn import OUTSIDE
+from .turn_model import ACTIONS
 
 _KERNEL_LACKS_KINDS = ("self_hit", "lose_character")  # critical kinds the kernel refuses (kernel_unsupported)
 _CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
@@ -162,6 +166,7 @@ class KernelArrays:
     side_off: np.ndarray
     form_off: np.ndarray
     n_counts: int
+    turn: tuple = ()  # a turn scenario's tables (kernels/epic_turn.py), empty ones for an assault
 
     @classmethod
     def build(cls, c: CompiledEpic) -> "KernelArrays":
@@ -285,7 +290,8 @@ class KernelArrays:
                                  for i in f.units),
                              any(c.units[i].damage_capacity > 1 for i in f.units),
                              f.withdrawal_enemies * any(c.units[i].type == "WE" and not c.units[i].fearless
-                                                        for i in f.units)]
+                                                        for i in f.units),
+                             f.role == OUTSIDE]
         rules = np.zeros(K.R_COLS, np.int64)
         rules[K.R_SUM] = r.result_dice == "sum"
         rules[K.R_NAT1] = r.rally_natural_one_fails
@@ -313,7 +319,18 @@ class KernelArrays:
         return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks,
                    base=base, forms=ftab, fu=fu, fb=fb, fwe=fwe, fweb=fweb, splash=splash,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
-                   side_off=side_off, form_off=form_off, n_counts=lay.size)
+                   side_off=side_off, form_off=form_off, n_counts=lay.size, turn=NO_TURN)
+
+    @classmethod
+    def build_turn(cls, ct) -> "KernelArrays":
+        """The tables of a turn scenario (a ``CompiledTurn``): the assault's, with the roles the turn gives
+        (the charger and its target engaged, formations without a role outside: docs/epic-turn.md §2), and
+        the turn's own (:func:`turn_tables`)."""
+        arrays = cls.build(assault_roles(ct))
+        arrays.rules[K.R_TURN] = 1
+        arrays.side_off[K.O_NO_ASSAULT] = ct.compiled.layout.offset("no_assault")
+        arrays.turn = turn_tables(ct)
+        return arrays
 
     def run(self, key0: int, key1: int, first_block: int, n_trials: int,
             trial_streams: bool = False) -> tuple[np.ndarray, int]:
@@ -328,26 +345,147 @@ class KernelArrays:
             self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
             self.forms, self.fu, self.fb, self.fwe, self.fweb, self.splash, self.trapped, self.rules, self.side_off,
             self.form_off, self.n_counts,
-            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams))
+            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams),
+            self.turn)
         return counts, int(dice)
 
 
-class KernelJob:
-    """Runs the Numba assault kernel through the shared runner (``analysis.runner.Job``)."""
+def _table(rows: list[list[int]], cols: int) -> np.ndarray:
+    return np.array(rows, np.int64).reshape(len(rows), cols)
 
-    def __init__(self, compiled: CompiledEpic, trial_streams: bool = False):
+
+#: The turn tables of an assault scenario (the kernel reads none of them).
+NO_TURN = (_table([], T.A_COLS), _table([], 1), _table([], T.WP_COLS), _table([[0]], 1), _table([], T.TU_COLS),
+           _table([], 6), _table([], T.TF_COLS), _table([[0]], T.I_COLS))
+_TYPE_CODES = {"INF": T.INF, "LV": T.LV, "AV": T.AV, "WE": T.WE, "CH": T.CH}
+_HOLD_CODES = {"shoot": T.HOLD_SHOOT, "move": T.HOLD_MOVE, "regroup": T.HOLD_REGROUP}
+_AP_AT_CODES = {"auto": T.AP_AT_AUTO, "ap": T.AP_AT_AP, "at": T.AP_AT_AT}
+assert ACTIONS == ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")
+
+
+def _value(v: int | None) -> int:
+    return T.NONE if v is None else v
+
+
+def assault_roles(ct) -> CompiledEpic:
+    """The compiled scenario with the roles its assault gives (analysis.epic.turn.Turn.assault): the
+    charger and its target engaged, formations with an explicit role as it says, the others outside."""
+    from dataclasses import replace
+
+    c = ct.compiled
+    engage = next((a for a in c.scenario.turn if a.action == "engage"), None)
+    fighters = {engage.formation, engage.target} if engage else set()
+    roles = {f.name: (ENGAGED if f.name in fighters else OUTSIDE if f.role is None else None)
+             for f in c.scenario.formations}
+    return replace(c, formations=[replace(f, role=f.role if roles[f.name] is None else roles[f.name])
+                                  for f in c.formations])
+
+
+def turn_tables(ct) -> tuple:
+    """The turn tables of kernels/epic_turn.py for a ``CompiledTurn`` (its activations, weapon lines, unit
+    types, the barrage table, the count offsets of each activation's results)."""
+    c, lay = ct.compiled, ct.compiled.layout
+    scenario = c.scenario
+    index = {f.name: f.index for f in c.formations}
+    weapons, bounds = [], [[0]]
+    for u in c.units:
+        for w in ct.weapons[u.index]:
+            weapons.append([w.count, w.shots, _value(w.ap), _value(w.at), _value(w.mw), w.bp or 0,
+                            int(bool(w.titan_killer)), int(w.disrupt), int(w.lance), int(w.ignore_cover),
+                            int(w.sniper)])
+        bounds.append([len(weapons)])
+    tunits = [[_TYPE_CODES[u.type], int(u.expendable), int(any(fires_at_ground(w) for w in ct.weapons[u.index]))]
+              for u in c.units]
+    barrage = [[r.bp_min, r.bp_max, r.templates, r.extra_blast_markers, r.ap, r.at] for r in barrage_table()]
+    direct = [sum(w.count * w.shots for i in f.units for w in ct.weapons[i] if w.bp is None) for f in c.formations]
+    max_hits = max(direct) + max(len(f.units) for f in c.formations) + 1
+    acts, owf = [], []
+    for k, act in enumerate(scenario.turn):
+        p = f"t{k}."
+        target = scenario.formations[index[act.target]] if act.target is not None else None
+        cover_save = act.cover_save if act.cover_save is not None else (target.cover if target else None)
+        row = [0] * T.A_COLS
+        row[T.A_FORM] = index[act.formation]
+        row[T.A_ACTION] = ACTIONS.index(act.action)
+        row[T.A_TARGET] = index[act.target] if target else T.NONE
+        row[T.A_RETAIN] = int(act.retain)
+        row[T.A_HOLD] = _HOLD_CODES[act.hold]
+        row[T.A_CROSSFIRE] = int(act.crossfire)
+        row[T.A_IN_RANGE] = _value(act.in_range)
+        row[T.A_EXPOSED] = _value(act.exposed)
+        row[T.A_COVER] = int(act.cover)
+        row[T.A_COVER_SAVE] = NO_ROLL if cover_save is None else cover_save
+        row[T.A_OW_COVER] = int(target is not None and all(scenario.units[g.unit].type == "INF" for g in target.units))
+        row[T.A_AP_AT] = _AP_AT_CODES[act.ap_at]
+        row[T.A_TEMPLATES] = _value(act.templates_cover)
+        row[T.A_MAY_SHOOT] = int(act.may_shoot)
+        row[T.A_OWF0] = len(owf)
+        owf += [[index[name]] for name in act.overwatch_fire]
+        row[T.A_OWF1] = len(owf)
+        row[T.A_O_ACTED] = lay.offset(p + "acted")
+        row[T.A_O_PASSED] = lay.offset(p + "test_passed")
+        if act.may_shoot:
+            row[T.A_O_BROKEN] = lay.offset(p + "target_broken")
+            for col, n_col, name in ((T.A_O_HITS, T.A_N_HITS, "hits"), (T.A_O_KILLS, T.A_N_KILLS, "kills"),
+                                     (T.A_O_BMP, T.A_N_BMP, "blast_markers_placed"),
+                                     (T.A_O_BMA, T.A_N_BMA, "target_blast_markers_after")):
+                row[col] = lay.offset(p + name)
+                row[n_col] = lay.length(p + name)
+        acts.append(row)
+    forms = [[int(f.overwatch)] for f in scenario.formations]
+    return (_table(acts, T.A_COLS), _table(owf, 1), _table(weapons, T.WP_COLS), _table(bounds, 1),
+            _table(tunits, T.TU_COLS), _table(barrage, 6), _table(forms, T.TF_COLS), _table([[max_hits]], T.I_COLS))
+
+
+def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
+    """(field, feature) of the first part of a turn scenario the kernel does not simulate yet (the
+    reference engine does), or None: war engines (and war-engine keys) anywhere in a turn, and a
+    formation with role "support" that acts or is shot at (the kernel fixes who gives supporting fire
+    when the assault is set up, so a support formation broken by the turn would still fire)."""
+    c = ct.compiled
+    for name, profile in c.scenario.units.items():
+        if profile.type == "WE":
+            return f"units.{name}.type", "war engines in a turn"
+    keys = war_engine_keys(c)
+    if keys:
+        return keys[0], f"{keys[1]} in a turn"
+    support = {f.name for f in c.scenario.formations if f.role == "support"}
+    for k, act in enumerate(c.scenario.turn):
+        for key in ("formation", "target"):  # (an engage makes its charger and target engaged)
+            if getattr(act, key) in support and act.action != "engage":
+                return f"turn[{k}].{key}", "a formation with role = \"support\" that acts or is shot at in a turn"
+    return None
+
+
+class KernelJob:
+    """Runs the Numba kernel through the shared runner (``analysis.runner.Job``): an assault scenario
+    (a ``CompiledEpic``) or a turn scenario (a ``CompiledTurn`` of analysis.epic.turn_result)."""
+
+    def __init__(self, compiled, trial_streams: bool = False):
         """``trial_streams``: one generator stream per trial (see :meth:`KernelArrays.run`), so that a
         trial's dice depend only on (seed, cell, trial index), e.g. for common random numbers across
         the scenarios a list-building ``compare`` runs; the default is one stream per lane of each block."""
-        from .turn_result import refuse_turn
+        from .turn_result import CompiledTurn, refuse_turn
 
-        refuse_turn(compiled, "Numba kernel")  # turns run on the reference engine for now (docs/epic-turn.md)
-        self.compiled = compiled
         self.trial_streams = bool(trial_streams)
-        self.arrays = KernelArrays.build(compiled)
+        if isinstance(compiled, CompiledTurn):
+            self.c = compiled
+            self.compiled = compiled.compiled
+            self.arrays = KernelArrays.build_turn(compiled)
+        else:
+            refuse_turn(compiled, "Numba assault job")  # a turn needs its CompiledTurn (compile_turn)
+            self.c = None
+            self.compiled = compiled
+            self.arrays = KernelArrays.build(compiled)
 
     def run_chunk(self, key0: int, key1: int, first_block: int, n_trials: int) -> np.ndarray:
-        return self.arrays.run(key0, key1, first_block, n_trials, self.trial_streams)[0]
+        counts = self.arrays.run(key0, key1, first_block, n_trials, self.trial_streams)[0]
+        if self.c is not None and not self.c.has_engage:  # no engage: no assault to count as missing
+            counts[self.compiled.layout.offset("no_assault")] = 0
+        return counts
 
     def precision_successes(self, counts: np.ndarray) -> np.ndarray:
-        return precision_successes(self.compiled, counts)
+        base = precision_successes(self.compiled, counts)
+        if self.c is None:
+            return base
+        return np.append(base, self.compiled.layout.scalar(counts, "no_assault"))

@@ -63,8 +63,8 @@ def compile_turn(scenario) -> CompiledTurn:
 def refuse_turn(compiled: CompiledEpic, job: str) -> None:
     """Assault-only jobs must never run a turn scenario as if it were an assault (wrong numbers)."""
     if compiled.scenario.turn:
-        raise UserError(job, None, "a turn scenario ([[turn]]) runs only through simulate with the reference engine "
-                                   "for now (command line: --engine reference); the assault engines would ignore the turn",
+        raise UserError(job, None, "a turn scenario ([[turn]]) runs through simulate or compare (its compiled "
+                                   "turn: compile_turn); this assault job would ignore the turn",
                         "scenarios without [[turn]]")
 
 
@@ -148,9 +148,9 @@ class TurnJob:
         return np.append(base, self.c.compiled.layout.scalar(counts, "no_assault"))
 
 
-def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo) -> TurnResult:
+def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine: str = "reference") -> TurnResult:
     """The assault result plus ``no_assault`` and the ``turn`` section (docs/epic-turn.md §4)."""
-    base = build_result(c.compiled, counts, info, engine="reference")
+    base = build_result(c.compiled, counts, info, engine=engine)
     lay, n = c.compiled.layout, info.trials
     tree = dict(base.tree)
     if c.has_engage:
@@ -172,5 +172,5 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo) -> Tur
             entry["target_blast_markers_after"] = Distribution(lay.get(counts, p + "target_blast_markers_after"))
         turn[f"{k + 1}"] = entry
     tree["turn"] = turn
-    notes = list(base.notes) + ["turn: pure-Python reference engine (the Numba kernel does not run turns yet)"]
+    notes = list(base.notes) + ([] if engine == "kernel" else ["turn: pure-Python reference engine"])
     return TurnResult(system="epic", title=base.title, info=info, tree=tree, notes=notes, meta=base.meta)

@@ -15,9 +15,8 @@ from analysis.epic import simulate
 from analysis.epic.compile import compile_scenario
 from analysis.epic.engine import KernelJob
 from analysis.epic import loads
-from analysis.estimates import Distribution, Mean, Probability
+from epic_helpers import SIGMAS, compare_results
 
-SIGMAS = 5.0
 KERNEL_TRIALS = 1_000_000
 REFERENCE_TRIALS = 24_000
 
@@ -1036,58 +1035,6 @@ units = [{ unit = "immortal", count = 2, engaged = "bc" }, { unit = "monolith", 
 enemy_within_30cm = false
 """,
 }
-
-
-def _two_sample_se(k1, n1, k2, n2):
-    p = (k1 + k2) / (n1 + n2)
-    return math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
-
-
-def _check_counts(where, k1, n1, k2, n2, failures):
-    diff = abs(k1 / n1 - k2 / n2)
-    se = _two_sample_se(k1, n1, k2, n2)
-    if diff > SIGMAS * se:
-        failures.append(f"{where}: {k1}/{n1} = {k1 / n1:.5f} v {k2}/{n2} = {k2 / n2:.5f} "
-                        f"({diff / se if se else math.inf:.1f} sigma)")
-
-
-def _check_mean(where, m1: Mean, m2: Mean, failures):
-    if m1.n == 0 or m2.n == 0:
-        if m1.n != m2.n:
-            failures.append(f"{where}: a mean over {m1.n} v {m2.n} trials")
-        return
-    se = math.sqrt(m1.sd ** 2 / m1.n + m2.sd ** 2 / m2.n)
-    diff = abs(m1.value - m2.value)
-    if diff > SIGMAS * se + 1e-12:
-        failures.append(f"{where}: mean {m1.value:.5f} v {m2.value:.5f} ({diff / se if se else math.inf:.1f} sigma)")
-
-
-def compare_results(kernel, reference, distribution_values: bool = True) -> list[str]:
-    """Every leaf of two results: probabilities and (if ``distribution_values``) every distribution
-    value by the two-sample binomial test, means (of the distributions too) by Welch's standard error,
-    all at 5σ.  Returns the failures."""
-    failures = []
-    ref_leaves = dict(reference.leaves())
-    kernel_leaves = dict(kernel.leaves())
-    if set(ref_leaves) != set(kernel_leaves):
-        return [f"different quantities: {sorted(set(ref_leaves) ^ set(kernel_leaves))}"]
-    n1, n2 = kernel.trials, reference.trials
-    for path, leaf in kernel_leaves.items():
-        other = ref_leaves[path]
-        where = "/".join(path)
-        if isinstance(leaf, Probability):
-            _check_counts(where, leaf.k, n1, other.k, n2, failures)
-        elif isinstance(leaf, Mean):
-            _check_mean(where, leaf, other, failures)
-        elif isinstance(leaf, Distribution):
-            a = dict(zip(leaf.values.tolist(), leaf.counts.tolist()))
-            b = dict(zip(other.values.tolist(), other.counts.tolist()))
-            for v in sorted(set(a) | set(b)) if distribution_values else ():
-                _check_counts(f"{where}[{v}]", a.get(v, 0), n1, b.get(v, 0), n2, failures)
-            _check_mean(where + " (mean)", leaf.mean(), other.mean(), failures)
-        else:
-            raise TypeError(f"{where}: unexpected leaf {leaf!r}")
-    return failures
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

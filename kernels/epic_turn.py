@@ -1,0 +1,639 @@
+"""The Epic turn in the Numba kernel: one trial's activations, lane by lane, before its assault.
+
+``kernels.epic._run_block`` calls :func:`turn_lane` for each lane that starts a trial of a turn scenario
+(``rules[R_TURN]``), once the lane's starting state is set.  The activations (action test, shooting,
+regroup, overwatch, the charge and the overwatch fire it draws) change the lane's units (``hp`` and the
+alive masks), blast markers and broken flags in place; the assault code of ``kernels.epic`` then fights
+from that state (or not at all: :func:`turn_lane` returns whether the ``engage`` activation led to an
+assault), followed by the end phase.  Each activation's results are counted into the block's count row.
+
+The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``,
+``analysis/epic/shooting.py``; ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).
+Lane by lane, as the kernel's other rare paths: a turn's shooting is short and branchy.
+
+Turn tables (``analysis/epic/engine.py::TurnArrays``), a tuple of int64 2-D arrays ``T``:
+``T[T_ACTS]`` one row per activation (A_* columns, with the count offsets of its results),
+``T[T_OWF]`` the formations each ``engage`` draws overwatch fire from (column 0, rows A_OWF0..A_OWF1),
+``T[T_WPN]`` weapon lines (WP_* columns), ``T[T_WB]`` each unit's lines ``T[T_WB][u, 0]..T[T_WB][u + 1, 0]``,
+``T[T_TU]`` per unit (TU_* columns), ``T[T_BAR]`` the barrage table (BAR_* columns),
+``T[T_FORMS]`` per formation (TF_* columns), ``T[T_INFO]`` row 0: I_* values.
+"""
+import numpy as np
+from .jit import njit
+
+from . import epic as K
+from .rng import _FOUR, _SIX
+
+NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
+T_ACTS, T_OWF, T_WPN, T_WB, T_TU, T_BAR, T_FORMS, T_INFO = range(8)
+# Activation columns.  A_IN_RANGE / A_EXPOSED / A_TEMPLATES: NONE for "all" / the default coverage;
+# A_COVER_SAVE: K.NO_ROLL when none; A_OW_COVER: the target is all infantry (on overwatch it counts as in
+# cover, TP 1.8.4); A_O_*: count offsets (A_N_*: slots of a histogram; -1 when the activation cannot shoot).
+A_FORM, A_ACTION, A_TARGET, A_RETAIN, A_HOLD, A_CROSSFIRE, A_IN_RANGE, A_EXPOSED, A_COVER, A_COVER_SAVE, \
+    A_OW_COVER, A_AP_AT, A_TEMPLATES, A_MAY_SHOOT, A_OWF0, A_OWF1, A_O_ACTED, A_O_PASSED, A_O_BROKEN, A_O_HITS, \
+    A_N_HITS, A_O_KILLS, A_N_KILLS, A_O_BMP, A_N_BMP, A_O_BMA, A_N_BMA = range(27)
+A_COLS = 27
+ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range(8)  # actions
+HOLD_SHOOT, HOLD_MOVE, HOLD_REGROUP = range(3)  # the Hold after a failed action test
+AP_AT_AUTO, AP_AT_AP, AP_AT_AT = range(3)
+TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and overwatch fire shoot at 0
+# Weapon-line columns: to-hit values NONE when absent, WP_BP 0 when not a barrage weapon.
+WP_COUNT, WP_SHOTS, WP_AP, WP_AT, WP_MW, WP_BP, WP_TK, WP_DISRUPT, WP_LANCE, WP_IC, WP_SNIPER = range(11)
+WP_COLS = 11
+# Per unit: type code, Expendable, carries a weapon that can fire at ground units (§3.1).
+TU_TYPE, TU_EXPENDABLE, TU_FIRES = range(3)
+TU_COLS = 3
+INF, LV, AV, WE, CH = range(5)  # unit type codes
+BAR_MIN, BAR_MAX, BAR_TEMPLATES, BAR_EXTRA, BAR_AP, BAR_AT = range(6)
+TF_OVERWATCH = 0  # per formation: on overwatch when the turn begins
+TF_COLS = 1
+I_MAX_HITS = 0  # the most to-hit successes one attack can score (scratch size)
+I_COLS = 1
+# Fire types and hit flags.
+KIND_AP, KIND_AT, KIND_MW, KIND_TK = range(4)
+HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
+
+
+@njit(cache=True)
+def scratch_size(n_units, n_forms, max_hits):
+    """Elements of the per-block scratch array :func:`turn_lane` works in."""
+    return n_forms + 4 * n_units + 3 * max_hits + 8
+
+
+# -- small steps ---------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _d6(rs, l):
+    return K._die(rs, l, _SIX, _FOUR)
+
+
+@njit(cache=True)
+def _living(hp, fu, fb, f, l):
+    """Living units of formation ``f`` in lane ``l``."""
+    n = 0
+    for k in range(fb[f], fb[f + 1]):
+        u = fu[k]
+        if hp[u * K.LANES + l] > 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _size(hp, fu, fb, units, f, l):
+    """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
+    size = 0
+    for k in range(fb[f], fb[f + 1]):
+        u = fu[k]
+        if hp[u * K.LANES + l] > 0:
+            size += units[u, K.U_DC]
+    return size
+
+
+@njit(cache=True)
+def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
+    """BMs ≥ size, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
+    per_unit = 2 if forms[f, K.F_TSKNF] else 1
+    return bm[f * K.LANES + l] >= per_unit * _size(hp, fu, fb, units, f, l)
+
+
+@njit(cache=True)
+def _wound(hp, alive, units, u, l, n_words):
+    """One point of damage to unit ``u``; True if it died."""
+    i = u * K.LANES + l
+    left = hp[i] - 1
+    hp[i] = left
+    if left == 0:
+        K._clear_unit(alive, units, u, l, n_words, 1)
+        return True
+    return False
+
+
+@njit(cache=True)
+def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms, losses_bm,
+           kills, bm, broken):
+    """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.
+    Returns the dice rolled."""
+    broken[f * K.LANES + l] = 1
+    bm[f * K.LANES + l] = 0
+    return K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
+                            K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken)
+
+
+@njit(cache=True)
+def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders):
+    """Remove BMs = the higher of 2D6 + 1 per Leader (Marines 2), at most those held (TP 1.13.1, 2.1.8)."""
+    leaders = 0
+    if use_leaders:
+        for k in range(fb[f], fb[f + 1]):
+            u = fu[k]
+            leaders += units[u, K.U_LEADER] * np.int64(hp[u * K.LANES + l] > 0)
+    per_leader = 2 if forms[f, K.F_TSKNF] else 1
+    a = _d6(rs, l)
+    b = _d6(rs, l)
+    i = f * K.LANES + l
+    bm[i] -= min(max(a, b) + per_leader * leaders, bm[i])
+    return 2
+
+
+@njit(cache=True)
+def _to_hit(rs, l, value, modifier):
+    """One to-hit roll: D6 ≥ value − modifier, a natural 1 misses, 7/8/9 need a 6 then 4+/5+/6, 10+ cannot
+    hit (TP 1.9.5).  Returns (hit, dice rolled)."""
+    need = value - modifier
+    if need >= 10:
+        return False, 0
+    first = _d6(rs, l)
+    if first == 1:
+        return False, 1
+    if need <= 6:
+        return first >= need, 1
+    if first < 6:
+        return False, 1
+    return _d6(rs, l) >= need - 3, 2
+
+
+@njit(cache=True)
+def _hit_chance(value, modifier):
+    """P(one to-hit roll hits), for the AP/AT choice only (analysis.epic.shooting.hit_chance)."""
+    need = value - modifier
+    if need >= 10:
+        return 0.0
+    if need <= 6:
+        return (7 - max(need, 2)) / 6
+    return (10 - need) / 36
+
+
+@njit(cache=True)
+def _can_take(unit_type, kind):
+    """AP hits on infantry and light vehicles, AT on armoured and light vehicles and war engines, MW and TK
+    on any unit (TP 1.9.6, 2.1.9, 2.2.6, 3.2)."""
+    if kind == KIND_AP:
+        return unit_type == INF or unit_type == LV
+    if kind == KIND_AT:
+        return unit_type == AV or unit_type == LV or unit_type == WE
+    return True
+
+
+@njit(cache=True)
+def _fire_type(ap, at, n_ap, n_at, modifier, policy):
+    """AP or AT for all of a weapon's shots (TP 1.9.5; §3.5): forced by ``policy`` when the weapon has it,
+    else the larger P(hit) × exposed units that can take it, ties to AP; NONE without either value."""
+    if ap == NONE and at == NONE:
+        return NONE
+    if policy == AP_AT_AP and ap != NONE:
+        return KIND_AP
+    if policy == AP_AT_AT and at != NONE:
+        return KIND_AT
+    if at == NONE:
+        return KIND_AP
+    if ap == NONE:
+        return KIND_AT
+    return KIND_AT if _hit_chance(at, modifier) * n_at > _hit_chance(ap, modifier) * n_ap else KIND_AP
+
+
+@njit(cache=True)
+def _saved(rs, l, u, units, kind, flags, cover_save, crossfire):
+    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9): armour or
+    an infantry cover save, Reinforced Armour's re-roll on armour (not against Lance), Crossfire and Sniper
+    −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then an unmodified 6+ invulnerable save.
+    Returns (saved, dice rolled)."""
+    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
+    armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
+    ra = units[u, K.U_RA] != 0
+    nd = 0
+    if kind == KIND_AP or kind == KIND_AT:
+        first = armour
+        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
+            first = min(armour, min(cover_save + worse, K.NO_ROLL))
+        if first < K.NO_ROLL:
+            nd += 1
+            if _d6(rs, l) >= first:
+                return True, nd
+        if ra and (flags & HF_LANCE) == 0 and armour < K.NO_ROLL:
+            nd += 1
+            if _d6(rs, l) >= armour:
+                return True, nd
+    elif kind == KIND_MW and ra and armour < K.NO_ROLL:
+        nd += 1
+        if _d6(rs, l) >= armour:
+            return True, nd
+    if units[u, K.U_INV]:
+        nd += 1
+        return _d6(rs, l) >= 6, nd
+    return False, nd
+
+
+# -- blast markers on the target (§3.10, §3.12) ------------------------------------------------------------
+
+@njit(cache=True)
+def _place(rs, l, target, n, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm):
+    """Place ``n`` BMs on the target; a target broken when the attack began takes a no-save hit for each
+    instead (TSKNF: one per 2, the odd one carried in ``acc``), front to back, Fearless units immune; those
+    deaths place nothing (TP 1.9.4, 1.13.4, 2.1.3; TP-FAQ Blast Markers and Broken Formations).
+    ``acc`` [placed, kills, TSKNF carry] is updated."""
+    if n <= 0:
+        return
+    if not was_broken:
+        bm[target * K.LANES + l] += n
+        acc[0] += n
+        return
+    if forms[target, K.F_TSKNF]:
+        carry = acc[2] + n
+        n = carry // 2
+        acc[2] = carry - 2 * n
+    for _ in range(n):
+        victim = NONE
+        for k in range(fb[target], fb[target + 1]):
+            u = fu[k]
+            if hp[u * K.LANES + l] > 0 and not units[u, K.U_FEARLESS]:
+                victim = u
+                break
+        if victim == NONE:
+            return
+        if _wound(hp, alive, units, victim, l, n_words):
+            acc[1] += 1
+
+
+@njit(cache=True)
+def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc):
+    """One allocated hit (§3.7, §3.8, §3.10): a disrupt hit's BM, the save, the kill and its BMs (1; 0 for an
+    Expendable unit unless its whole formation is, or after a disrupt hit's; the attack's first kill
+    counts 2 in a crossfire).  ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
+    flags = hflag[h]
+    disrupt = (flags & HF_DISRUPT) != 0
+    if disrupt and not tu[u, TU_EXPENDABLE]:
+        acc[3] += 1
+    if hp[u * K.LANES + l] == 0:
+        return 0  # already destroyed: the hit is lost
+    cs = cover_save if tu[u, TU_TYPE] == INF else K.NO_ROLL
+    saved, nd = _saved(rs, l, u, units, hkind[h], flags, cs, crossfire)
+    if saved or not _wound(hp, alive, units, u, l, n_words):
+        return nd
+    acc[1] += 1
+    if disrupt or not units[u, K.U_LOSS_BM]:
+        return nd
+    acc[3] += 2 if crossfire and acc[4] == 0 else 1
+    acc[4] = 1
+    return nd
+
+
+# -- the shooting attack (§3) ----------------------------------------------------------------------------
+
+@njit(cache=True)
+def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cover_save, crossfire, ap_at,
+               per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
+               splash, n_forms, losses_bm, kills):
+    """One shooting attack of formation ``shooter`` at ``target`` in lane ``l``, in the TP 1.9.3 order
+    (analysis.epic.shooting.shoot).  Returns (hits, kills, BMs placed, dice rolled)."""
+    L = K.LANES
+    wpn = T[T_WPN]
+    wb = T[T_WB]
+    tu = T[T_TU]
+    bar = T[T_BAR]
+    cand = scr[0:n_units]
+    ex = scr[n_units:2 * n_units]
+    live = scr[2 * n_units:3 * n_units]
+    cnt = scr[3 * n_units:4 * n_units]
+    mh = T[T_INFO][0, I_MAX_HITS]
+    hkind = scr[4 * n_units:4 * n_units + mh]
+    hflag = scr[4 * n_units + mh:4 * n_units + 2 * mh]
+    hunit = scr[4 * n_units + 2 * mh:4 * n_units + 3 * mh]
+    acc = scr[4 * n_units + 3 * mh:4 * n_units + 3 * mh + 5]  # placed, kills, TSKNF carry, markers, first kill
+    for i in range(5):
+        acc[i] = 0
+    nd = 0
+    if broken[shooter * L + l] or _living(hp, fu, fb, shooter, l) == 0:
+        return 0, 0, 0, nd
+    # §3.1 who can fire: living units among the first in_range, with a ground weapon
+    nc = 0
+    seen = 0
+    for k in range(fb[shooter], fb[shooter + 1]):
+        u = fu[k]
+        if hp[u * L + l] == 0:
+            continue
+        if in_range != NONE and seen >= in_range:
+            break
+        seen += 1
+        if tu[u, TU_FIRES]:
+            cand[nc] = u
+            nc += 1
+    # §3.2 suppression from the back, strict order; TSKNF units cost 2 BMs, a war engine its starting DC
+    budget = bm[shooter * L + l]
+    suppressed = 0
+    for i in range(nc - 1, -1, -1):
+        cost = 2 if forms[shooter, K.F_TSKNF] else units[cand[i], K.U_DC]
+        if budget < cost:
+            break
+        budget -= cost
+        suppressed += 1
+    nf = nc - suppressed
+    if nf == 0 or _living(hp, fu, fb, target, l) == 0:
+        return 0, 0, 0, nd  # no attack, no BM (TP-FAQ Place Blast Marker)
+    was_broken = broken[target * L + l] != 0
+    _place(rs, l, target, 1, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm)  # §3.3
+    # §3.4 exposed units: the first n_exposed living ones
+    ne = 0
+    n_ap = 0
+    n_at = 0
+    for k in range(fb[target], fb[target + 1]):
+        u = fu[k]
+        if hp[u * L + l] == 0:
+            continue
+        if n_exposed != NONE and ne >= n_exposed:
+            break
+        ex[ne] = u
+        ne += 1
+        n_ap += _can_take(tu[u, TU_TYPE], KIND_AP)
+        n_at += _can_take(tu[u, TU_TYPE], KIND_AT)
+    # §3.5 direct fire
+    nh = 0
+    for i in range(nf):
+        u = cand[i]
+        for w in range(wb[u, 0], wb[u + 1, 0]):
+            if wpn[w, WP_BP] > 0:
+                continue  # fires in the barrage
+            flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
+                + HF_IC * wpn[w, WP_IC]
+            mod = modifier - (1 if cover and not wpn[w, WP_IC] else 0)
+            for _ in range(wpn[w, WP_COUNT]):
+                if wpn[w, WP_MW] != NONE:
+                    kind = KIND_TK if wpn[w, WP_TK] else KIND_MW
+                    value = wpn[w, WP_MW]
+                else:
+                    kind = _fire_type(wpn[w, WP_AP], wpn[w, WP_AT], n_ap, n_at, modifier, ap_at)
+                    if kind == NONE:
+                        continue
+                    value = wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT]
+                for _ in range(wpn[w, WP_SHOTS]):
+                    hit, k2 = _to_hit(rs, l, value, mod)
+                    nd += k2
+                    if hit:
+                        hkind[nh] = kind
+                        hflag[nh] = flags
+                        hunit[nh] = NONE
+                        nh += 1
+    # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template
+    bp = 0
+    every = HF_SNIPER + HF_DISRUPT + HF_LANCE + HF_IC
+    macro = True
+    titan = True
+    for i in range(nf):
+        u = cand[i]
+        for w in range(wb[u, 0], wb[u + 1, 0]):
+            if wpn[w, WP_BP] == 0:
+                continue
+            bp += wpn[w, WP_BP] * wpn[w, WP_COUNT] * wpn[w, WP_SHOTS]
+            every &= HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
+                + HF_IC * wpn[w, WP_IC]
+            macro &= wpn[w, WP_MW] != NONE or wpn[w, WP_TK] != 0
+            titan &= wpn[w, WP_TK] != 0
+    extra = 0
+    if bp > 0:
+        row = bar.shape[0] - 1  # above the table: its last row (reading)
+        for r in range(bar.shape[0]):
+            if bar[r, BAR_MIN] <= bp <= bar[r, BAR_MAX]:
+                row = r
+                break
+        extra = bar[row, BAR_EXTRA]
+        mod = modifier - (1 if cover and (every & HF_IC) == 0 else 0)
+        i = 0
+        for _ in range(bar[row, BAR_TEMPLATES]):
+            room = 6  # a template holds 3 infantry / light vehicles or 2 armoured vehicles (in halves)
+            taken = 0
+            while i < ne:
+                u = ex[i]
+                t = tu[u, TU_TYPE]
+                if per_template != NONE:
+                    if taken >= per_template:
+                        break
+                else:
+                    if (3 if t == AV else 2) > room:
+                        break
+                    room -= 3 if t == AV else 2
+                taken += 1
+                i += 1
+                infantry = t == INF or t == LV
+                hit, k2 = _to_hit(rs, l, bar[row, BAR_AP] if infantry else bar[row, BAR_AT], mod)
+                nd += k2
+                if hit:
+                    hkind[nh] = KIND_TK if titan else (KIND_MW if macro else (KIND_AP if infantry else KIND_AT))
+                    hflag[nh] = every
+                    hunit[nh] = u
+                    nh += 1
+    # §3.7–§3.10 normal hits, then macro-weapon hits on the survivors, each step's kills placing BMs
+    cs = cover_save if cover else K.NO_ROLL
+    for phase in range(2):
+        k0 = KIND_AP if phase == 0 else KIND_MW
+        k1 = k0 + 1
+        acc[3] = 0
+        nl = 0
+        for i in range(ne):
+            if hp[ex[i] * L + l] > 0:
+                live[nl] = ex[i]
+                cnt[nl] = 0
+                nl += 1
+        for h in range(nh):  # barrage hits land on the unit rolled for
+            if hunit[h] != NONE and (hkind[h] == k0 or hkind[h] == k1):
+                nd += _resolve(rs, l, h, hunit[h], hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc)
+        rem0 = 0
+        rem1 = 0
+        first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
+        for h in range(nh):
+            if hunit[h] != NONE or (hkind[h] != k0 and hkind[h] != k1):
+                continue
+            if hflag[h] & HF_SNIPER:  # to the first Inspiring / Leader / Supreme Commander able, else the first
+                pick = NONE
+                for i in range(nl):
+                    u = live[i]
+                    if _can_take(tu[u, TU_TYPE], hkind[h]):
+                        if pick == NONE:
+                            pick = u
+                        if units[u, K.U_SNIPE]:
+                            pick = u
+                            break
+                if pick != NONE:
+                    nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc)
+                continue
+            if first == NONE:
+                first = hkind[h]
+            if hkind[h] == k0:
+                rem0 += 1
+            else:
+                rem1 += 1
+        p0 = 0  # next pooled hit of each kind
+        p1 = 0
+        while rem0 + rem1 > 0:  # round-robin front to back (TP 1.9.6; TP-FAQ Allocate Hits)
+            least = -1
+            pick = NONE
+            for i in range(nl):
+                t = tu[live[i], TU_TYPE]
+                if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
+                    if least < 0 or cnt[i] < least:
+                        least = cnt[i]
+                        pick = i
+            if pick == NONE:
+                break  # no unit can take what is left: lost
+            t = tu[live[pick], TU_TYPE]
+            take0 = rem0 > 0 and _can_take(t, k0)
+            take1 = rem1 > 0 and _can_take(t, k1)
+            kind = k0 if take0 else k1
+            if take0 and take1:  # the kind with the larger surplus over the units that take only it
+                s0 = rem0
+                s1 = rem1
+                a0 = 0
+                a1 = 0
+                for i in range(nl):
+                    ti = tu[live[i], TU_TYPE]
+                    c0 = _can_take(ti, k0)
+                    c1 = _can_take(ti, k1)
+                    a0 += c0
+                    a1 += c1
+                    if i != pick and cnt[i] == least:
+                        only0 = c0 and not (rem1 > 0 and c1)
+                        only1 = c1 and not (rem0 > 0 and c0)
+                        s0 -= only0
+                        s1 -= only1
+                key0 = s0 * 4096 - a0 * 2  # (surplus, −able, kind is AT) compared in that order
+                key1 = s1 * 4096 - a1 * 2
+                if phase == 0:
+                    key1 += 1
+                if key1 > key0 or (key1 == key0 and first == k1):
+                    kind = k1
+            if kind == k0:
+                while hunit[p0] != NONE or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+                    p0 += 1
+                h = p0
+                p0 += 1
+                rem0 -= 1
+            else:
+                while hunit[p1] != NONE or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                    p1 += 1
+                h = p1
+                p1 += 1
+                rem1 -= 1
+            cnt[pick] += 1
+            nd += _resolve(rs, l, h, live[pick], hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc)
+        _place(rs, l, target, acc[3], was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm)
+    _place(rs, l, target, extra, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm)
+    # §3.11 the break check, once the whole attack is over
+    if not was_broken and _living(hp, fu, fb, target, l) > 0 and _fails_break_test(hp, fu, fb, units, forms, bm,
+                                                                                    target, l):
+        nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
+                     losses_bm, kills, bm, broken)
+    return nh, acc[1], acc[0], nd
+
+
+# -- the turn (docs/epic-turn.md §2) ---------------------------------------------------------------------
+
+@njit(cache=True)
+def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped,
+            wst, n_units, splash, n_forms, losses_bm, kills):
+    """Activation ``k``'s attack at its target, with the target's overwatch cover (TP 1.8.4)."""
+    acts = T[T_ACTS]
+    target = acts[k, A_TARGET]
+    cover = acts[k, A_COVER]
+    cover_save = acts[k, A_COVER_SAVE]
+    if overwatch[target] and not cover and acts[k, A_OW_COVER]:
+        cover = 1
+        cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
+    return shoot_lane(rs, l, acts[k, A_FORM], target, modifier, acts[k, A_IN_RANGE], acts[k, A_EXPOSED], cover,
+                      cover_save, acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_TEMPLATES], T,
+                      scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
+                      splash, n_forms, losses_bm, kills)
+
+
+@njit(cache=True)
+def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
+              n_forms, losses_bm, kills, use_leaders, pflat, prow):
+    """The activations of one trial in lane ``l``, in order (analysis.epic.turn.run_turn_trial up to the
+    assault), counted into ``pflat[prow + ...]``.  Returns (the engage led to an assault, dice rolled)."""
+    L = K.LANES
+    acts = T[T_ACTS]
+    owf = T[T_OWF]
+    overwatch = scr[0:n_forms]
+    for f in range(n_forms):
+        overwatch[f] = T[T_FORMS][f, TF_OVERWATCH]
+    nd = 0
+    assault = False
+    for k in range(acts.shape[0]):
+        f = acts[k, A_FORM]
+        action = acts[k, A_ACTION]
+        acted = False
+        passed = False
+        hits = 0
+        kills_k = 0
+        placed = 0
+        shoots = False
+        hold = False
+        modifier = 0
+        if not broken[f * L + l] and _living(hp, fu, fb, f, l) > 0:  # TP 1.13
+            acted = True
+            overwatch[f] = 0  # acting ends a standing overwatch (TP 1.10)
+            if action == HOLD:
+                passed = True  # declared Hold: no action test (reading)
+                hold = True
+            else:  # the action test (TP 1.6.2, 1.6.3)
+                roll = _d6(rs, l)
+                nd += 1
+                passed = roll - np.int64(bm[f * L + l] > 0) - acts[k, A_RETAIN] >= forms[f, K.F_INIT]
+                if not passed:
+                    bm[f * L + l] += 1
+                    if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
+                        nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
+                                     splash, n_forms, losses_bm, kills, bm, broken)
+                    else:
+                        hold = True
+            if hold:  # the Hold (TP 1.6.1): shoot at modifier 0, move, or regroup
+                if acts[k, A_HOLD] == HOLD_SHOOT and acts[k, A_TARGET] != NONE:
+                    shoots = True
+                    modifier = 0
+                elif acts[k, A_HOLD] == HOLD_REGROUP:
+                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders)
+            elif passed:
+                if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
+                    shoots = True
+                    modifier = TO_HIT_MODIFIER[action]
+                elif action == OVERWATCH:
+                    overwatch[f] = 1
+                elif action == ENGAGE:
+                    assault = True
+                    charger = np.int64(f)
+                    for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
+                        g = owf[i, 0]
+                        if not overwatch[g] or broken[g * L + l] or _living(hp, fu, fb, g, l) == 0:
+                            continue
+                        overwatch[g] = 0
+                        _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
+                                                 AP_AT_AUTO, NONE, T, scr[n_forms:], units, forms, fu, fb, hp, alive,
+                                                 n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
+                                                 losses_bm, kills)
+                        nd += k2
+                    if broken[charger * L + l] or _living(hp, fu, fb, charger, l) == 0 \
+                            or _living(hp, fu, fb, acts[k, A_TARGET], l) == 0:
+                        assault = False  # broken or dead before contact, or nobody to charge (TP 1.13.3)
+            if shoots:
+                hits, kills_k, placed, k2 = _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp,
+                                                    alive, n_words, bm, broken, trapped, wst, n_units, splash,
+                                                    n_forms, losses_bm, kills)
+                nd += k2
+            if passed and action == MARSHAL:  # shoots at −1 with a target, then regroups unless broken
+                if acts[k, A_TARGET] != NONE:
+                    hits, kills_k, placed, k2 = _attack(rs, l, k, -1, overwatch, T, scr, units, forms, fu, fb, hp,
+                                                        alive, n_words, bm, broken, trapped, wst, n_units, splash,
+                                                        n_forms, losses_bm, kills)
+                    nd += k2
+                if not broken[f * L + l]:
+                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders)
+        pflat[prow + acts[k, A_O_ACTED]] += np.int64(acted)
+        pflat[prow + acts[k, A_O_PASSED]] += np.int64(passed)
+        if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)
+            g = acts[k, A_TARGET]
+            alive_g = _living(hp, fu, fb, g, l) > 0
+            brk = broken[g * L + l] != 0
+            after = bm[g * L + l] if alive_g and not brk else 0
+            pflat[prow + acts[k, A_O_BROKEN]] += np.int64(brk and alive_g)
+            pflat[prow + acts[k, A_O_HITS] + min(hits, acts[k, A_N_HITS] - 1)] += 1
+            pflat[prow + acts[k, A_O_KILLS] + min(kills_k, acts[k, A_N_KILLS] - 1)] += 1
+            pflat[prow + acts[k, A_O_BMP] + min(placed, acts[k, A_N_BMP] - 1)] += 1
+            pflat[prow + acts[k, A_O_BMA] + min(after, acts[k, A_N_BMA] - 1)] += 1
+    return assault, nd
