@@ -16,6 +16,7 @@ from .model import CriticalEffect, EpicScenario, UnitProfile, WeaponAbilities
 ATTACKER, DEFENDER = 0, 1
 BC, FF, OUT = 0, 1, 2
 ENGAGED, SUPPORT, NEARBY = 0, 1, 2
+OUTSIDE = 3  # a turn scenario's formation that takes no part in the assault (docs/epic-turn.md §2)
 NO_ROLL = 7  # an attack value or save of "-": no D6 can reach 7
 ENGAGEMENT_CODE = {"bc": BC, "ff": FF, "out": OUT}
 ROLE_CODE = {"engaged": ENGAGED, "support": SUPPORT, "nearby": NEARBY}

@@ -13,11 +13,9 @@ import numpy as np
 from kernels import epic as K
 from kernels import epic_turn as T
 
-from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, SPLASH_MACRO_WEAPON,
+from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, OUTSIDE, NO_ABILITIES, NO_ROLL, OUT, SPLASH_MACRO_WEAPON,
                       SPLASH_NO_SAVE, SPLASH_ORDINARY, SUPPORT, Abilities, CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
-from .shooting import barrage_table, fires_at_ground
-from .turn import OUTSIDE
 from .turn_model import ACTIONS
 
 _KERNEL_LACKS_KINDS = ("self_hit", "lose_character")  # critical kinds the kernel refuses (kernel_unsupported)
@@ -384,6 +382,7 @@ def assault_roles(ct) -> CompiledEpic:
 def turn_tables(ct) -> tuple:
     """The turn tables of kernels/epic_turn.py for a ``CompiledTurn`` (its activations, weapon lines, unit
     types, the barrage table, the count offsets of each activation's results)."""
+    from .shooting import barrage_table, fires_at_ground  # the turn's modules: not imported by assault runs
     c, lay = ct.compiled, ct.compiled.layout
     scenario = c.scenario
     index = {f.name: f.index for f in c.formations}

@@ -12,14 +12,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .compile import ENGAGED, CompiledEpic
+from .compile import ENGAGED, OUTSIDE, CompiledEpic
 from .reference import (Decision, Formation, Log, Trial, assault_snapshot, break_formation, consequences, end_phase,
                         fight, new_trial, regroup_roll, roll_d6, trial_outcome)
 from .outcome import TrialOutcome
 from .shooting import ACTION_TO_HIT, AttackReport, FireOrders, shoot
 from .turn_model import Activation
-
-OUTSIDE = 3  # the per-trial role of a formation that takes no part in the assault
 
 
 @dataclass
