@@ -43,7 +43,7 @@ class FireOrders:
     ``exposed``: target units any shooter can reach, front first (None: all); ``cover``: the
     target is in cover (−1 to hit; its infantry may use ``cover_save``); ``ap_at``: "auto" (the
     heuristic of :func:`choose_fire_type`), "ap" or "at"; ``templates_cover``: target units under
-    each barrage template (None: the default of :func:`units_under_templates`).
+    each barrage template (None: the default of :func:`template_cover`).
     """
 
     modifier: int = 0
@@ -321,11 +321,6 @@ def template_cover(exposed: list[Unit], templates: int, per_template: int | None
     return under
 
 
-def units_under_templates(exposed: list[Unit], templates: int, per_template: int | None) -> list[Unit]:
-    """The units of :func:`template_cover`, without the centre flags."""
-    return [unit for unit, _ in template_cover(exposed, templates, per_template)]
-
-
 def barrage_attacks(unit: Unit, centred: bool) -> int:
     """Attacks a unit under the barrage takes: 1; a war engine under a template's centre ⌈starting DC / 2⌉,
     never more however many templates cover it (TP 3.2.1; TP-FAQ Allocating Hits To War Engines)."""
@@ -501,17 +496,16 @@ def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> Non
         if victim.slot.type == "WE":
             damage_hull(trial, victim, 1, "TP 3.2.4", state.by_side)
             continue
-        if wound(victim):
-            state.report.kills += 1
+        wound(victim)
+        state.report.kills += 1
         trial.say("TP 1.13.4", f"  {victim.label} → destroyed")
     state.converting = False
 
 
-def wound(unit: Unit) -> bool:
-    """A unit that is not a war engine loses its one point of damage capacity: it dies; True."""
+def wound(unit: Unit) -> None:
+    """A unit that is not a war engine loses its one point of damage capacity: it dies."""
     unit.damage_left = 0
     unit.alive = False
-    return True
 
 
 def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHit) -> int:
@@ -525,8 +519,7 @@ def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHi
     return state.first_casualty_markers()
 
 
-def hit_war_engine(trial: Trial, state: AttackState, hit: ShotHit, unit: Unit, damage: int,
-                   cover_save: int | None) -> int:
+def hit_war_engine(trial: Trial, state: AttackState, hit: ShotHit, unit: Unit, damage: int) -> int:
     """One hit (``damage`` points for a titan killer) on a war engine: void shields and power fields stop
     a point each, a shadowfield the hit, with no save and no BM; a disrupt hit that gets through places
     1 BM and its damage none; each point left is saved on its own (a titan killer: only an invulnerable
@@ -536,7 +529,7 @@ def hit_war_engine(trial: Trial, state: AttackState, hit: ShotHit, unit: Unit, d
     points = shields_stop(trial, unit, damage, close_combat=False)
     if not points:
         return 0
-    unsaved = sum(not save_roll(trial, unit, hit, cover_save, state.crossfire) for _ in range(points))
+    unsaved = sum(not save_roll(trial, unit, hit, None, state.crossfire) for _ in range(points))
     if unsaved:
         damage_hull(trial, unit, unsaved, "TP 3.2.2", state.by_side, books=not hit.disrupt)
     return int(hit.disrupt)
@@ -553,7 +546,7 @@ def resolve(trial: Trial, state: AttackState, triples: list[tuple[ShotHit, Unit,
             markers += hit.disrupt and unit.slot.type != "WE" and not unit.slot.expendable
             continue
         if unit.slot.type == "WE":
-            markers += hit_war_engine(trial, state, hit, unit, damage, None)
+            markers += hit_war_engine(trial, state, hit, unit, damage)
             continue
         if hit.disrupt and not unit.slot.expendable:
             markers += 1

@@ -145,7 +145,7 @@ def check_turn(scenario) -> None:
         shoots = act.fires or act.hold == "shoot" or act.action == "overwatch"
         if shoots and act.action != "engage" and not _weapons_fire(scenario, formation):
             raise ValueError(f"{at}.action: {act.formation!r} has no weapon that can fire at ground units, so it "
-                             f"cannot take {act.action!r}" + (f" (or Hold and shoot: set on_fail)" if act.hold == "shoot" else "")
+                             f"cannot take {act.action!r}" + (" (or Hold and shoot: set on_fail)" if act.hold == "shoot" else "")
                              + "; allowed: march, marshal, engage")
         if act.action == "engage":
             if engage_seen:

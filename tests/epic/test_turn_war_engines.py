@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-import pytest
-
 from analysis.epic.reference import new_trial
 from analysis.epic.shooting import (AT, MW, TK, AttackReport, AttackState, FireOrders, ShotHit, add_blast_markers,
                                     allocate_damage, break_check, resolve, shoot)
