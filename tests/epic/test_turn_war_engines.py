@@ -290,3 +290,32 @@ def test_war_engine_turn_runs_traces_and_is_named_for_the_kernel(tmp_path):
     traces = "\n".join(epic.trace(scenario, seed=s) for s in range(6))
     for needle in ("[TP-SR Imperial Void Shields]", "[TP 3.2.2]", "[TP 3.2.3]     critical roll", "[TP 3.2.1]"):
         assert needle in traces, needle
+
+
+def test_titan_killer_damage_dice_and_critical_rolls_epic_shooting_12_9():
+    """§12.9 (TP 3.2.3, 3.2.5): a TK (D3) hit on a war engine does 1, 2, 3 with 1/3 each; TK (D6) has
+    mean 7/2, P(≥ 3) = 2/3, P(6) = 1/6; P(at least one critical | d points to the hull) = 1/6, 11/36,
+    91/216 for d = 1, 2, 3 (a D6 per point, 6 is a critical)."""
+    from analysis.epic.war_engines import damage_hull
+
+    compiled = scenario({"w": warhound(void_shields=0, critical="end_phase_fire")}, [("w", 1)])
+
+    def damage(dice):
+        def run(rng):
+            trial = new_trial(compiled, rng)
+            return titan_killer_damage(trial, tk(dice), trial.units[1])
+        return run
+
+    assert exact_distribution(damage("D3")) == {1: F(1, 3), 2: F(1, 3), 3: F(1, 3)}
+    d6 = exact_distribution(damage("D6"))
+    assert (sum(k * p for k, p in d6.items()), sum(p for k, p in d6.items() if k >= 3), d6[6]) == (F(7, 2), F(2, 3), F(1, 6))
+
+    def criticals(points):
+        def run(rng):
+            trial = new_trial(compiled, rng)
+            trial.damage_sink = lambda unit, n, marker: None
+            damage_hull(trial, trial.units[1], points, "TP 3.2.2", 0)
+            return trial.units[1].criticals > 0
+        return run
+
+    assert [exact_distribution(criticals(d))[True] for d in (1, 2, 3)] == [F(1, 6), F(11, 36), F(91, 216)]
