@@ -16,7 +16,7 @@ from kernels import epic_turn as T
 from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, OUTSIDE, NO_ABILITIES, NO_ROLL, OUT, SPLASH_MACRO_WEAPON,
                       SPLASH_NO_SAVE, SPLASH_ORDINARY, SUPPORT, Abilities, CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
-from .turn_model import ACTIONS
+from .turn_model import ACTIONS, turn_kernel_unsupported as turn_model_unsupported
 
 _KERNEL_LACKS_KINDS = ("self_hit", "lose_character")  # critical kinds the kernel refuses (kernel_unsupported)
 _CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
@@ -440,7 +440,9 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
     """(field, feature) of the first part of a turn scenario the kernel does not simulate yet (the
     reference engine does), or None: war engines (and war-engine keys) anywhere in a turn, and a
     formation with role "support" that acts or is shot at (the kernel fixes who gives supporting fire
-    when the assault is set up, so a support formation broken by the turn would still fire)."""
+    when the assault is set up, so a support formation broken by the turn would still fire), and the
+    weapon lines of ``turn_model.turn_kernel_unsupported`` (dice shots or barrage points, ``macro_weapon``
+    lines, titan-killer damage other than 1, D3 or D6)."""
     c = ct.compiled
     for name, profile in c.scenario.units.items():
         if profile.type == "WE":
@@ -453,6 +455,10 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
         for key in ("formation", "target"):  # (an engage makes its charger and target engaged)
             if getattr(act, key) in support and act.action != "engage":
                 return f"turn[{k}].{key}", "a formation with role = \"support\" that acts or is shot at in a turn"
+    found = turn_model_unsupported(c.scenario)  # weapon lines the turn tables cannot hold yet
+    if found:
+        field, _, feature = found.partition(": ")
+        return field, feature or "this key"
     return None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 from importlib.resources import files
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
@@ -53,6 +53,14 @@ def _check_dice(value):
     return value
 
 
+def _check_titan_killer(value):
+    """Titan-killer damage: true (1), a damage from 1 to 6, or dice such as ``"D3"``, ``"D6+1"`` (TP 3.2.5)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= 6:
+        raise ValueError(f"expected true, a damage from 1 to 6 or a dice expression (\"D3\", \"D6\", "
+                         f"\"D6+1\"), got {value}")
+    return _check_dice(value)
+
+
 class WeaponAbilities(StrictModel):
     """Weapon abilities of a line (TP 2.2.2, 2.2.5, 2.2.6, 2.2.9; TP-SR Eldar Technology).
 
@@ -69,10 +77,7 @@ class WeaponAbilities(StrictModel):
     @field_validator("titan_killer")
     @classmethod
     def _titan_killer_dice(cls, value):
-        if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= 6:
-            raise ValueError(f"expected true, a damage from 1 to 6 or a dice expression (\"D3\", \"D6\", "
-                             f"\"D6+1\"), got {value}")
-        return _check_dice(value)
+        return _check_titan_killer(value)
 
 
 class ExtraAttack(WeaponAbilities):
@@ -166,18 +171,22 @@ class CriticalEffect(StrictModel):
 class WeaponLine(StrictModel):
     """A ranged weapon line of a datasheet, for turns (TP 1.9, 2.2; docs/epic-turn.md §1): to-hit
     values ``ap`` / ``at`` / ``aa`` / ``mw`` (4 = 4+), or barrage points ``bp``; ``count`` weapons
-    of this kind on the unit, ``shots`` each."""
+    of this kind on the unit, ``shots`` each.  ``shots`` and ``bp`` may be dice (``"D3+1"``), rolled
+    per weapon each time it fires (TP 1.9.8: BP dice per weapon); ``titan_killer`` true (1 damage on
+    a war engine) or its damage dice (TP 2.2.9, 3.2.5); ``macro_weapon`` makes a barrage (``bp``) or
+    an AA line a macro-weapon without a direct ``mw`` value (TP 2.2.6)."""
 
     name: str = Field("weapon", min_length=1, max_length=80)
     count: int = Field(1, ge=1, le=20)
-    shots: int = Field(1, ge=1, le=20)
-    range: int = Field(ge=0, le=1000)  # cm
+    shots: int | str = 1
+    range: Annotated[int, Field(ge=0, le=1000)] | Literal["unlimited"]  # cm (documentation: reach is an input)
     ap: int | None = Field(None, ge=2, le=6)
     at: int | None = Field(None, ge=2, le=6)
     aa: int | None = Field(None, ge=2, le=6)
     mw: int | None = Field(None, ge=2, le=6)
-    bp: int | None = Field(None, ge=1, le=30)
-    titan_killer: Literal["D3", "D6"] | bool = False
+    bp: int | str | None = None
+    macro_weapon: bool = False
+    titan_killer: bool | int | str = False
     disrupt: bool = False
     lance: bool = False
     ignore_cover: bool = False
@@ -186,13 +195,32 @@ class WeaponLine(StrictModel):
     slow_firing: bool = False
     sniper: bool = False
 
+    @field_validator("shots", "bp")
+    @classmethod
+    def _dice_count(cls, value):
+        if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= 30:
+            raise ValueError(f"expected a whole number from 1 to 30 or a dice expression (\"D3+1\"), got {value}")
+        return _check_dice(value)
+
+    @field_validator("titan_killer")
+    @classmethod
+    def _titan_killer_dice(cls, value):
+        return _check_titan_killer(value)
+
     @model_validator(mode="after")
     def _fire_values(self):
         if all(v is None for v in (self.ap, self.at, self.aa, self.mw, self.bp)):
             raise ValueError("a weapon line needs at least one of ap, at, aa, mw or bp")
         if self.mw is not None and (self.ap is not None or self.at is not None):
             raise ValueError("a weapon line has either mw or ap/at (a weapon with both is two lines)")
+        if self.macro_weapon and self.bp is None and self.aa is None and self.mw is None:
+            raise ValueError("macro_weapon = true needs bp or aa on the line (a direct macro-weapon gives its mw value)")
         return self
+
+    @property
+    def macro(self) -> bool:
+        """Its hits are macro-weapon hits: an ``mw`` value, the flag, or titan killer (TP 2.2.6, 2.2.9)."""
+        return self.mw is not None or self.macro_weapon or bool(self.titan_killer)
 
 
 class UnitProfile(StrictModel):

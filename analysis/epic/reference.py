@@ -123,6 +123,8 @@ class Trial:
     kills_count: bool = True  # False while supporting fire whose kills do not count (§9.2)
     in_end_phase: bool = False
     compiled: CompiledEpic | None = None  # the scenario it runs (never mutated)
+    # a shooting attack's own booking of damage (docs/epic-turn.md §3.13): set while it resolves
+    damage_sink: Callable[[Unit, int, bool], None] | None = None
 
     def count_damage(self, unit: Unit, points: int, by_side: int | None, kill: bool, marker: bool) -> None:
         """Book ``points`` of damage (or units) lost by ``unit``: kills for ``by_side`` while the fight goes
@@ -130,6 +132,9 @@ class Trial:
         splash from a war engine destroyed by extra hits may still reach the winner); in the end phase,
         BMs on its unbroken formation at once (TP 1.12.5, 1.12.9, 2.1.22, 3.2.2, 3.3.3; TP-FAQ Blast
         Markers; §10.4, §10.7)."""
+        if self.damage_sink is not None:  # a shooting attack books its own kills and BMs
+            self.damage_sink(unit, points, marker)
+            return
         formation = self.formations[unit.slot.formation]
         if self.in_end_phase:
             if not formation.broken:

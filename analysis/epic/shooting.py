@@ -8,19 +8,24 @@ FAQ, TP-SR = its special rules; "reading" marks a choice the Tournament Pack lea
 ``docs/epic-turn.md`` documents it.  Units and formations are the reference engine's per-trial state
 (:mod:`analysis.epic.reference`); every roll and decision goes to ``trial.say``.
 
-War engines are not shot at here yet (void shields, criticals and titan-killer damage are shared
-war-engine steps still to join): the scenario loader refuses a turn that targets one.
+War engines are shot at with the shared steps of :mod:`analysis.epic.war_engines`: allocation in
+blocks of starting DC, titan-killer damage rolled when allocated, shields and fields first, a BM and a
+critical roll per damage point (TP 3.2; docs/epic-turn.md §3.13).  While an attack resolves, the
+trial's ``damage_sink`` books war-engine damage for the attack (kills and BMs), not for an assault.
 """
 from __future__ import annotations
 
 import random
 import tomllib
 from dataclasses import dataclass, field
+from math import ceil
 from functools import cache
 from importlib.resources import files
 
 from .compile import NO_ROLL
+from .dice import Dice, parse_dice
 from .reference import Formation, Trial, Unit, break_formation, roll_d6
+from .war_engines import damage_hull, shields_stop, titan_killer_damage
 
 AP, AT, MW, TK = "AP", "AT", "MW", "TK"
 INFANTRY_TARGETS = ("INF", "LV")  # AP hits (TP 1.9.6, 2.1.9)
@@ -38,7 +43,7 @@ class FireOrders:
     ``exposed``: target units any shooter can reach, front first (None: all); ``cover``: the
     target is in cover (−1 to hit; its infantry may use ``cover_save``); ``ap_at``: "auto" (the
     heuristic of :func:`choose_fire_type`), "ap" or "at"; ``templates_cover``: target units under
-    each barrage template (None: the default of :func:`units_under_templates`).
+    each barrage template (None: the default of :func:`template_cover`).
     """
 
     modifier: int = 0
@@ -72,6 +77,7 @@ class ShotHit:
     lance: bool = False
     ignore_cover: bool = False
     unit: Unit | None = field(default=None, compare=False)  # a barrage hit lands on the unit rolled for
+    titan_killer_damage: Dice = field(default=Dice(0, 6, 1), compare=False)  # on a war engine (TP 3.2.5)
 
 
 # -- dice: to hit and saves (TP 1.9.5, 1.9.6) -------------------------------------------------------
@@ -119,8 +125,8 @@ def save_targets(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bo
 
 def save_roll(trial: Trial, unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool) -> bool:
     """Roll the saves of :func:`save_targets`, then an invulnerable save (unmodified 6+, never
-    re-rolled) after a failed or disallowed one (TP 1.9.6, 2.1.6; TP-FAQ Invulnerable Saves).
-    True when saved."""
+    re-rolled; deflector shield 5+, living metal 4+, as in assaults) after a failed or disallowed one
+    (TP 1.9.6, 2.1.6; TP-SR Tau, Necron Technology; TP-FAQ Invulnerable Saves).  True when saved."""
     targets = save_targets(unit, hit, cover_save, crossfire)
     for attempt, target in enumerate(targets):
         roll = roll_d6(trial.rng)
@@ -131,10 +137,11 @@ def save_roll(trial: Trial, unit: Unit, hit: ShotHit, cover_save: int | None, cr
             return True
     if not targets:
         trial.say("TP 1.9.6", f"  {unit.label}: no save vs this {hit.kind} hit")
-    if unit.slot.invulnerable:
+    on = unit.slot.invulnerable_on
+    if on < NO_ROLL:
         roll = roll_d6(trial.rng)
-        trial.say("TP 2.1.6", f"  {unit.label}: invulnerable save 6+: {roll} → {'saved' if roll >= 6 else 'failed'}")
-        return roll >= 6
+        trial.say("TP 2.1.6", f"  {unit.label}: invulnerable save {on}+: {roll} → {'saved' if roll >= on else 'failed'}")
+        return roll >= on
     return False
 
 
@@ -210,6 +217,28 @@ def choose_fire_type(weapon, exposed: list[Unit], modifier: int, policy: str) ->
     return max(scores)[2]
 
 
+# -- shots and barrage points that are dice ------------------------------------------------------
+
+def roll_amount(trial: Trial, value: int | str, what: str) -> int:
+    """A weapon's shots or barrage points: a number, or dice rolled each time the weapon fires
+    (TP 1.9.8: "roll dice BP per weapon"; DATA shots such as ``D3×``)."""
+    if isinstance(value, int):
+        return value
+    amount = dice_of(value).roll(trial.rng)
+    trial.say("TP 1.9.5", f"{what} {value} → {amount}")
+    return amount
+
+
+@cache
+def dice_of(value: int | str) -> Dice:
+    return parse_dice(value)
+
+
+def titan_killer_dice(weapon) -> Dice:
+    """The damage of the line's titan-killer hits on a war engine: ``true`` is 1 (TP 2.2.9, 3.2.5)."""
+    return dice_of(1 if weapon.titan_killer in (True, False) else weapon.titan_killer)
+
+
 # -- to-hit rolls ---------------------------------------------------------------------------------
 
 def direct_fire(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], orders: FireOrders) -> list[ShotHit]:
@@ -229,11 +258,13 @@ def direct_fire(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit
                         continue
                     value = weapon.ap if kind == AP else weapon.at
                 modifier = orders.modifier - (1 if orders.cover and not weapon.ignore_cover else 0)
-                rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(weapon.shots)]
+                shots = roll_amount(trial, weapon.shots, f"{unit.label} {weapon.name}: shots")
+                rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(shots)]
                 scored = sum(h for h, _ in rolls)
                 trial.say("TP 1.9.5", f"{unit.label} {weapon.name} ({kind}{value}+, modifier {modifier:+d}): "
                                       f"{' '.join('/'.join(map(str, d)) or '-' for _, d in rolls)} → {scored} hit(s)")
-                hits += [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover)] * scored
+                hits += [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover,
+                                 titan_killer_damage=titan_killer_dice(weapon))] * scored
     return hits
 
 
@@ -266,13 +297,15 @@ def barrage_row(bp: int) -> BarrageRow:
 
 def template_capacity(unit: Unit) -> float:
     """Room a unit takes under a template for the default coverage: a template holds 3 infantry or
-    light vehicles or 2 armoured vehicles (reading, docs/epic-turn.md §3.6)."""
-    return 1.5 if unit.slot.type == "AV" else 1.0
+    light vehicles or 2 armoured vehicles, or one war engine under its centre (reading,
+    docs/epic-turn.md §3.6; epic-shooting §10.3)."""
+    return {"AV": 1.5, "WE": 3.0}.get(unit.slot.type, 1.0)
 
 
-def units_under_templates(exposed: list[Unit], templates: int, per_template: int | None) -> list[Unit]:
-    """Target units under the templates, front first: ``per_template`` units each if given, else
-    as many as fit by :func:`template_capacity` (TP 1.9.8 placement; reading, docs/epic-turn.md §3.6)."""
+def template_cover(exposed: list[Unit], templates: int, per_template: int | None) -> list[tuple[Unit, bool]]:
+    """Target units under the templates, front first, each with whether it lies under a template's
+    centre (the first unit a template covers, reading): ``per_template`` units each if given, else as
+    many as fit by :func:`template_capacity` (TP 1.9.8 placement; reading, docs/epic-turn.md §3.6)."""
     under, i = [], 0
     for _ in range(templates):
         room = 3.0
@@ -281,11 +314,17 @@ def units_under_templates(exposed: list[Unit], templates: int, per_template: int
             size = 1.0 if per_template is not None else template_capacity(exposed[i])
             if (per_template is not None and taken >= per_template) or (per_template is None and size > room):
                 break
-            under.append(exposed[i])
+            under.append((exposed[i], taken == 0))
             room -= size
             taken += 1
             i += 1
     return under
+
+
+def barrage_attacks(unit: Unit, centred: bool) -> int:
+    """Attacks a unit under the barrage takes: 1; a war engine under a template's centre ⌈starting DC / 2⌉,
+    never more however many templates cover it (TP 3.2.1; TP-FAQ Allocating Hits To War Engines)."""
+    return ceil(unit.slot.damage_capacity / 2) if unit.slot.type == "WE" and centred else 1
 
 
 def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], orders: FireOrders
@@ -297,42 +336,58 @@ def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], o
     lines = [w for u in firers for w in weapons_of(u) if w.bp is not None]
     if not lines:
         return [], 0
-    bp = sum(w.bp * w.count * w.shots for w in lines)
+    bp = sum(roll_amount(trial, w.bp, f"{w.name}: barrage points")
+             for w in lines for _ in range(w.count) for _ in range(roll_amount(trial, w.shots, f"{w.name}: shots")))
     row = barrage_row(bp)
     every = {name: all(getattr(w, name) for w in lines) for name in ("disrupt", "ignore_cover", "sniper", "lance")}
-    macro = all(w.mw is not None or w.titan_killer for w in lines)
+    macro = all(w.macro for w in lines)
     titan = all(w.titan_killer for w in lines)
     trial.say("TP 1.9.8", f"barrage of {bp} BP{' (above the table: its last row, reading)' if bp > row.bp_max else ''}: "
                           f"{row.templates} template(s), +{row.extra_blast_markers} BM, AP{row.ap}+/AT{row.at}+"
                           f"{', macro-weapon' if macro else ''}")
-    under = units_under_templates(exposed, row.templates, orders.templates_cover)
+    under = template_cover(exposed, row.templates, orders.templates_cover)
     modifier = orders.modifier - (1 if orders.cover and not every["ignore_cover"] else 0)
+    tk_damage = titan_killer_dice(lines[0])  # reading: a titan-killer barrage does its first line's damage
     hits = []
-    for unit in under:
+    for unit, centred in under:
         value = row.ap if unit.slot.type in INFANTRY_TARGETS else row.at
-        hit, dice = roll_to_hit(trial.rng, value, modifier)
-        trial.say("TP 1.9.8", f"  {unit.label} under a template: {value}+ modifier {modifier:+d}: {dice} → "
-                              f"{'hit' if hit else 'miss'}")
-        if hit:
-            kind = TK if titan else MW if macro else (AP if unit.slot.type in INFANTRY_TARGETS else AT)
-            hits.append(ShotHit(kind, every["sniper"], every["disrupt"], every["lance"], every["ignore_cover"], unit))
+        attacks = barrage_attacks(unit, centred)
+        if attacks > 1:
+            trial.say("TP 3.2.1", f"  {unit.label} is under a template's centre: {attacks} attacks (⌈DC/2⌉)")
+        for _ in range(attacks):
+            hit, dice = roll_to_hit(trial.rng, value, modifier)
+            trial.say("TP 1.9.8", f"  {unit.label} under a template: {value}+ modifier {modifier:+d}: {dice} → "
+                                  f"{'hit' if hit else 'miss'}")
+            if hit:
+                kind = TK if titan else MW if macro else (AP if unit.slot.type in INFANTRY_TARGETS else AT)
+                hits.append(ShotHit(kind, every["sniper"], every["disrupt"], every["lance"], every["ignore_cover"],
+                                    unit, tk_damage))
     return hits, row.extra_blast_markers
 
 
 # -- allocation (TP 1.9.6; docs/epic-turn.md §3) ---------------------------------------------------
 
 def allocate(hits: list[ShotHit], units: list[Unit]) -> list[tuple[ShotHit, Unit]]:
+    """:func:`allocate_damage` with every hit doing 1 damage: (hit, unit) pairs."""
+    return [(hit, unit) for hit, unit, _ in allocate_damage(hits, units, lambda hit, unit: 1)]
+
+
+def allocate_damage(hits: list[ShotHit], units: list[Unit], damage_of) -> list[tuple[ShotHit, Unit, int]]:
     """Hits to units front to back, no unit a second hit before every eligible unit has one (TP
     1.9.6); AP and AT pools together, a light vehicle taking the type with the larger surplus over
     the units that can take only that type (TP-FAQ Allocate Hits & Make Saving Throws; reading,
-    docs/epic-turn.md §3.7).  Sniper hits go to a unit the attacker picks: the first Inspiring, Leader or Supreme
-    Commander unit that can take them, else the first (TP 2.1.14; TP-FAQ Sniper).  Hits no unit
-    can take are lost."""
-    pairs = []
+    docs/epic-turn.md §3.7).  A war engine takes a block of hits equal to its starting DC when its
+    turn comes; a titan-killer hit on it counts as the damage ``damage_of(hit, unit)`` rolls at
+    allocation, and the block ends once that reaches its DC, with no spill-over (TP 3.2.1, 3.2.5;
+    epic-shooting §10.4).  Sniper hits go to a unit the attacker picks: the first Inspiring, Leader
+    or Supreme Commander unit that can take them, else the first (TP 2.1.14; TP-FAQ Sniper).  Hits no
+    unit can take are lost.  Returns (hit, unit, damage) triples."""
+    triples = []
     for hit in [h for h in hits if h.sniper]:
         able = [u for u in units if can_take(u, hit.kind)]
         if able:
-            pairs.append((hit, next((u for u in able if u.slot.inspiring or u.slot.leader), able[0])))
+            unit = next((u for u in able if u.slot.inspiring or u.slot.leader), able[0])
+            triples.append((hit, unit, damage_of(hit, unit)))
     pools: dict[str, list[ShotHit]] = {}
     for hit in hits:
         if not hit.sniper:
@@ -342,7 +397,7 @@ def allocate(hits: list[ShotHit], units: list[Unit]) -> list[tuple[ShotHit, Unit
         left = [k for k, pool in pools.items() if pool]
         takers = [u for u in units if any(can_take(u, k) for k in left)]
         if not takers:
-            return pairs
+            return triples
         least = min(count[id(u)] for u in takers)
         unit = next(u for u in takers if count[id(u)] == least)
         kinds = [k for k in left if can_take(unit, k)]
@@ -353,11 +408,18 @@ def allocate(hits: list[ShotHit], units: list[Unit]) -> list[tuple[ShotHit, Unit
                 able = sum(can_take(w, kind) for w in units)
                 return len(pools[kind]) - only, -able, kind == AT
             kinds = [max(kinds, key=surplus)]
-        pairs.append((pools[kinds[0]].pop(0), unit))
+        pool = pools[kinds[0]]
+        block = unit.slot.damage_capacity if unit.slot.type == "WE" else 1
+        taken = 0
+        while pool and taken < block:
+            hit = pool.pop(0)
+            damage = damage_of(hit, unit)
+            triples.append((hit, unit, damage))
+            taken += damage if hit.kind == TK else 1
         count[id(unit)] += 1
 
 
-# -- blast markers, broken targets and casualties (TP 1.9.4, 1.11, 1.13.4, 2.1.22, 2.2.2) -----------
+# -- blast markers, broken targets and casualties (TP 1.9.4, 1.11, 1.13.4, 2.1.22, 2.2.2, 3.2.2) -----
 
 @dataclass
 class AttackState:
@@ -367,14 +429,51 @@ class AttackState:
     broken: bool  # the target was broken when the attack began: its BMs become hits (TP 1.13.4)
     crossfire: bool
     report: AttackReport
+    by_side: int = 0  # the shooter's side (kills it scores)
     first_kill_done: bool = False
     tsknf_leftover: int = 0  # a broken TSKNF target needs 2 would-be BMs per hit (TP-SR TSKNF)
+    damage_markers: int = 0  # BMs from war-engine damage points not yet placed (TP 3.2.2)
+    converting: bool = False  # resolving a broken target's no-save hits: their damage places nothing
+    dead: set = field(default_factory=set)  # ids of units whose death was counted
+    splashed: list = field(default_factory=list)  # other formations that took BMs from a critical's splash
+
+    def first_casualty_markers(self) -> int:
+        """The BMs of a casualty: 1, and 2 for the attack's first in a crossfire (TP 1.11)."""
+        first = self.crossfire and not self.first_kill_done
+        self.first_kill_done = True
+        return 2 if first else 1
+
+    def book_damage(self, trial: Trial, unit: Unit, points: int, marker: bool) -> None:
+        """The trial's ``damage_sink`` during the attack: war-engine damage points (and units a critical's
+        splash destroys) count as kills of the target when a unit dies, and as BMs, one per point: on the
+        target after the save step, at once on another formation (TP 1.9.4, 3.2.2, 3.2.4; TP-FAQ Critical
+        Hits, Blast Markers; reading: a crossfire's extra BM goes with the first point)."""
+        formation = trial.formation_of(unit)
+        if not unit.alive and id(unit) not in self.dead:
+            self.dead.add(id(unit))
+            if formation is self.target:
+                self.report.kills += 1
+        if not marker or self.converting:
+            return
+        if formation is not self.target:
+            if not formation.broken and formation.living:
+                formation.blast_markers += points
+                self.splashed.append(formation)
+                trial.say("TP 3.2.3", f"{formation.name}: +{points} BM (critical-hit splash) → {formation.blast_markers}")
+            return
+        self.damage_markers += points - 1 + self.first_casualty_markers()
+
+    def take_damage_markers(self) -> int:
+        markers, self.damage_markers = self.damage_markers, 0
+        return markers
 
 
 def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> None:
     """Place ``n`` BMs on the target; a broken target takes a no-save hit for each instead (TSKNF:
-    one per 2), front to back, Fearless units immune, and those deaths place nothing (TP 1.9.4,
-    1.13.4, 2.1.3; TP-SR TSKNF; TP-FAQ Blast Markers and Broken Formations; reading, docs/epic-turn.md §3.12)."""
+    one per 2), front to back, Fearless units immune, and those deaths place nothing; on a war engine
+    such a hit is 1 damage that shields do not stop, and it rolls for a critical (TP 1.9.4, 1.13.4,
+    2.1.3, 3.2.4; TP-SR TSKNF; TP-FAQ Blast Markers and Broken Formations, Imperial Void Shields;
+    reading, docs/epic-turn.md §3.12)."""
     if n <= 0:
         return
     target = state.target
@@ -388,23 +487,25 @@ def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> Non
         n, state.tsknf_leftover = divmod(state.tsknf_leftover, 2)
     trial.say("TP 1.13.4", f"{target.name} is broken: {why} gives {n} no-save hit(s) instead of BMs"
                            f"{' (TSKNF: 2 per hit)' if target.tsknf else ''}")
+    state.converting = True
     for _ in range(n):
         victim = next((u for u in target.living if not u.slot.fearless), None)
         if victim is None:
             trial.say("TP 1.13.4", "  no unit can take it")
-            return
-        if wound(victim):
-            state.report.kills += 1
-        trial.say("TP 1.13.4", f"  {victim.label} → {'destroyed' if not victim.alive else f'{victim.damage_left} DC left'}")
+            break
+        if victim.slot.type == "WE":
+            damage_hull(trial, victim, 1, "TP 3.2.4", state.by_side)
+            continue
+        wound(victim)
+        state.report.kills += 1
+        trial.say("TP 1.13.4", f"  {victim.label} → destroyed")
+    state.converting = False
 
 
-def wound(unit: Unit) -> bool:
-    """One point of damage to a shooting target's unit: it dies (war engines are not shot at in a turn
-    yet, docs/epic-turn.md); True if it died."""
-    unit.damage_left -= 1
-    if unit.damage_left == 0:
-        unit.alive = False
-    return not unit.alive
+def wound(unit: Unit) -> None:
+    """A unit that is not a war engine loses its one point of damage capacity: it dies."""
+    unit.damage_left = 0
+    unit.alive = False
 
 
 def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHit) -> int:
@@ -415,42 +516,61 @@ def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHi
         return 0
     if unit.slot.expendable and not all(u.slot.expendable for u in state.target.units):
         return 0
-    if state.crossfire and not state.first_kill_done:
-        state.first_kill_done = True
-        return 2
-    state.first_kill_done = True
-    return 1
+    return state.first_casualty_markers()
 
 
-def resolve(trial: Trial, state: AttackState, pairs: list[tuple[ShotHit, Unit]], cover_save: int | None,
+def hit_war_engine(trial: Trial, state: AttackState, hit: ShotHit, unit: Unit, damage: int) -> int:
+    """One hit (``damage`` points for a titan killer) on a war engine: void shields and power fields stop
+    a point each, a shadowfield the hit, with no save and no BM; a disrupt hit that gets through places
+    1 BM and its damage none; each point left is saved on its own (a titan killer: only an invulnerable
+    save, per point); unsaved points go to the hull, each −1 DC, +1 BM and a critical roll (TP 2.2.2,
+    3.2.2–3.2.5; TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology; TP-FAQ Disrupt,
+    Invulnerable Saves; epic-shooting §13 Q11).  Returns the BMs of the disrupt hit."""
+    points = shields_stop(trial, unit, damage, close_combat=False)
+    if not points:
+        return 0
+    unsaved = sum(not save_roll(trial, unit, hit, None, state.crossfire) for _ in range(points))
+    if unsaved:
+        damage_hull(trial, unit, unsaved, "TP 3.2.2", state.by_side, books=not hit.disrupt)
+    return int(hit.disrupt)
+
+
+def resolve(trial: Trial, state: AttackState, triples: list[tuple[ShotHit, Unit, int]], cover_save: int | None,
             name: str) -> None:
-    """Saves for one allocation, casualties removed, then the BMs for its kills and disrupt hits
-    (TP 1.9.4, 1.9.6, 2.2.2).  Hits on a unit already destroyed are lost."""
+    """Saves for one allocation, casualties removed, then the BMs for its kills, war-engine damage and
+    disrupt hits (TP 1.9.4, 1.9.6, 2.2.2, 3.2.2).  Hits on a unit already destroyed are lost."""
     markers = 0
-    for hit, unit in pairs:
-        if hit.disrupt and not unit.slot.expendable:
-            markers += 1
+    for hit, unit, damage in triples:
         if not unit.alive:
             trial.say("TP 1.9.6", f"  {unit.label}: already destroyed, {hit.kind} hit lost")
+            markers += hit.disrupt and unit.slot.type != "WE" and not unit.slot.expendable
             continue
+        if unit.slot.type == "WE":
+            markers += hit_war_engine(trial, state, hit, unit, damage)
+            continue
+        if hit.disrupt and not unit.slot.expendable:
+            markers += 1
         saves = cover_save if unit.slot.type == "INF" else None
         if save_roll(trial, unit, hit, saves, state.crossfire):
             continue
-        if wound(unit):
-            state.report.kills += 1
-            markers += kill_blast_markers(trial, state, unit, hit)
-            trial.say("TP 1.9.6", f"  {unit.label} destroyed")
-    if pairs:
-        add_blast_markers(trial, state, markers, f"{name}: kills and disrupt hits")
+        wound(unit)
+        state.dead.add(id(unit))
+        state.report.kills += 1
+        markers += kill_blast_markers(trial, state, unit, hit)
+        trial.say("TP 1.9.6", f"  {unit.label} destroyed")
+    markers += state.take_damage_markers()
+    if triples:
+        add_blast_markers(trial, state, markers, f"{name}: kills, war-engine damage and disrupt hits")
 
 
 def break_check(trial: Trial, target: Formation, was_broken: bool) -> bool:
-    """After the whole attack: broken when BMs ≥ units (TSKNF: 2 per unit); BMs removed and the
-    formation withdraws (TP 1.9.7, 1.13.2, 1.13.3).  True when it broke now."""
+    """After the whole attack: broken when BMs ≥ units, a war engine counting its starting DC (TSKNF:
+    2 per unit); its BMs are removed and it withdraws (TP 1.9.7, 1.13.2, 1.13.3, 3.2.4).  True when it
+    broke now."""
     if was_broken or not target.living:
         return False
     if not target.fails_break_test():
-        trial.say("TP 1.9.7", f"{target.name}: {target.blast_markers} BM(s), {len(target.living)} unit(s): holds")
+        trial.say("TP 1.9.7", f"{target.name}: {target.blast_markers} BM(s), break point {target.size}: holds")
         return False
     break_formation(trial, target, "TP 1.9.7", withdraws=True)
     return True
@@ -461,8 +581,9 @@ def break_check(trial: Trial, target: Formation, was_broken: bool) -> bool:
 def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, orders: FireOrders) -> AttackReport:
     """One shooting attack (TP 1.9.3 order): suppression, +1 BM for coming under fire, to-hit
     rolls and the barrage, non-MW hits allocated and saved, then MW/TK hits on the survivors, BMs
-    for kills, the barrage's extra BMs, and the break check once the attack is over (TP 1.9.2–1.9.8,
-    2.2.6; readings of docs/epic-turn.md §3).  ``weapons_of(unit)`` gives a unit's weapon lines."""
+    for kills and war-engine damage, the barrage's extra BMs, and the break check once the attack is
+    over (TP 1.9.2–1.9.8, 2.2.6, 3.2; readings of docs/epic-turn.md §3).  ``weapons_of(unit)`` gives a
+    unit's weapon lines."""
     report = AttackReport()
     if shooter.broken or not shooter.living:
         trial.say("TP 1.13", f"{shooter.name} is broken or destroyed: no shooting")
@@ -473,22 +594,33 @@ def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, order
         trial.say("TP-FAQ Place Blast Marker", "no unit can fire: no attack, no blast marker")
         return report
     report.fired = True
-    state = AttackState(target, target.broken, orders.crossfire, report)
-    add_blast_markers(trial, state, 1, "coming under fire")
-    exposed = target.living[:orders.exposed] if orders.exposed is not None else target.living
-    direct = direct_fire(trial, firers, weapons_of, exposed, orders)
-    templates, extra = barrage(trial, firers, weapons_of, exposed, orders)
-    report.hits = len(direct) + len(templates)
-    if orders.crossfire:
-        trial.say("TP 1.11", "crossfire: −1 to every save, the first kill places 2 BMs")
-    for name, kinds in (("normal hits", (AP, AT)), ("macro-weapon hits", (MW, TK))):
-        living = [u for u in exposed if u.alive]
-        pairs = [(h, h.unit) for h in templates if h.kind in kinds]
-        pairs += allocate([h for h in direct if h.kind in kinds], living)
-        if pairs:
-            trial.say("TP 2.2.6" if kinds == (MW, TK) else "TP 1.9.6",
-                      f"{name}: " + ", ".join(f"{h.kind}→{u.label}" for h, u in pairs))
-        resolve(trial, state, pairs, orders.cover_save if orders.cover else None, name)
-    add_blast_markers(trial, state, extra, "barrage extra BMs")
+    state = AttackState(target, target.broken, orders.crossfire, report, by_side=shooter.side)
+    trial.damage_sink = lambda unit, points, marker: state.book_damage(trial, unit, points, marker)
+    try:
+        add_blast_markers(trial, state, 1, "coming under fire")
+        exposed = target.living[:orders.exposed] if orders.exposed is not None else target.living
+        direct = direct_fire(trial, firers, weapons_of, exposed, orders)
+        templates, extra = barrage(trial, firers, weapons_of, exposed, orders)
+        report.hits = len(direct) + len(templates)
+        if orders.crossfire:
+            trial.say("TP 1.11", "crossfire: −1 to every save, the first kill places 2 BMs")
+
+        def damage_of(hit, unit):
+            return titan_killer_damage(trial, hit, unit) if hit.kind == TK else 1
+
+        for name, kinds in (("normal hits", (AP, AT)), ("macro-weapon hits", (MW, TK))):
+            living = [u for u in exposed if u.alive]
+            triples = [(h, h.unit, damage_of(h, h.unit)) for h in templates if h.kind in kinds]
+            triples += allocate_damage([h for h in direct if h.kind in kinds], living, damage_of)
+            if triples:
+                trial.say("TP 2.2.6" if kinds == (MW, TK) else "TP 1.9.6",
+                          f"{name}: " + ", ".join(f"{h.kind}{f'({d})' if d > 1 else ''}→{u.label}"
+                                                  for h, u, d in triples))
+            resolve(trial, state, triples, orders.cover_save if orders.cover else None, name)
+        add_blast_markers(trial, state, extra, "barrage extra BMs")
+    finally:
+        trial.damage_sink = None
     report.target_broke = break_check(trial, target, state.broken)
+    for formation in dict.fromkeys(state.splashed):
+        break_check(trial, formation, False)
     return report

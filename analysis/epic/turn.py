@@ -56,12 +56,26 @@ def action_test(trial: Trial, formation: Formation, act: Activation) -> bool:
 
 
 def regroup(trial: Trial, formation: Formation) -> None:
-    """Remove BMs = the higher of 2D6 + 1 per Leader (Marines: 2), at most those held (TP 1.13.1, 2.1.8)."""
+    """Regroup points = the higher of 2D6 + 1 per Leader (Marines: 2) (TP 1.13.1, 2.1.8).  They remove
+    BMs first; the points left repair void shields that are down, front war engine first (TP-SR
+    Imperial Void Shields: a free split, shared among the formation's war engines; reading, the
+    policy of docs/epic-turn.md §2: BMs first).  Power fields never come back (TP-SR Power Fields)."""
     leaders = sum(u.slot.leader for u in formation.living) if trial.rules.leaders else 0
     per_leader = 2 if formation.tsknf else 1
-    removed = regroup_roll(trial.rng, formation.blast_markers, per_leader * leaders)
+    down = [u for u in formation.living if u.void_shields < u.slot.void_shields]
+    missing = sum(u.slot.void_shields - u.void_shields for u in down)
+    points = regroup_roll(trial.rng, formation.blast_markers + missing, per_leader * leaders)
+    removed = min(points, formation.blast_markers)
     formation.blast_markers -= removed
     trial.say("TP 1.13.1", f"{formation.name} regroups: {removed} BM(s) removed → {formation.blast_markers}")
+    repairs = points - removed
+    for unit in down:
+        repaired = min(repairs, unit.slot.void_shields - unit.void_shields)
+        if repaired:
+            unit.void_shields += repaired
+            repairs -= repaired
+            trial.say("TP-SR Imperial Void Shields", f"{unit.label}: {repaired} void shield(s) repaired with the "
+                                                     f"points left → {unit.void_shields}")
 
 
 OVERWATCH_COVER_SAVE = 5  # infantry on overwatch in the open (TP 1.8.4)

@@ -37,6 +37,7 @@ class CompiledTurn:
 
 def compile_turn(scenario) -> CompiledTurn:
     """Compile the formations as for an assault and add the turn's count slots."""
+    from .shooting import dice_of
     from .turn import unit_weapons  # the turn engine: not imported by assault runs, which only call refuse_turn
 
     compiled = compile_scenario(scenario)
@@ -50,12 +51,13 @@ def compile_turn(scenario) -> CompiledTurn:
         lay.add(p + "test_passed")
         if act.may_shoot:
             shooter, target = slots[act.formation], slots[act.target]
-            direct = sum(w.count * w.shots for i in shooter.units for w in weapons[i] if w.bp is None)
-            hits = direct + len(target.units)
+            direct = sum(w.count * dice_of(w.shots).maximum for i in shooter.units for w in weapons[i] if w.bp is None)
+            hits = direct + target.size  # barrage: one roll per unit, ⌈DC/2⌉ for a war engine (TP 3.2.1)
             lay.add(p + "target_broken")
             lay.add(p + "hits", hits + 1)
             lay.add(p + "kills", len(target.units) + 1)
-            lay.add(p + "blast_markers_placed", 1 + 2 * len(target.units) + hits + 5)
+            # under fire, a kill or damage point each (crossfire: +1), disrupt hits, barrage extras
+            lay.add(p + "blast_markers_placed", 1 + 2 * target.size + hits + 5)
             lay.add(p + "target_blast_markers_after", target.blast_markers + 2 * target.size + 2)
     return CompiledTurn(compiled, weapons)
 

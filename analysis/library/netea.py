@@ -136,14 +136,8 @@ def _mount_count(mount: dict, notes: list[str], weapon_name: str) -> int:
 
 def _assault_modes(weapon: dict, is_we: bool, notes: list[str]) -> list[dict]:
     """The weapon's (bc) and (15cm) modes that apply in an assault, one per 'or' alternative group."""
-    groups: list[list[dict]] = []
-    for mode in weapon["modes"]:
-        if mode["boolean"] == "or" and groups:
-            groups[-1].append(mode)
-        else:
-            groups.append([mode])
     chosen = []
-    for group in groups:
+    for group in _mode_groups(weapon):
         modes = [m for m in group if m["range_kind"] in ("base_contact", "firefight")]
         ranges = {m["range_kind"] for m in modes}
         # A bc and a (15cm) alternative never apply together to a unit that is not a war engine.
@@ -156,6 +150,75 @@ def _assault_modes(weapon: dict, is_we: bool, notes: list[str]) -> list[dict]:
 
 
 ABILITIES = ("macro_weapon", "titan_killer", "lance", "ignore_cover", "disrupt")
+RANGED_KINDS = ("ranged", "unlimited")  # modes that shoot in a turn; "none": weapon mounts, spacecraft attacks
+FIRE_VALUES = ("ap", "at", "aa", "mw", "bp")
+LINE_FLAGS = {"disrupt": "disrupt", "lance": "lance", "ignore_cover": "ignore_cover", "indirect_fire": "indirect",
+              "single_shot": "single_shot", "slow_firing": "slow_firing", "sniper": "sniper"}
+NOT_TURN_KEYS = {"guided_missile": "guided missile (fires only at a formation marked by markerlights, TP-SR Tau "
+                                   "Technology): not modelled, the line fires like any other",
+                 "directed": "directed (fires through a spotter's line of fire, TP-SR Directed): not modelled, "
+                             "reach is a scenario input"}
+
+
+def _mode_groups(weapon: dict) -> list[list[dict]]:
+    """The weapon's modes grouped by their 'or' links: one group per mode that fires on its own
+    (TP-FAQ Unit Datasheets: "or" modes are alternatives, "and" modes all fire)."""
+    groups: list[list[dict]] = []
+    for mode in weapon["modes"]:
+        if mode["boolean"] == "or" and groups:
+            groups[-1].append(mode)
+        else:
+            groups.append([mode])
+    return groups
+
+
+def _ranged_line(weapon: dict, mode: dict, count: int, notes: list[str]) -> dict:
+    """One ``weapons`` line of the turn format from a ranged NetEA mode (epic-shooting §1.1 mapping):
+    to-hit values, shots, barrage points, and the abilities; titan killer ``1`` is ``true``."""
+    parsed = mode["parsed"]
+    line = {"name": weapon["name"], "count": count, "shots": parsed.get("shots", 1),
+            "range": mode["range_cm"] if mode["range_kind"] == "ranged" else "unlimited",
+            **{k: parsed[k] for k in FIRE_VALUES if k in parsed},
+            **{key: True for flag, key in LINE_FLAGS.items() if parsed.get(flag)}}
+    tk = parsed.get("titan_killer")
+    if tk is not None:
+        line["titan_killer"] = True if tk == 1 else tk
+    if parsed.get("macro_weapon") and "mw" not in parsed and tk is None:
+        if "bp" in parsed or "aa" in parsed:
+            line["macro_weapon"] = True
+        else:
+            notes.append(f"{weapon['name']}: the macro-weapon rule of its {mode['firepower']} line is not modelled "
+                         "(its hits are ordinary hits)")
+    for flag, why in NOT_TURN_KEYS.items():
+        if parsed.get(flag):
+            notes.append(f"{weapon['name']}: {why}")
+    return line
+
+
+def _ranged_lines(weapon: dict, count: int, notes: list[str]) -> list[dict]:
+    """The ``weapons`` lines of one weapon mount: every ranged mode that fires ("and" modes each a
+    line).  Alternatives ("or") that differ only in AP / AT / AA values become one line with a choice
+    per weapon (TP 1.9.5); other alternatives keep the first, with a note."""
+    lines = []
+    for group in _mode_groups(weapon):
+        modes = [m for m in group if m["range_kind"] in RANGED_KINDS]
+        if not modes:
+            continue
+        mode = modes[0]
+        if len(modes) > 1:
+            values = [{k: v for k, v in m["parsed"].items() if k in ("ap", "at", "aa")} for m in modes]
+            rest = [{k: v for k, v in m["parsed"].items() if k not in ("ap", "at", "aa")} for m in modes]
+            keys = [k for v in values for k in v]
+            if all(r == rest[0] for r in rest) and all(values) and len(keys) == len(set(keys)):
+                mode = dict(mode, parsed=rest[0] | {k: v for v in values for k, v in v.items()},
+                            range_cm=max(m["range_cm"] or 0 for m in modes))
+                notes.append(f"{weapon['name']}: its alternative modes "
+                             f"{' or '.join(m['firepower'] for m in modes)} are one line, AP/AT/AA chosen per weapon")
+            else:
+                notes.append(f"{weapon['name']}: alternative ranged modes, the first ({mode['range']} "
+                             f"{mode['firepower']}) is used")
+        lines.append(_ranged_line(weapon, mode, count, notes))
+    return lines
 
 
 def _abilities(parsed: dict) -> dict:
@@ -235,15 +298,18 @@ def convert(unit_id: str):
             unsupported.append(UnsupportedRule(rule, "unit", _reason(rule)))
 
     extra: list[dict] = []
+    ranged: list[dict] = []
     own: dict[str, dict] = {}  # abilities of the unit's own CC / FF attack, by profile key
     for mount in unit["weapons"]:
         weapon = weapons()[mount["weapon_id"]]
         modes = _assault_modes(weapon, utype == "WE", notes)
-        if not modes:
+        fires = any(m["range_kind"] in RANGED_KINDS for m in weapon["modes"])
+        if not modes and not fires:
             continue
         count = _mount_count(mount, notes, weapon["name"])
         if count == 0:
             continue
+        ranged += _ranged_lines(weapon, count, notes)
         for mode in modes:
             parsed = mode["parsed"]
             abilities = _abilities(parsed)
@@ -283,7 +349,11 @@ def convert(unit_id: str):
     if unit_id in maps["notes_not_modelled"]:
         notes.append(maps["notes_not_modelled"][unit_id])
     speed = 0 if landed or unit["move_class"] == "Immobile" else unit["speed_cm"]
-    data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra, **own)
+    if unit["notes"] and unit["notes"].startswith("One unit in every two"):
+        notes.append(f"{unit['notes']} The weapon line is on every unit: the engine cannot share one weapon "
+                     "between two units (TP-FAQ Imperial Guard Forces); give half as many in a scenario profile")
+    data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra,
+                weapons=ranged, **own)
     data.update({k: v for k, v in fields.items() if v is not None})
     if utype == "WE":
         data["damage_capacity"] = unit["damage_capacity"]

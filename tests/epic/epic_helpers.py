@@ -5,6 +5,7 @@ as fixtures by conftest.py).
   draws (``random``) in order and raises :class:`OutOfDice` when the script runs out;
 * ``exact_distribution(fn)``: the exact distribution of ``fn(rng)`` over every dice sequence it can
   consume (depth-first over scripted prefixes), as ``{result: Fraction}``;
+* ``exact_by_faces(fn, faces)``: the same over D6 faces standing for classes of faces;
 * ``build(units, formations, **top)``: a compiled scenario from plain dicts;
 * ``compare_results(a, b)``: every leaf of two results compared at ``SIGMAS`` standard errors (two
   engines, or two stream layouts), returning the differences found.
@@ -151,3 +152,23 @@ def compare_results(kernel, reference, distribution_values: bool = True) -> list
         else:
             raise TypeError(f"{where}: unexpected leaf {leaf!r}")
     return failures
+
+
+def exact_by_faces(fn, faces: dict[int, Fraction]) -> dict:
+    """Like the ``exact`` fixture, but each D6 takes only the representative ``faces`` (a face
+    standing for a class of faces with the class's probability).  Valid only when every threshold
+    the dice meet lies on a class boundary; each caller says why its classes are exact."""
+    assert sum(faces.values()) == 1
+    distribution: dict = {}
+    stack = [((), Fraction(1))]
+    while stack:
+        prefix, p = stack.pop()
+        try:
+            result = fn(ScriptedRandom(prefix))
+        except OutOfDice as need:
+            assert (need.low, need.high) == (1, 6)
+            stack += [(prefix + (face,), p * w) for face, w in faces.items()]
+            continue
+        distribution[result] = distribution.get(result, 0) + p
+    assert sum(distribution.values()) == 1
+    return distribution

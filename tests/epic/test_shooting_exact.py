@@ -15,27 +15,7 @@ from analysis.epic.reference import new_trial
 from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, choose_fire_type,
                                     roll_to_hit, save_roll, shoot)
 
-from epic_helpers import OutOfDice, ScriptedRandom, build
-
-
-def exact_by_faces(fn, faces: dict[int, F]) -> dict:
-    """Like the ``exact`` fixture, but each D6 takes only the representative ``faces`` (a face
-    standing for a class of faces with the class's probability).  Valid only when every threshold
-    the dice meet lies on a class boundary; each caller says why its classes are exact."""
-    assert sum(faces.values()) == 1
-    distribution: dict = {}
-    stack = [((), F(1))]
-    while stack:
-        prefix, p = stack.pop()
-        try:
-            result = fn(ScriptedRandom(prefix))
-        except OutOfDice as need:
-            assert (need.low, need.high) == (1, 6)
-            stack += [(prefix + (face,), p * w) for face, w in faces.items()]
-            continue
-        distribution[result] = distribution.get(result, 0) + p
-    assert sum(distribution.values()) == 1
-    return distribution
+from epic_helpers import ScriptedRandom, build, exact_by_faces
 
 
 def mean(distribution):

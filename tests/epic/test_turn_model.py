@@ -87,9 +87,12 @@ def test_bad_turns_give_one_clear_line_and_exit_2(tmp_path, case):
     assert result.stdout == ""
 
 
-def test_war_engine_target_is_refused_for_now(tmp_path):
-    """War-engine shooting steps are not joined yet: a turn shooting at one is one clear error."""
+@pytest.mark.parametrize("rule", ["holofield", "knight-shield"])
+def test_target_whose_save_shooting_lacks_is_refused(tmp_path, rule):
+    """docs/epic-turn.md §1: holofield and knight-shield saves are modelled in assaults only, so a turn
+    shooting at such a unit is one clear error naming the field (TP-SR Eldar, Knight Technology)."""
     text = TEXT.replace('[units.boyz]\ntype = "INF"\narmour = 6',
-                        '[units.boyz]\ntype = "WE"\ndamage_capacity = 3\narmour = 6')
+                        f'[units.boyz]\ntype = "WE"\ndamage_capacity = 3\nspecial = ["{rule}"]\narmour = 6')
     result, _ = _cli(tmp_path, text)
-    assert result.exit_code == 2 and "war engines cannot be shot at in a turn yet" in result.stderr
+    assert result.exit_code == 2 and "turn[0].target" in result.stderr and rule in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
