@@ -55,8 +55,15 @@ def _roles(data: dict) -> dict[str, str]:
     roles = {name: f.get("role", "engaged") for name, f in data["formations"].items()}
     if "turn" not in data:
         return roles
-    engage = next(((e["formation"], e.get("target")) for e in data["turn"].values() if e["action"] == "engage"), ())
-    return {name: "engaged" if name in engage else ("outside" if role == "engaged" else role)
+    engage = next((e for e in data["turn"].values() if e["action"] == "engage"), None)
+    if engage is None:
+        return dict.fromkeys(roles, "outside")
+    charger, formations = engage["formation"], data["formations"]
+    if "target" in engage:
+        fighting = {charger, engage["target"]}
+    else:  # a result stored before the JSON named the charge's target: the charger and every enemy formation
+        fighting = {charger} | {n for n, f in formations.items() if f["side"] != formations[charger]["side"]}
+    return {name: "engaged" if name in fighting else ("outside" if role == "engaged" else role)
             for name, role in roles.items()}
 
 
