@@ -108,7 +108,7 @@ class CompileNotice(event.Listener):
         if self.printed or module not in KERNEL_COMPILES:
             return
         what, duration = KERNEL_COMPILES[module]
-        print(f"compiling {what} for this kind of scenario, once ({duration}; later runs load it from the "
+        print(f"compiling {what}, once ({duration}; later runs load it from the "
               f"cache in {os.environ.get('NUMBA_CACHE_DIR', 'the Numba cache')})…", file=self.stream, flush=True)
         self.printed = True
 
