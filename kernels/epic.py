@@ -50,13 +50,18 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # save's target (6 invulnerable, 5 deflector, 4 living metal; NO_ROLL none) and U_INV_DEG once a critical has
 # taken the deflector shield away, U_CRIT its critical kind (CRIT_*), U_CRIT_DMG the points it does,
 # U_CRIT_THEN a degraded unit's later kind, U_COVER its cover save, U_REGEN regeneration, U_SPLASH_ON the D6 a
-# splash hits on when a critical destroys it (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
-# 1 macro-weapon, 3 no save), U_HOLO_LOST its degrade critical takes the holofield away.
+# critical's splash hits on (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
+# 1 macro-weapon, 2 titan killer (1), 3 no save; a self_hit critical's hits on itself too), U_HOLO_LOST its
+# degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
+# its losses do; 0 for an Automaton), U_NO_KILLS its losses are no kills (Automata), U_AUTOMATON it may save
+# a broken formation's no-save hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage
+# critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits.
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
     U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE, \
     U_VOID, U_PF_FIX, U_PF_D3, U_PF_D6, U_SHADOW, U_HOLO, U_KNIGHT, U_INV_ON, U_INV_DEG, U_CRIT, U_CRIT_DMG, \
-    U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST = range(40)
-U_COLS = 40
+    U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST, U_DISRUPT_BM, U_NO_KILLS, \
+    U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON = range(47)
+U_COLS = 47
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
 # S_BC: the unit is engaged bc (uses S_VC while in contact).  S_REACH: where the row's hits may land while
 # the unit is in contact: REACH_ANY (every directly engaged enemy unit), or for a war engine's rows (TP 3.1.2)
@@ -70,7 +75,7 @@ S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH, S_FF_VC, S_LANCE, S_IC, S
     S_TK_PLUS, S_SUPPORT, S_DVC, S_DVN = range(18)
 S_COLS = 18
 # Critical kinds (docs/epic-engine.md §10.4), U_CRIT.
-CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE = range(6)
+CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE, CRIT_SELF_HIT = range(7)
 REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
 # Source groups (rows of the source table are sorted by group): side * 3 + step.
 # Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
@@ -471,7 +476,7 @@ def _snipe_lane(rs, l, side, hits, hs, units, alive, masks, base, n_words):
 
 @njit(cache=True)
 def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive, n_words, wst, n_units, mode,
-                   splashes, splash, n_forms, losses_bm, kills, bm, broken):
+                   splashes, splash, n_forms, losses_bm, kills, bm, broken, stk):
     """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2; a war engine's damage rolls for criticals,
     booked as ``mode`` says, spec §10.4).  Returns the dice rolled for criticals and splashes."""
     p = _at(trapped, f)
@@ -486,11 +491,8 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
             if speed_zero_die and _at(units, u * U_COLS + U_SPEED0) and _at(units, u * U_COLS + U_ENG) != OUT:
                 kill = True
             elif _at(units, u * U_COLS + U_WE):  # 1 damage per enemy unit within 15 cm, no save (TP 3.2.4)
-                _, _, k2 = _hull_lane(rs, l, u, we_damage, True, units, hp, wst, n_units, alive, n_words)
-                nd += k2
-                if splashes:
-                    nd += _splash_lane(rs, l, mode, 0, units, hp, wst, n_units, alive, n_words, splash, fu, fb,
-                                       n_forms, losses_bm, kills, bm, broken)
+                nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, we_damage, mode, 0, units, hp, wst, n_units, alive,
+                                       n_words, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
             elif p > 0.0:
                 kill = _uniform(rs, l) < p
             if kill:
@@ -501,13 +503,28 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 
 # -- war-engine rules, lane by lane (scenarios with R_WE; docs/epic-engine.md §10, cited as spec §10.n; the
 # reference engine's steps are analysis/epic/war_engines.py).  Per-unit state rows of ``wst``:
-# [(row * n_units + u) * LANES + lane].  W_SPLASH: destroyed by a critical, its splash not resolved yet.
-W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_SPLASH = range(8)
+# [(row * n_units + u) * LANES + lane].  W_DIED: when it was destroyed (a number that grows with each death in
+# the block; splash victims are the units living when a splash reaches their formation).
+W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED = range(8)
 W_ROWS = 8
 # Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
 # it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
-# (BMs on the unit's unbroken formation).
+# (BMs on the unit's unbroken formation; critical effects wait for the next end phase).
 BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE = range(3)
+# Damage with its consequences (_we_resolve_lane) starts from a hit (shields and saves first), from points on
+# the hull, or from a critical's splash.  It runs the reference engine's nested steps (a critical's effect at
+# once, before the next point: TP 3.2.3) on an explicit stack ``stk``: stk[0] the death counter, then frames of
+# FRAME ints (kind, unit, a, b, c, d): T_HULL (a points left, b 1 if they place BMs), T_FURTHER (an extra_damage
+# critical's further D6), T_SELF (a self-hit D6 left), T_SPLASH (a formation, b its next unit, c victims left
+# there, d the death counter when its victims were chosen).  A run holds at most 1 + 2 × the damage capacity
+# of all units frames (each frame past the first comes from a critical, each critical from a point of damage);
+# the stack has room for WE_STACK_FRAMES per unit (analysis/epic/engine.py refuses a scenario that needs more).
+E_HIT, E_HULL, E_SPLASH = range(3)
+T_HULL, T_FURTHER, T_SELF, T_SPLASH = range(4)
+FRAME = 6
+WE_STACK_FRAMES = 40
+# A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
+H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
 
 
 @njit(cache=True)
@@ -540,7 +557,7 @@ def _we_start_lane(rs, l, units, wst, n_units):
         _wput(wst, W_VOID, u, l, n_units, _at(units, u * U_COLS + U_VOID))
         _wput(wst, W_FIELD, u, l, n_units, fields)
         _wput(wst, W_SHADOW, u, l, n_units, _at(units, u * U_COLS + U_SHADOW))
-        for row in (W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_SPLASH):
+        for row in (W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED):
             _wput(wst, row, u, l, n_units, 0)
     return nd
 
@@ -548,25 +565,26 @@ def _we_start_lane(rs, l, units, wst, n_units):
 @njit(cache=True)
 def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, broken):
     """Book ``points`` of damage done to unit ``u`` in lane ``l`` (``markers`` of them placing BMs if its
-    formation wins): losses until the end phase, and in the fight kills for the other side (times ``ck``: 0
-    for supporting fire whose kills do not count); in the end phase, BMs on its unbroken formation (spec
-    §6.4, §10.4, §10.6, §10.7)."""
+    formation wins, an Automaton's none): losses until the end phase, and in the fight kills for the other side
+    (times ``ck``: 0 for supporting fire whose kills do not count; none for Automata); in the end phase, BMs on
+    its unbroken formation (spec §6.4, §10.4, §10.6, §10.7; TP-SR Automaton, Automata)."""
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
     if mode != BOOK_END_PHASE:
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
     if mode == BOOK_FIGHT:
         kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
-        _put(kills, kl, _at(kills, kl) + points * ck)
+        _put(kills, kl, _at(kills, kl) + points * ck * (1 - _at(units, u * U_COLS + U_NO_KILLS)))
     elif mode == BOOK_END_PHASE and _at(broken, fl) == 0:
         _put(bm, fl, _at(bm, fl) + points)
 
 
 @njit(cache=True)
-def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, main, wst, n_units):
+def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, main, wst, n_units, invulnerable):
     """(1 if one hit (or one titan-killer point) on unit ``u`` is saved, dice) in lane ``l`` (spec §10.3): the
     main save (armour or cover; a holofield's 3+ or a knight shield's unmodified 4+ instead; none with
     ``main`` false), the Reinforced Armour re-roll on armour (only against ordinary hits without lance), then
-    the invulnerable-type save (6+; deflector 5+, living metal 4+).  ``kind`` 3: no save at all."""
+    the invulnerable-type save (6+; deflector 5+, living metal 4+) unless ``invulnerable`` is false.
+    ``kind`` 3: no save at all."""
     if kind == 3:
         return 0, 0
     worse = np.int64(sniper)
@@ -594,7 +612,7 @@ def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, 
         if failed and ra and kind == 0 and not lance and armour < NO_ROLL:
             nd += 1
             failed = _d6(rs, l) < armour
-    inv = _at(units, u * U_COLS + (U_INV_DEG if degraded else U_INV_ON))
+    inv = _at(units, u * U_COLS + (U_INV_DEG if degraded else U_INV_ON)) if invulnerable else NO_ROLL
     if failed and inv < NO_ROLL:
         nd += 1
         failed = _d6(rs, l) < inv
@@ -602,140 +620,250 @@ def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, 
 
 
 @njit(cache=True)
-def _hull_lane(rs, l, u, points, effects, units, hp, wst, n_units, alive, n_words):
-    """``points`` of damage that reach unit ``u``'s hull in lane ``l`` (TP 3.2.2–3.2.4; spec §10.4): each
-    removes 1 DC and, for a unit with a critical effect, rolls a D6; on a 6 the effect applies at once when
-    ``effects`` (not for end-phase damage, whose criticals resolve in the next end phase): destroyed (the
-    DC it had left counts as damage done; its splash is resolved by _splash_lane), more points (each
-    rolling again), a reactor breach or a fire (rolled in the end phase), or the first one degrades it
-    (with its damage) and the later ones take the ``then`` kind.  Points beyond its DC are lost.
-    Returns (damage done, the part of it done by critical effects, dice rolled)."""
-    done = 0
-    by_crit = 0
-    nd = 0
-    crit = _at(units, u * U_COLS + U_CRIT)
-    left = _at(hp, u * LANES + l)
-    direct = points
-    pending = 0
-    while direct + pending > 0 and left > 0:
-        if direct > 0:
-            direct -= 1
-        else:
-            pending -= 1
-            by_crit += 1
-        left -= 1
-        done += 1
-        if crit == CRIT_NONE:
-            continue
-        nd += 1
-        if _d6(rs, l) < 6:
-            continue
-        _wput(wst, W_CRIT, u, l, n_units, 1)
-        if not effects:
-            continue
-        kind = crit
-        more = _at(units, u * U_COLS + U_CRIT_DMG)
-        if kind == CRIT_DEGRADE:
-            if _wat(wst, W_DEGRADED, u, l, n_units) == 0:
-                _wput(wst, W_DEGRADED, u, l, n_units, 1)
-                kind = CRIT_EXTRA_DAMAGE
-            else:
-                kind = _at(units, u * U_COLS + U_CRIT_THEN)
-                more = 1
-        if kind == CRIT_DESTROYED:
-            done += left
-            by_crit += left
-            left = 0
-            _wput(wst, W_SPLASH, u, l, n_units, np.int64(_at(units, u * U_COLS + U_SPLASH_ON) > 0))
-        elif kind == CRIT_EXTRA_DAMAGE:
-            pending += more
-        elif kind == CRIT_BREACH:
-            _wput(wst, W_BREACH, u, l, n_units, _wat(wst, W_BREACH, u, l, n_units) + 1)
-        elif kind == CRIT_FIRE:
-            _wput(wst, W_FIRE, u, l, n_units, _wat(wst, W_FIRE, u, l, n_units) + 1)
-    _put(hp, u * LANES + l, left)
-    _clear_unit(alive, units, u, l, n_words, np.int64(left == 0 and done > 0))
-    return done, by_crit, nd
-
-
-@njit(cache=True)
-def _we_hit_lane(rs, l, u, kind, sniper, lance, ic, support, ff, damage, units, hp, wst, n_units, alive,
-                 n_words):
-    """One hit on living unit ``u`` in lane ``l`` (spec §10.2, §10.3, §10.5): ``kind`` 0 ordinary, 1
-    macro-weapon, 2 titan killer, 3 no save (a splash); ``damage`` its points (a titan-killer hit on a war
-    engine: rolled at allocation, else 1).  A firefight hit (``ff``) first takes down void shields, then power
-    fields, one per point, and what is left is absorbed whole by a shadowfield; close-combat hits go
-    straight through.  Each point left is saved on its own, except that a holofield saves a hit of more than
-    one point whole (and its points then take only the invulnerable save).  Returns (damage done, the part
-    done by critical effects, 1 if the hit got past the shields, dice rolled)."""
+def _we_hit_lane(rs, l, u, kind, how, damage, units, wst, n_units):
+    """Shields and saves against one hit on living unit ``u`` in lane ``l`` (spec §10.2, §10.3, §10.5): ``kind``
+    0 ordinary, 1 macro-weapon, 2 titan killer, 3 no save (a splash); ``how`` its H_* flags; ``damage`` its
+    points (a titan-killer hit on a war engine: rolled at allocation, else 1).  A firefight hit first takes down
+    void shields, then power fields, one per point, and what is left is absorbed whole by a shadowfield;
+    close-combat hits go straight through.  Each point left is saved on its own, except that a holofield saves
+    a hit of more than one point whole (and its points then take only the invulnerable save).  Returns (points
+    that reach the hull, 1 if the hit got past the shields, dice rolled)."""
     points = damage
-    if ff:
+    if how & H_FF:
         for row in (W_VOID, W_FIELD):
             s = _wat(wst, row, u, l, n_units)
             down = _min(s, points)
             _wput(wst, row, u, l, n_units, s - down)
             points -= down
         if points == 0:
-            return 0, 0, 0, 0
+            return 0, 0, 0
         s = _wat(wst, W_SHADOW, u, l, n_units)
         if s > 0:
             _wput(wst, W_SHADOW, u, l, n_units, s - 1)
-            return 0, 0, 0, 0
+            return 0, 0, 0
+    sniper = (how & H_SNIPER) != 0
+    lance = (how & H_LANCE) != 0
+    ic = (how & H_IC) != 0
+    support = np.int64((how & H_SUPPORT) != 0)
     nd = 0
     degraded = _wat(wst, W_DEGRADED, u, l, n_units) != 0
     holo = _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST))
     whole = damage > 1 and holo
     if whole:
-        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, True, wst, n_units)
+        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, True, wst, n_units, True)
         nd += k
         if saved:
-            return 0, 0, 1, nd
+            return 0, 1, nd
     unsaved = 0
     for _ in range(points):
-        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, not whole, wst, n_units)
+        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, not whole, wst, n_units, True)
         nd += k
         unsaved += 1 - saved
-    done, by_crit, k = _hull_lane(rs, l, u, unsaved, True, units, hp, wst, n_units, alive, n_words)
-    return done, by_crit, 1, nd + k
+    return unsaved, 1, nd
 
 
 @njit(cache=True)
-def _splash_lane(rs, l, mode, ck, units, hp, wst, n_units, alive, n_words, splash, fu, fb, n_forms, losses_bm,
-                 kills, bm, broken):
-    """The splashes of the war engines a critical has destroyed in lane ``l``, until none is left (a splash
-    may destroy another war engine) (spec §10.6): for each formation g, its first ``splash[g, s]`` living
-    units (s: the destroyed unit's formation) each roll a D6 and on ``U_SPLASH_ON`` or more take a firefight
-    hit of ``U_SPLASH_KIND`` from the enemy, booked as ``mode`` says.  Returns the dice rolled."""
+def _push(stk, top, kind, u, a, b):
+    """Push a frame (``kind``, unit ``u``, a, b, 0, 0) onto ``stk`` holding ``top`` frames; returns the new top."""
+    i = 1 + top * FRAME
+    _put(stk, i, kind)
+    _put(stk, i + 1, u)
+    _put(stk, i + 2, a)
+    _put(stk, i + 3, b)
+    _put(stk, i + 4, 0)
+    _put(stk, i + 5, 0)
+    return top + 1
+
+
+@njit(cache=True)
+def _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk):
+    """Unit ``u`` is destroyed in lane ``l``: no DC left, its alive bit cleared and, with war-engine rules, the
+    next death number stamped on it (for the splash victims of a _we_resolve_lane run)."""
+    _put(hp, u * LANES + l, 0)
+    _clear_unit(alive, units, u, l, n_words, 1)
+    if wst.size > 0:
+        t = _at(stk, 0) + 1
+        _put(stk, 0, t)
+        _wput(wst, W_DIED, u, l, n_units, t)
+
+
+@njit(cache=True)
+def _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words, splashes, losses_bm, kills, bm,
+                   broken, stk):
+    """A critical hit's effect on unit ``u`` in lane ``l``, at once (TP 3.2.3, 3.2.4; spec §10.4): destroyed (the
+    DC it had left counts as kills and losses, then its splash), more points (an extra_damage critical's own
+    kind then its further D6), a self hit, a reactor breach or a fire (rolled in the end phase); the first
+    degrade critical degrades it with its damage, the later ones take the ``then`` kind (1 point for
+    extra_damage).  What follows is pushed onto ``stk`` (``top`` frames); returns the new top."""
+    kind = _at(units, u * U_COLS + U_CRIT)
+    more = _at(units, u * U_COLS + U_CRIT_DMG)
+    own = True
+    if kind == CRIT_DEGRADE:
+        if _wat(wst, W_DEGRADED, u, l, n_units) == 0:
+            _wput(wst, W_DEGRADED, u, l, n_units, 1)
+            return _push(stk, top, T_HULL, u, more, 1)
+        kind = _at(units, u * U_COLS + U_CRIT_THEN)
+        more = 1
+        own = False
+    splashes_here = splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0
+    if kind == CRIT_DESTROYED:
+        left = _at(hp, u * LANES + l)
+        if left > 0:
+            _book_lane(units, u, l, left, left, mode, ck, losses_bm, kills, bm, broken)
+            _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
+        if splashes_here:
+            top = _push(stk, top, T_SPLASH, u, -1, 0)
+    elif kind == CRIT_EXTRA_DAMAGE:
+        if own and _at(units, u * U_COLS + U_FURTHER_ON) > 0:
+            top = _push(stk, top, T_FURTHER, u, 0, 0)
+        top = _push(stk, top, T_HULL, u, more, 1)
+    elif kind == CRIT_SELF_HIT:
+        top = _push(stk, top, T_SELF, u, _at(units, u * U_COLS + U_SELF_HITS), 0)
+    elif kind == CRIT_BREACH:
+        _wput(wst, W_BREACH, u, l, n_units, _wat(wst, W_BREACH, u, l, n_units) + 1)
+    elif kind == CRIT_FIRE:
+        _wput(wst, W_FIRE, u, l, n_units, _wat(wst, W_FIRE, u, l, n_units) + 1)
+    return top
+
+
+@njit(cache=True)
+def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, wst, n_units, alive, n_words,
+                     splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
+    """Damage to unit ``u0`` in lane ``l`` and all that follows from it, in the reference engine's order (spec
+    §10.2–§10.6): ``entry`` E_HIT a hit of ``kind`` with flags ``how`` and ``points`` damage (shields, a disrupt
+    hit's BM, saves), E_HULL ``points`` straight to the hull, E_SPLASH ``u0``'s critical splash.  Each point
+    removes 1 DC (points beyond its DC are lost), is booked as ``mode`` says (_book_lane) and, for a unit with a
+    critical effect, rolls a D6: on a 6 the effect applies at once (not in the end phase, whose criticals
+    resolve in the next one), before the next point; a splash (of a destroyed war engine, of a further-damage
+    roll of 1, after self hits) hits the first ``splash[g, s]`` units of each formation g (s: the source's
+    formation) living when it reaches g, the source excepted, each on a D6 of ``U_SPLASH_ON`` or more, with a
+    firefight hit of ``U_SPLASH_KIND``; a war engine it destroys splashes at once too.  Returns the dice rolled."""
+    effects = mode != BOOK_END_PHASE
     nd = 0
-    found = True
-    while found:
-        found = False
-        for s_u in range(n_units):
-            if _wat(wst, W_SPLASH, s_u, l, n_units) == 0:
+    top = 0
+    if entry == E_HIT:
+        unsaved, past, nd = _we_hit_lane(rs, l, u0, kind, how, points, units, wst, n_units)
+        disrupt = (how & H_DISRUPT) != 0
+        if disrupt and past and mode == BOOK_FIGHT:  # a BM for the hit itself, none for its points (TP 2.2.2)
+            fl = _at(units, u0 * U_COLS + U_FORM) * LANES + l
+            _put(losses_bm, fl, _at(losses_bm, fl) + _at(units, u0 * U_COLS + U_DISRUPT_BM))
+        if unsaved == 0:
+            return nd
+        top = _push(stk, top, T_HULL, u0, unsaved, np.int64(not disrupt))
+    elif entry == E_HULL:
+        if _at(units, u0 * U_COLS + U_CRIT) == CRIT_NONE:  # nothing can follow: no frame
+            left = _at(hp, u0 * LANES + l)
+            done = _min(points, left)
+            if done > 0:
+                _put(hp, u0 * LANES + l, left - done)
+                _book_lane(units, u0, l, done, done, mode, ck, losses_bm, kills, bm, broken)
+                if done == left:
+                    _destroyed_lane(units, hp, wst, n_units, alive, n_words, u0, l, stk)
+            return 0
+        top = _push(stk, top, T_HULL, u0, points, 1)
+    else:
+        top = _push(stk, top, T_SPLASH, u0, -1, 0)
+    while top > 0:
+        i = 1 + (top - 1) * FRAME
+        t = _at(stk, i)
+        u = _at(stk, i + 1)
+        if t == T_HULL:
+            left = _at(hp, u * LANES + l)
+            n = _at(stk, i + 2)
+            if n == 0 or left == 0:
+                top -= 1
                 continue
-            found = True
-            _wput(wst, W_SPLASH, s_u, l, n_units, 0)
-            s_f = _at(units, s_u * U_COLS + U_FORM)
-            hit_on = _at(units, s_u * U_COLS + U_SPLASH_ON)
-            kind = _at(units, s_u * U_COLS + U_SPLASH_KIND)
-            for g in range(n_forms):
-                n = _at(splash, g * n_forms + s_f)
-                victims = 0
-                for kk in range(_at(fb, g), _at(fb, g + 1)):  # the living ones when the splash begins
-                    u = _at(fu, kk)
-                    if victims == n:
-                        break
-                    if _at(hp, u * LANES + l) == 0:
-                        continue
-                    victims += 1
-                    nd += 1
-                    if _d6(rs, l) < hit_on:
-                        continue
-                    done, by_crit, _, k = _we_hit_lane(rs, l, u, kind, False, False, False, 0, 1, 1, units, hp, wst,
-                                                       n_units, alive, n_words)
-                    nd += k
-                    _book_lane(units, u, l, done, done, mode, ck, losses_bm, kills, bm, broken)
+            _put(stk, i + 2, n - 1)
+            _put(hp, u * LANES + l, left - 1)
+            _book_lane(units, u, l, 1, _at(stk, i + 3), mode, ck, losses_bm, kills, bm, broken)
+            if left == 1:
+                _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
+            if _at(units, u * U_COLS + U_CRIT) == CRIT_NONE:
+                continue
+            nd += 1
+            if _d6(rs, l) < 6:
+                continue
+            _wput(wst, W_CRIT, u, l, n_units, 1)
+            if effects:
+                top = _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words, splashes,
+                                     losses_bm, kills, bm, broken, stk)
+        elif t == T_FURTHER:  # after the critical's extra damage, if it still lives
+            top -= 1
+            if _at(hp, u * LANES + l) > 0:
+                nd += 1
+                r = _d6(rs, l)
+                if r >= _at(units, u * U_COLS + U_FURTHER_ON):
+                    top = _push(stk, top, T_HULL, u, 1, 1)
+                elif r == 1 and splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
+                    top = _push(stk, top, T_SPLASH, u, -1, 0)
+        elif t == T_SELF:  # each D6 on U_SELF_ON or more: a hit of the splash's kind on itself; then the splash
+            n = _at(stk, i + 2)
+            if n == 0:
+                top -= 1
+                if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
+                    top = _push(stk, top, T_SPLASH, u, -1, 0)
+                continue
+            _put(stk, i + 2, n - 1)
+            nd += 1
+            if _d6(rs, l) >= _at(units, u * U_COLS + U_SELF_ON) and _at(hp, u * LANES + l) > 0:
+                unsaved, _, k = _we_hit_lane(rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, wst,
+                                             n_units)
+                nd += k
+                if unsaved > 0:
+                    top = _push(stk, top, T_HULL, u, unsaved, 1)
+        else:  # T_SPLASH
+            g = _at(stk, i + 2)
+            s_f = _at(units, u * U_COLS + U_FORM)
+            if _at(stk, i + 4) == 0:  # the next formation within reach: its victims are the units living now
+                g += 1
+                while g < n_forms and _at(splash, g * n_forms + s_f) == 0:
+                    g += 1
+                if g == n_forms:
+                    top -= 1
+                    continue
+                _put(stk, i + 2, g)
+                _put(stk, i + 3, _at(fb, g))
+                _put(stk, i + 4, _at(splash, g * n_forms + s_f))
+                _put(stk, i + 5, _at(stk, 0))
+                continue
+            then = _at(stk, i + 5)
+            kk = _at(stk, i + 3)
+            v = -1
+            while kk < _at(fb, g + 1):
+                w = _at(fu, kk)
+                kk += 1
+                if w != u and (_at(hp, w * LANES + l) > 0 or _wat(wst, W_DIED, w, l, n_units) > then):
+                    v = w
+                    break
+            if v < 0:
+                _put(stk, i + 4, 0)
+                continue
+            _put(stk, i + 3, kk)
+            _put(stk, i + 4, _at(stk, i + 4) - 1)
+            nd += 1
+            if _d6(rs, l) < _at(units, u * U_COLS + U_SPLASH_ON) or _at(hp, v * LANES + l) == 0:
+                continue  # missed, or destroyed since its formation's victims were chosen: the hit is wasted
+            unsaved, _, k = _we_hit_lane(rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, wst,
+                                         n_units)
+            nd += k
+            if unsaved > 0:
+                top = _push(stk, top, T_HULL, v, unsaved, 1)
     return nd
+
+
+@njit(cache=True)
+def _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes, splash, fu, fb, n_forms,
+                     losses_bm, kills, bm, broken, stk):
+    """The no-save hit a BM becomes on broken formation's unit ``u`` in lane ``l`` (TP 1.13.4; spec §6.3): an
+    Automaton may save it with its own save, no invulnerable save (TP-SR Automaton); a war engine's point rolls
+    for criticals (spec §10.4).  Returns the dice rolled."""
+    nd = 0
+    if _at(units, u * U_COLS + U_AUTOMATON):
+        saved, nd = _we_saved_lane(rs, l, u, units, 0, False, False, False, 0, True, wst, n_units, False)
+        if saved:
+            return nd
+    return nd + _we_resolve_lane(rs, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
+                                 splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
 
 
 @njit(cache=True)
@@ -752,15 +880,15 @@ def _we_in_phase(src, sff, k, l, kind, reach, sniper_pass):
 
 @njit(cache=True)
 def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive, tgt, tgb, n_words, wst, n_units,
-                         elig, ck, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken):
+                         elig, ck, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
     """Every allocation of the hits of source rows ``g0``..``g1`` on ``side`` in lane ``l``, as the reference
     engine makes them (spec §2, §10.5): sniper and ordinary hits, then macro-weapon, then titan-killer hits,
     each first those that may reach any unit, then a war engine's CC and FF hits; the sniper hits to their
     target, the others round-robin from the nearest eligible unit living when the allocation begins (a war
     engine a block of its starting DC per pass; a titan-killer hit counts as the points rolled for it), each
-    hit resolved in allocation order (a hit on a unit already destroyed is wasted), a critical's splash at
-    once.  Damage is booked as kills (times ``ck``) and losses; a disrupt hit that gets past the shields
-    places 1 BM instead of its own damage points (spec §10.6).  ``elig``: scratch.  Returns the dice rolled."""
+    hit resolved in allocation order (a hit on a unit already destroyed is wasted) with all that follows it
+    (_we_resolve_lane); damage is booked as kills (times ``ck``) and losses.  ``elig``: scratch.  Returns the
+    dice rolled."""
     nd = 0
     for kind in range(3):
         for reach in range(3):
@@ -793,14 +921,14 @@ def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive,
                 for k in range(g0, g1):
                     if not _we_in_phase(src, sff, k, l, kind, reach, sniper_pass):
                         continue
-                    ff = _at(sff, k * LANES + l) & 1
                     hk = _at(src, k * S_COLS + S_CLASS) - 3 * sniper_pass  # the kind of its hits
                     tk_n = _at(src, k * S_COLS + S_TK_N)
                     tk_d3 = _at(src, k * S_COLS + S_TK_SIDES) == 3
-                    lance = _at(src, k * S_COLS + S_LANCE) != 0
-                    ic = _at(src, k * S_COLS + S_IC) != 0
-                    disrupt = _at(src, k * S_COLS + S_DISRUPT)
-                    support = _at(src, k * S_COLS + S_SUPPORT)
+                    how = (H_SNIPER * np.int64(sniper_pass) + H_LANCE * np.int64(_at(src, k * S_COLS + S_LANCE) != 0)
+                           + H_IC * np.int64(_at(src, k * S_COLS + S_IC) != 0)
+                           + H_SUPPORT * np.int64(_at(src, k * S_COLS + S_SUPPORT) != 0)
+                           + H_FF * (_at(sff, k * LANES + l) & 1)
+                           + H_DISRUPT * np.int64(_at(src, k * S_COLS + S_DISRUPT) != 0))
                     for _ in range(_at(shits, k * LANES + l)):
                         u = sn_target if sniper_pass else _at(elig, e)
                         damage = 1
@@ -816,14 +944,9 @@ def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive,
                                 e = e + 1 if e + 1 < ne else 0
                         if _at(hp, u * LANES + l) == 0:
                             continue  # already destroyed: the hit is wasted
-                        done, by_crit, past, k2 = _we_hit_lane(rs, l, u, hk, sniper_pass, lance, ic, support, ff,
-                                                               damage, units, hp, wst, n_units, alive, n_words)
-                        nd += k2
-                        markers = (past + by_crit) if disrupt else done
-                        _book_lane(units, u, l, done, markers, BOOK_FIGHT, ck, losses_bm, kills, bm, broken)
-                        if splashes:
-                            nd += _splash_lane(rs, l, BOOK_FIGHT, ck, units, hp, wst, n_units, alive, n_words, splash,
-                                               fu, fb, n_forms, losses_bm, kills, bm, broken)
+                        nd += _we_resolve_lane(rs, l, E_HIT, u, hk, how, damage, BOOK_FIGHT, ck, units, hp, wst,
+                                               n_units, alive, n_words, splashes, splash, fu, fb, n_forms, losses_bm,
+                                               kills, bm, broken, stk)
     return nd
 
 
@@ -848,14 +971,24 @@ def _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, dmg, dmg_off, sh, sh_o
 
 
 @njit(cache=True)
+def _any_necron(units, fu, fb, f):
+    """Has formation ``f`` a unit with TP-SR Necron Technology?"""
+    for kk in range(_at(fb, f), _at(fb, f + 1)):
+        if _at(units, _at(fu, kk) * U_COLS + U_NECRON):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, alive, n_words, forms, bm, broken,
-                          trapped, splashes, splash, n_forms, losses_bm, kills):
+                          trapped, splashes, splash, n_forms, losses_bm, kills, stk):
     """End-phase step 2 for formation ``f`` in lane ``l``, before the rally (spec §10.7), unit by unit: each
     fire rolls a D6 (1: a point of damage and a new fire, which first rolls in the next end phase; 2–4: a
     point; 5–6: put out), then each reactor breach while it lives (1: destroyed, with its splash; 2–3: a
     point; 4–6: repaired); a war engine with regeneration regains 1 DC, a unit with void shields one
-    shield.  Damage done here adds BMs to its unbroken formation; if ``f``'s BMs grew, its break test
-    follows (broken: BMs removed, it withdraws as after a failed rally).  Returns the dice rolled."""
+    shield; then, if it has a living unit, its last destroyed Necron unit returns with its full DC (TP-SR
+    Necron Technology).  Damage done here adds BMs to its unbroken formation; if ``f``'s BMs grew, its break
+    test follows (broken: BMs removed, it withdraws as after a failed rally).  Returns the dice rolled."""
     nd = 0
     i = f * LANES + l
     before = _at(bm, i)
@@ -874,9 +1007,8 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
                     fires -= 1
                     continue
                 new_fires += np.int64(r == 1)
-                done, _, k = _hull_lane(rs, l, u, 1, False, units, hp, wst, n_units, alive, n_words)
-                nd += k
-                _book_lane(units, u, l, done, done, BOOK_END_PHASE, 0, losses_bm, kills, bm, broken)
+                nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, units, hp, wst, n_units, alive,
+                                       n_words, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
             _wput(wst, W_FIRE, u, l, n_units, fires + new_fires)
             for _ in range(breaches):
                 left = _at(hp, u * LANES + l)
@@ -887,17 +1019,16 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
                 if r >= 4:
                     breaches -= 1
                 elif r >= 2:
-                    done, _, k = _hull_lane(rs, l, u, 1, False, units, hp, wst, n_units, alive, n_words)
-                    nd += k
-                    _book_lane(units, u, l, done, done, BOOK_END_PHASE, 0, losses_bm, kills, bm, broken)
-                else:  # the reactor explodes: destroyed, its DC left count as damage (spec §10.4)
-                    _put(hp, u * LANES + l, 0)
-                    _clear_unit(alive, units, u, l, n_words, 1)
+                    nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, units, hp, wst, n_units,
+                                           alive, n_words, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm,
+                                           broken, stk)
+                else:  # the reactor explodes: destroyed, its DC left count as damage (spec §10.4), its splash
                     _book_lane(units, u, l, left, left, BOOK_END_PHASE, 0, losses_bm, kills, bm, broken)
-                    _wput(wst, W_SPLASH, u, l, n_units, np.int64(_at(units, u * U_COLS + U_SPLASH_ON) > 0))
-                    if splashes:
-                        nd += _splash_lane(rs, l, BOOK_END_PHASE, 0, units, hp, wst, n_units, alive, n_words, splash,
-                                           fu, fb, n_forms, losses_bm, kills, bm, broken)
+                    _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
+                    if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
+                        nd += _we_resolve_lane(rs, l, E_SPLASH, u, 0, 0, 0, BOOK_END_PHASE, 0, units, hp, wst,
+                                               n_units, alive, n_words, splashes, splash, fu, fb, n_forms, losses_bm,
+                                               kills, bm, broken, stk)
             _wput(wst, W_BREACH, u, l, n_units, breaches)
         left = _at(hp, u * LANES + l)
         if left > 0:
@@ -905,6 +1036,18 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
                 _put(hp, u * LANES + l, _min(left + 1, _at(units, u * U_COLS + U_DC)))
             _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units) + 1,
                                                    _at(units, u * U_COLS + U_VOID)))
+    living = False
+    back = -1
+    for kk in range(_at(fb, f), _at(fb, f + 1)):
+        u = _at(fu, kk)
+        if _at(hp, u * LANES + l) > 0:
+            living = True
+        elif _at(units, u * U_COLS + U_NECRON):
+            back = u  # the last in allocation order, the farthest from the enemy (spec §10.8.7)
+    if living and back >= 0:
+        _put(hp, back * LANES + l, _at(units, back * U_COLS + U_DC))
+        a = (_at(units, back * U_COLS + U_SIDE) * n_words + _at(units, back * U_COLS + U_WORD)) * LANES + l
+        _put(alive, a, _at(alive, a) | (_ONE << np.uint64(_at(units, back * U_COLS + U_BIT))))
     if _at(bm, i) > before:
         size = 0
         for kk in range(_at(fb, f), _at(fb, f + 1)):
@@ -914,18 +1057,19 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
             _put(bm, i, 0)
             _put(broken, i, 1)
             nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words, wst, n_units,
-                                 BOOK_END_PHASE, splashes, splash, n_forms, losses_bm, kills, bm, broken)
+                                 BOOK_END_PHASE, splashes, splash, n_forms, losses_bm, kills, bm, broken, stk)
     return nd
 
 
 @njit(cache=True)
 def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from (with
-    war-engine rules ``we``: the per-unit state ``wst``, the hits per source row and a scratch list)."""
+    war-engine rules ``we``: the per-unit state ``wst``, the hits per source row, a scratch list and the
+    stack of _we_resolve_lane)."""
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
         + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
     if we:
-        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units
+        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units + 1 + FRAME * WE_STACK_FRAMES * n_units
     return n_int, 2 * n_words * LANES + 4
 
 
@@ -1041,6 +1185,9 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += n_src * L * we
     elig = ibuf[io:io + n_units * we]
     io += n_units * we
+    n_stk = (1 + FRAME * WE_STACK_FRAMES * n_units) * we  # the stack of _we_resolve_lane
+    stk = ibuf[io:io + n_stk]
+    io += n_stk
     splashes = False  # has a unit a critical with a splash that reaches a unit (spec §10.6)?
     for i in range(splash.size):
         splashes |= _at(splash, i) > 0
@@ -1216,7 +1363,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                             g = (1 - side) * 3 + step
                             nd += _we_allocations_lane(rs, l, side, gb[g], gb[g + 1], src, shits, sff, units, hp,
                                                        alive, tgt, tgb, n_words, wst, n_units, elig, ck, splashes,
-                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
+                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
             for side in range(0 if we else 2):  # §2 allocation, saves, damage: side's units, the enemy's hits
                 hs = 1 - side
                 anyhit = 0
@@ -1441,11 +1588,9 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         block = _min(dc, lv[LV_EX * L + l]) * a
                         lv[LV_EX * L + l] -= block
                         if block > 0:
-                            _, _, k2 = _hull_lane(rs, l, u, block, True, units, hp, wst, n_units, alive, n_words)
-                            nd += k2
-                            if splashes:
-                                nd += _splash_lane(rs, l, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
-                                                   splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
+                            nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, units, hp, wst,
+                                                   n_units, alive, n_words, splashes, splash, fu, fb, n_forms,
+                                                   losses_bm, kills, bm, broken, stk)
                     continue
                 for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
                     a = np.int64((_at(alive, arow + l) >> sh) & _ONE) & _at(lv, LV_HIT * L + l)
@@ -1486,7 +1631,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         if lv[LV_HIT * L + l]:
                             nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words,
                                                  wst, n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm,
-                                                 kills, bm, broken)
+                                                 kills, bm, broken, stk)
         for f in range(n_forms):  # §6.3 the loser's other formations
             if forms[f, F_ASSAULT] or forms[f, F_OUTSIDE]:
                 continue
@@ -1514,18 +1659,15 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         for kk in range(fb[f], fb[f + 1]):
                             u = fu[kk]
                             if hp[u * L + l] > 0 and not units[u, U_FEARLESS]:
-                                _, _, k2 = _hull_lane(rs, l, u, 1, True, units, hp, wst, n_units, alive, n_words)
-                                nd += k2
-                                if splashes:
-                                    nd += _splash_lane(rs, l, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
-                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken)
+                                nd += _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes,
+                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
                                 break
             if any_fail:
                 for l in range(L):
                     if lv[LV_OK * L + l]:
                         nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst,
                                              n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm, kills, bm,
-                                             broken)
+                                             broken, stk)
         for f in range(n_forms):  # §6.4 the winner's assault formations not broken at the start
             if not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
                 continue
@@ -1553,13 +1695,13 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
         any_withdrew = 0
         if rules[R_RALLY] and we:  # spec §10.7: end-phase step 2, before the rally
             for f in range(n_forms):
-                if fweb[f + 1] == fweb[f]:
+                if fweb[f + 1] == fweb[f] and not _any_necron(units, fu, fb, f):
                     continue
                 for l in range(L):
                     if ended[l]:
                         nd += _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, alive,
                                                     n_words, forms, bm, broken, trapped, splashes, splash, n_forms,
-                                                    losses_bm, kills)
+                                                    losses_bm, kills, stk)
             for f in range(n_forms):
                 _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
         if rules[R_RALLY]:  # §7
@@ -1634,7 +1776,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                         if withdrew[l]:
                             nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words,
                                                  wst, n_units, BOOK_END_PHASE, splashes, splash, n_forms,
-                                                 losses_bm, kills, bm, broken)
+                                                 losses_bm, kills, bm, broken, stk)
             if any_withdrew:
                 for f in range(n_forms):
                     _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units,

@@ -13,20 +13,21 @@ import numpy as np
 from kernels import epic as K
 from kernels import epic_turn as T
 
-from .compile import (BC, CRITICAL_KINDS, ENGAGED, FF, OUTSIDE, NO_ABILITIES, NO_ROLL, OUT, SPLASH_MACRO_WEAPON,
-                      SPLASH_NO_SAVE, SPLASH_ORDINARY, SUPPORT, Abilities, CompiledEpic, UnitSlot, war_engine_keys)
+from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, OUTSIDE,
+                      SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_ORDINARY, SPLASH_TITAN_KILLER, SUPPORT, Abilities,
+                      CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
 from .turn_model import ACTIONS, turn_kernel_unsupported as turn_model_unsupported
 
-_KERNEL_LACKS_KINDS = ("self_hit", "lose_character")  # critical kinds the kernel refuses (kernel_unsupported)
 _CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
     "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
     "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
     "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
-    "degrade_then_escalate": K.CRIT_DEGRADE,
+    "degrade_then_escalate": K.CRIT_DEGRADE, "self_hit": K.CRIT_SELF_HIT,
+    "lose_character": K.CRIT_DESTROYED,  # with no character that added damage capacity (kernel_unsupported)
 }
-assert set(_CRITICAL_CODES) | set(_KERNEL_LACKS_KINDS) == set(CRITICAL_KINDS)
-_SPLASH_KINDS = {SPLASH_ORDINARY: 0, SPLASH_MACRO_WEAPON: 1, SPLASH_NO_SAVE: 3}  # -> kernels.epic hit kind
+assert set(_CRITICAL_CODES) == set(CRITICAL_KINDS)
+_SPLASH_KINDS = {SPLASH_ORDINARY: 0, SPLASH_MACRO_WEAPON: 1, SPLASH_TITAN_KILLER: 2, SPLASH_NO_SAVE: 3}  # -> hit kind
 _FORMATION_SLOTS = {  # kernel column -> count slot of analysis/epic/compile.py::_lay_out
     K.FO_DESTROYED: "destroyed", K.FO_BROKEN_A: "broken_after_assault",
     K.FO_BROKEN_E: "broken_after_end_phase", K.FO_TESTED: "rally_tested", K.FO_PASSED: "rally_passed",
@@ -80,7 +81,7 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
         rows.append((K.G_SUPPORT, _row(u, u.damage_capacity, False, u.ff, u.ff, u.ff_abilities, u.sniper, 0,
                                        K.REACH_ANY, True, True, dff, dff)))
         for line in u.extra:
-            if not line.contact_only:
+            if not line.contact_only and not line.engage_only:  # a knight lance: not in supporting fire
                 dv = dff if keeps_extra else NO_ROLL
                 rows.append((K.G_SUPPORT, _row(u, line.count, line.d3, u.ff, u.ff, line, line.sniper or u.sniper,
                                                0, K.REACH_ANY, True, True, dv, dv)))
@@ -110,6 +111,8 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
                 a = u.ff_abilities if we else NO_ABILITIES
                 rows.append((step, _row(u, count, False, vc, u.ff, a, u.sniper, bc, r, True, False, dvc, dff)))
         for line in u.extra:
+            if line.engage_only and u.side != ATTACKER:  # TP-SR Knight Technology: only when it assaults
+                continue
             vc = u.cc if line.contact_only else (u.ff if is_we else NO_ROLL)
             vn = NO_ROLL if line.contact_only else u.ff
             dvc = NO_ROLL if not keeps_extra else dcc if line.contact_only else (dff if is_we else NO_ROLL)
@@ -123,20 +126,16 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
 
 def kernel_unsupported(c: CompiledEpic) -> tuple[str, str] | None:
     """(field, feature) of the first key of ``docs/epic-engine.md`` §10 the kernel does not simulate yet
-    (the reference engine does), or None: the self_hit and lose_character criticals, further_damage_on,
-    splash_titan_killer, ``engage_only`` lines, Automaton / Automata / Necron."""
-    for name, profile in c.scenario.units.items():
-        where = f"units.{name}"
-        crit = profile.critical
-        if crit is not None and (crit.kind in _KERNEL_LACKS_KINDS or crit.further_damage_on
-                                 or crit.splash_titan_killer):
-            return f"{where}.critical", f"the critical {crit.kind} with its parameters"
-        for rule in ("automaton", "automata", "necron"):
-            if rule in profile.special:
-                return f"{where}.special", rule
-        for k, line in enumerate(profile.extra_attacks):
-            if line.engage_only:
-                return f"{where}.extra_attacks[{k}]", "engage_only lines"
+    (the reference engine does), or None: a lose_character critical on a war engine with a character that
+    added damage capacity (its starting DC would change during the trial), and a scenario whose war engines'
+    damage capacity is too large for the kernel's critical-hit stack (kernels.epic.WE_STACK_FRAMES)."""
+    for u in c.units:
+        if u.critical is not None and u.critical.kind == "lose_character" and u.characters_capacity:
+            name = u.name.split(" + ")[0]
+            return f"units.{name}.critical", "lose_character on a war engine with a battlecar attached"
+    if war_engine_keys(c) is not None and 1 + 2 * sum(u.damage_capacity for u in c.units) \
+            > K.WE_STACK_FRAMES * len(c.units):
+        return "units", f"war-engine rules with more than {K.WE_STACK_FRAMES // 2} damage capacity per unit on average"
     return None
 
 
@@ -170,6 +169,7 @@ class KernelArrays:
     def build(cls, c: CompiledEpic) -> "KernelArrays":
         forms = c.formations
         all_expendable = [all(c.units[i].expendable for i in f.units) for f in forms]
+        all_automata = [all(c.units[i].automata for i in f.units) for f in forms]
         r = c.rules
         base = np.array([min((u.index for u in c.units if u.side == s), default=0) for s in (0, 1)], np.int64)
         per_side = [sum(u.side == s for u in c.units) for s in (0, 1)]
@@ -194,7 +194,10 @@ class KernelArrays:
             row[K.U_SC] = u.supreme_commander
             row[K.U_SPEED0] = u.speed_zero
             row[K.U_SNIPE] = u.inspiring or u.leader or u.supreme_commander
-            row[K.U_LOSS_BM] = (not u.expendable) or all_expendable[u.formation]
+            # a winner's BM for a disrupt hit on it, and for its losses (TP 2.1.22; TP-SR Automaton, Automata)
+            row[K.U_DISRUPT_BM] = all_automata[u.formation] if u.automata \
+                else (not u.expendable) or all_expendable[u.formation]
+            row[K.U_LOSS_BM] = row[K.U_DISRUPT_BM] and not u.automaton
             row[K.U_SIDE] = u.side
             row[K.U_ASSAULT] = assault
             row[K.U_TARGET] = assault and u.engaged in (BC, FF)
@@ -224,6 +227,12 @@ class KernelArrays:
             row[K.U_SPLASH_ON] = 0 if crit is None else crit.splash_hit_on
             row[K.U_SPLASH_KIND] = 0 if crit is None else _SPLASH_KINDS[crit.splash_kind]
             row[K.U_HOLO_LOST] = crit is not None and crit.loses_holofield
+            row[K.U_NO_KILLS] = u.automata
+            row[K.U_AUTOMATON] = u.automaton
+            row[K.U_NECRON] = u.necron
+            row[K.U_FURTHER_ON] = 0 if crit is None else crit.further_damage_on
+            row[K.U_SELF_HITS] = 0 if crit is None else crit.self_hits
+            row[K.U_SELF_ON] = 0 if crit is None else crit.self_hit_on
             flag = np.uint64(1) << np.uint64(bit)
             for kind, member in ((K.M_ALL, True), (K.M_ASSAULT, row[K.U_ASSAULT]), (K.M_TARGET, row[K.U_TARGET]),
                                  (K.M_BC, row[K.U_BCT]), (K.M_INSP, row[K.U_INSPC]),

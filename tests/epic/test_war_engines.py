@@ -417,12 +417,18 @@ def test_trace_shows_shields_damage_points_and_critical_rolls():
 
 
 def test_the_kernel_refuses_war_engine_keys_until_it_simulates_them(tmp_path):
-    """Issue 14 (§10.9): simulate(engine="kernel") names the file and the first key it cannot simulate
-    yet (here Automaton; the kernel simulates the other keys of WE_SCENARIO); the CLI prints that one line
-    and exits 2."""
-    text = WE_SCENARIO.replace('special = ["reinforced-armour", "walker"]',
-                               'special = ["reinforced-armour", "walker", "automaton"]', 1)
-    with pytest.raises(UserError, match=r"^we\.toml: field 'units\.warhound\.special'.*reference"):
+    """Issue 14 (§10.9): simulate(engine="kernel") names the file and the key it cannot simulate yet (a
+    lose_character critical on a war engine with a battlecar: its starting DC would change mid-trial); the
+    CLI prints that one line and exits 2."""
+    text = WE_SCENARIO.replace('critical = "extra_damage"', 'critical = "lose_character"', 1).replace(
+        '[{ unit = "warhound", count = 2, engaged = "ff" }]',
+        '[{ unit = "warhound", count = 2, engaged = "ff", characters = ["battlecar"] }]', 1) + """
+[units.battlecar]
+type = "CH"
+damage_capacity = 1
+void_shields = 1
+"""
+    with pytest.raises(UserError, match=r"^we\.toml: field 'units\.warhound\.critical'.*reference"):
         epic.simulate(epic.loads(text, "we.toml"), trials=10)
     path = tmp_path / "we.toml"
     path.write_text(text)
@@ -576,3 +582,71 @@ def test_a_splash_after_the_result_is_a_loss_of_the_winner_but_no_kill(compile_e
     shooter = trial.formations[0].units[0]
     assert not shooter.alive and trial.formations[0].loss_markers == 1 and trial.kills == [0, 0]
     assert trial.rng.exhausted
+
+
+def test_a_war_engine_destroyed_by_a_splash_splashes_at_once(compile_epic, exact):
+    """TP 3.2.3 (§10.4, §10.6): a critical's effect applies at once, so a war engine a splash destroys
+    explodes before the first splash goes on: the second splash picks its victims among the units living
+    then (inf 1 and 2, the first splash's inf 1 not yet rolled for), never inf 3.  Both WEs DC 1, splash on
+    4+ with no save, 2 units within reach: first splash → WE 2 hit (1/2), its point a critical (1/6)."""
+    bomb = {"type": "WE", "armour": 4, "damage_capacity": 1,
+            "critical": {"kind": "destroyed_plus_effect", "splash_hit_on": 4, "splash_no_save": True}}
+    compiled = scenario(compile_epic, bomb, count=2, more_units={"inf": {"type": "INF", "armour": 4, "cc": 4}},
+                        more_groups=[("inf", 3, "ff")], d_fields={"within_splash_of": {"D": 2}})
+
+    def run(rng):
+        trial = new_trial(compiled, rng)
+        first, _, *infantry = trial.formations[1].units
+        apply_critical(trial, first, ATTACKER, True)
+        return tuple(u.alive for u in infantry)
+    chain = F(1, 2) * F(1, 6)
+    # no chain: the first splash's roll on inf 1; a chain: the second splash on inf 1 and 2, then that roll
+    assert exact(run) == {(True, True, True): (1 - chain) / 2 + chain * F(1, 4) / 2,
+                          (False, True, True): (1 - chain) / 2 + chain * F(3, 4) / 2,
+                          (True, False, True): chain * F(1, 4) / 2, (False, False, True): chain * F(3, 4) / 2}
+
+
+def _uses_the_last_kernel_keys(profile) -> bool:
+    """engage_only lines, Automaton, Automata, Necron, or a further-damage, self-hit, titan-killer-splash or
+    lose_character critical: the keys the kernel took last (§10.9)."""
+    crit = profile.critical
+    return bool({"automaton", "automata", "necron"} & set(profile.special)
+                or any(line.engage_only for line in profile.extra_attacks)
+                or (crit is not None and (crit.kind in ("self_hit", "lose_character") or crit.further_damage_on
+                                          or crit.splash_titan_killer)))
+
+
+LIBRARY_DEFENDER = """
+system = "epic"
+[units.boy]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[[formations]]
+name = "Boyz"
+side = "attacker"
+initiative = 2
+units = [{ unit = "boy", count = 6, engaged = "bc" }, { unit = "boy", count = 4, engaged = "ff" }]
+[[formations]]
+name = "Defenders"
+side = "defender"
+initiative = 2
+within_splash_of = { Defenders = 2, Boyz = 2 }
+units = [{ unit = "netea:UNIT", count = 2, engaged = "bc" }]
+"""
+
+
+def test_library_units_with_the_last_kernel_keys_run_on_the_kernel():
+    """Issue 14 §3 (§10.9): every NetEA unit (characters aside) whose profile uses a key the kernel took
+    last (Knight lances, Legio Cybernetica, Necrons, Hierodule, Abattoir, Aeonic Orb, Land Train, …) runs on
+    the kernel: two of it defending against Ork Boyz, every formation's results reported."""
+    from analysis.library.netea import convert, units as library_units
+    ids = sorted(uid for uid in library_units() if (conv := convert(uid)).ok and conv.profile is not None
+                 and conv.profile.type != "CH" and _uses_the_last_kernel_keys(conv.profile))
+    assert {"abattoir", "aeonic-orb", "land-train", "hierodule-bio-titan", "necron-warriors", "knight-lancer",
+            "crusader-robot", "tarantula-platform"} <= set(ids), ids
+    for uid in ids:
+        result = epic.simulate(epic.loads(LIBRARY_DEFENDER.replace("UNIT", uid)), trials=2_000, seed=3)
+        assert result["sides", "attacker_wins"].k + result["sides", "defender_wins"].k \
+            + result["sides", "no_winner"].k + result["sides", "unresolved"].k == result.trials, uid
