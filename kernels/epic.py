@@ -1249,7 +1249,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 if start[l]:
                     assault, k2 = epic_turn.turn_lane(rs, l, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm,
                                                       broken, trapped, wst, n_units, splash, n_forms, losses_bm,
-                                                      kills, use_leaders, pflat, prow)
+                                                      kills, use_leaders, pflat, prow, stk)
                     nd += k2
                     fight[l] = np.int64(assault)
                     live[l] = np.int64(assault)

@@ -110,13 +110,13 @@ def _wound(hp, alive, units, u, l, n_words):
 
 @njit(cache=True)
 def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms, losses_bm,
-           kills, bm, broken):
+           kills, bm, broken, stk):
     """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.
     Returns the dice rolled."""
     broken[f * K.LANES + l] = 1
     bm[f * K.LANES + l] = 0
     return K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
-                            K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken)
+                            K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
 
 
 @njit(cache=True)
@@ -282,7 +282,7 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
 @njit(cache=True)
 def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cover_save, crossfire, ap_at,
                per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-               splash, n_forms, losses_bm, kills):
+               splash, n_forms, losses_bm, kills, stk):
     """One shooting attack of formation ``shooter`` at ``target`` in lane ``l``, in the TP 1.9.3 order
     (analysis.epic.shooting.shoot).  Returns (hits, kills, BMs placed, dice rolled)."""
     L = K.LANES
@@ -519,7 +519,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     if not was_broken and _living(hp, fu, fb, target, l) > 0 and _fails_break_test(hp, fu, fb, units, forms, bm,
                                                                                     target, l):
         nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
-                     losses_bm, kills, bm, broken)
+                     losses_bm, kills, bm, broken, stk)
     return nh, acc[1], acc[0], nd
 
 
@@ -527,7 +527,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
 
 @njit(cache=True)
 def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped,
-            wst, n_units, splash, n_forms, losses_bm, kills):
+            wst, n_units, splash, n_forms, losses_bm, kills, stk):
     """Activation ``k``'s attack at its target, with the target's overwatch cover (TP 1.8.4)."""
     acts = T[T_ACTS]
     target = acts[k, A_TARGET]
@@ -539,12 +539,12 @@ def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, ali
     return shoot_lane(rs, l, acts[k, A_FORM], target, modifier, acts[k, A_IN_RANGE], acts[k, A_EXPOSED], cover,
                       cover_save, acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_TEMPLATES], T,
                       scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-                      splash, n_forms, losses_bm, kills)
+                      splash, n_forms, losses_bm, kills, stk)
 
 
 @njit(cache=True)
 def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
-              n_forms, losses_bm, kills, use_leaders, pflat, prow):
+              n_forms, losses_bm, kills, use_leaders, pflat, prow, stk):
     """The activations of one trial in lane ``l``, in order (analysis.epic.turn.run_turn_trial up to the
     assault), counted into ``pflat[prow + ...]``.  Returns (the engage led to an assault, dice rolled)."""
     L = K.LANES
@@ -580,7 +580,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                     bm[f * L + l] += 1
                     if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
                         nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
-                                     splash, n_forms, losses_bm, kills, bm, broken)
+                                     splash, n_forms, losses_bm, kills, bm, broken, stk)
                     else:
                         hold = True
             if hold:  # the Hold (TP 1.6.1): shoot at modifier 0, move, or regroup
@@ -606,7 +606,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                         _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
                                                  AP_AT_AUTO, NONE, T, scr[n_forms:], units, forms, fu, fb, hp, alive,
                                                  n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
-                                                 losses_bm, kills)
+                                                 losses_bm, kills, stk)
                         nd += k2
                     if broken[charger * L + l] or _living(hp, fu, fb, charger, l) == 0 \
                             or _living(hp, fu, fb, acts[k, A_TARGET], l) == 0:
@@ -614,13 +614,13 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
             if shoots:
                 hits, kills_k, placed, k2 = _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp,
                                                     alive, n_words, bm, broken, trapped, wst, n_units, splash,
-                                                    n_forms, losses_bm, kills)
+                                                    n_forms, losses_bm, kills, stk)
                 nd += k2
             if passed and action == MARSHAL:  # shoots at −1 with a target, then regroups unless broken
                 if acts[k, A_TARGET] != NONE:
                     hits, kills_k, placed, k2 = _attack(rs, l, k, -1, overwatch, T, scr, units, forms, fu, fb, hp,
                                                         alive, n_words, bm, broken, trapped, wst, n_units, splash,
-                                                        n_forms, losses_bm, kills)
+                                                        n_forms, losses_bm, kills, stk)
                     nd += k2
                 if not broken[f * L + l]:
                     nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders)
