@@ -9,7 +9,9 @@ assault), followed by the end phase.  Each activation's results are counted into
 
 The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``,
 ``analysis/epic/shooting.py``; ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).
-Lane by lane, as the kernel's other rare paths: a turn's shooting is short and branchy.
+Lane by lane, as the kernel's other rare paths: a turn's shooting is short and branchy.  Like
+``_run_block``, the steps are compiled without reference counting (``_nrt=False``): they only take views
+of the caller's arrays.
 
 Turn tables (``analysis/epic/engine.py::TurnArrays``), a tuple of int64 2-D arrays ``T``:
 ``T[T_ACTS]`` one row per activation (A_* columns, with the count offsets of its results),
@@ -62,12 +64,12 @@ def scratch_size(n_units, n_forms, max_hits):
 
 # -- small steps ---------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _d6(rs, l):
     return K._die(rs, l, _SIX, _FOUR)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _living(hp, fu, fb, f, l):
     """Living units of formation ``f`` in lane ``l``."""
     n = 0
@@ -78,7 +80,7 @@ def _living(hp, fu, fb, f, l):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
@@ -89,14 +91,14 @@ def _size(hp, fu, fb, units, f, l):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
     """BMs ≥ size, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
     per_unit = 2 if forms[f, K.F_TSKNF] else 1
     return bm[f * K.LANES + l] >= per_unit * _size(hp, fu, fb, units, f, l)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wound(hp, alive, units, u, l, n_words):
     """One point of damage to unit ``u``; True if it died."""
     i = u * K.LANES + l
@@ -108,7 +110,7 @@ def _wound(hp, alive, units, u, l, n_words):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms, losses_bm,
            kills, bm, broken, stk):
     """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.
@@ -119,7 +121,7 @@ def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_u
                             K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders):
     """Remove BMs = the higher of 2D6 + 1 per Leader (Marines 2), at most those held (TP 1.13.1, 2.1.8)."""
     leaders = 0
@@ -135,7 +137,7 @@ def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _to_hit(rs, l, value, modifier):
     """One to-hit roll: D6 ≥ value − modifier, a natural 1 misses, 7/8/9 need a 6 then 4+/5+/6, 10+ cannot
     hit (TP 1.9.5).  Returns (hit, dice rolled)."""
@@ -152,7 +154,7 @@ def _to_hit(rs, l, value, modifier):
     return _d6(rs, l) >= need - 3, 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hit_chance(value, modifier):
     """P(one to-hit roll hits), for the AP/AT choice only (analysis.epic.shooting.hit_chance)."""
     need = value - modifier
@@ -163,7 +165,7 @@ def _hit_chance(value, modifier):
     return (10 - need) / 36
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _can_take(unit_type, kind):
     """AP hits on infantry and light vehicles, AT on armoured and light vehicles and war engines, MW and TK
     on any unit (TP 1.9.6, 2.1.9, 2.2.6, 3.2)."""
@@ -174,7 +176,7 @@ def _can_take(unit_type, kind):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fire_type(ap, at, n_ap, n_at, modifier, policy):
     """AP or AT for all of a weapon's shots (TP 1.9.5; §3.5): forced by ``policy`` when the weapon has it,
     else the larger P(hit) × exposed units that can take it, ties to AP; NONE without either value."""
@@ -191,7 +193,7 @@ def _fire_type(ap, at, n_ap, n_at, modifier, policy):
     return KIND_AT if _hit_chance(at, modifier) * n_at > _hit_chance(ap, modifier) * n_ap else KIND_AP
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _saved(rs, l, u, units, kind, flags, cover_save, crossfire):
     """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9): armour or
     an infantry cover save, Reinforced Armour's re-roll on armour (not against Lance), Crossfire and Sniper
@@ -225,7 +227,7 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire):
 
 # -- blast markers on the target (§3.10, §3.12) ------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place(rs, l, target, n, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm):
     """Place ``n`` BMs on the target; a target broken when the attack began takes a no-save hit for each
     instead (TSKNF: one per 2, the odd one carried in ``acc``), front to back, Fearless units immune; those
@@ -254,7 +256,7 @@ def _place(rs, l, target, n, was_broken, acc, fu, fb, units, forms, hp, alive, n
             acc[1] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc):
     """One allocated hit (§3.7, §3.8, §3.10): a disrupt hit's BM, the save, the kill and its BMs (1; 0 for an
     Expendable unit unless its whole formation is, or after a disrupt hit's; the attack's first kill
@@ -279,7 +281,7 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
 
 # -- the shooting attack (§3) ----------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cover_save, crossfire, ap_at,
                per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
                splash, n_forms, losses_bm, kills, stk):
@@ -525,7 +527,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
 
 # -- the turn (docs/epic-turn.md §2) ---------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped,
             wst, n_units, splash, n_forms, losses_bm, kills, stk):
     """Activation ``k``'s attack at its target, with the target's overwatch cover (TP 1.8.4)."""
@@ -542,7 +544,7 @@ def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, ali
                       splash, n_forms, losses_bm, kills, stk)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
               n_forms, losses_bm, kills, use_leaders, pflat, prow, stk):
     """The activations of one trial in lane ``l``, in order (analysis.epic.turn.run_turn_trial up to the

@@ -205,7 +205,8 @@ class Turn:
             elif formation.name not in fighters:
                 formation.role = OUTSIDE
             formation.broken_at_start = formation.broken
-            formation.losses = formation.expendable_losses = 0
+            formation.losses = formation.loss_markers = formation.expendable_loss_markers = 0
+            formation.automata_loss_markers = 0
         trial.kills = [0, 0]
         trial.say("TP 1.12", "--- assault: " + ", ".join(f.name for f in trial.formations if f.role != OUTSIDE) + " ---")
         decision = fight(trial)
