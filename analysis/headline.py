@@ -49,22 +49,9 @@ def _capital(text: str) -> str:
 
 
 def _roles(data: dict) -> dict[str, str]:
-    """Each formation's part in the assault: "engaged", "support", "nearby", or "outside" for a turn's
-    formation that only acts before it (docs/epic-turn.md §2: the charger and its target fight as
-    engaged, a formation with an explicit role keeps it, every other one stays out)."""
-    roles = {name: f.get("role", "engaged") for name, f in data["formations"].items()}
-    if "turn" not in data:
-        return roles
-    engage = next((e for e in data["turn"].values() if e["action"] == "engage"), None)
-    if engage is None:
-        return dict.fromkeys(roles, "outside")
-    charger, formations = engage["formation"], data["formations"]
-    if "target" in engage:
-        fighting = {charger, engage["target"]}
-    else:  # a result stored before the JSON named the charge's target: the charger and every enemy formation
-        fighting = {charger} | {n for n, f in formations.items() if f["side"] != formations[charger]["side"]}
-    return {name: "engaged" if name in fighting else ("outside" if role == "engaged" else role)
-            for name, role in roles.items()}
+    """Each formation's part in the assault: "engaged", "support", "nearby", or "outside" (a turn's
+    formation that takes no part in its assault, docs/epic-turn.md §2), as the JSON's ``role`` says."""
+    return {name: f.get("role", "engaged") for name, f in data["formations"].items()}
 
 
 def _named(data: dict, side: str, role: str) -> list[str]:

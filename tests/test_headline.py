@@ -466,3 +466,20 @@ def test_turn_headline_names_only_the_formations_in_the_assault():
     assert any(s.startswith("1. Big Gunz (sustained fire at Guard Company) passes its action test") for s in sentences)
     assert any(s.startswith("3. Warband (engage at Guard Company)") for s in sentences)
     assert html.escape(sentences[-1]) in result._repr_html_()
+
+
+def test_turn_headline_keeps_an_explicit_engaged_role():
+    """docs/epic-turn.md §2 (TP 1.12.2): in a turn, a formation with an explicit ``role = "engaged"`` fights
+    in the assault beside the charge's target, and one without a role stays out: the JSON's ``role`` says
+    so for each formation, and the headline names the engaged one among the assault's side."""
+    scenario = epic.load(SCENARIOS / "epic" / "turns" / "ork_warband_shoots_then_assaults_guard.toml")
+    scenario = scenario.replace("formations[Heavy Weapons].role", "engaged")
+    scenario = scenario.replace("formations[Heavy Weapons].units[0].engaged", "ff")
+    result = epic.simulate(scenario, trials=300, seed=3, engine="reference")
+    data = json.loads(result.to_json())
+    assert {name: f["role"] for name, f in data["formations"].items()} == {
+        "Big Gunz": "outside", "Warband": "engaged", "Guard Company": "engaged", "Heavy Weapons": "engaged"}
+    sentences = _headline(result.text())
+    assert "Warband (attacker) assaults the defender (Guard Company and Heavy Weapons)." in sentences
+    assert any(s.startswith("Heavy Weapons (defender) is broken or destroyed") for s in sentences)
+    assert not any(s.startswith("Big Gunz (attacker) is") for s in sentences)

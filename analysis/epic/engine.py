@@ -333,6 +333,8 @@ class KernelArrays:
         """The tables of a turn scenario (a ``CompiledTurn``): the assault's, with the roles the turn gives
         (the charger and its target engaged, formations without a role outside: docs/epic-turn.md §2), and
         the turn's own (:func:`turn_tables`)."""
+        from .turn_result import assault_roles
+
         arrays = cls.build(assault_roles(ct))
         arrays.rules[K.R_TURN] = 1
         arrays.side_off[K.O_NO_ASSAULT] = ct.compiled.layout.offset("no_assault")
@@ -372,20 +374,6 @@ assert ACTIONS == ("advance", "double", "sustained_fire", "marshal", "hold", "ov
 
 def _value(v: int | None) -> int:
     return T.NONE if v is None else v
-
-
-def assault_roles(ct) -> CompiledEpic:
-    """The compiled scenario with the roles its assault gives (analysis.epic.turn.Turn.assault): the
-    charger and its target engaged, formations with an explicit role as it says, the others outside."""
-    from dataclasses import replace
-
-    c = ct.compiled
-    engage = next((a for a in c.scenario.turn if a.action == "engage"), None)
-    fighters = {engage.formation, engage.target} if engage else set()
-    roles = {f.name: (ENGAGED if f.name in fighters else OUTSIDE if f.role is None else None)
-             for f in c.scenario.formations}
-    return replace(c, formations=[replace(f, role=f.role if roles[f.name] is None else roles[f.name])
-                                  for f in c.formations])
 
 
 def turn_tables(ct) -> tuple:

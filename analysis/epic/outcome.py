@@ -14,7 +14,7 @@ import numpy as np
 from ..estimates import Distribution, Probability
 from ..result import Result
 from ..runner import RunInfo
-from .compile import ROLE_CODE, CompiledEpic, war_engine_keys
+from .compile import OUTSIDE, ROLE_CODE, CompiledEpic, war_engine_keys
 
 Winner = Literal["attacker", "defender", "none", "unresolved"]
 WINNER_SLOT = {"attacker": "attacker_wins", "defender": "defender_wins", "none": "no_winner",
@@ -115,7 +115,7 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
         bm_end = Distribution(lay.get(counts, p + "blast_markers_after_end_phase"))
         formations[f.name] = {
             "side": _Label("attacker" if f.side == 0 else "defender"),
-            "role": _Label(ROLE_NAMES[f.role]),  # engaged / support / nearby, for the headline
+            "role": _Label(ROLE_NAMES[f.role]),  # engaged / support / nearby (a turn: or outside), for the headline
             # three states at each point, adding up to 1: destroyed / broken (alive) / unbroken
             "destroyed_after_assault": Probability(destroyed_after_assault, n),
             "broken_after_assault": prob(p + "broken_after_assault"),
@@ -165,7 +165,7 @@ def _trim(d: Distribution) -> Distribution:
     return Distribution(d.counts[start:], offset=d.offset + start, n=d.n)
 
 
-ROLE_NAMES = {code: name for name, code in ROLE_CODE.items()}
+ROLE_NAMES = {code: name for name, code in ROLE_CODE.items()} | {OUTSIDE: "outside"}
 
 
 class _Label(str):

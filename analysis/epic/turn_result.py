@@ -14,8 +14,8 @@ import numpy as np
 from ..errors import UserError
 from ..estimates import Distribution, Probability
 from ..runner import RunInfo
-from .compile import CompiledEpic, compile_scenario
-from .outcome import EpicResult, _Label, build_result, precision_successes, record
+from .compile import ENGAGED, OUTSIDE, CompiledEpic, compile_scenario
+from .outcome import ROLE_NAMES, EpicResult, _Label, build_result, precision_successes, record
 
 if TYPE_CHECKING:
     from .turn import TurnTrialOutcome
@@ -60,6 +60,20 @@ def compile_turn(scenario) -> CompiledTurn:
             lay.add(p + "blast_markers_placed", 1 + 2 * target.size + hits + 5)
             lay.add(p + "target_blast_markers_after", target.blast_markers + 2 * target.size + 2)
     return CompiledTurn(compiled, weapons)
+
+
+def assault_roles(ct) -> CompiledEpic:
+    """The compiled scenario with the roles its assault gives (analysis.epic.turn.Turn.assault): the
+    charger and its target engaged, formations with an explicit role as it says, the others outside."""
+    from dataclasses import replace
+
+    c = ct.compiled
+    engage = next((a for a in c.scenario.turn if a.action == "engage"), None)
+    fighters = {engage.formation, engage.target} if engage else set()
+    roles = {f.name: (ENGAGED if f.name in fighters else OUTSIDE if f.role is None else None)
+             for f in c.scenario.formations}
+    return replace(c, formations=[replace(f, role=f.role if roles[f.name] is None else roles[f.name])
+                                  for f in c.formations])
 
 
 def refuse_turn(compiled: CompiledEpic, job: str) -> None:
@@ -174,5 +188,8 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine
             entry["target_blast_markers_after"] = Distribution(lay.get(counts, p + "target_blast_markers_after"))
         turn[f"{k + 1}"] = entry
     tree["turn"] = turn
+    roles = {f.name: ROLE_NAMES[f.role] for f in assault_roles(c).formations}
+    tree["formations"] = {name: dict(f, role=_Label(roles[name] if c.has_engage else "outside"))
+                          for name, f in tree["formations"].items()}
     notes = list(base.notes) + ([] if engine == "kernel" else ["turn: pure-Python reference engine"])
     return TurnResult(system="epic", title=base.title, info=info, tree=tree, notes=notes, meta=base.meta)
