@@ -13,7 +13,7 @@ from .labels import number, percent
 
 def sentences(data: dict, table=None) -> list[str]:
     """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system);
-    ``table`` (its ``table()``) adds the intervals of an Epic turn's means."""
+    ``table`` (its ``rows()`` or ``table()``) adds the intervals of an Epic turn's means."""
     make = _BY_SYSTEM.get(data["system"])
     if make is epic:
         return epic(data, table)
@@ -133,12 +133,15 @@ def epic_turn(data: dict, table=None) -> list[str]:
     """A turn's activations in words, each probability with its 95 % interval: per activation its
     action test and, when it shot, its hits, kills and blast markers placed, the target broken and the
     target's blast markers after the attack (docs/epic-turn.md §4).  ``table`` (the result's tidy
-    ``table()``) gives the intervals of the means; without it the means are given alone."""
+    ``rows()``, or its ``table()``) gives the intervals of the means; without it the means are given alone."""
+    rows = table.to_dict("records") if hasattr(table, "to_dict") else table
+    intervals = {(r["entity"], r["quantity"]): (r["estimate"], r["ci95_lo"], r["ci95_hi"])
+                 for r in rows or () if r["section"] == "turn"}
+
     def mean(key: str, entry: dict, quantity: str) -> str:
-        if table is None:
+        if not intervals:
             return _mean(entry[quantity])
-        row = table[(table.section == "turn") & (table.entity == key) & (table.quantity == quantity)].iloc[0]
-        return number(row.estimate, row.ci95_lo, row.ci95_hi)
+        return number(*intervals[key, quantity])
 
     lines = []
     for key, entry in data["turn"].items():

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 from numba.core import event
-from numba.core.caching import InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
+from numba.core.caching import Cache, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
+from numba.core.runtime import rtsys
 
 import kernels
 
@@ -85,6 +86,34 @@ def drop_stale_cache(folder: Path, digest: str, cache: Path | None = None) -> in
     except OSError:
         pass
     return removed
+
+
+def _load_kernel_overload(self, sig, target_context, _numba_load=Cache.load_overload):
+    """``Cache.load_overload`` for the functions of ``kernels``: only the runtime is initialised before the
+    machine code is read back (see :func:`load_kernels_without_refresh`); other functions load as Numba
+    does it."""
+    if not getattr(self._py_func, "__module__", "").startswith("kernels."):
+        return _numba_load(self, sig, target_context)
+    rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
+
+
+def load_kernels_without_refresh() -> bool:
+    """Load the cached kernels of ``kernels`` without Numba's refresh of its whole CPU target.
+
+    Before it loads a cached function, Numba imports and installs every implementation registry it has
+    (arrays, linear algebra, which imports ``scipy.linalg``, random numbers, typed containers …): about
+    0.7 s of CPU, most of a warm run, though reading machine code back needs only the runtime (NRT)
+    initialised.  The kernels' cached functions load after ``rtsys.initialize`` alone; a cache miss
+    still compiles through Numba's pipeline, which refreshes first, and any other function (a user's
+    own, in the same notebook) loads exactly as Numba does it.  Returns whether the shortcut is in use
+    (not with a Numba whose cache lacks the methods it relies on)."""
+    if not all(hasattr(Cache, name) for name in ("load_overload", "_load_overload",
+                                                 "_guard_against_spurious_io_errors")):
+        return False
+    Cache.load_overload = _load_kernel_overload
+    return True
 
 
 #: What a cold compile of each kernel module costs on a 2-core machine (``make bench`` measures Epic's).

@@ -27,9 +27,10 @@ from kernels.rng import BLOCK_TRIALS
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 from .errors import ArgumentError
 from .estimates import wilson_half_width
-from .numba_cache import compile_notice, drop_stale_kernel_caches
+from .numba_cache import compile_notice, drop_stale_kernel_caches, load_kernels_without_refresh
 
 drop_stale_kernel_caches()  # before any kernel is loaded from Numba's cache
+load_kernels_without_refresh()
 
 DEFAULT_TRIALS = 1_000_000
 DEFAULT_CHUNK_TRIALS = 1 << 20

@@ -7,6 +7,7 @@ charger's test and (after a PASS) the defender's test, and counts what happened.
 import numpy as np
 from numba import njit, prange
 
+from .counts import sum_blocks
 from .rng import BLOCK_TRIALS, d6, seed_stream
 
 # Offsets vector layout (indices into ``offsets``).
@@ -95,4 +96,4 @@ def run_chunk(key0, key1, first_block, n_trials, n_counts, offsets,
             row[offsets[O_CHARGER_END] + charger_end_by_result[cr]] += 1
             row[offsets[O_DEFENDER_END] + defender_end_by_result[dr]] += 1
             row[offsets[O_FRIENDS] + friends_by_result[cr]] += 1
-    return part.sum(axis=0)
+    return sum_blocks(part)

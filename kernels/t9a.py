@@ -6,6 +6,7 @@ column and slot constants below are the contract with ``analysis/t9a/layout.py``
 import numpy as np
 from numba import njit, prange
 
+from .counts import sum_blocks
 from .rng import BLOCK_TRIALS, d6, seed_stream
 
 # charger parameter columns (int64 matrix, one row per charger, in declaration order)
@@ -204,4 +205,4 @@ def run_chunk(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask
         for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
             _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff, acc,
                    reach, high, eff, gone)
-    return part.sum(axis=0)
+    return sum_blocks(part)

@@ -143,19 +143,31 @@ def test_compile_notice_names_the_cache_folder(capsys):
     assert kernels.use_one_cache_dir() == os.environ["NUMBA_CACHE_DIR"]
 
 
+#: A shipped scenario of each system, and modules its warm run must not import besides the data libraries.
+_RUNS = {"epic": ("epic/assault_marines_vs_warband.toml", ("analysis.epic.reference", "analysis.epic.turn",
+                                                          "analysis.epic.shooting")),
+         "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ()),
+         "gdb": ("gdb/column_vs_line.toml", ()),
+         "t9a": ("t9a/flee_reaction.toml", ())}
+
+
 @pytest.mark.parametrize("output", ["--json", "text"])
-def test_a_run_imports_no_table_or_plot_library(output):
-    """§1 'import pandas, matplotlib, dask only where used': loading a shipped Epic scenario (with its
-    NetEA library lookups) and printing --json, or the text output (headline and readable table),
-    needs none of them; nor tqdm when no bar can show (stderr not a terminal), nor the reference and
-    turn engines when the kernel runs the assault (warm 1,000-trial run under 1 s)."""
-    scenario = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
+@pytest.mark.parametrize("run", sorted(_RUNS))
+def test_a_run_imports_no_table_or_plot_library(run, output):
+    """§1 'import pandas, matplotlib, dask only where used': loading a shipped scenario of each system
+    (an Epic one with its NetEA library lookups) and printing --json, or the text output (headline and
+    readable table), needs none of them; nor tqdm when no bar can show (stderr not a terminal), nor the
+    reference and turn engines when the kernel runs an assault, nor Numba's array-maths registry (with
+    SciPy's linear algebra), which loading a cached kernel skips (analysis/numba_cache.py); all for a
+    warm 1,000-trial run under 1 s."""
+    path, engines = _RUNS[run]
+    scenario = ROOT / "analysis" / "scenarios" / path
     flags = ", '--json'" if output == "--json" else ""
-    code = ("import sys\nfrom analysis.cli import main\ntry:\n"
-            f"    main(['epic', {str(scenario)!r}, '--trials', '1000'{flags}])\nexcept SystemExit as e:\n"
-            "    assert not e.code, e.code\n"
-            "print([m for m in ('pandas', 'matplotlib', 'dask', 'tqdm', 'analysis.epic.reference', "
-            "'analysis.epic.turn', 'analysis.epic.shooting') if m in sys.modules], file=sys.stderr)")
+    unused = ("pandas", "matplotlib", "dask", "tqdm", "numba.np.arraymath", "scipy.linalg", *engines)
+    code = ("import sys\nfrom analysis.cli import main\n"
+            "main([{system!r}, {scenario!r}, '--trials', '1000'{flags}], standalone_mode=False)\n"
+            "print([m for m in {unused!r} if m in sys.modules], file=sys.stderr)").format(
+        system=run.removesuffix("-turn"), scenario=str(scenario), flags=flags, unused=unused)
     child = _child(code)
     assert child.returncode == 0, child.stderr
     assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
@@ -163,6 +175,29 @@ def test_a_run_imports_no_table_or_plot_library(output):
         assert json.loads(child.stdout)["trials"] == 1000
     else:
         assert "trials=1,000" in child.stdout and "All estimates (95 % interval in brackets)" in child.stdout
+
+
+def test_kernels_loaded_without_numba_refresh_give_the_same_counts():
+    """§1 warm run: a cached kernel loaded after the runtime's initialisation alone (without Numba's
+    refresh of every implementation registry) returns the counts of one loaded the usual way, for the
+    kernel of each system (an Epic assault and turn, GdB, T9A), seed for seed."""
+    code = ("import json, sys\n"
+            "if sys.argv[1] == 'refresh':\n"
+            "    from numba.core.registry import cpu_target\n"
+            "    cpu_target.target_context.refresh()\n"
+            "import analysis.epic, analysis.gdb, analysis.t9a\n"
+            "runs = [(analysis.epic if name.startswith('epic') else getattr(analysis, name), path)\n"
+            "        for name, (path, _) in {runs!r}.items()]\n"
+            "print(json.dumps([m.simulate(m.load({root!r} + '/' + p), trials=20000, seed=7, progress=False).to_dict()\n"
+            "                  for m, p in runs], default=str))\n"
+            "print('numba.np.arraymath' in sys.modules, file=sys.stderr)\n").format(
+        runs=_RUNS, root=str(ROOT / "analysis" / "scenarios"))
+    usual, shortcut = (subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                                      timeout=900) for how in ("refresh", "shortcut"))
+    assert usual.returncode == 0 and shortcut.returncode == 0, usual.stderr + shortcut.stderr
+    assert usual.stderr.strip().splitlines()[-1] == "True"  # the usual way loads the registries ...
+    assert shortcut.stderr.strip().splitlines()[-1] == "False", shortcut.stderr  # ... the shortcut does not
+    assert shortcut.stdout == usual.stdout
 
 
 def test_paced_chunks_for_a_progress_bar_give_the_same_counts():

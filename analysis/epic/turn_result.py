@@ -122,7 +122,7 @@ class TurnResult(EpicResult):
         """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals."""
         from ..headline import sentences
 
-        return sentences(self.to_dict(), self.table())
+        return sentences(self.to_dict(), self.rows())  # rows, not table(): no pandas for a headline
 
 
 class TurnJob:

@@ -8,13 +8,16 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from analysis.errors import UserError
 
 from .model import DICE, MILLI, DiceRule, to_milli
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @lru_cache(maxsize=None)
@@ -71,4 +74,6 @@ def charge_table(distances, advance_rates, dice="2d6") -> pd.DataFrame:
                 rows.append({"dice": v, "advance_rate": a, "distance": d, "needed": need / MILLI,
                              "p_success": float(p), "fraction": str(p), "ci95_lo": float(p),
                              "ci95_hi": float(p), "mean_failed_move": mean, "method": "exact"})
+    import pandas as pd  # only for this table: a run does not import pandas
+
     return pd.DataFrame(rows)
