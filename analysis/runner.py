@@ -22,6 +22,7 @@ from typing import Protocol
 import numba
 import numpy as np
 
+from kernels.jit import thread_count
 from kernels.rng import BLOCK_TRIALS
 
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
@@ -177,11 +178,11 @@ def run(
         progress = sys.stderr.isatty()
     # a bar that may show gets chunks of about PROGRESS_STEP_S each (the counts do not depend on chunks)
     paced = chunk_trials is None and progress and precision is None
-    chunk = _chunk_size(BLOCK_TRIALS * numba.get_num_threads() if paced else chunk_trials)
+    chunk = _chunk_size(BLOCK_TRIALS * thread_count() if paced else chunk_trials)
     key0, key1 = stream_key(seed, cell)
     target = max_trials if precision is not None else int(trials)
-    old_threads = numba.get_num_threads()
-    if threads is not None:
+    old_threads = thread_count()
+    if threads is not None:  # (starts Numba's thread pool; without --threads a run that needs none does not)
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     counts = None
     done = 0
@@ -205,7 +206,8 @@ def run(
                     if half_width <= precision:
                         break
     finally:
-        numba.set_num_threads(old_threads)
+        if threads is not None:
+            numba.set_num_threads(old_threads)
     info = RunInfo(trials=done, seed=int(seed), cell=tuple(cell), precision=precision, chunks=chunks)
     if precision is not None:
         info.achieved_half_width = half_width

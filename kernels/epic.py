@@ -27,12 +27,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from llvmlite import ir
-from numba import get_num_threads
 from numba.core import types
 from numba.extending import intrinsic
 
 from . import epic_turn  # the turn's lane steps (they use this module's helpers: imported as a module)
-from .jit import njit
+from .jit import njit, thread_count
 from .rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, BLOCK_TRIALS, next_reg, seed_stream
 
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
@@ -1838,10 +1837,10 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
 
 
 @njit(cache=True, nogil=True)
-def _seed_lanes(rs, key0, key1, first_stream):
+def _seed_lanes(rs, state, key0, key1, first_stream):
     """Lane ``l``'s generator state in ``rs`` (the layout ``_word`` reads): the stream ``(key0, key1,
-    first_stream + l)``."""
-    state = np.empty(4, np.uint64)
+    first_stream + l)``; ``state`` (uint64[4]) is scratch, allocated by the caller (an array allocated
+    in jitted code makes loading the cached kernel import Numba's array module)."""
     for l in range(LANES):
         seed_stream(state, key0, key1, first_stream + l)
         for k in range(4):
@@ -1878,7 +1877,8 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                    rules, side_off, form_off, n_counts, key0, key1, first_block, n_trials, trial_streams, turn):
     """Counts of ``n_trials`` assaults and the dice rolled, summed over the stream blocks.
 
-    The blocks run on ``numba.get_num_threads()`` Python threads, each in the GIL-free ``_run_block``.
+    The blocks run on ``thread_count()`` Python threads (Numba's thread count, without starting Numba's
+    own thread pool, which this kernel does not use), each in the GIL-free ``_run_block``.
     That keeps the block function's machine code generated once: a ``prange`` driver links its IR into
     its own module and LLVM optimises and generates all of it a second time (about a third of a cold
     compile).  A block's streams depend only on its index, so the counts do not depend on the threads.
@@ -1908,7 +1908,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
     def block(task: int) -> None:
         b = np.int64(task)
         rs = np.zeros(4 * LANES, np.uint64)
-        _seed_lanes(rs, key0, key1, (first_block + b) * LANES)
+        _seed_lanes(rs, np.empty(4, np.uint64), key0, key1, (first_block + b) * LANES)
         hist = np.zeros(n_hist, np.int64)
         tscr = np.zeros(n_turn, np.int64)
         dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
@@ -1918,7 +1918,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                              key1, (first_block + b) * BLOCK_TRIALS, hist, ho, turn, tscr)
         _fold_histograms(part, b, hist, ho, forms, form_off)
 
-    threads = min(get_num_threads(), n_blocks)
+    threads = min(thread_count(), n_blocks)
     if threads > 1:
         with ThreadPoolExecutor(threads) as pool:
             for _ in pool.map(block, range(n_blocks)):  # re-raises a block's error

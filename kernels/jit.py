@@ -8,8 +8,10 @@ this ``njit`` is compiled for its callers' argument types with literal values dr
 scalars widened to int64 (the call site converts, as for any Numba call), so in practice once: the values
 it computes are the same, and LLVM still inlines it where that pays.  Calls from Python are unchanged.
 """
+import numba
 from numba.core import types
 from numba.core.registry import CPUDispatcher
+from numba.np.ufunc import parallel
 
 
 def _widened(arg_type: types.Type) -> types.Type:
@@ -33,3 +35,10 @@ def njit(cache: bool = False, **options):
             dispatcher.enable_caching()
         return dispatcher
     return wrap
+
+
+def thread_count() -> int:
+    """Numba's thread count (``NUMBA_NUM_THREADS``, or what ``numba.set_num_threads`` set) without starting
+    Numba's thread pool, which ``numba.get_num_threads()`` does first (about 0.1 s): the Epic kernel runs its
+    blocks on Python threads and needs only the number."""
+    return numba.get_num_threads() if parallel._is_initialized else numba.config.NUMBA_NUM_THREADS
