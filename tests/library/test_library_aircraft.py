@@ -99,7 +99,7 @@ def test_library_aircraft_formation_is_out_of_any_assault():
 
 def test_shipped_aircraft_scenario_loads_and_runs():
     """The example turn scenario with library aircraft and a spacecraft (docs/epic-turn.md §5)."""
-    path = Path(epic.__file__).parents[1] / "scenarios" / "epic" / "turns" / "thunderbolts_strafe_ork_warband.toml"
+    path = Path(epic.__file__).parents[1] / "scenarios" / "epic" / "aircraft" / "thunderbolts_strafe_ork_warband.toml"
     result = epic.simulate(epic.load(path), trials=50, seed=2, engine="reference")
     assert [result["turn", k, "action"] for k in ("1", "2", "3")] == ["ground_attack", "orbital_bombardment", "engage"]
     assert result["turn", "1", "flak_hits_mean"].value > 0
