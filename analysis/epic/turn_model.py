@@ -120,6 +120,10 @@ def check_fliers(scenario) -> None:
             if kind is not None and group.engaged != "out":
                 raise ValueError(f"{where}.engaged: {group.unit!r} is {kind} in flight, never in an assault "
                                  "(TP 4.1.1); allowed: \"out\"")
+        if kinds[0] is not None and not scenario.turn:
+            raise ValueError(f"formations[{i}]: {formation.name!r} is an {kinds[0]} formation, which acts only in a "
+                             "turn scenario ([[turn]], docs/epic-turn.md §9); allowed: ground formations in an "
+                             "assault scenario")
         if kinds[0] is not None and formation.role is not None:
             raise ValueError(f"formations[{i}].role: {formation.name!r} is an {kinds[0]} formation, never part of "
                              "an assault (TP 4.1.1); allowed: no role")
@@ -202,13 +206,16 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
 def turn_kernel_unsupported(scenario) -> str | None:
     """The first feature of a turn scenario that only the reference engine runs, as "field: what",
     or None.  The Numba turn kernel calls it to refuse such a scenario with one line
-    (docs/epic-turn.md §1): war engines shot at (a shooting target or a charger under overwatch
-    fire), weapon lines with dice shots or barrage points, ``macro_weapon`` lines and titan-killer
-    damage other than 1, D3 or D6."""
+    (docs/epic-turn.md §1): aircraft and spacecraft (their actions, or a formation of them), war
+    engines shot at (a shooting target or a charger under overwatch fire), weapon lines with dice
+    shots or barrage points, ``macro_weapon`` lines and titan-killer damage other than 1, D3 or D6."""
     by_name = {f.name: f for f in scenario.formations}
     for i, act in enumerate(scenario.turn):
         if act.flies:
             return f"turn[{i}].action: {act.action} (aircraft and spacecraft run on the reference engine only)"
+    for i, formation in enumerate(scenario.formations):
+        if flier(scenario, formation) is not None:
+            return f"formations[{i}]: an {flier(scenario, formation)} formation (the reference engine runs them)"
         if act.target is not None and act.action != "engage" and _has_war_engine(scenario, by_name[act.target]):
             return f"turn[{i}].target: shooting at a war engine ({act.target!r})"
         if act.overwatch_fire and _has_war_engine(scenario, by_name[act.formation]):

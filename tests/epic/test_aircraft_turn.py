@@ -346,12 +346,17 @@ def one_error_line(result, *needles):
     (formation("Wing", "attacker", "fighter", 1) + formation("Flak", "defender", "flak-tank", 1)
      + formation("Guard", "defender", "rifleman", 2) + activation("Guard", "advance", "Wing"),
      ["turn[0].target", "only flak attacks aircraft"]),
+    (formation("Wing", "attacker", "fighter", 1).replace("count = 1 }", 'count = 1, engaged = "out" }')
+     + '[[formations]]\nname = "Guard"\nside = "defender"\n'
+     'initiative = 1\nunits = [{ unit = "rifleman", count = 2, engaged = "bc" }]\n',
+     ["formations[0]", "acts only in a turn scenario", "allowed: ground formations"]),
 ])
 def test_bad_aircraft_input_is_one_line_exit_2(tmp_path, text, needles):
     """docs/epic-turn.md §9: ground_attack by a non-aircraft formation, another action for aircraft, an
     aircraft formation as an assault or shooting target, aircraft engaged, crossfire by aircraft (TP
     4.2.2), flak from a formation without AA, a jinking bomber (TP 4.2.3), a pin-point attack at a
-    formation with no war engine (TP 4.3.4): one line naming file and field, exit 2."""
+    formation with no war engine (TP 4.3.4), aircraft in an assault scenario: one line naming file and
+    field, exit 2."""
     path = tmp_path / "bad.toml"
     path.write_text(UNITS + text)
     result = CliRunner().invoke(main, ["epic", str(path), "-n", "10", "--engine", "reference"])
