@@ -216,6 +216,7 @@ def turn_kernel_unsupported(scenario) -> str | None:
     for i, formation in enumerate(scenario.formations):
         if flier(scenario, formation) is not None:
             return f"formations[{i}]: an {flier(scenario, formation)} formation (the reference engine runs them)"
+    for i, act in enumerate(scenario.turn):
         if act.target is not None and act.action != "engage" and _has_war_engine(scenario, by_name[act.target]):
             return f"turn[{i}].target: shooting at a war engine ({act.target!r})"
         if act.overwatch_fire and _has_war_engine(scenario, by_name[act.formation]):

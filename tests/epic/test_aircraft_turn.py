@@ -312,6 +312,17 @@ def test_reference_turn_matches_the_exact_ground_attack_at_5_sigma():
         assert abs(mean.value - p) <= 5 * math.sqrt(p * (1 - p) / 4000), key
 
 
+def test_reference_pin_point_matches_the_exact_value_at_5_sigma():
+    """TP 4.3.4; epic-shooting §12.9: on the reference engine (fixed seed) the pin-point attack at the
+    two-shield war engine places 1 + 5/18 BMs on average (1 under fire, 1 for the damage point)."""
+    parts = (formation("Fleet", "attacker", "cruiser", 1), formation("Titan", "defender", "walker", 1),
+             activation("Fleet", "pin_point", "Titan"))
+    result = epic.simulate(load(*parts), trials=3000, seed=11, engine="reference")
+    p = 5 / 18
+    mean = result["turn", "1", "blast_markers_placed_mean"].value
+    assert abs(mean - (1 + p)) <= 5 * math.sqrt(p * (1 - p) / 3000)
+
+
 # -- bad input: one line, exit 2 ------------------------------------------------------------------
 
 def one_error_line(result, *needles):
@@ -371,3 +382,13 @@ def test_kernel_refuses_aircraft_actions_with_one_line(tmp_path):
     path.write_text(without_war_engines + "".join(GROUND_ATTACK))
     result = CliRunner().invoke(main, ["epic", str(path), "-n", "10"])
     one_error_line(result, str(path), "turn[0].action", "ground_attack", "--engine reference")
+
+
+def test_kernel_refuses_a_formation_of_aircraft_that_does_not_act():
+    """docs/epic-turn.md §9: a turn scenario holding aircraft runs on the reference engine only, even
+    when they do not act (the kernel would rally their blast markers)."""
+    from analysis.epic.turn_model import turn_kernel_unsupported
+
+    model = load(formation("Guard", "attacker", "rifleman", 2), formation("Wing", "defender", "fighter", 1),
+                 formation("Other", "defender", "rifleman", 2), activation("Guard", "advance", "Other"))
+    assert turn_kernel_unsupported(model) == "formations[1]: an aircraft formation (the reference engine runs them)"
