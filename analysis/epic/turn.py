@@ -4,8 +4,9 @@ It implements ``docs/epic-turn.md`` §2: each activation takes its action test (
 blast marker, checks the break and leaves only a Hold), shoots (:func:`analysis.epic.shooting.shoot`),
 regroups (Marshal, Hold) or goes on overwatch; an ``engage`` activation draws the overwatch fire it
 names, then starts the existing reference assault from the blast markers, losses and broken states
-the turn produced; the end-phase rally closes the turn.  Only the pure-Python reference engine runs
-turns for now; the Numba kernel refuses them.
+the turn produced; the end-phase rally closes the turn.  Aircraft ground attacks (with their flak and
+disengagement), orbital bombardments and pin-point attacks are the steps of :mod:`analysis.epic.aircraft`
+(docs/epic-turn.md §9).
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 from .compile import ENGAGED, OUTSIDE, CompiledEpic
 from .reference import (Decision, Formation, Log, Trial, assault_snapshot, break_formation, consequences, end_phase,
                         fight, new_trial, regroup_roll, roll_d6, trial_outcome)
-from .aircraft import (FlakReport, JINK_SAVE, MOVING_ACTIONS, aircraft_action_test, barrage_lines, direct_lines, flak,
+from .aircraft import (FlakReport, MOVING_ACTIONS, aircraft_action_test, barrage_lines, direct_lines, flak,
                        ground_attack_orders, may_jink, orbital_orders, pin_point_orders)
 from .outcome import TrialOutcome
-from .shooting import ACTION_TO_HIT, AttackReport, FireOrders, shoot
+from .shooting import ACTION_TO_HIT, JINK_SAVE, AttackReport, FireOrders, shoot
 from .turn_model import Activation, flier
 
 
