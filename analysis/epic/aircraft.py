@@ -20,7 +20,10 @@ from .shooting import (AT, JINK_SAVE, MW, TK, AttackReport, AttackState, FireOrd
 from .turn_model import Activation
 from .war_engines import titan_killer_damage
 
-ORBITAL_TEMPLATE_ROOM = 7.0  # a 12 cm template holds 7 infantry, 4 armoured vehicles or 2 war engines (reading)
+# the default room of a 12 cm orbital template, in infantry units (an armoured vehicle takes 1.5, a war engine 3:
+# shooting.template_capacity): 7 infantry, 4 armoured vehicles or 2 war engines, against the ordinary
+# template's 3 (reading, docs/epic-turn.md §9)
+ORBITAL_TEMPLATE_ROOM = 7.0
 MOVING_ACTIONS = ("advance", "double", "march", "engage")  # a formation that moved: −1 to its end-phase flak
 
 
