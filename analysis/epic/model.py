@@ -13,10 +13,11 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_
 
 from ..bounds import BlastMarkers, ExtraAttackCount, Points, Speed
 from ..scenario import StrictModel
-from .turn_model import Activation, check_turn, fill_turn_defaults
+from .turn_model import Activation, check_fliers, check_turn, fill_turn_defaults
 from .dice import parse_dice
 
 UnitType = Literal["INF", "LV", "AV", "WE", "CH"]
+AircraftClass = Literal["fighter", "bomber", "fighter-bomber"]  # the move class of an aircraft (TP 4.1)
 Engagement = Literal["bc", "ff", "out"]
 ArmyRule = Literal["they-shall-know-no-fear", "mob-rule"]
 
@@ -241,6 +242,8 @@ class UnitProfile(StrictModel):
     critical: CriticalEffect | None = None  # TP 3.2.3: a kind name or a table; none = no critical effect
     cc_abilities: WeaponAbilities | None = None  # abilities of the unit's own CC attack (main dice)
     ff_abilities: WeaponAbilities | None = None  # abilities of the unit's own FF attack (main dice)
+    aircraft: AircraftClass | None = None  # an aircraft in flight (TP 4.1; docs/epic-turn.md §9)
+    spacecraft: bool = False  # a spacecraft: orbital bombardments and pin-point attacks (TP 4.3)
 
     @field_validator("power_fields")
     @classmethod
@@ -276,6 +279,9 @@ class UnitProfile(StrictModel):
                              f"host war engine, has void shields; this unit is {self.type}")
         if self.critical is not None and self.type != "WE":
             raise ValueError(f"critical: only a war engine (type WE) takes critical hits; this unit is {self.type}")
+        if self.aircraft is not None and (self.type not in ("AV", "WE") or self.spacecraft):
+            raise ValueError(f"aircraft: an aircraft is type AV (its armour saves against flak) or WE (an aircraft "
+                             f"war engine), never a spacecraft; this unit is {self.type}")
         return self
 
 
@@ -395,6 +401,7 @@ class EpicScenario(StrictModel):
                                      f"allowed: {', '.join(names)}")
                 if not 0 <= count <= 100:
                     raise ValueError(f"formations[{i}].within_splash_of.{source}: allowed 0 to 100 units, got {count}")
+        check_fliers(self)
         if self.turn:
             check_turn(self)  # who fights an assault is decided by the turn's engage activation
             return self

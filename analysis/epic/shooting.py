@@ -31,6 +31,7 @@ AP, AT, MW, TK = "AP", "AT", "MW", "TK"
 INFANTRY_TARGETS = ("INF", "LV")  # AP hits (TP 1.9.6, 2.1.9)
 ARMOUR_TARGETS = ("AV", "LV", "WE")  # AT hits (TP 1.9.6, 2.1.9, 3.2)
 ACTION_TO_HIT = {"advance": 0, "double": -1, "sustained_fire": 1, "marshal": -1, "hold": 0, "overwatch": 0}
+JINK_SAVE = 4  # an aircraft's jink save against flak, instead of its armour (TP 4.2.3)
 
 
 # -- what an activation decides (scenario inputs of the non-spatial model) -----------------------
@@ -43,7 +44,10 @@ class FireOrders:
     ``exposed``: target units any shooter can reach, front first (None: all); ``cover``: the
     target is in cover (−1 to hit; its infantry may use ``cover_save``); ``ap_at``: "auto" (the
     heuristic of :func:`choose_fire_type`), "ap" or "at"; ``templates_cover``: target units under
-    each barrage template (None: the default of :func:`template_cover`).
+    each barrage template (None: the default of :func:`template_cover`); ``template_room``: the room
+    of a template for that default (a 12 cm orbital template: ``ORBITAL_TEMPLATE_ROOM``);
+    ``suppressible``: False for aircraft and spacecraft, never suppressed (TP 4.1.1); ``aim_war_engine``:
+    a pin-point attack's hits all go to the target's living war engine of that index, front first (TP 4.3.4).
     """
 
     modifier: int = 0
@@ -54,6 +58,9 @@ class FireOrders:
     crossfire: bool = False
     ap_at: str = "auto"
     templates_cover: int | None = None
+    template_room: float = 3.0
+    suppressible: bool = True
+    aim_war_engine: int | None = None
 
 
 @dataclass
@@ -100,8 +107,11 @@ def roll_to_hit(rng: random.Random, value: int, modifier: int) -> tuple[bool, li
     return second >= need - 3, [first, second]
 
 
-def save_targets(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool) -> list[int]:
+def save_targets(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool, jink: bool = False) -> list[int]:
     """The save rolls a hit allows, in order (each a D6 target; a target of 7+ is no save).
+
+    A jinking aircraft saves any flak hit on 4+ instead of its armour, with no reinforced-armour re-roll
+    (TP 4.2.3; TP-FAQ Anti-Aircraft Attacks; epic-shooting §13 Q19; reading: macro-weapon flak too).
 
     AP/AT: the better of armour and, for infantry in cover, the cover save (not against Ignore
     Cover); Reinforced Armour re-rolls a failure on the armour value, except against Lance.
@@ -109,6 +119,8 @@ def save_targets(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bo
     (TP 1.8.3, 1.9.6, 1.11, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9; TP-SR Eldar Technology; TP-FAQ
     Allocate Hits & Make Saving Throws, Reinforced Armour, Crossfire)."""
     slot = unit.slot
+    if jink:
+        return [JINK_SAVE]
     worse = int(crossfire) + int(hit.sniper)
     armour = min(slot.armour + worse, NO_ROLL)
     if hit.kind in (AP, AT):
@@ -123,15 +135,17 @@ def save_targets(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bo
     return [t for t in targets if t < NO_ROLL]
 
 
-def save_roll(trial: Trial, unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool) -> bool:
+def save_roll(trial: Trial, unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool,
+              jink: bool = False) -> bool:
     """Roll the saves of :func:`save_targets`, then an invulnerable save (unmodified 6+, never
     re-rolled; deflector shield 5+, living metal 4+, as in assaults) after a failed or disallowed one
     (TP 1.9.6, 2.1.6; TP-SR Tau, Necron Technology; TP-FAQ Invulnerable Saves).  True when saved."""
-    targets = save_targets(unit, hit, cover_save, crossfire)
+    targets = save_targets(unit, hit, cover_save, crossfire, jink)
     for attempt, target in enumerate(targets):
         roll = roll_d6(trial.rng)
-        trial.say("TP 2.1.11" if attempt else "TP 1.9.6",
-                  f"  {unit.label}: {'re-roll (reinforced armour)' if attempt else 'save'} {target}+ vs {hit.kind}: "
+        what = 're-roll (reinforced armour)' if attempt else 'jink save' if jink else 'save'
+        trial.say("TP 2.1.11" if attempt else "TP 4.2.3" if jink else "TP 1.9.6",
+                  f"  {unit.label}: {what} {target}+ vs {hit.kind}: "
                   f"{roll} → {'saved' if roll >= target else 'failed'}")
         if roll >= target:
             return True
@@ -302,13 +316,14 @@ def template_capacity(unit: Unit) -> float:
     return {"AV": 1.5, "WE": 3.0}.get(unit.slot.type, 1.0)
 
 
-def template_cover(exposed: list[Unit], templates: int, per_template: int | None) -> list[tuple[Unit, bool]]:
+def template_cover(exposed: list[Unit], templates: int, per_template: int | None, room_per_template: float = 3.0
+                   ) -> list[tuple[Unit, bool]]:
     """Target units under the templates, front first, each with whether it lies under a template's
     centre (the first unit a template covers, reading): ``per_template`` units each if given, else as
     many as fit by :func:`template_capacity` (TP 1.9.8 placement; reading, docs/epic-turn.md §3.6)."""
     under, i = [], 0
     for _ in range(templates):
-        room = 3.0
+        room = room_per_template
         taken = 0
         while i < len(exposed):
             size = 1.0 if per_template is not None else template_capacity(exposed[i])
@@ -345,7 +360,7 @@ def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], o
     trial.say("TP 1.9.8", f"barrage of {bp} BP{' (above the table: its last row, reading)' if bp > row.bp_max else ''}: "
                           f"{row.templates} template(s), +{row.extra_blast_markers} BM, AP{row.ap}+/AT{row.at}+"
                           f"{', macro-weapon' if macro else ''}")
-    under = template_cover(exposed, row.templates, orders.templates_cover)
+    under = template_cover(exposed, row.templates, orders.templates_cover, orders.template_room)
     modifier = orders.modifier - (1 if orders.cover and not every["ignore_cover"] else 0)
     tk_damage = titan_killer_dice(lines[0])  # reading: a titan-killer barrage does its first line's damage
     hits = []
@@ -436,6 +451,7 @@ class AttackState:
     converting: bool = False  # resolving a broken target's no-save hits: their damage places nothing
     dead: set = field(default_factory=set)  # ids of units whose death was counted
     splashed: list = field(default_factory=list)  # other formations that took BMs from a critical's splash
+    jink: bool = False  # flak at jinking aircraft: 4+ saves instead of armour (TP 4.2.3)
 
     def first_casualty_markers(self) -> int:
         """The BMs of a casualty: 1, and 2 for the attack's first in a crossfire (TP 1.11)."""
@@ -529,7 +545,7 @@ def hit_war_engine(trial: Trial, state: AttackState, hit: ShotHit, unit: Unit, d
     points = shields_stop(trial, unit, damage, close_combat=False)
     if not points:
         return 0
-    unsaved = sum(not save_roll(trial, unit, hit, None, state.crossfire) for _ in range(points))
+    unsaved = sum(not save_roll(trial, unit, hit, None, state.crossfire, state.jink) for _ in range(points))
     if unsaved:
         damage_hull(trial, unit, unsaved, "TP 3.2.2", state.by_side, books=not hit.disrupt)
     return int(hit.disrupt)
@@ -551,7 +567,7 @@ def resolve(trial: Trial, state: AttackState, triples: list[tuple[ShotHit, Unit,
         if hit.disrupt and not unit.slot.expendable:
             markers += 1
         saves = cover_save if unit.slot.type == "INF" else None
-        if save_roll(trial, unit, hit, saves, state.crossfire):
+        if save_roll(trial, unit, hit, saves, state.crossfire, state.jink):
             continue
         wound(unit)
         state.dead.add(id(unit))
@@ -589,7 +605,12 @@ def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, order
         trial.say("TP 1.13", f"{shooter.name} is broken or destroyed: no shooting")
         return report
     trial.say("TP 1.9.1", f"{shooter.name} shoots at {target.name}")
-    firers = suppress(trial, shooter, candidates(shooter, weapons_of, orders.in_range))
+    cands = candidates(shooter, weapons_of, orders.in_range)
+    if orders.suppressible:
+        firers = suppress(trial, shooter, cands)
+    else:
+        firers = cands
+        trial.say("TP 4.1.1", f"{shooter.name}: aircraft and spacecraft are never suppressed: {len(firers)} fire")
     if not firers or not target.living:
         trial.say("TP-FAQ Place Blast Marker", "no unit can fire: no attack, no blast marker")
         return report
@@ -599,6 +620,10 @@ def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, order
     try:
         add_blast_markers(trial, state, 1, "coming under fire")
         exposed = target.living[:orders.exposed] if orders.exposed is not None else target.living
+        if orders.aim_war_engine is not None:
+            engines = [u for u in target.living if u.slot.type == "WE"]
+            exposed = engines[orders.aim_war_engine:orders.aim_war_engine + 1] or engines[:1]
+            trial.say("TP 4.3.4", f"pin-point attack at {exposed[0].label}" if exposed else "no war engine left")
         direct = direct_fire(trial, firers, weapons_of, exposed, orders)
         templates, extra = barrage(trial, firers, weapons_of, exposed, orders)
         report.hits = len(direct) + len(templates)

@@ -4,8 +4,9 @@ It implements ``docs/epic-turn.md`` §2: each activation takes its action test (
 blast marker, checks the break and leaves only a Hold), shoots (:func:`analysis.epic.shooting.shoot`),
 regroups (Marshal, Hold) or goes on overwatch; an ``engage`` activation draws the overwatch fire it
 names, then starts the existing reference assault from the blast markers, losses and broken states
-the turn produced; the end-phase rally closes the turn.  Only the pure-Python reference engine runs
-turns for now; the Numba kernel refuses them.
+the turn produced; the end-phase rally closes the turn.  Aircraft ground attacks (with their flak and
+disengagement), orbital bombardments and pin-point attacks are the steps of :mod:`analysis.epic.aircraft`
+(docs/epic-turn.md §9).
 """
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from dataclasses import dataclass
 from .compile import ENGAGED, OUTSIDE, CompiledEpic
 from .reference import (Decision, Formation, Log, Trial, assault_snapshot, break_formation, consequences, end_phase,
                         fight, new_trial, regroup_roll, roll_d6, trial_outcome)
+from .aircraft import (FlakReport, MOVING_ACTIONS, aircraft_action_test, barrage_lines, direct_lines, flak,
+                       ground_attack_orders, may_jink, orbital_orders, pin_point_orders)
 from .outcome import TrialOutcome
-from .shooting import ACTION_TO_HIT, AttackReport, FireOrders, shoot
-from .turn_model import Activation
+from .shooting import ACTION_TO_HIT, JINK_SAVE, AttackReport, FireOrders, shoot
+from .turn_model import Activation, flier
 
 
 @dataclass
@@ -29,6 +32,7 @@ class ActivationOutcome:
     attack: AttackReport | None = None  # its shooting attack, when it shot
     target_blast_markers_after: int = 0  # the target's BMs once the attack is resolved (0 broken or destroyed)
     target_broken: bool = False  # broken with a living unit after the attack
+    flak: FlakReport | None = None  # a ground attack: what flak did to the aircraft (approach and disengagement)
 
 
 @dataclass
@@ -106,6 +110,8 @@ class Turn:
         self.weapons = weapons
         self.by_name = {f.name: f for f in self.trial.formations}
         self.overwatch = {f.name for f in compiled.scenario.formations if f.overwatch}
+        self.moved: set[str] = set()  # formations that moved this turn (their end-phase flak: −1, TP 4.2.4)
+        self.marched: set[str] = set()  # formations that marched this turn: no flak (TP 4.2.4)
 
     def weapons_of(self, unit):
         return self.weapons[unit.slot.index]
@@ -127,6 +133,78 @@ class Turn:
         elif act.hold == "regroup":
             regroup(trial, formation)
 
+    def flak_from(self, names: list[str]) -> list[Formation]:
+        """The named formations that may fire flak: not Marching this turn (TP 4.2.4; broken: see flak)."""
+        gunners = []
+        for name in names:
+            if name in self.marched:
+                self.trial.say("TP 4.2.4", f"{name} marched this turn: no flak")
+            else:
+                gunners.append(self.by_name[name])
+        return gunners
+
+    def ground_attack(self, formation: Formation, act: Activation, outcome: ActivationOutcome) -> None:
+        """Approach flak, then the attack of the surviving aircraft unless they jinked (TP 4.2.2–4.2.4;
+        TP-FAQ Aircraft: the sequence; interception, landing and overwatch at landing are not modelled)."""
+        trial = self.trial
+        outcome.flak = FlakReport()
+        flak(trial, formation, [(g, 0) for g in self.flak_from(act.flak)], self.weapons_of, act.jink, outcome.flak)
+        if act.jink:
+            trial.say("TP 4.2.3", f"{formation.name} jinked: its attack is forfeited")
+            return
+        if not formation.living:
+            trial.say("TP 4.2.4", f"{formation.name}: every aircraft was shot down before the attack")
+            return
+        orders = ground_attack_orders(fire_orders(self.compiled, act, 0))
+        outcome.attack = shoot(trial, formation, self.by_name[act.target], self.weapons_of, orders)
+
+    def space_attack(self, formation: Formation, act: Activation, outcome: ActivationOutcome) -> None:
+        """An orbital bombardment (its barrage lines) or a pin-point attack (its direct lines) (TP 4.3.3, 4.3.4)."""
+        on_overwatch = act.target in self.overwatch
+        orders = fire_orders(self.compiled, act, 0, on_overwatch)
+        if act.action == "orbital_bombardment":
+            orders, weapons_of = orbital_orders(orders), barrage_lines(self.weapons_of)
+        else:
+            orders, weapons_of = pin_point_orders(orders, act.war_engine), direct_lines(self.weapons_of)
+        outcome.attack = shoot(self.trial, formation, self.by_name[act.target], weapons_of, orders)
+
+    def fly(self, formation: Formation, act: Activation, outcome: ActivationOutcome) -> None:
+        """An aircraft or spacecraft activation (docs/epic-turn.md §9): spacecraft take no action test
+        (reading); aircraft take theirs, a failure being a Stand Down."""
+        if act.action == "ground_attack":
+            outcome.test_passed = aircraft_action_test(self.trial, formation, act)
+            if outcome.test_passed:
+                self.ground_attack(formation, act, outcome)
+            return
+        outcome.test_passed = True
+        self.trial.say("TP 4.3", f"{formation.name}: spacecraft take no action test (reading)")
+        self.space_attack(formation, act, outcome)
+
+    def disengage(self, act: Activation, outcome: ActivationOutcome) -> None:
+        """End phase, step 1: the aircraft of a ground attack disengage through the flak of
+        ``disengagement_flak``, at −1 from a formation that moved this turn; they jink when all may and
+        4+ beats the front aircraft's armour (reading: the attack is made, jinking costs nothing)
+        (TP 4.2.3, 4.2.4, 4.2.7; TP-FAQ The End Phase)."""
+        formation = self.by_name[act.formation]
+        if not outcome.test_passed or not formation.living or not act.disengagement_flak:
+            return
+        self.trial.say("TP-FAQ The End Phase", f"--- end phase: {formation.name} disengages ---")
+        jink = may_jink(self.compiled.scenario, formation) and JINK_SAVE < formation.living[0].slot.armour
+        gunners = [(g, -int(g.name in self.moved)) for g in self.flak_from(act.disengagement_flak)]
+        flak(self.trial, formation, gunners, self.weapons_of, jink, outcome.flak)
+
+    def note_movement(self, act: Activation, outcome: ActivationOutcome) -> None:
+        """Who moved (−1 to its end-phase flak) or marched (no flak) this turn (TP 1.6.1, 4.2.4; reading:
+        Advance, Double, March, Engage, Marshal without a target and a Hold that moves are moves)."""
+        if not outcome.acted or act.flies:
+            return
+        held = act.action == "hold" or not outcome.test_passed
+        if (act.hold == "move") if held else (act.action in MOVING_ACTIONS
+                                              or (act.action == "marshal" and act.target is None)):
+            self.moved.add(act.formation)
+        if not held and act.action == "march":
+            self.marched.add(act.formation)
+
     def activate(self, act: Activation) -> tuple[ActivationOutcome, bool]:
         """One activation (TP 1.6, 1.13.3).  Returns its outcome and whether it led to an assault."""
         trial = self.trial
@@ -138,6 +216,9 @@ class Turn:
             trial.say("TP 1.13", f"{formation.name} is broken or destroyed: it does not act")
             return outcome, False
         outcome.acted = True
+        if act.flies:
+            self.fly(formation, act, outcome)
+            return outcome, False
         self.overwatch.discard(formation.name)  # acting ends a standing overwatch (TP 1.10)
         if act.action == "hold":
             outcome.test_passed = True
@@ -192,6 +273,18 @@ class Turn:
             return False
         return True
 
+    def rally(self, end_phase) -> None:
+        """The end phase; aircraft and spacecraft never rally: their BMs wait for their next action
+        test (TP 4.2.7), set aside while the rally runs."""
+        fliers = [self.by_name[f.name] for f in self.compiled.scenario.formations
+                  if flier(self.compiled.scenario, f) is not None]
+        kept = [f.blast_markers for f in fliers]
+        for formation in fliers:
+            formation.blast_markers = 0
+        end_phase(self.trial)
+        for formation, markers in zip(fliers, kept):
+            formation.blast_markers = markers
+
     def assault(self, act: Activation) -> Decision:
         """The existing reference assault, from the state the turn produced: the charger, its target
         and formations with an explicit role fight; broken formations count as broken at the start;
@@ -221,6 +314,7 @@ def run_turn_trial(compiled: CompiledEpic, weapons: list[tuple], rng: random.Ran
     outcomes, decision, engage = [], None, None
     for act in compiled.scenario.turn:
         outcome, assault = turn.activate(act)
+        turn.note_movement(act, outcome)
         if act.may_shoot:
             target = turn.by_name[act.target]
             outcome.target_broken = target.broken and bool(target.living)
@@ -231,6 +325,9 @@ def run_turn_trial(compiled: CompiledEpic, weapons: list[tuple], rng: random.Ran
     if engage is not None:
         decision = turn.assault(engage)
     snapshot = assault_snapshot(turn.trial)
+    for act, outcome in zip(compiled.scenario.turn, outcomes):
+        if act.action == "ground_attack":
+            turn.disengage(act, outcome)
     if compiled.scenario.end_phase.rally:
-        end_phase(turn.trial)
+        turn.rally(end_phase)
     return TurnTrialOutcome(outcomes, trial_outcome(turn.trial, decision, snapshot), engaged=decision is not None)

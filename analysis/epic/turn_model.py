@@ -11,8 +11,11 @@ from pydantic import Field
 
 from ..scenario import StrictModel
 
-Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage"]
-ACTIONS = ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")
+Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
+                 "ground_attack", "orbital_bombardment", "pin_point"]
+ACTIONS = ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")  # ground formations
+AIRCRAFT_ACTIONS = ("ground_attack",)  # TP 4.2 (interception and CAP need enemy aircraft: not modelled)
+SPACECRAFT_ACTIONS = ("orbital_bombardment", "pin_point")  # TP 4.3.3, 4.3.4
 FIRING_ACTIONS = ("advance", "double", "sustained_fire")  # always fire at their target (TP 1.6.1)
 DEFAULT_ON_FAIL = {"engage": "move", "marshal": "regroup", "march": "move", "overwatch": "move"}  # else "shoot"
 
@@ -33,6 +36,12 @@ class Activation(StrictModel):
     cover_save: int | None = Field(None, ge=2, le=6)  # default: the target formation's `cover`
     ap_at: Literal["auto", "ap", "at"] = "auto"
     templates_cover: int | None = Field(None, ge=1, le=100)  # target units under each barrage template
+    # ground_attack only (TP 4.2.4; docs/epic-turn.md §9): enemy formations whose AA units were in range
+    # of the aircraft during the approach, and others (their AA units not yet fired) during the disengagement
+    flak: list[str] = Field([], max_length=16)
+    disengagement_flak: list[str] = Field([], max_length=16)
+    jink: bool = False  # the aircraft jink against the approach flak, forfeiting the attack (TP 4.2.3)
+    war_engine: int | None = Field(None, ge=1, le=100)  # pin_point: the target's Nth war engine, front first
 
     @property
     def hold(self) -> str:
@@ -42,7 +51,13 @@ class Activation(StrictModel):
     @property
     def fires(self) -> bool:
         """Whether the action, when its test passes, shoots at ``target`` (Marshal only with a target)."""
-        return self.action in FIRING_ACTIONS or (self.action == "marshal" and self.target is not None)
+        return (self.action in FIRING_ACTIONS + AIRCRAFT_ACTIONS + SPACECRAFT_ACTIONS
+                or (self.action == "marshal" and self.target is not None))
+
+    @property
+    def flies(self) -> bool:
+        """An aircraft or spacecraft action (docs/epic-turn.md §9)."""
+        return self.action in AIRCRAFT_ACTIONS + SPACECRAFT_ACTIONS
 
     @property
     def may_shoot(self) -> bool:
@@ -78,13 +93,129 @@ def _unmodelled_save(scenario, formation) -> str | None:
                  for rule in scenario.units[name].special if rule in SHOOTING_SAVES_NOT_MODELLED), None)
 
 
+def flier(scenario, formation) -> str | None:
+    """"aircraft", "spacecraft" or None (a ground formation), by the formation's first unit."""
+    profile = scenario.units[formation.units[0].unit]
+    return "aircraft" if profile.aircraft else "spacecraft" if profile.spacecraft else None
+
+
+FLIER_KEYS = {"aircraft": 'aircraft = "fighter", "bomber" or "fighter-bomber"', "spacecraft": "spacecraft = true"}
+
+
+def _unit_flier(profile) -> str | None:
+    return "aircraft" if profile.aircraft else "spacecraft" if profile.spacecraft else None
+
+
+def check_fliers(scenario) -> None:
+    """Aircraft in flight and spacecraft are never in an assault, never break and never take a role
+    in one (TP 4.1.1, 4.2.7, 4.3): their formations hold only such units, every group ``out``."""
+    for i, formation in enumerate(scenario.formations):
+        kinds = [_unit_flier(scenario.units[g.unit]) for g in formation.units]
+        for j, (group, kind) in enumerate(zip(formation.units, kinds)):
+            where = f"formations[{i}].units[{j}]"
+            if kind != kinds[0]:
+                raise ValueError(f"{where}.unit: {group.unit!r} is {kind or 'a ground unit'} but the formation's first "
+                                 f"unit is {kinds[0] or 'a ground unit'}; allowed: a formation of aircraft only, "
+                                 "spacecraft only or ground units only")
+            if kind is not None and group.engaged != "out":
+                raise ValueError(f"{where}.engaged: {group.unit!r} is {kind} in flight, never in an assault "
+                                 "(TP 4.1.1); allowed: \"out\"")
+        if kinds[0] is not None and not scenario.turn:
+            raise ValueError(f"formations[{i}]: {formation.name!r} is an {kinds[0]} formation, which acts only in a "
+                             "turn scenario ([[turn]], docs/epic-turn.md §9); allowed: ground formations in an "
+                             "assault scenario")
+        if kinds[0] is not None and formation.role is not None:
+            raise ValueError(f"formations[{i}].role: {formation.name!r} is an {kinds[0]} formation, never part of "
+                             "an assault (TP 4.1.1); allowed: no role")
+        if kinds[0] is not None and formation.broken:
+            raise ValueError(f"formations[{i}].broken: {formation.name!r} is an {kinds[0]} formation, which never "
+                             "breaks (TP 4.2.7); allowed: false")
+
+
+def _has_line(scenario, formation, key: str) -> bool:
+    return any(getattr(w, key) is not None for g in formation.units for w in scenario.units[g.unit].weapons)
+
+
+def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -> None:
+    """The aircraft and spacecraft keys of one activation (TP 4.2, 4.3; docs/epic-turn.md §9)."""
+    at = f"turn[{i}]"
+    kind = flier(scenario, formation)
+    if kind == "aircraft" and act.action not in AIRCRAFT_ACTIONS:
+        raise ValueError(f"{at}.action: {act.formation!r} is an aircraft formation; allowed: "
+                         + ", ".join(AIRCRAFT_ACTIONS))
+    if kind == "spacecraft" and act.action not in SPACECRAFT_ACTIONS:
+        raise ValueError(f"{at}.action: {act.formation!r} is a spacecraft formation; allowed: "
+                         + ", ".join(SPACECRAFT_ACTIONS))
+    needed = "aircraft" if act.action in AIRCRAFT_ACTIONS else "spacecraft" if act.action in SPACECRAFT_ACTIONS else None
+    if needed is not None and kind != needed:
+        raise ValueError(f"{at}.action: {act.action!r} needs a formation of {needed} (units with "
+                         f"{FLIER_KEYS[needed]}); {act.formation!r} is a {kind or 'ground'} formation; allowed: "
+                         + ", ".join(ACTIONS if kind is None else AIRCRAFT_ACTIONS if kind == "aircraft" else SPACECRAFT_ACTIONS))
+    if act.target is not None and act.target in by_name and flier(scenario, by_name[act.target]) is not None:
+        raise ValueError(f"{at}.target: {act.target!r} is an {flier(scenario, by_name[act.target])} formation: only "
+                         "flak attacks aircraft and they are never assaulted (TP 4.1.1, 4.2.4); allowed: ground formations")
+    if act.flies:
+        if act.on_fail is not None:
+            raise ValueError(f"{at}.on_fail: a failed aircraft action test is a Stand Down (TP 4.2.7), spacecraft "
+                             "take no test; allowed: leave on_fail out")
+        if act.crossfire:
+            raise ValueError(f"{at}.crossfire: aircraft attacks and orbital attacks never claim crossfire "
+                             "(TP 4.2.2; TP-FAQ Orbital Bombardments); allowed: false")
+        if act.retain and kind == "spacecraft":
+            raise ValueError(f"{at}.retain: spacecraft take no action test (reading, docs/epic-turn.md §9); allowed: false")
+    if act.action != "ground_attack":
+        for key in ("flak", "disengagement_flak"):
+            if getattr(act, key):
+                raise ValueError(f"{at}.{key}: only a ground_attack draws flak; allowed: []")
+        if act.jink:
+            raise ValueError(f"{at}.jink: only aircraft on a ground_attack jink (TP 4.2.3); allowed: false")
+    else:
+        for key in ("flak", "disengagement_flak"):
+            for k, name in enumerate(getattr(act, key)):
+                gunner = by_name.get(name)
+                if (gunner is None or gunner.side == formation.side or flier(scenario, gunner) is not None
+                        or not _has_line(scenario, gunner, "aa")):
+                    allowed = [f.name for f in scenario.formations if f.side != formation.side
+                               and flier(scenario, f) is None and _has_line(scenario, f, "aa")]
+                    raise ValueError(f"{at}.{key}[{k}]: {name!r} is not an enemy ground formation with an AA weapon; "
+                                     f"allowed: {', '.join(allowed) or 'none'}")
+                if key == "disengagement_flak" and name in act.flak:
+                    raise ValueError(f"{at}.disengagement_flak[{k}]: {name!r} already fired flak at the approach; "
+                                     "each unit flaks an aircraft formation once per turn (TP 4.2.4); allowed: "
+                                     "formations not in flak")
+        bombers = [g.unit for g in formation.units if scenario.units[g.unit].aircraft == "bomber"]
+        if act.jink and bombers:
+            raise ValueError(f"{at}.jink: {bombers[0]!r} is a bomber, and all of a formation's aircraft jink or none "
+                             "(TP 4.2.3); allowed: false")
+    if act.action == "orbital_bombardment" and not _has_line(scenario, formation, "bp"):
+        raise ValueError(f"{at}.action: {act.formation!r} has no orbital bombardment (a bp line); allowed: pin_point")
+    if act.action == "pin_point" and not _has_line(scenario, formation, "mw"):
+        raise ValueError(f"{at}.action: {act.formation!r} has no pin-point attack (an mw line); "
+                         "allowed: orbital_bombardment")
+    if act.war_engine is not None and act.action != "pin_point":
+        raise ValueError(f"{at}.war_engine: only a pin_point attack picks a war engine (TP 4.3.4); allowed: leave it out")
+    if act.action == "pin_point" and act.target in by_name:
+        engines = sum(g.count for g in by_name[act.target].units if scenario.units[g.unit].type == "WE")
+        if not engines:
+            raise ValueError(f"{at}.target: a pin_point attack picks an enemy war engine (TP 4.3.4); {act.target!r} "
+                             "has none; allowed: formations with a war engine")
+        if act.war_engine is not None and act.war_engine > engines:
+            raise ValueError(f"{at}.war_engine: {act.target!r} has {engines} war engine(s); allowed: 1 to {engines}")
+
+
 def turn_kernel_unsupported(scenario) -> str | None:
     """The first feature of a turn scenario that only the reference engine runs, as "field: what",
     or None.  The Numba turn kernel calls it to refuse such a scenario with one line
-    (docs/epic-turn.md §1): war engines shot at (a shooting target or a charger under overwatch
-    fire), weapon lines with dice shots or barrage points, ``macro_weapon`` lines and titan-killer
-    damage other than 1, D3 or D6."""
+    (docs/epic-turn.md §1): aircraft and spacecraft (their actions, or a formation of them), war
+    engines shot at (a shooting target or a charger under overwatch fire), weapon lines with dice
+    shots or barrage points, ``macro_weapon`` lines and titan-killer damage other than 1, D3 or D6."""
     by_name = {f.name: f for f in scenario.formations}
+    for i, act in enumerate(scenario.turn):
+        if act.flies:
+            return f"turn[{i}].action: {act.action} (aircraft and spacecraft run on the reference engine only)"
+    for i, formation in enumerate(scenario.formations):
+        if flier(scenario, formation) is not None:
+            return f"formations[{i}]: an {flier(scenario, formation)} formation (the reference engine runs them)"
     for i, act in enumerate(scenario.turn):
         if act.target is not None and act.action != "engage" and _has_war_engine(scenario, by_name[act.target]):
             return f"turn[{i}].target: shooting at a war engine ({act.target!r})"
@@ -124,6 +255,7 @@ def check_turn(scenario) -> None:
         if act.formation in acted:
             raise ValueError(f"{at}.formation: {act.formation!r} already acted this turn (TP 1.6: once per turn)")
         acted.add(act.formation)
+        _check_flying(scenario, i, act, formation, by_name)
         needs_target = act.fires or act.action == "engage" or (act.action == "hold" and act.hold == "shoot")
         if act.target is None and needs_target:
             raise ValueError(f"{at}.target: the action {act.action!r} needs a target formation; allowed: "

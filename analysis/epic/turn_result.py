@@ -59,6 +59,11 @@ def compile_turn(scenario) -> CompiledTurn:
             # under fire, a kill or damage point each (crossfire: +1), disrupt hits, barrage extras
             lay.add(p + "blast_markers_placed", 1 + 2 * target.size + hits + 5)
             lay.add(p + "target_blast_markers_after", target.blast_markers + 2 * target.size + 2)
+        if act.action == "ground_attack":
+            gunners = [slots[name] for name in act.flak + act.disengagement_flak]
+            lay.add(p + "flak_hits", 1 + sum(w.count * dice_of(w.shots).maximum for g in gunners for i in g.units
+                                             for w in weapons[i] if w.aa is not None))
+            lay.add(p + "aircraft_lost", len(slots[act.formation].units) + 1)
     return CompiledTurn(compiled, weapons)
 
 
@@ -106,6 +111,9 @@ def record_turn(c: CompiledTurn, outcome: TurnTrialOutcome, counts: np.ndarray) 
             _bump(lay, counts, p + "kills", attack.kills if attack else 0)
             _bump(lay, counts, p + "blast_markers_placed", attack.blast_markers_placed if attack else 0)
             _bump(lay, counts, p + "target_blast_markers_after", a.target_blast_markers_after)
+        if act.action == "ground_attack":
+            _bump(lay, counts, p + "flak_hits", a.flak.hits if a.flak else 0)
+            _bump(lay, counts, p + "aircraft_lost", a.flak.aircraft_lost if a.flak else 0)
 
 
 class TurnResult(EpicResult):
@@ -186,6 +194,10 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine
                 entry[f"{name}_mean"] = Distribution(lay.get(counts, p + name)).mean()
             entry["target_broken"] = Probability(lay.scalar(counts, p + "target_broken"), n)
             entry["target_blast_markers_after"] = Distribution(lay.get(counts, p + "target_blast_markers_after"))
+        if act.action == "ground_attack":  # what flak did to the aircraft, approach and disengagement
+            entry["flak_hits_mean"] = Distribution(lay.get(counts, p + "flak_hits")).mean()
+            entry["aircraft_lost_mean"] = Distribution(lay.get(counts, p + "aircraft_lost")).mean()
+            entry["aircraft_lost"] = Distribution(lay.get(counts, p + "aircraft_lost"))
         turn[f"{k + 1}"] = entry
     tree["turn"] = turn
     roles = {f.name: ROLE_NAMES[f.role] for f in assault_roles(c).formations}

@@ -139,16 +139,22 @@ def search_formations(word: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["formation", "name", "points", "initiative", "army_rules", "units", "status"])
 
 
+def _flies(unit_id: str) -> bool:
+    """An aircraft in flight or a spacecraft: never in an assault (TP 4.1.1), so ``engaged = "out"``."""
+    profile = convert(unit_id).profile
+    return profile is not None and (profile.aircraft is not None or profile.spacecraft)
+
+
 def expand_formation(entry: dict, where: str) -> dict:
     """Scenario formation data for ``{library = "netea:LIST/FORMATION", ...}``.
 
     The library gives name, army list (hence army rules and, unless the data cannot decide it,
     initiative: see :mod:`.armies`), points and unit groups (every unit ``engaged`` as the entry's
-    ``engaged`` key says, default ``"bc"``); any other key of the entry overrides.
+    ``engaged`` key says, default ``"bc"``, ``"out"`` for aircraft and spacecraft); any other key of the entry overrides.
     """
     entry = dict(entry)
     ref = entry.pop("library")
-    engaged = entry.pop("engaged", "bc")
+    given = entry.pop("engaged", None)
     form = formations().get(ref) if isinstance(ref, str) else None
     if form is None:
         import difflib
@@ -161,7 +167,7 @@ def expand_formation(entry: dict, where: str) -> dict:
         raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built: "
                          f"{form.problem}; allowed: buildable formations, or its units listed yourself")
     hosts = dict(form.characters)
-    groups = [{"unit": PREFIX + uid, "count": n, "engaged": engaged,
+    groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
                **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
     data = {"name": form.name, "army": PREFIX + form.army_list, "points": form.points, "units": groups}
     if not form.initiative_notes:  # decided here, by the formation's type; otherwise notes say why not

@@ -221,6 +221,28 @@ def _ranged_lines(weapon: dict, count: int, notes: list[str]) -> list[dict]:
     return lines
 
 
+def _spacecraft_lines(weapon: dict, mount: dict, notes: list[str]) -> list[dict]:
+    """A spacecraft's attacks as ``weapons`` lines: an orbital bombardment is a barrage line (``bp``,
+    macro-weapon), a pin-point attack a direct ``mw`` line with titan killer D3 (TP 4.3.3, 4.3.4).  A mount
+    carried ``0–1`` times counts 1: the datasheets print it for a ship armed with either attack, and an
+    activation uses one kind only.  Other attacks (the Gravitic Tracer Salvo, a guided missile at a
+    marked formation) are left out with a note."""
+    lines = []
+    for mode in weapon["modes"]:
+        parsed = mode["parsed"]
+        if parsed.get("guided_missile") or not ("bp" in parsed or "mw" in parsed):
+            notes.append(f"{weapon['name']} ({mode['firepower']}) is not an orbital bombardment or a pin-point "
+                         "attack: not modelled, left out")
+            continue
+        count = int(mount["multiplier"])
+        if mount["multiplier_raw"] is not None:
+            count = int(mount["multiplier_raw"].replace("-", "–").split("–")[-1])
+            notes.append(f"{weapon['name']} is carried {mount['multiplier_raw']} times (the ship carries this attack "
+                         f"or another): counted {count}; an activation fires one kind of attack")
+        lines.append(_ranged_line(weapon, mode, count, notes))
+    return lines
+
+
 def _abilities(parsed: dict) -> dict:
     """The weapon abilities of a parsed NetEA mode as engine keys (TP 2.2.2-2.2.9).
 
@@ -276,7 +298,15 @@ def convert(unit_id: str):
     notes: list[str] = []
     utype = unit["type"]
     landed = utype in maps["landed_aircraft"] and (unit["cc"] is not None or unit["ff"] is not None)
-    if landed:
+    flying: dict = {}
+    if utype in maps["flying_types"] and not landed:
+        flying = {"spacecraft": True} if utype == "SC" else {"aircraft": unit["move_class"].lower()}
+        notes.append(f"{'a spacecraft' if utype == 'SC' else 'an aircraft in flight'} ({utype}, engine type "
+                     f"{maps['flying_types'][utype]}): it acts only in a turn scenario, by "
+                     f"{'orbital_bombardment or pin_point' if utype == 'SC' else 'ground_attack'}, and never "
+                     "fights an assault (docs/epic-turn.md §9)")
+        utype = maps["flying_types"][utype]
+    elif landed:
         notes.append(f"an aircraft converted as a landed {maps['landed_aircraft'][utype]} with speed 0: only a "
                      "landed aircraft can be assaulted (TP 4.1.1, 4.2.5)")
         utype = maps["landed_aircraft"][utype]
@@ -302,6 +332,9 @@ def convert(unit_id: str):
     own: dict[str, dict] = {}  # abilities of the unit's own CC / FF attack, by profile key
     for mount in unit["weapons"]:
         weapon = weapons()[mount["weapon_id"]]
+        if flying.get("spacecraft"):
+            ranged += _spacecraft_lines(weapon, mount, notes)
+            continue
         modes = _assault_modes(weapon, utype == "WE", notes)
         fires = any(m["range_kind"] in RANGED_KINDS for m in weapon["modes"])
         if not modes and not fires:
@@ -353,7 +386,7 @@ def convert(unit_id: str):
         notes.append(f"{unit['notes']} The weapon line is on every unit: the engine cannot share one weapon "
                      "between two units (TP-FAQ Imperial Guard Forces); give half as many in a scenario profile")
     data = dict(type=utype, **stats, speed=speed, special=sorted(set(special)), extra_attacks=extra,
-                weapons=ranged, **own)
+                weapons=ranged, **own, **flying)
     data.update({k: v for k, v in fields.items() if v is not None})
     if utype == "WE":
         data["damage_capacity"] = unit["damage_capacity"]

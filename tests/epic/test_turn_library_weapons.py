@@ -63,13 +63,19 @@ def test_conversion_notes_say_what_a_line_leaves_out():
 @pytest.mark.parametrize("unit_id", ALL_UNITS)
 def test_every_ranged_mode_has_a_line(unit_id):
     """epic-shooting §1.1: each mount with a ranged mode gives one line per mode that fires on its own
-    ("and" modes each a line, "or" alternatives one line), with the mount's count."""
+    ("and" modes each a line, "or" alternatives one line), with the mount's count; a spacecraft one
+    line per orbital bombardment or pin-point attack (§4.3)."""
     conv = convert(unit_id)
     if conv.profile is None:
         return
     expected = []
     for mount in units()[unit_id]["weapons"]:
         weapon = weapons()[mount["weapon_id"]]
+        if conv.profile.spacecraft:  # TP 4.3.3, 4.3.4: orbital bombardments and pin-point attacks, "0–1" counts 1
+            expected += [(weapon["name"], 1 if mount["multiplier_raw"] else int(mount["multiplier"]))
+                         for m in weapon["modes"] if ("bp" in m["parsed"] or "mw" in m["parsed"])
+                         and not m["parsed"].get("guided_missile")]
+            continue
         count = int(mount["multiplier_min"] if mount["multiplier_raw"] is not None else mount["multiplier"])
         groups = [g for g in _mode_groups(weapon) if any(m["range_kind"] in RANGED_KINDS for m in g)]
         expected += [(weapon["name"], count)] * len(groups) if count else []

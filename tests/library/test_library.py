@@ -60,7 +60,9 @@ def test_conversions_map_assault_lines():
     assert convert("wyches").profile.armour == 5  # assault-only alternative armour
     titan = convert("warlord-class-titan")
     assert titan.ok and (titan.profile.damage_capacity, titan.profile.void_shields) == (8, 6)
-    assert [u.rule for u in convert("thunderbolt-fighter").unsupported] == ["AC"]
+    thunderbolt = convert("thunderbolt-fighter")  # an aircraft in flight (docs/epic-turn.md §9)
+    assert thunderbolt.ok and (thunderbolt.profile.type, thunderbolt.profile.aircraft) == ("AV", "fighter-bomber")
+    assert [u.rule for u in convert("drop-pod").unsupported] == ["Special"]
 
 
 TYPED = """
@@ -117,7 +119,7 @@ def test_library_formation_expands_with_points():
 
 
 @pytest.mark.parametrize("ref, needle", [("netea:boyzz", "unknown library unit 'netea:boyzz'"),
-                                         ("netea:thunderbolt-fighter", "AC (type: aircraft cannot be assaulted")])
+                                         ("netea:drop-pod", "Special (type: drop pods")])
 def test_bad_library_unit_is_one_clear_line(tmp_path, ref, needle):
     path = tmp_path / "bad.toml"
     path.write_text(TYPED.replace('unit = "boy"', f'unit = "{ref}"'))
@@ -129,8 +131,8 @@ def test_search_commands():
     runner = CliRunner()
     out = runner.invoke(main, ["units", "search", "boyz"])
     assert out.exit_code == 0 and "netea:boyz" in out.output and "ok" in out.output
-    out = runner.invoke(main, ["units", "search", "thunderbolt", "--csv"])
-    assert out.exit_code == 0 and "cannot model: AC (type: aircraft cannot be assaulted" in out.output
+    out = runner.invoke(main, ["units", "search", "drop-pod", "--csv"])
+    assert out.exit_code == 0 and "cannot model: Special (type: drop pods" in out.output
     out = runner.invoke(main, ["formations", "search", "warband"])
     assert out.exit_code == 0 and "netea:ork-war-horde/warband" in out.output and "200" in out.output
     assert "mob-rule" in out.output  # the army rules the formation brings (issue 11 §3)
