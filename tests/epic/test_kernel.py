@@ -1196,6 +1196,9 @@ def test_kernel_matches_reference(name):
 # units (word 0) and its last ff units (word 1): both words hold units that fight and die, with Mob Rule,
 # a Leader and armoured vehicles in word 1.  The reference engine's cost grows with engaged units times
 # units: 12 v 10 engaged units take about 2 ms a reference trial against 6 ms for the former 66 v 66 melee.
+# Power at these counts (kernel run on a changed scenario against this reference): one more blast marker
+# on the Regiment or on the Horde, or guard armour 6+ instead of 5+, each fails the comparison (18 to 131
+# quantities off, up to 38σ).
 TWO_WORDS = HEADER + """
 title = "Two mask words a side"
 [units.boy]
