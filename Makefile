@@ -23,13 +23,13 @@ demo: $(VENV)/.installed
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/wargame-odds report reports/demo.toml
 
-# The suite runs on every core (pytest-xdist; tests sharing a slow fixture stay on one worker, see
-# tests/conftest.py).  The kernels are compiled (or loaded from the cache) once before the workers start,
-# so that they do not all compile the Epic kernel at once.
+# The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
+# see SHARED_FIXTURE_MODULES in tests/conftest.py).  The kernels are compiled (or loaded from the cache)
+# once before the workers start, so that they do not all compile the Epic kernel at once.
 test: $(VENV)/.installed-test
 	sh scripts/install-chromium.sh
 	$(BIN)/python scripts/warm_kernels.py
-	$(BIN)/python -m pytest -q -n auto --dist loadgroup
+	$(BIN)/python -m pytest -q -n auto
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py
