@@ -23,9 +23,15 @@ demo: $(VENV)/.installed
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/wargame-odds report reports/demo.toml
 
+# The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
+# see SHARED_FIXTURE_MODULES in tests/conftest.py).  The kernels are compiled (or loaded from the cache)
+# once before the workers start, so that they do not all compile the Epic kernel at once.  One worker per
+# usable core, at most 4 (each worker holds the kernels and its data, about 1 GB).
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1))")
 test: $(VENV)/.installed-test
 	sh scripts/install-chromium.sh
-	$(BIN)/python -m pytest -q
+	$(BIN)/python scripts/warm_kernels.py
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py

@@ -17,3 +17,46 @@ def cluster():
     with DaskExecutor(workers=2) as executor:
         executor.client.wait_for_workers(2, timeout=60)
         yield executor
+
+
+#: Modules whose tests share a fixture too slow to build twice (a session or module fixture is built once
+#: per xdist worker), and the group each belongs to: under ``pytest -n N`` (``make test``) the tests of a
+#: group run on one worker, so the small report (``local_build``, tests/reports/conftest.py) and the Dask
+#: ``cluster`` above are built once, and the turn report of test_report_turn.py too.  A module using one
+#: of SHARED_FIXTURES that is missing here still passes; it only builds the fixture again.
+SHARED_FIXTURE_MODULES = {
+    "tests/reports/test_report_build.py": "small-report",
+    "tests/reports/test_report_page.py": "small-report",
+    "tests/reports/test_report_browser.py": "small-report",
+    "tests/reports/test_report_dask.py": "small-report",
+    "tests/decisions/test_decisions_dask.py": "small-report",
+    "tests/reports/test_report_turn.py": "turn-report",
+}
+SHARED_FIXTURES = ("local_build", "cluster", "turn_build")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's ``load`` scheduling (each test to the next free worker), except that the tests of a module of
+    SHARED_FIXTURE_MODULES go to one worker with the rest of their group.  (xdist's own ``loadgroup`` reads
+    ``xdist_group`` marks through a node id rename that pytest 9 no longer honours.)"""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return SHARED_FIXTURE_MODULES.get(nodeid.split("::", 1)[0], nodeid)
+
+    return SharedFixtureScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist, warn about a test that uses a shared slow fixture from a module not listed above."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        if module not in SHARED_FIXTURE_MODULES and set(SHARED_FIXTURES) & set(getattr(item, "fixturenames", ())):
+            item.warn(pytest.PytestWarning(f"{module} uses a shared slow fixture: add it to SHARED_FIXTURE_MODULES "
+                                           "in tests/conftest.py so that xdist builds the fixture once"))

@@ -5,7 +5,8 @@ as fixtures by conftest.py).
   draws (``random``) in order and raises :class:`OutOfDice` when the script runs out;
 * ``exact_distribution(fn)``: the exact distribution of ``fn(rng)`` over every dice sequence it can
   consume (depth-first over scripted prefixes), as ``{result: Fraction}``;
-* ``exact_by_faces(fn, faces)``: the same over D6 faces standing for classes of faces;
+* ``exact_by_faces(fn, faces)``: the same over D6 faces standing for classes of faces, the same classes
+  for every die or each rule step's own (keyed by the engine function that rolls the die);
 * ``build(units, formations, **top)``: a compiled scenario from plain dicts;
 * ``compare_results(a, b)``: every leaf of two results compared at ``SIGMAS`` standard errors (two
   engines, or two stream layouts), returning the differences found.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from fractions import Fraction
 
 from analysis.epic.compile import compile_scenario
@@ -23,12 +25,25 @@ from analysis.estimates import Distribution, Mean, Probability
 SIGMAS = 5.0
 
 
+#: Dice helpers between a rule step and ``randint``: :func:`rolling_step` looks past them.
+DICE_HELPERS = frozenset({"randint", "random", "_next", "roll_d6", "roll_d3", "roll"})
+
+
 class OutOfDice(Exception):
     """The scripted generator was asked for a value beyond its script."""
 
-    def __init__(self, low: int, high: int):
-        super().__init__(f"script exhausted: asked for randint({low}, {high})")
-        self.low, self.high = low, high
+    def __init__(self, low: int, high: int, step: str = "?"):
+        super().__init__(f"script exhausted: asked for randint({low}, {high}) in {step}")
+        self.low, self.high, self.step = low, high, step
+
+
+def rolling_step() -> str:
+    """The name of the engine function that asks for the die being rolled (``roll_to_hit``,
+    ``save_roll``, ...): the nearest caller that is not a dice helper."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name in DICE_HELPERS:
+        frame = frame.f_back
+    return frame.f_code.co_name if frame is not None else "?"
 
 
 class ScriptedRandom(random.Random):
@@ -39,7 +54,7 @@ class ScriptedRandom(random.Random):
 
     def _next(self, low, high):
         if self.used == len(self.values):
-            raise OutOfDice(low, high)
+            raise OutOfDice(low, high, rolling_step())
         value = self.values[self.used]
         self.used += 1
         return value
@@ -154,11 +169,18 @@ def compare_results(kernel, reference, distribution_values: bool = True) -> list
     return failures
 
 
-def exact_by_faces(fn, faces: dict[int, Fraction]) -> dict:
+def exact_by_faces(fn, faces: dict) -> dict:
     """Like the ``exact`` fixture, but each D6 takes only the representative ``faces`` (a face
     standing for a class of faces with the class's probability).  Valid only when every threshold
-    the dice meet lies on a class boundary; each caller says why its classes are exact."""
-    assert sum(faces.values()) == 1
+    the dice meet lies on a class boundary; each caller says why its classes are exact.
+
+    ``faces`` may instead map rule steps (the engine function rolling the die, see :func:`rolling_step`)
+    to their own classes, so that each die is split only at its own threshold (a to-hit roll at 4+ in two
+    classes, a save at 5+ in two others, rather than both in the three classes 1–3, 4, 5–6); a die rolled
+    by a step without classes fails the enumeration."""
+    by_step = all(isinstance(key, str) for key in faces)
+    for classes in faces.values() if by_step else (faces,):
+        assert sum(classes.values()) == 1
     distribution: dict = {}
     stack = [((), Fraction(1))]
     while stack:
@@ -167,7 +189,9 @@ def exact_by_faces(fn, faces: dict[int, Fraction]) -> dict:
             result = fn(ScriptedRandom(prefix))
         except OutOfDice as need:
             assert (need.low, need.high) == (1, 6)
-            stack += [(prefix + (face,), p * w) for face, w in faces.items()]
+            assert not by_step or need.step in faces, f"a die rolled by {need.step}, which has no face classes"
+            classes = faces[need.step] if by_step else faces
+            stack += [(prefix + (face,), p * w) for face, w in classes.items()]
             continue
         distribution[result] = distribution.get(result, 0) + p
     assert sum(distribution.values()) == 1
