@@ -153,6 +153,9 @@ def epic_turn(data: dict, table=None) -> list[str]:
                      f"{mean(key, entry, 'blast_markers_placed_mean')} blast markers placed on average; "
                      f"{entry['target']} is broken after it {_p(entry['target_broken'])} and holds "
                      f"{mean(key, entry, 'target_blast_markers_after_mean')} blast markers on average")
+        if "aircraft_lost_mean" in entry:  # a ground attack (docs/epic-turn.md §9): what flak did to the aircraft
+            line += (f"; flak scores {mean(key, entry, 'flak_hits_mean')} hits and shoots down "
+                     f"{mean(key, entry, 'aircraft_lost_mean')} aircraft on average")
         lines.append(line)
     return lines
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from analysis import epic
 from analysis.cli import main
-from analysis.labels import percent
+from analysis.labels import number, percent
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "analysis" / "scenarios"
 PERCENT = re.compile(r"^(?P<text>.+): (?P<p>[\d.]+) % \[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]$")
@@ -483,3 +483,16 @@ def test_turn_headline_keeps_an_explicit_engaged_role():
     assert "Warband (attacker) assaults the defender (Guard Company and Heavy Weapons)." in sentences
     assert any(s.startswith("Heavy Weapons (defender) is broken or destroyed") for s in sentences)
     assert not any(s.startswith("Big Gunz (attacker) is") for s in sentences)
+
+
+def test_ground_attack_headline_tells_what_flak_did():
+    """docs/epic-turn.md §9 (TP 4.2.4, 4.2.7): a ground attack's sentence adds the flak hits on the
+    aircraft and the aircraft shot down, each mean with its interval as the result's rows give them."""
+    scenario = epic.load(SCENARIOS / "epic" / "aircraft" / "thunderbolts_strafe_ork_warband.toml")
+    result = epic.simulate(scenario, trials=300, seed=3, engine="reference")
+    rows = {(r["entity"], r["quantity"]): r for r in result.rows() if r["section"] == "turn"}
+    [sentence] = [s for s in _headline(result.text()) if s.startswith("1. Thunderbolt Squadron (ground attack")]
+    shown = [number(r["estimate"], r["ci95_lo"], r["ci95_hi"])
+             for r in (rows["1", "flak_hits_mean"], rows["1", "aircraft_lost_mean"])]
+    assert f"; flak scores {shown[0]} hits and shoots down {shown[1]} aircraft on average" in sentence
+    assert rows["1", "aircraft_lost_mean"]["estimate"] == json.loads(result.to_json())["turn"]["1"]["aircraft_lost_mean"]
