@@ -243,3 +243,17 @@ def test_turn_kernel_with_war_engines_matches_reference(name):
     assert not missing, f"{name}: too rare on the kernel: {missing}"
     failures = compare_results(kernel, reference)
     assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
+
+
+def test_kernel_refuses_automata_in_a_turn_with_one_line():
+    """docs/epic-turn.md §7: Automaton and Automata units in a turn run on the reference engine only (TP-SR
+    Automaton, Automata: a turn's shooting places BMs for their kills as for other units, which the kernel's
+    tables do not hold yet): one UserError line naming the field; the reference engine runs the scenario."""
+    from analysis.errors import UserError
+
+    text = SCENARIOS["overwatch_at_a_war_engine_charger"].replace(
+        'weapons = [{ name = "melta bombs"', 'special = ["automata"]\nweapons = [{ name = "melta bombs"')
+    model = epic.loads(text, "automata")
+    with pytest.raises(UserError, match=r"units\.krak\.special.*automata units in a turn.*engine=\"reference\""):
+        epic.simulate(model, trials=10)
+    assert epic.simulate(model, trials=20, seed=1, engine="reference").meta["engine"] == "reference"
