@@ -257,3 +257,12 @@ def test_kernel_refuses_automata_in_a_turn_with_one_line():
     with pytest.raises(UserError, match=r"units\.krak\.special.*automata units in a turn.*engine=\"reference\""):
         epic.simulate(model, trials=10)
     assert epic.simulate(model, trials=20, seed=1, engine="reference").meta["engine"] == "reference"
+
+
+def test_war_engine_turn_same_numbers_whatever_the_chunk_size():
+    """Reproducible (the war-engine state, power-field dice and titan-killer damage are the lane's own dice):
+    the same seed gives the same counts for any chunk size and thread count."""
+    model = epic.loads(SCENARIOS["mixed_war_engine_and_infantry"])
+    a = epic.simulate(model, trials=3 * 4096 + 5, seed=3)
+    b = epic.simulate(model, trials=3 * 4096 + 5, seed=3, chunk_trials=4096, threads=1)
+    assert a.to_json() == b.to_json()
