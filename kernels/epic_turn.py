@@ -51,9 +51,10 @@ TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and
 WP_COUNT, WP_SHOTS, WP_AP, WP_AT, WP_MW, WP_BP, WP_TK, WP_DISRUPT, WP_LANCE, WP_IC, WP_SNIPER, WP_MACRO, WP_TK_N, \
     WP_TK_SIDES, WP_TK_PLUS, WP_BARRAGE, WP_SHOTS_N, WP_SHOTS_SIDES, WP_BP_N, WP_BP_SIDES = range(20)
 WP_COLS = 20
-# Per unit: type code, Expendable, carries a weapon that can fire at ground units (§3.1).
-TU_TYPE, TU_EXPENDABLE, TU_FIRES = range(3)
-TU_COLS = 3
+# Per unit: type code, Expendable, carries a weapon that can fire at ground units (§3.1), its death places a BM
+# (not Expendable, or its whole formation is: TP 2.1.22; Automaton and Automata units too, §3.10).
+TU_TYPE, TU_EXPENDABLE, TU_FIRES, TU_KILL_BM = range(4)
+TU_COLS = 4
 INF, LV, AV, WE, CH = range(5)  # unit type codes
 BAR_MIN, BAR_MAX, BAR_TEMPLATES, BAR_EXTRA, BAR_AP, BAR_AT = range(6)
 TF_OVERWATCH = 0  # per formation: on overwatch when the turn begins
@@ -415,7 +416,7 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
     if saved or not _wound(hp, alive, units, u, l, n_words):
         return nd
     acc[1] += 1
-    if disrupt or not units[u, K.U_LOSS_BM]:
+    if disrupt or not tu[u, TU_KILL_BM]:
         return nd
     acc[3] += 2 if crossfire and acc[4] == 0 else 1
     acc[4] = 1

@@ -404,8 +404,9 @@ def turn_tables(ct) -> tuple:
                             int(w.sniper), int(w.macro), tk.count, tk.sides, tk.plus, int(w.bp is not None),
                             shots.count, shots.sides, bp.count, bp.sides])
         bounds.append([len(weapons)])
-    tunits = [[_TYPE_CODES[u.type], int(u.expendable), int(any(fires_at_ground(w) for w in ct.weapons[u.index]))]
-              for u in c.units]
+    all_expendable = [all(c.units[i].expendable for i in f.units) for f in c.formations]
+    tunits = [[_TYPE_CODES[u.type], int(u.expendable), int(any(fires_at_ground(w) for w in ct.weapons[u.index])),
+               int(not u.expendable or all_expendable[u.formation])] for u in c.units]
     barrage = [[r.bp_min, r.bp_max, r.templates, r.extra_blast_markers, r.ap, r.at] for r in barrage_table()]
     direct = [sum(w.count * dice_of(w.shots).maximum for i in f.units for w in ct.weapons[i] if w.bp is None)
               for f in c.formations]
@@ -462,10 +463,6 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
     found = kernel_unsupported(c)  # what the assault kernel refuses
     if found:
         return found
-    for name, profile in scenario.units.items():  # a turn's kills of theirs place BMs as the reference's do not yet
-        rule = next((r for r in ("automaton", "automata") if r in profile.special), None)
-        if rule:
-            return f"units.{name}.special", f"{rule} units in a turn"
     # the kernel fixes who gives supporting fire when it sets up the assault: a support formation broken by the
     # turn would still fire
     support = {f.name for f in scenario.formations if f.role == "support"}
