@@ -508,8 +508,9 @@ W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED = range(
 W_ROWS = 8
 # Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
 # it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
-# (BMs on the unit's unbroken formation; critical effects wait for the next end phase).
-BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE = range(3)
+# (BMs on the unit's unbroken formation; critical effects wait for the next end phase), or in a turn's shooting
+# attack (every point's BM held in ``losses_bm`` for kernels.epic_turn to place: docs/epic-turn.md §3.13).
+BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
 # Damage with its consequences (_we_resolve_lane) starts from a hit (shields and saves first), from points on
 # the hull, or from a critical's splash.  It runs the reference engine's nested steps (a critical's effect at
 # once, before the next point: TP 3.2.3) on an explicit stack ``stk``: stk[0] the death counter, then frames of
@@ -566,9 +567,12 @@ def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, bro
     """Book ``points`` of damage done to unit ``u`` in lane ``l`` (``markers`` of them placing BMs if its
     formation wins, an Automaton's none): losses until the end phase, and in the fight kills for the other side
     (times ``ck``: 0 for supporting fire whose kills do not count; none for Automata); in the end phase, BMs on
-    its unbroken formation (spec §6.4, §10.4, §10.6, §10.7; TP-SR Automaton, Automata)."""
+    its unbroken formation (spec §6.4, §10.4, §10.6, §10.7; TP-SR Automaton, Automata); in a turn's shooting
+    attack (BOOK_SHOT), every marker in ``losses_bm`` for kernels.epic_turn to place (docs/epic-turn.md §3.13)."""
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
-    if mode != BOOK_END_PHASE:
+    if mode == BOOK_SHOT:  # a BM per point, Expendable or not (analysis.epic.shooting.AttackState.book_damage)
+        _put(losses_bm, fl, _at(losses_bm, fl) + markers)
+    elif mode != BOOK_END_PHASE:
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
     if mode == BOOK_FIGHT:
         kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
@@ -619,6 +623,25 @@ def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, 
 
 
 @njit(cache=True)
+def _shields_lane(l, u, points, wst, n_units):
+    """Void shields, then power fields, stop one of a hit's ``points`` each on unit ``u`` in lane ``l``; what is
+    left is absorbed whole by a shadowfield (TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology;
+    spec §10.2).  Returns the points left for the saves."""
+    for row in (W_VOID, W_FIELD):
+        s = _wat(wst, row, u, l, n_units)
+        down = _min(s, points)
+        _wput(wst, row, u, l, n_units, s - down)
+        points -= down
+    if points == 0:
+        return 0
+    s = _wat(wst, W_SHADOW, u, l, n_units)
+    if s > 0:
+        _wput(wst, W_SHADOW, u, l, n_units, s - 1)
+        return 0
+    return points
+
+
+@njit(cache=True)
 def _we_hit_lane(rs, l, u, kind, how, damage, units, wst, n_units):
     """Shields and saves against one hit on living unit ``u`` in lane ``l`` (spec §10.2, §10.3, §10.5): ``kind``
     0 ordinary, 1 macro-weapon, 2 titan killer, 3 no save (a splash); ``how`` its H_* flags; ``damage`` its
@@ -629,16 +652,8 @@ def _we_hit_lane(rs, l, u, kind, how, damage, units, wst, n_units):
     that reach the hull, 1 if the hit got past the shields, dice rolled)."""
     points = damage
     if how & H_FF:
-        for row in (W_VOID, W_FIELD):
-            s = _wat(wst, row, u, l, n_units)
-            down = _min(s, points)
-            _wput(wst, row, u, l, n_units, s - down)
-            points -= down
+        points = _shields_lane(l, u, points, wst, n_units)
         if points == 0:
-            return 0, 0, 0
-        s = _wat(wst, W_SHADOW, u, l, n_units)
-        if s > 0:
-            _wput(wst, W_SHADOW, u, l, n_units, s - 1)
             return 0, 0, 0
     sniper = (how & H_SNIPER) != 0
     lance = (how & H_LANCE) != 0
@@ -730,7 +745,8 @@ def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, w
                      splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
     """Damage to unit ``u0`` in lane ``l`` and all that follows from it, in the reference engine's order (spec
     §10.2–§10.6): ``entry`` E_HIT a hit of ``kind`` with flags ``how`` and ``points`` damage (shields, a disrupt
-    hit's BM, saves), E_HULL ``points`` straight to the hull, E_SPLASH ``u0``'s critical splash.  Each point
+    hit's BM, saves), E_HULL ``points`` straight to the hull (with H_DISRUPT in ``how``: points that place no BM,
+    TP 2.2.2), E_SPLASH ``u0``'s critical splash.  Each point
     removes 1 DC (points beyond its DC are lost), is booked as ``mode`` says (_book_lane) and, for a unit with a
     critical effect, rolls a D6: on a 6 the effect applies at once (not in the end phase, whose criticals
     resolve in the next one), before the next point; a splash (of a destroyed war engine, of a further-damage
@@ -750,16 +766,17 @@ def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, w
             return nd
         top = _push(stk, top, T_HULL, u0, unsaved, np.int64(not disrupt))
     elif entry == E_HULL:
+        marks = np.int64((how & H_DISRUPT) == 0)
         if _at(units, u0 * U_COLS + U_CRIT) == CRIT_NONE:  # nothing can follow: no frame
             left = _at(hp, u0 * LANES + l)
             done = _min(points, left)
             if done > 0:
                 _put(hp, u0 * LANES + l, left - done)
-                _book_lane(units, u0, l, done, done, mode, ck, losses_bm, kills, bm, broken)
+                _book_lane(units, u0, l, done, done * marks, mode, ck, losses_bm, kills, bm, broken)
                 if done == left:
                     _destroyed_lane(units, hp, wst, n_units, alive, n_words, u0, l, stk)
             return 0
-        top = _push(stk, top, T_HULL, u0, points, 1)
+        top = _push(stk, top, T_HULL, u0, points, marks)
     else:
         top = _push(stk, top, T_SPLASH, u0, -1, 0)
     while top > 0:

@@ -9,6 +9,10 @@ assault), followed by the end phase.  Each activation's results are counted into
 
 The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``,
 ``analysis/epic/shooting.py``; ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).
+War engines are shot at with the assault's war-engine steps (``kernels.epic._shields_lane``,
+``_we_resolve_lane``: damage, criticals, splashes) on the lane's war-engine state ``wst`` (empty without
+war-engine rules), which the assault and the end phase then carry on; their damage is booked
+``K.BOOK_SHOT``, its BMs drained from ``losses_bm`` by the attack (§3.13).
 Lane by lane, as the kernel's other rare paths: a turn's shooting is short and branchy.  Like
 ``_run_block``, the steps are compiled without reference counting (``_nrt=False``): they only take views
 of the caller's arrays.
@@ -24,7 +28,7 @@ import numpy as np
 from .jit import njit
 
 from . import epic as K
-from .rng import _FOUR, _SIX
+from .rng import _FOUR, _ONE, _SIX, _THREE
 
 NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
 T_ACTS, T_OWF, T_WPN, T_WB, T_TU, T_BAR, T_FORMS, T_INFO = range(8)
@@ -39,18 +43,26 @@ ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range
 HOLD_SHOOT, HOLD_MOVE, HOLD_REGROUP = range(3)  # the Hold after a failed action test
 AP_AT_AUTO, AP_AT_AP, AP_AT_AT = range(3)
 TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and overwatch fire shoot at 0
-# Weapon-line columns: to-hit values NONE when absent, WP_BP 0 when not a barrage weapon.
-WP_COUNT, WP_SHOTS, WP_AP, WP_AT, WP_MW, WP_BP, WP_TK, WP_DISRUPT, WP_LANCE, WP_IC, WP_SNIPER = range(11)
-WP_COLS = 11
-# Per unit: type code, Expendable, carries a weapon that can fire at ground units (§3.1).
-TU_TYPE, TU_EXPENDABLE, TU_FIRES = range(3)
-TU_COLS = 3
+# Weapon-line columns: to-hit values NONE when absent; WP_BARRAGE a barrage line; its shots and barrage points
+# are WP_SHOTS_N / WP_BP_N dice of WP_SHOTS_SIDES / WP_BP_SIDES plus WP_SHOTS / WP_BP, rolled each time the
+# weapon fires (TP 1.9.5, 1.9.8); WP_MACRO its hits are macro-weapon hits (``mw``, ``macro_weapon`` or titan
+# killer: what a barrage needs); a titan-killer hit's damage on a war engine is WP_TK_N dice of WP_TK_SIDES plus
+# WP_TK_PLUS (TP 2.2.9, 3.2.5).
+WP_COUNT, WP_SHOTS, WP_AP, WP_AT, WP_MW, WP_BP, WP_TK, WP_DISRUPT, WP_LANCE, WP_IC, WP_SNIPER, WP_MACRO, WP_TK_N, \
+    WP_TK_SIDES, WP_TK_PLUS, WP_BARRAGE, WP_SHOTS_N, WP_SHOTS_SIDES, WP_BP_N, WP_BP_SIDES = range(20)
+WP_COLS = 20
+# Per unit: type code, Expendable, carries a weapon that can fire at ground units (§3.1), its death places a BM
+# (not Expendable, or its whole formation is: TP 2.1.22; Automaton and Automata units too, §3.10).
+TU_TYPE, TU_EXPENDABLE, TU_FIRES, TU_KILL_BM = range(4)
+TU_COLS = 4
 INF, LV, AV, WE, CH = range(5)  # unit type codes
 BAR_MIN, BAR_MAX, BAR_TEMPLATES, BAR_EXTRA, BAR_AP, BAR_AT = range(6)
 TF_OVERWATCH = 0  # per formation: on overwatch when the turn begins
 TF_COLS = 1
-I_MAX_HITS = 0  # the most to-hit successes one attack can score (scratch size)
-I_COLS = 1
+# Row 0 of T[T_INFO]: the most to-hit successes one attack can score (scratch size); has a unit a critical whose
+# splash reaches a unit (kernels.epic._we_resolve_lane's ``splashes``).
+I_MAX_HITS, I_SPLASHES = range(2)
+I_COLS = 2
 # Fire types and hit flags.
 KIND_AP, KIND_AT, KIND_MW, KIND_TK = range(4)
 HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
@@ -59,7 +71,7 @@ HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
 @njit(cache=True)
 def scratch_size(n_units, n_forms, max_hits):
     """Elements of the per-block scratch array :func:`turn_lane` works in."""
-    return n_forms + 4 * n_units + 3 * max_hits + 8
+    return 2 * n_forms + 4 * n_units + 4 * max_hits + 8
 
 
 # -- small steps ---------------------------------------------------------------------------------------
@@ -67,6 +79,16 @@ def scratch_size(n_units, n_forms, max_hits):
 @njit(cache=True, _nrt=False)
 def _d6(rs, l):
     return K._die(rs, l, _SIX, _FOUR)
+
+
+@njit(cache=True, _nrt=False)
+def _amount(rs, l, n, sides, plus):
+    """``n`` dice of ``sides`` (3 or 6) plus ``plus``: a weapon's shots, barrage points or titan-killer damage
+    (analysis.epic.dice.Dice.roll).  Returns (amount, dice rolled)."""
+    amount = plus
+    for _ in range(n):
+        amount += K._die(rs, l, _THREE, _ONE) if sides == 3 else _d6(rs, l)
+    return amount, n
 
 
 @njit(cache=True, _nrt=False)
@@ -113,27 +135,49 @@ def _wound(hp, alive, units, u, l, n_words):
 @njit(cache=True, _nrt=False)
 def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms, losses_bm,
            kills, bm, broken, stk):
-    """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.
-    Returns the dice rolled."""
+    """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.  The
+    losses its war engines' withdrawal damage books count for nothing in the turn, and the assault starts from
+    none (analysis.epic.turn.Turn.assault), so they are dropped.  Returns the dice rolled."""
     broken[f * K.LANES + l] = 1
     bm[f * K.LANES + l] = 0
-    return K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
-                            K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
+    nd = K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
+                          K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
+    for g in range(n_forms):
+        losses_bm[g * K.LANES + l] = 0
+    return nd
 
 
 @njit(cache=True, _nrt=False)
-def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders):
-    """Remove BMs = the higher of 2D6 + 1 per Leader (Marines 2), at most those held (TP 1.13.1, 2.1.8)."""
+def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units):
+    """Regroup points = the higher of 2D6 + 1 per Leader (Marines 2) (TP 1.13.1, 2.1.8): they remove BMs, then
+    the points left repair void shields that are down, front war engine first, at most the BMs held plus the
+    shields down (TP-SR Imperial Void Shields; reading, docs/epic-turn.md §2).  Returns the dice rolled."""
+    L = K.LANES
     leaders = 0
-    if use_leaders:
-        for k in range(fb[f], fb[f + 1]):
-            u = fu[k]
-            leaders += units[u, K.U_LEADER] * np.int64(hp[u * K.LANES + l] > 0)
+    missing = 0
+    for k in range(fb[f], fb[f + 1]):
+        u = fu[k]
+        if hp[u * L + l] > 0:
+            leaders += units[u, K.U_LEADER] * np.int64(use_leaders)
+            if wst.size > 0:
+                missing += units[u, K.U_VOID] - K._wat(wst, K.W_VOID, u, l, n_units)
     per_leader = 2 if forms[f, K.F_TSKNF] else 1
     a = _d6(rs, l)
     b = _d6(rs, l)
-    i = f * K.LANES + l
-    bm[i] -= min(max(a, b) + per_leader * leaders, bm[i])
+    i = f * L + l
+    points = min(max(a, b) + per_leader * leaders, bm[i] + missing)
+    removed = min(points, bm[i])
+    bm[i] -= removed
+    repairs = points - removed
+    for k in range(fb[f], fb[f + 1]):
+        if repairs == 0:
+            break
+        u = fu[k]
+        if hp[u * L + l] > 0:
+            up = K._wat(wst, K.W_VOID, u, l, n_units)
+            fixed = min(repairs, units[u, K.U_VOID] - up)
+            K._wput(wst, K.W_VOID, u, l, n_units, up + fixed)
+            repairs -= fixed
     return 2
 
 
@@ -194,10 +238,11 @@ def _fire_type(ap, at, n_ap, n_at, modifier, policy):
 
 
 @njit(cache=True, _nrt=False)
-def _saved(rs, l, u, units, kind, flags, cover_save, crossfire):
+def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9): armour or
     an infantry cover save, Reinforced Armour's re-roll on armour (not against Lance), Crossfire and Sniper
-    −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then an unmodified 6+ invulnerable save.
+    −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then an unmodified invulnerable-type save (6+;
+    deflector shield 5+, living metal 4+; a degrade critical may have taken the deflector away).
     Returns (saved, dice rolled)."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
     armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
@@ -219,30 +264,124 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire):
         nd += 1
         if _d6(rs, l) >= armour:
             return True, nd
-    if units[u, K.U_INV]:
+    inv = units[u, K.U_INV_ON]
+    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
+        inv = units[u, K.U_INV_DEG]
+    if inv < K.NO_ROLL:
         nd += 1
-        return _d6(rs, l) >= 6, nd
+        return _d6(rs, l) >= inv, nd
     return False, nd
+
+
+# -- war engines as targets (§3.13) -----------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _we_damage(rs, l, h, hkind, hline, wpn):
+    """The damage of hit ``h`` allocated to a war engine: a titan-killer hit rolls its line's dice at once and
+    counts as that many hits (TP 2.2.9, 3.2.5; analysis.epic.war_engines.titan_killer_damage); any other, 1.
+    Returns (damage, dice rolled)."""
+    if hkind[h] != KIND_TK:
+        return 1, 0
+    w = hline[h]
+    return _amount(rs, l, wpn[w, WP_TK_N], wpn[w, WP_TK_SIDES], wpn[w, WP_TK_PLUS])
+
+
+@njit(cache=True, _nrt=False)
+def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, losses_bm, bm, broken):
+    """Place the BMs war-engine damage booked (kernels.epic.BOOK_SHOT, one per point; none for a broken target's
+    no-save hits): the target's wait in ``acc`` for the end of the save step, the first counting 2 in a
+    crossfire; another formation's (a critical's splash) go on it at once if it is unbroken with a living unit,
+    and it is marked in ``spl`` for a break check after the attack (TP 1.9.4, 1.11, 3.2.2, 3.2.3;
+    analysis.epic.shooting.AttackState.book_damage)."""
+    L = K.LANES
+    for g in range(n_forms):
+        i = g * L + l
+        n = losses_bm[i]
+        if n == 0:
+            continue
+        losses_bm[i] = 0
+        if converting:
+            continue
+        if g == target:
+            acc[3] += n + (1 if crossfire and acc[4] == 0 else 0)
+            acc[4] = 1
+        elif not broken[i] and _living(hp, fu, fb, g, l) > 0:
+            bm[i] += n
+            spl[g] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _hull(rs, l, u, points, how, target, converting, crossfire, acc, spl, splashes, units, hp, alive, n_words, wst,
+          n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
+    """``points`` of damage on war engine ``u``'s hull with all that follows (a BM and a critical roll per point,
+    criticals at once, splashes: kernels.epic._we_resolve_lane, TP 3.2.2–3.2.4), booked for the attack on
+    ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
+    before = _living(hp, fu, fb, target, l)
+    nd = K._we_resolve_lane(rs, l, K.E_HULL, u, 0, how, points, K.BOOK_SHOT, 0, units, hp, wst, n_units, alive,
+                            n_words, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+    acc[1] += before - _living(hp, fu, fb, target, l)
+    _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, losses_bm, bm, broken)
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl, splashes, units, hp, alive,
+                    n_words, wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
+    """One hit (``damage`` points for a titan killer) on living war engine ``u`` (§3.13; TP 2.2.2, 3.2.2–3.2.5;
+    TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology; epic-shooting §13 Q11): void shields and
+    power fields stop a point each, a shadowfield the hit, with no save and no BM (kernels.epic._shields_lane);
+    a disrupt hit that gets through places 1 BM and its points none; each point left is saved on its own
+    (:func:`_saved`, no cover); the unsaved ones go to the hull (:func:`_hull`); a hit on a war engine already
+    destroyed is lost.  Returns dice."""
+    if hp[u * K.LANES + l] == 0:
+        return 0
+    points = damage
+    if wst.size > 0:
+        points = K._shields_lane(l, u, points, wst, n_units)
+    if points == 0:
+        return 0
+    flags = hflag[h]
+    disrupt = (flags & HF_DISRUPT) != 0
+    if disrupt:
+        acc[3] += 1
+    nd = 0
+    unsaved = 0
+    for _ in range(points):
+        saved, k = _saved(rs, l, u, units, hkind[h], flags, K.NO_ROLL, crossfire, wst, n_units)
+        nd += k
+        unsaved += 1 - np.int64(saved)
+    if unsaved > 0:
+        nd += _hull(rs, l, u, unsaved, K.H_DISRUPT if disrupt else 0, target, False, crossfire, acc, spl, splashes,
+                    units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken,
+                    stk)
+    return nd
 
 
 # -- blast markers on the target (§3.10, §3.12) ------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _place(rs, l, target, n, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm):
-    """Place ``n`` BMs on the target; a target broken when the attack began takes a no-save hit for each
-    instead (TSKNF: one per 2, the odd one carried in ``acc``), front to back, Fearless units immune; those
-    deaths place nothing (TP 1.9.4, 1.13.4, 2.1.3; TP-FAQ Blast Markers and Broken Formations).
-    ``acc`` [placed, kills, TSKNF carry] is updated."""
+def _place(l, target, n, acc, bm):
+    """Place ``n`` BMs on a target that was not broken when the attack began (TP 1.9.4); ``acc[0]`` counts
+    them."""
+    bm[target * K.LANES + l] += n
+    acc[0] += n
+
+
+@njit(cache=True, _nrt=False)
+def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst, n_units,
+                 splash, n_forms, losses_bm, kills, bm, broken, stk):
+    """The ``n`` BMs a target broken when the attack began would receive, as no-save hits (TSKNF: one per 2,
+    the odd one carried in ``acc``), front to back, Fearless units immune; those deaths place nothing; on a
+    war engine such a hit is 1 damage that shields do not stop, with its critical roll (TP 1.13.4, 2.1.3,
+    3.2.4; TP-FAQ Blast Markers and Broken Formations, Imperial Void Shields).  ``acc`` [.., kills, TSKNF
+    carry] is updated.  Returns the dice rolled."""
     if n <= 0:
-        return
-    if not was_broken:
-        bm[target * K.LANES + l] += n
-        acc[0] += n
-        return
+        return 0
     if forms[target, K.F_TSKNF]:
         carry = acc[2] + n
         n = carry // 2
         acc[2] = carry - 2 * n
+    nd = 0
     for _ in range(n):
         victim = NONE
         for k in range(fb[target], fb[target + 1]):
@@ -251,16 +390,21 @@ def _place(rs, l, target, n, was_broken, acc, fu, fb, units, forms, hp, alive, n
                 victim = u
                 break
         if victim == NONE:
-            return
-        if _wound(hp, alive, units, victim, l, n_words):
+            break
+        if tu[victim, TU_TYPE] == WE:
+            nd += _hull(rs, l, victim, 1, 0, target, True, 0, acc, spl, splashes, units, hp, alive, n_words,
+                        wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+        elif _wound(hp, alive, units, victim, l, n_words):
             acc[1] += 1
+    return nd
 
 
 @njit(cache=True, _nrt=False)
-def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc):
-    """One allocated hit (§3.7, §3.8, §3.10): a disrupt hit's BM, the save, the kill and its BMs (1; 0 for an
-    Expendable unit unless its whole formation is, or after a disrupt hit's; the attack's first kill
-    counts 2 in a crossfire).  ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
+def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc, wst, n_units):
+    """One hit allocated to a unit that is not a war engine (§3.7, §3.8, §3.10; war engines:
+    :func:`_hit_war_engine`): a disrupt hit's BM, the save, the kill and its BMs (1; 0 for an Expendable unit
+    unless its whole formation is, or after a disrupt hit's; the attack's first kill counts 2 in a crossfire).
+    ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
     flags = hflag[h]
     disrupt = (flags & HF_DISRUPT) != 0
     if disrupt and not tu[u, TU_EXPENDABLE]:
@@ -268,11 +412,11 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
     if hp[u * K.LANES + l] == 0:
         return 0  # already destroyed: the hit is lost
     cs = cover_save if tu[u, TU_TYPE] == INF else K.NO_ROLL
-    saved, nd = _saved(rs, l, u, units, hkind[h], flags, cs, crossfire)
+    saved, nd = _saved(rs, l, u, units, hkind[h], flags, cs, crossfire, wst, n_units)
     if saved or not _wound(hp, alive, units, u, l, n_words):
         return nd
     acc[1] += 1
-    if disrupt or not units[u, K.U_LOSS_BM]:
+    if disrupt or not tu[u, TU_KILL_BM]:
         return nd
     acc[3] += 2 if crossfire and acc[4] == 0 else 1
     acc[4] = 1
@@ -297,12 +441,19 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     live = scr[2 * n_units:3 * n_units]
     cnt = scr[3 * n_units:4 * n_units]
     mh = T[T_INFO][0, I_MAX_HITS]
-    hkind = scr[4 * n_units:4 * n_units + mh]
-    hflag = scr[4 * n_units + mh:4 * n_units + 2 * mh]
-    hunit = scr[4 * n_units + 2 * mh:4 * n_units + 3 * mh]
-    acc = scr[4 * n_units + 3 * mh:4 * n_units + 3 * mh + 5]  # placed, kills, TSKNF carry, markers, first kill
-    for i in range(5):
+    splashes = T[T_INFO][0, I_SPLASHES] != 0
+    o = 4 * n_units
+    hkind = scr[o:o + mh]
+    hflag = scr[o + mh:o + 2 * mh]
+    hunit = scr[o + 2 * mh:o + 3 * mh]
+    hline = scr[o + 3 * mh:o + 4 * mh]  # the weapon line that scored it (its titan-killer damage)
+    o += 4 * mh
+    acc = scr[o:o + 8]  # placed, kills, TSKNF carry, markers, first kill
+    spl = scr[o + 8:o + 8 + n_forms]  # formations a critical's splash put BMs on
+    for i in range(8):
         acc[i] = 0
+    for g in range(n_forms):
+        spl[g] = 0
     nd = 0
     if broken[shooter * L + l] or _living(hp, fu, fb, shooter, l) == 0:
         return 0, 0, 0, nd
@@ -332,7 +483,11 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     if nf == 0 or _living(hp, fu, fb, target, l) == 0:
         return 0, 0, 0, nd  # no attack, no BM (TP-FAQ Place Blast Marker)
     was_broken = broken[target * L + l] != 0
-    _place(rs, l, target, 1, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm)  # §3.3
+    if was_broken:  # §3.3
+        nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
+                           n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+    else:
+        _place(l, target, 1, acc, bm)
     # §3.4 exposed units: the first n_exposed living ones
     ne = 0
     n_ap = 0
@@ -352,7 +507,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     for i in range(nf):
         u = cand[i]
         for w in range(wb[u, 0], wb[u + 1, 0]):
-            if wpn[w, WP_BP] > 0:
+            if wpn[w, WP_BARRAGE]:
                 continue  # fires in the barrage
             flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
                 + HF_IC * wpn[w, WP_IC]
@@ -366,28 +521,43 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     if kind == NONE:
                         continue
                     value = wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT]
-                for _ in range(wpn[w, WP_SHOTS]):
+                shots = wpn[w, WP_SHOTS]
+                if wpn[w, WP_SHOTS_N]:  # dice shots, rolled each time the weapon fires
+                    shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], shots)
+                    nd += k2
+                for _ in range(shots):
                     hit, k2 = _to_hit(rs, l, value, mod)
                     nd += k2
                     if hit:
                         hkind[nh] = kind
                         hflag[nh] = flags
                         hunit[nh] = NONE
+                        hline[nh] = w
                         nh += 1
-    # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template
+    # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
+    # template's centre: ⌈starting DC / 2⌉, TP 3.2.1); a titan-killer barrage does its first line's damage
     bp = 0
     every = HF_SNIPER + HF_DISRUPT + HF_LANCE + HF_IC
     macro = True
     titan = True
+    first_line = NONE
     for i in range(nf):
         u = cand[i]
         for w in range(wb[u, 0], wb[u + 1, 0]):
-            if wpn[w, WP_BP] == 0:
+            if not wpn[w, WP_BARRAGE]:
                 continue
-            bp += wpn[w, WP_BP] * wpn[w, WP_COUNT] * wpn[w, WP_SHOTS]
+            if first_line == NONE:
+                first_line = w
+            for _ in range(wpn[w, WP_COUNT]):  # BP rolled per weapon and shot (TP 1.9.8)
+                shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], wpn[w, WP_SHOTS])
+                nd += k2
+                for _ in range(shots):
+                    points, k2 = _amount(rs, l, wpn[w, WP_BP_N], wpn[w, WP_BP_SIDES], wpn[w, WP_BP])
+                    nd += k2
+                    bp += points
             every &= HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
                 + HF_IC * wpn[w, WP_IC]
-            macro &= wpn[w, WP_MW] != NONE or wpn[w, WP_TK] != 0
+            macro &= wpn[w, WP_MACRO] != 0
             titan &= wpn[w, WP_TK] != 0
     extra = 0
     if bp > 0:
@@ -400,7 +570,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
         mod = modifier - (1 if cover and (every & HF_IC) == 0 else 0)
         i = 0
         for _ in range(bar[row, BAR_TEMPLATES]):
-            room = 6  # a template holds 3 infantry / light vehicles or 2 armoured vehicles (in halves)
+            room = 6  # a template holds 3 infantry / light vehicles, 2 armoured vehicles or 1 war engine (in halves)
             taken = 0
             while i < ne:
                 u = ex[i]
@@ -409,19 +579,23 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     if taken >= per_template:
                         break
                 else:
-                    if (3 if t == AV else 2) > room:
+                    size = 6 if t == WE else (3 if t == AV else 2)
+                    if size > room:
                         break
-                    room -= 3 if t == AV else 2
+                    room -= size
+                attacks = (units[u, K.U_DC] + 1) // 2 if t == WE and taken == 0 else 1  # under the centre
                 taken += 1
                 i += 1
                 infantry = t == INF or t == LV
-                hit, k2 = _to_hit(rs, l, bar[row, BAR_AP] if infantry else bar[row, BAR_AT], mod)
-                nd += k2
-                if hit:
-                    hkind[nh] = KIND_TK if titan else (KIND_MW if macro else (KIND_AP if infantry else KIND_AT))
-                    hflag[nh] = every
-                    hunit[nh] = u
-                    nh += 1
+                for _ in range(attacks):
+                    hit, k2 = _to_hit(rs, l, bar[row, BAR_AP] if infantry else bar[row, BAR_AT], mod)
+                    nd += k2
+                    if hit:
+                        hkind[nh] = KIND_TK if titan else (KIND_MW if macro else (KIND_AP if infantry else KIND_AT))
+                        hflag[nh] = every
+                        hunit[nh] = u
+                        hline[nh] = first_line
+                        nh += 1
     # §3.7–§3.10 normal hits, then macro-weapon hits on the survivors, each step's kills placing BMs
     cs = cover_save if cover else K.NO_ROLL
     for phase in range(2):
@@ -435,8 +609,17 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                 cnt[nl] = 0
                 nl += 1
         for h in range(nh):  # barrage hits land on the unit rolled for
-            if hunit[h] != NONE and (hkind[h] == k0 or hkind[h] == k1):
-                nd += _resolve(rs, l, h, hunit[h], hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc)
+            u = hunit[h]
+            if u == NONE or (hkind[h] != k0 and hkind[h] != k1):
+                continue
+            if tu[u, TU_TYPE] == WE:
+                damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl, splashes,
+                                           units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms,
+                                           losses_bm, kills, bm, broken, stk)
+            else:
+                nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
+                               n_units)
         rem0 = 0
         rem1 = 0
         first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
@@ -453,8 +636,14 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                         if units[u, K.U_SNIPE]:
                             pick = u
                             break
-                if pick != NONE:
-                    nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc)
+                if pick != NONE and tu[pick, TU_TYPE] == WE:
+                    damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                    nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc, spl,
+                                               splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
+                                               n_forms, losses_bm, kills, bm, broken, stk)
+                elif pick != NONE:
+                    nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc,
+                                   wst, n_units)
                 continue
             if first == NONE:
                 first = hkind[h]
@@ -501,27 +690,53 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     key1 += 1
                 if key1 > key0 or (key1 == key0 and first == k1):
                     kind = k1
-            if kind == k0:
-                while hunit[p0] != NONE or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+            u = live[pick]
+            block = units[u, K.U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
+            taken = 0
+            while taken < block and (rem0 if kind == k0 else rem1) > 0:
+                if kind == k0:
+                    while hunit[p0] != NONE or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+                        p0 += 1
+                    h = p0
                     p0 += 1
-                h = p0
-                p0 += 1
-                rem0 -= 1
-            else:
-                while hunit[p1] != NONE or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                    rem0 -= 1
+                else:
+                    while hunit[p1] != NONE or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                        p1 += 1
+                    h = p1
                     p1 += 1
-                h = p1
-                p1 += 1
-                rem1 -= 1
+                    rem1 -= 1
+                if t == WE:
+                    damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
+                    taken += damage if hkind[h] == KIND_TK else 1
+                    nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl,
+                                               splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
+                                               n_forms, losses_bm, kills, bm, broken, stk)
+                else:
+                    taken += 1
+                    nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
+                                   n_units)
             cnt[pick] += 1
-            nd += _resolve(rs, l, h, live[pick], hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc)
-        _place(rs, l, target, acc[3], was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm)
-    _place(rs, l, target, extra, was_broken, acc, fu, fb, units, forms, hp, alive, n_words, bm)
-    # §3.11 the break check, once the whole attack is over
+        if was_broken:
+            nd += _broken_hits(rs, l, target, acc[3], acc, spl, splashes, tu, fu, fb, units, forms, hp, alive,
+                               n_words, wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+        else:
+            _place(l, target, acc[3], acc, bm)
+    if was_broken:  # the barrage's extra BMs last (reading)
+        nd += _broken_hits(rs, l, target, extra, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words,
+                           wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+    else:
+        _place(l, target, extra, acc, bm)
+    # §3.11 the break check, once the whole attack is over; then of the formations a splash put BMs on
     if not was_broken and _living(hp, fu, fb, target, l) > 0 and _fails_break_test(hp, fu, fb, units, forms, bm,
                                                                                     target, l):
         nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
                      losses_bm, kills, bm, broken, stk)
+    for g in range(n_forms):
+        if spl[g] and not broken[g * L + l] and _living(hp, fu, fb, g, l) > 0 \
+                and _fails_break_test(hp, fu, fb, units, forms, bm, g, l):
+            nd += _break(rs, l, g, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
+                         losses_bm, kills, bm, broken, stk)
     return nh, acc[1], acc[0], nd
 
 
@@ -590,7 +805,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                     shoots = True
                     modifier = 0
                 elif acts[k, A_HOLD] == HOLD_REGROUP:
-                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders)
+                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
             elif passed:
                 if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
                     shoots = True
@@ -625,7 +840,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                                                         n_forms, losses_bm, kills, stk)
                     nd += k2
                 if not broken[f * L + l]:
-                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders)
+                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
         pflat[prow + acts[k, A_O_ACTED]] += np.int64(acted)
         pflat[prow + acts[k, A_O_PASSED]] += np.int64(passed)
         if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)

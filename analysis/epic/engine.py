@@ -17,7 +17,7 @@ from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, N
                       SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_ORDINARY, SPLASH_TITAN_KILLER, SUPPORT, Abilities,
                       CompiledEpic, UnitSlot, war_engine_keys)
 from .outcome import precision_successes
-from .turn_model import ACTIONS, turn_kernel_unsupported as turn_model_unsupported
+from .turn_model import ACTIONS, flier
 
 _CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
     "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
@@ -365,7 +365,7 @@ def _table(rows: list[list[int]], cols: int) -> np.ndarray:
 
 #: The turn tables of an assault scenario (the kernel reads none of them).
 NO_TURN = (_table([], T.A_COLS), _table([], 1), _table([], T.WP_COLS), _table([[0]], 1), _table([], T.TU_COLS),
-           _table([], 6), _table([], T.TF_COLS), _table([[0]], T.I_COLS))
+           _table([], 6), _table([], T.TF_COLS), _table([[0, 0]], T.I_COLS))
 _TYPE_CODES = {"INF": T.INF, "LV": T.LV, "AV": T.AV, "WE": T.WE, "CH": T.CH}
 _HOLD_CODES = {"shoot": T.HOLD_SHOOT, "move": T.HOLD_MOVE, "regroup": T.HOLD_REGROUP}
 _AP_AT_CODES = {"auto": T.AP_AT_AUTO, "ap": T.AP_AT_AP, "at": T.AP_AT_AT}
@@ -379,22 +379,29 @@ def _value(v: int | None) -> int:
 def turn_tables(ct) -> tuple:
     """The turn tables of kernels/epic_turn.py for a ``CompiledTurn`` (its activations, weapon lines, unit
     types, the barrage table, the count offsets of each activation's results)."""
-    from .shooting import barrage_table, fires_at_ground  # the turn's modules: not imported by assault runs
+    from .shooting import barrage_table, dice_of, fires_at_ground, titan_killer_dice  # not imported by assault runs
     c, lay = ct.compiled, ct.compiled.layout
     scenario = c.scenario
     index = {f.name: f.index for f in c.formations}
     weapons, bounds = [], [[0]]
     for u in c.units:
         for w in ct.weapons[u.index]:
-            weapons.append([w.count, w.shots, _value(w.ap), _value(w.at), _value(w.mw), w.bp or 0,
+            tk, shots, bp = titan_killer_dice(w), dice_of(w.shots), dice_of(w.bp or 0)
+            weapons.append([w.count, shots.plus, _value(w.ap), _value(w.at), _value(w.mw), bp.plus,
                             int(bool(w.titan_killer)), int(w.disrupt), int(w.lance), int(w.ignore_cover),
-                            int(w.sniper)])
+                            int(w.sniper), int(w.macro), tk.count, tk.sides, tk.plus, int(w.bp is not None),
+                            shots.count, shots.sides, bp.count, bp.sides])
         bounds.append([len(weapons)])
-    tunits = [[_TYPE_CODES[u.type], int(u.expendable), int(any(fires_at_ground(w) for w in ct.weapons[u.index]))]
-              for u in c.units]
+    all_expendable = [all(c.units[i].expendable for i in f.units) for f in c.formations]
+    tunits = [[_TYPE_CODES[u.type], int(u.expendable), int(any(fires_at_ground(w) for w in ct.weapons[u.index])),
+               int(not u.expendable or all_expendable[u.formation])] for u in c.units]
     barrage = [[r.bp_min, r.bp_max, r.templates, r.extra_blast_markers, r.ap, r.at] for r in barrage_table()]
-    direct = [sum(w.count * w.shots for i in f.units for w in ct.weapons[i] if w.bp is None) for f in c.formations]
-    max_hits = max(direct) + max(len(f.units) for f in c.formations) + 1
+    direct = [sum(w.count * dice_of(w.shots).maximum for i in f.units for w in ct.weapons[i] if w.bp is None)
+              for f in c.formations]
+    # a barrage rolls once per unit under a template, ⌈starting DC / 2⌉ times for a war engine under its centre
+    barrage_rolls = [sum(-(-c.units[i].damage_capacity // 2) if c.units[i].type == "WE" else 1 for i in f.units)
+                     for f in c.formations]
+    max_hits = max(direct) + max(barrage_rolls) + 1
     acts, owf = [], []
     for k, act in enumerate(scenario.turn):
         p = f"t{k}."
@@ -429,33 +436,35 @@ def turn_tables(ct) -> tuple:
                 row[n_col] = lay.length(p + name)
         acts.append(row)
     forms = [[int(f.overwatch)] for f in scenario.formations]
+    splashes = int(any(any(f.within_splash_of.values()) for f in scenario.formations))
     return (_table(acts, T.A_COLS), _table(owf, 1), _table(weapons, T.WP_COLS), _table(bounds, 1),
-            _table(tunits, T.TU_COLS), _table(barrage, 6), _table(forms, T.TF_COLS), _table([[max_hits]], T.I_COLS))
+            _table(tunits, T.TU_COLS), _table(barrage, 6), _table(forms, T.TF_COLS),
+            _table([[max_hits, splashes]], T.I_COLS))
 
 
 def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
-    """(field, feature) of the first part of a turn scenario the kernel does not simulate yet (the
-    reference engine does), or None: war engines (and war-engine keys) anywhere in a turn, and a
-    formation with role "support" that acts or is shot at (the kernel fixes who gives supporting fire
-    when the assault is set up, so a support formation broken by the turn would still fire), and the
-    weapon lines of ``turn_model.turn_kernel_unsupported`` (dice shots or barrage points, ``macro_weapon``
-    lines, titan-killer damage other than 1, D3 or D6)."""
+    """(field, feature) of the first part of a turn scenario (a ``CompiledTurn``) the kernel does not simulate
+    yet (the reference engine does), or None; one check per feature, the only list of them
+    (docs/epic-turn.md §7)."""
     c = ct.compiled
-    for name, profile in c.scenario.units.items():
-        if profile.type == "WE":
-            return f"units.{name}.type", "war engines in a turn"
-    keys = war_engine_keys(c)
-    if keys:
-        return keys[0], f"{keys[1]} in a turn"
-    support = {f.name for f in c.scenario.formations if f.role == "support"}
-    for k, act in enumerate(c.scenario.turn):
+    scenario = c.scenario
+    for k, act in enumerate(scenario.turn):  # aircraft and spacecraft (docs/epic-turn.md §9)
+        if act.flies:
+            return f"turn[{k}].action", f"{act.action} (aircraft and spacecraft)"
+    for k, formation in enumerate(scenario.formations):
+        kind = flier(scenario, formation)
+        if kind is not None:
+            return f"formations[{k}]", f"an {kind} formation"
+    found = kernel_unsupported(c)  # what the assault kernel refuses
+    if found:
+        return found
+    # the kernel fixes who gives supporting fire when it sets up the assault: a support formation broken by the
+    # turn would still fire
+    support = {f.name for f in scenario.formations if f.role == "support"}
+    for k, act in enumerate(scenario.turn):
         for key in ("formation", "target"):  # (an engage makes its charger and target engaged)
             if getattr(act, key) in support and act.action != "engage":
                 return f"turn[{k}].{key}", "a formation with role = \"support\" that acts or is shot at in a turn"
-    found = turn_model_unsupported(c.scenario)  # weapon lines the turn tables cannot hold yet
-    if found:
-        field, _, feature = found.partition(": ")
-        return field, feature or "this key"
     return None
 
 

@@ -80,10 +80,6 @@ def _weapons_fire(scenario, formation) -> bool:
                for g in formation.units for name in [g.unit, *g.characters] for w in scenario.units[name].weapons)
 
 
-def _has_war_engine(scenario, formation) -> bool:
-    return any(scenario.units[g.unit].type == "WE" for g in formation.units)
-
-
 SHOOTING_SAVES_NOT_MODELLED = ("holofield", "knight-shield")  # their saves exist only in assaults so far
 
 
@@ -201,36 +197,6 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
                              "has none; allowed: formations with a war engine")
         if act.war_engine is not None and act.war_engine > engines:
             raise ValueError(f"{at}.war_engine: {act.target!r} has {engines} war engine(s); allowed: 1 to {engines}")
-
-
-def turn_kernel_unsupported(scenario) -> str | None:
-    """The first feature of a turn scenario that only the reference engine runs, as "field: what",
-    or None.  The Numba turn kernel calls it to refuse such a scenario with one line
-    (docs/epic-turn.md §1): aircraft and spacecraft (their actions, or a formation of them), war
-    engines shot at (a shooting target or a charger under overwatch fire), weapon lines with dice
-    shots or barrage points, ``macro_weapon`` lines and titan-killer damage other than 1, D3 or D6."""
-    by_name = {f.name: f for f in scenario.formations}
-    for i, act in enumerate(scenario.turn):
-        if act.flies:
-            return f"turn[{i}].action: {act.action} (aircraft and spacecraft run on the reference engine only)"
-    for i, formation in enumerate(scenario.formations):
-        if flier(scenario, formation) is not None:
-            return f"formations[{i}]: an {flier(scenario, formation)} formation (the reference engine runs them)"
-    for i, act in enumerate(scenario.turn):
-        if act.target is not None and act.action != "engage" and _has_war_engine(scenario, by_name[act.target]):
-            return f"turn[{i}].target: shooting at a war engine ({act.target!r})"
-        if act.overwatch_fire and _has_war_engine(scenario, by_name[act.formation]):
-            return f"turn[{i}].overwatch_fire: overwatch fire at a war engine ({act.formation!r})"
-    for name, profile in scenario.units.items():
-        for k, w in enumerate(profile.weapons):
-            where = f"units.{name}.weapons[{k}]"
-            if isinstance(w.shots, str) or isinstance(w.bp, str):
-                return f"{where}: dice shots or barrage points"
-            if w.macro_weapon:
-                return f"{where}.macro_weapon"
-            if w.titan_killer not in (True, False, 1, "D3", "D6"):
-                return f"{where}.titan_killer: damage {w.titan_killer}"
-    return None
 
 
 def _engaged(formation) -> bool:

@@ -387,8 +387,9 @@ def test_kernel_refuses_aircraft_actions_with_one_line(tmp_path):
 def test_kernel_refuses_a_formation_of_aircraft_that_does_not_act():
     """docs/epic-turn.md §9: a turn scenario holding aircraft runs on the reference engine only, even
     when they do not act (the kernel would rally their blast markers)."""
-    from analysis.epic.turn_model import turn_kernel_unsupported
+    from analysis.epic.engine import turn_kernel_unsupported
+    from analysis.epic.turn_result import compile_turn
 
     model = load(formation("Guard", "attacker", "rifleman", 2), formation("Wing", "defender", "fighter", 1),
                  formation("Other", "defender", "rifleman", 2), activation("Guard", "advance", "Other"))
-    assert turn_kernel_unsupported(model) == "formations[1]: an aircraft formation (the reference engine runs them)"
+    assert turn_kernel_unsupported(compile_turn(model)) == ("formations[1]", "an aircraft formation")

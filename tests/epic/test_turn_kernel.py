@@ -494,28 +494,23 @@ def test_same_numbers_whatever_the_chunk_size():
     assert a.to_json() == b.to_json()
 
 
-WITH_TITAN = SCENARIOS["shoot_then_assault"] + """
-[units.titan]
-type = "WE"
-armour = 4
-cc = 4
-ff = 4
-damage_capacity = 3
-"""
+# the kernel fixes who gives supporting fire when it sets up the assault: a support formation may not act
+WITH_ACTING_SUPPORT = SCENARIOS["shoot_then_assault"].replace('formation = "Far Boyz"', 'formation = "Support Boyz"')
 
 
 def test_kernel_refuses_what_it_does_not_simulate_with_one_line(tmp_path):
-    """War engines in a turn run on the reference engine only: one line naming the file and the field,
-    exit 2 on the command line; the reference engine runs it."""
-    model = epic.loads(WITH_TITAN)
-    with pytest.raises(UserError, match=r"units\.titan\.type.*war engines in a turn.*--engine reference"):
+    """A support formation that acts in a turn runs on the reference engine only
+    (analysis.epic.engine.turn_kernel_unsupported): one line naming the file and the field, exit 2 on the
+    command line; the reference engine runs it."""
+    model = epic.loads(WITH_ACTING_SUPPORT)
+    with pytest.raises(UserError, match=r"turn\[1\]\.formation.*role = \"support\" that acts.*--engine reference"):
         epic.simulate(model, trials=10)
     assert epic.simulate(model, trials=10, engine="reference").meta["engine"] == "reference"
-    path = tmp_path / "titan.toml"
-    path.write_text(WITH_TITAN)
+    path = tmp_path / "support.toml"
+    path.write_text(WITH_ACTING_SUPPORT)
     result = CliRunner().invoke(main, ["epic", str(path), "-n", "100"])
     assert result.exit_code == 2 and result.stdout == ""
-    assert "\n" not in result.stderr.strip() and "titan.toml" in result.stderr and "--engine reference" in result.stderr
+    assert "\n" not in result.stderr.strip() and "support.toml" in result.stderr and "--engine reference" in result.stderr
 
 
 def test_cli_runs_a_turn_on_the_kernel_by_default():
@@ -532,7 +527,7 @@ def test_compare_falls_back_to_the_reference_engine_with_a_note():
     a note names the missing feature (exact pairs either way)."""
     from analysis.decisions import compare
 
-    model = epic.loads(WITH_TITAN)
+    model = epic.loads(WITH_ACTING_SUPPORT)
     result = compare(model, model, trials=40, seed=1)
     assert result.meta["engine"] == "reference" and result.meta["method"] == "exact-pairs"
-    assert any("war engines in a turn" in note for note in result.notes)
+    assert any('role = "support" that acts' in note for note in result.notes)

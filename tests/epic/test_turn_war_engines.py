@@ -272,18 +272,19 @@ target = "Battery"
 """
 
 
-def test_war_engine_turn_runs_traces_and_is_named_for_the_kernel(tmp_path):
+def test_war_engine_turn_runs_traces_and_the_kernel_takes_it(tmp_path):
     """docs/epic-turn.md §3.13: a turn shooting at war engines runs on the reference engine (results
     within their count bounds), its trace shows each shield, damage point and critical roll with its
-    clause, and ``turn_kernel_unsupported`` names the feature the kernel lacks (TP 3.2, TP-SR Imperial
-    Void Shields)."""
+    clause, and the kernel refuses none of it (TP 3.2, TP-SR Imperial Void Shields;
+    tests/epic/test_turn_kernel_war_engines.py compares the two engines)."""
     import analysis.epic as epic
-    from analysis.epic.turn_model import turn_kernel_unsupported
+    from analysis.epic.engine import turn_kernel_unsupported
+    from analysis.epic.turn_result import compile_turn
 
     path = tmp_path / "we_turn.toml"
     path.write_text(WAR_ENGINE_TURN)
     scenario = epic.load(str(path))
-    assert turn_kernel_unsupported(scenario) == "turn[0].target: shooting at a war engine ('Warhounds')"
+    assert turn_kernel_unsupported(compile_turn(scenario)) is None
     result = epic.simulate(scenario, trials=200, seed=3, engine="reference").to_dict()
     first = result["turn"]["1"]
     assert 0 < first["hits_mean"] and 0 <= first["target_broken"]["p"] <= 1
