@@ -226,6 +226,13 @@ SCENARIOS["automata_mixed_target"] = SCENARIOS["mixed_war_engine_and_infantry"].
 SCENARIOS["plain_war_engine_charger"] = SCENARIOS["overwatch_at_a_war_engine_charger"].replace(
     "void_shields = 2\n", "").replace('critical = "extra_damage"\n', "")
 
+# the same charge with shadowfields instead of void shields (a shadowfield absorbs a whole hit that gets past
+# the other shields, TP-SR Dark Eldar Technology) and a deflector shield (an unmodified 5+ after a failed or
+# disallowed save, also against titan killers, TP-FAQ Invulnerable Saves)
+SCENARIOS["overwatch_at_shadowfields_and_deflectors"] = SCENARIOS["overwatch_at_a_war_engine_charger"].replace(
+    "void_shields = 2", "shadowfields = 2").replace('special = ["reinforced-armour"]',
+                                                    'special = ["reinforced-armour", "deflector-shield"]')
+
 
 def _key_events(name: str, r: dict) -> dict[str, bool]:
     """The events each scenario is for, which must happen often enough for the comparison to test them."""
