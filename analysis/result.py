@@ -6,9 +6,12 @@ A result holds a tree of estimates (nested dicts whose leaves are :class:`Probab
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +26,18 @@ def package_version() -> str:
         return version("wargame-odds")
     except PackageNotFoundError:  # running from a source tree
         return "unknown"
+
+
+@lru_cache(maxsize=None)
+def code_digest(root: Path = Path(__file__).resolve().parent.parent) -> str:
+    """SHA-256 over the code and rule data that make the numbers (``analysis/**`` and ``kernels/``: their
+    ``.py`` and ``.toml`` files, by path and content), so that a stored result is not reused after the
+    engines change under an unchanged package version."""
+    digest = hashlib.sha256()
+    for package in ("analysis", "kernels"):
+        for path in sorted(p for p in (root / package).rglob("*") if p.suffix in (".py", ".toml") and p.is_file()):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def _walk(tree: dict, path=()):

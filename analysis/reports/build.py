@@ -14,7 +14,7 @@ Layout of ``reports/out/NAME/`` (or ``--out``)::
     .wargame-odds-report.lock held while a run writes the folder: a second run exits 2
 
 A stored point is reused when its spec (scenario text, trials, seed, cell key, options) and the
-package version are unchanged and its checksum (over its content and that spec's hash) verifies,
+package version and the code that makes the numbers are unchanged and its checksum (over its content and that spec's hash) verifies,
 so a killed run started again computes only what is missing; a point that does not verify is
 recomputed, with one line saying so.  The final files are built from the stored points only, in
 a staging folder, and moved into place one by one with ``index.html`` last: a run killed while

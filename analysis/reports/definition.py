@@ -378,10 +378,11 @@ def load_report(path: str | Path) -> Report:
 
 
 def spec_hash(spec: dict) -> str:
-    """Fingerprint of a point spec and the package version: a stored point is reused only if equal."""
-    from ..result import package_version
+    """Fingerprint of a point spec, the package version and its code (``result.code_digest``): a stored
+    point is reused only if equal."""
+    from ..result import code_digest, package_version
 
-    text = json.dumps({"spec": spec, "version": package_version()}, sort_keys=True)
+    text = json.dumps({"spec": spec, "version": package_version(), "code": code_digest()}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

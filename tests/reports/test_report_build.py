@@ -142,3 +142,22 @@ def test_a_changed_cell_is_recomputed_and_the_others_reused(local_build, small_d
     square = point_file(Path(), {"cell": "gdb-square", "point": "result"})
     assert {p for p in before if before[p] != after[p]} == {square}
     assert json.loads(after[square])["trials"] == 8192
+
+
+def test_a_stored_point_is_not_reused_after_the_code_changes(tmp_path, monkeypatch):
+    """docs/reports.md "Resuming": a point's fingerprint covers the code and rule data that make the
+    numbers, so numbers stored by an older engine under the same package version are recomputed:
+    the digest changes with any file of analysis/ or kernels/, and the fingerprint with the digest."""
+    from analysis import result
+    from analysis.reports.definition import spec_hash
+
+    for package in ("analysis", "kernels"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "rules.py").write_text("P = 1\n")
+    before = result.code_digest.__wrapped__(tmp_path)
+    (tmp_path / "kernels" / "rules.py").write_text("P = 2\n")
+    assert result.code_digest.__wrapped__(tmp_path) != before
+    spec = {"cell": "gdb-square", "point": "result", "trials": 4096}
+    stored = spec_hash(spec)
+    monkeypatch.setattr(result, "code_digest", lambda: "another engine")
+    assert spec_hash(spec) != stored
