@@ -91,8 +91,7 @@ def _unmodelled_save(scenario, formation) -> str | None:
 
 def flier(scenario, formation) -> str | None:
     """"aircraft", "spacecraft" or None (a ground formation), by the formation's first unit."""
-    profile = scenario.units[formation.units[0].unit]
-    return "aircraft" if profile.aircraft else "spacecraft" if profile.spacecraft else None
+    return _unit_flier(scenario.units[formation.units[0].unit])
 
 
 FLIER_KEYS = {"aircraft": 'aircraft = "fighter", "bomber" or "fighter-bomber"', "spacecraft": "spacecraft = true"}
