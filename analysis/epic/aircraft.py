@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from .reference import Formation, Trial, roll_d6
 from .shooting import (AT, JINK_SAVE, MW, TK, AttackReport, AttackState, FireOrders, ShotHit, add_blast_markers,
-                       allocate_damage, resolve, roll_amount, roll_to_hit, suppress, titan_killer_dice)
+                       allocate_damage, resolve, suppress, weapon_hits)
 from .turn_model import Activation
 from .war_engines import titan_killer_damage
 
@@ -75,13 +75,7 @@ def flak(trial: Trial, aircraft: Formation, gunners: list[tuple[Formation, int]]
                 fired = True
                 kind = TK if weapon.titan_killer else MW if weapon.macro else AT
                 for _ in range(weapon.count):
-                    shots = roll_amount(trial, weapon.shots, f"{unit.label} {weapon.name}: shots")
-                    rolls = [roll_to_hit(trial.rng, weapon.aa, modifier) for _ in range(shots)]
-                    scored = sum(h for h, _ in rolls)
-                    trial.say("TP 4.2.4", f"{unit.label} {weapon.name} flak (AA{weapon.aa}+, modifier {modifier:+d}): "
-                                          f"{' '.join('/'.join(map(str, d)) or '-' for _, d in rolls)} → {scored} hit(s)")
-                    hits += [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover,
-                                     titan_killer_damage=titan_killer_dice(weapon))] * scored
+                    hits += weapon_hits(trial, unit, weapon, kind, weapon.aa, modifier, "TP 4.2.4", "AA", "flak ")
     if not fired:
         trial.say("TP 4.2.4", f"no AA weapon fires at {aircraft.name}: no flak, no blast marker")
         return

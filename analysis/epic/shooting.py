@@ -272,14 +272,22 @@ def direct_fire(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit
                         continue
                     value = weapon.ap if kind == AP else weapon.at
                 modifier = orders.modifier - (1 if orders.cover and not weapon.ignore_cover else 0)
-                shots = roll_amount(trial, weapon.shots, f"{unit.label} {weapon.name}: shots")
-                rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(shots)]
-                scored = sum(h for h, _ in rolls)
-                trial.say("TP 1.9.5", f"{unit.label} {weapon.name} ({kind}{value}+, modifier {modifier:+d}): "
-                                      f"{' '.join('/'.join(map(str, d)) or '-' for _, d in rolls)} → {scored} hit(s)")
-                hits += [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover,
-                                 titan_killer_damage=titan_killer_dice(weapon))] * scored
+                hits += weapon_hits(trial, unit, weapon, kind, value, modifier, "TP 1.9.5", kind)
     return hits
+
+
+def weapon_hits(trial: Trial, unit: Unit, weapon, kind: str, value: int, modifier: int, clause: str,
+                label: str, what: str = "") -> list[ShotHit]:
+    """One weapon's shots (its dice rolled first when it has them) at ``value``+ with ``modifier``, a
+    natural 1 missing: a hit of type ``kind`` with the weapon's abilities per success (TP 1.9.5).
+    ``label`` and ``what`` name the roll in the trace ("AP" / "AA", "flak ")."""
+    shots = roll_amount(trial, weapon.shots, f"{unit.label} {weapon.name}: shots")
+    rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(shots)]
+    scored = sum(h for h, _ in rolls)
+    trial.say(clause, f"{unit.label} {weapon.name} {what}({label}{value}+, modifier {modifier:+d}): "
+                      f"{' '.join('/'.join(map(str, d)) or '-' for _, d in rolls)} → {scored} hit(s)")
+    return [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover,
+                    titan_killer_damage=titan_killer_dice(weapon))] * scored
 
 
 # -- barrages (TP 1.9.8) ------------------------------------------------------------------------------
