@@ -54,13 +54,18 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
 # its losses do; 0 for an Automaton), U_NO_KILLS its losses are no kills (Automata), U_AUTOMATON it may save
 # a broken formation's no-save hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage
-# critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits.
+# critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
+# U_CHARS its attached characters that added damage capacity (a Land Train's battlecars: a lose_character
+# critical removes one at random), their DC in U_CH_DC + i and void shields in U_CH_VS + i (i < U_CHARS).
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
     U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE, \
     U_VOID, U_PF_FIX, U_PF_D3, U_PF_D6, U_SHADOW, U_HOLO, U_KNIGHT, U_INV_ON, U_INV_DEG, U_CRIT, U_CRIT_DMG, \
     U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST, U_DISRUPT_BM, U_NO_KILLS, \
-    U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON = range(47)
-U_COLS = 47
+    U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON, U_CHARS = range(48)
+MAX_CHARACTERS = 4  # per unit (analysis/epic/model.py: at most 4 characters per group)
+U_CH_DC = 48
+U_CH_VS = U_CH_DC + MAX_CHARACTERS
+U_COLS = U_CH_VS + MAX_CHARACTERS
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
 # S_BC: the unit is engaged bc (uses S_VC while in contact).  S_REACH: where the row's hits may land while
 # the unit is in contact: REACH_ANY (every directly engaged enemy unit), or for a war engine's rows (TP 3.1.2)
@@ -69,12 +74,16 @@ U_COLS = 47
 # War-engine rules (R_WE; docs/epic-engine.md §10): S_FF_VC its hits at S_VC are firefight hits too (those at
 # S_VN always are: void shields, power fields and shadowfields stop them), S_LANCE, S_IC ignore cover,
 # S_DISRUPT, S_TK_N / S_TK_SIDES / S_TK_PLUS a titan killer's damage against a war engine (N dice + K),
-# S_SUPPORT supporting fire, S_DVC / S_DVN its to-hit values once a critical has degraded its unit.
+# S_SUPPORT supporting fire, S_DVC / S_DVN its to-hit values once a critical has degraded its unit; S_SPARE -1
+# for an extra-attack line, else (main dice of a war engine, whose count is its starting DC) how many points of
+# starting DC its unit may lose with its characters before this row rolls fewer dice (the FF rest of the dice
+# goes first: TP 3.1.2; spec §10.4 lose_character).
 S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH, S_FF_VC, S_LANCE, S_IC, S_DISRUPT, S_TK_N, S_TK_SIDES, \
-    S_TK_PLUS, S_SUPPORT, S_DVC, S_DVN = range(18)
-S_COLS = 18
+    S_TK_PLUS, S_SUPPORT, S_DVC, S_DVN, S_SPARE = range(19)
+S_COLS = 19
 # Critical kinds (docs/epic-engine.md §10.4), U_CRIT.
-CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE, CRIT_SELF_HIT = range(7)
+CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE, CRIT_SELF_HIT, \
+    CRIT_LOSE_CHARACTER = range(8)
 REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
 # Source groups (rows of the source table are sorted by group): side * 3 + step.
 # Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
@@ -503,9 +512,13 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
 # -- war-engine rules, lane by lane (scenarios with R_WE; docs/epic-engine.md §10, cited as spec §10.n; the
 # reference engine's steps are analysis/epic/war_engines.py).  Per-unit state rows of ``wst``:
 # [(row * n_units + u) * LANES + lane].  W_DIED: when it was destroyed (a number that grows with each death in
-# the block; splash victims are the units living when a splash reaches their formation).
-W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED = range(8)
-W_ROWS = 8
+# the block; splash victims are the units living when a splash reaches their formation).  W_LOST_DC /
+# W_LOST_VOID: the starting DC and void shields it lost with its characters (lose_character), W_LOST_CHARS
+# which of them (bit i: its character i, units column U_CH_DC + i); W_BLOCK its block in the allocation under
+# way (its starting DC when the allocation began: the hits are allocated before any is resolved).
+W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID, \
+    W_LOST_CHARS, W_BLOCK = range(12)
+W_ROWS = 12
 # Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
 # it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
 # (BMs on the unit's unbroken formation; critical effects wait for the next end phase), or in a turn's shooting
@@ -516,15 +529,24 @@ BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
 # once, before the next point: TP 3.2.3) on an explicit stack ``stk``: stk[0] the death counter, then frames of
 # FRAME ints (kind, unit, a, b, c, d): T_HULL (a points left, b 1 if they place BMs), T_FURTHER (an extra_damage
 # critical's further D6), T_SELF (a self-hit D6 left), T_SPLASH (a formation, b its next unit, c victims left
-# there, d the death counter when its victims were chosen).  A run holds at most 1 + 2 × the damage capacity
-# of all units frames (each frame past the first comes from a critical, each critical from a point of damage);
-# the stack has room for WE_STACK_FRAMES per unit (analysis/epic/engine.py refuses a scenario that needs more).
+# there, d the death counter when its victims were chosen), T_LOSE (a lose_character critical's random
+# character).  A run holds at most 1 + 2 × the damage capacity of all units frames (each frame past the first
+# comes from a critical, at most two of them live at once, and each critical from a point of damage): the stack
+# is sized so (_stack_frames).
 E_HIT, E_HULL, E_SPLASH = range(3)
-T_HULL, T_FURTHER, T_SELF, T_SPLASH = range(4)
+T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = range(5)
 FRAME = 6
-WE_STACK_FRAMES = 40
 # A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
 H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
+
+
+@njit(cache=True)
+def _stack_frames(dc0):
+    """Frames of the _we_resolve_lane stack: 1 + 2 × the starting damage capacity of all units (``dc0``)."""
+    total = 0
+    for u in range(dc0.size):
+        total += _at(dc0, u)
+    return 1 + 2 * total
 
 
 @njit(cache=True)
@@ -557,7 +579,7 @@ def _we_start_lane(rs, l, units, wst, n_units):
         _wput(wst, W_VOID, u, l, n_units, _at(units, u * U_COLS + U_VOID))
         _wput(wst, W_FIELD, u, l, n_units, fields)
         _wput(wst, W_SHADOW, u, l, n_units, _at(units, u * U_COLS + U_SHADOW))
-        for row in (W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED):
+        for row in (W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID, W_LOST_CHARS):
             _wput(wst, row, u, l, n_units, 0)
     return nd
 
@@ -702,13 +724,101 @@ def _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk):
 
 
 @njit(cache=True)
+def _starting_dc(units, wst, u, l, n_units):
+    """Unit ``u``'s starting DC in lane ``l``: its scenario value less what it lost with its characters (spec
+    §10.4 lose_character); what a war engine rolls, takes per allocation pass and counts for its formation."""
+    dc = _at(units, u * U_COLS + U_DC)
+    if wst.size == 0:
+        return dc
+    return dc - _wat(wst, W_LOST_DC, u, l, n_units)
+
+
+@njit(cache=True)
+def _lose_character_lane(rs, l, u, mode, ck, units, hp, wst, n_units, alive, n_words, losses_bm, kills, bm, broken,
+                         stk):
+    """A lose_character critical on war engine ``u`` in lane ``l`` that still has a character adding damage
+    capacity (DATA land-train; spec §10.4): one of them, picked by a die with a face for each (in their order),
+    is removed; the starting DC and void shields drop by the character's (the shields up at most to the new
+    number) and so does the DC left, those points booked as damage (``mode``, placing BMs); at 0 it is
+    destroyed.  Returns the dice rolled."""
+    lost = np.uint64(_wat(wst, W_LOST_CHARS, u, l, n_units))
+    n = _at(units, u * U_COLS + U_CHARS)
+    sides = np.uint64(n - _popcount(lost))
+    pick = _die(rs, l, sides, (_ONE << _U32) % sides) - 1
+    c = 0
+    for i in range(n):
+        if (lost >> np.uint64(i)) & _ONE == _ZERO:
+            if pick == 0:
+                c = i
+                break
+            pick -= 1
+    dc = _at(units, u * U_COLS + U_CH_DC + c)
+    void_lost = _wat(wst, W_LOST_VOID, u, l, n_units) + _at(units, u * U_COLS + U_CH_VS + c)
+    _wput(wst, W_LOST_CHARS, u, l, n_units, np.int64(lost | (_ONE << np.uint64(c))))
+    _wput(wst, W_LOST_DC, u, l, n_units, _wat(wst, W_LOST_DC, u, l, n_units) + dc)
+    _wput(wst, W_LOST_VOID, u, l, n_units, void_lost)
+    _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units),
+                                           _at(units, u * U_COLS + U_VOID) - void_lost))
+    left = _at(hp, u * LANES + l)
+    gone = _min(dc, left)
+    if gone > 0:
+        _put(hp, u * LANES + l, left - gone)
+        _book_lane(units, u, l, gone, gone, mode, ck, losses_bm, kills, bm, broken)
+        if gone == left:
+            _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
+    return 1
+
+
+@njit(cache=True)
+def _less_lost_capacity(units, wst, n_units, hp, masks, side, kind, f, out, off):
+    """``out[off + l]`` (living units of ``side``, a war engine counting its starting DC; only those of set
+    ``kind`` if ``kind`` >= 0 and of formation ``f`` if ``f`` >= 0: _rows_living) less the starting DC their
+    living war engines lost with their characters in lane ``l`` (spec §0, §10.4 lose_character)."""
+    if wst.size == 0:
+        return
+    for u in range(n_units):
+        if _at(units, u * U_COLS + U_CHARS) == 0 or _at(units, u * U_COLS + U_SIDE) != side \
+                or (f >= 0 and _at(units, u * U_COLS + U_FORM) != f):
+            continue
+        w = _at(units, u * U_COLS + U_WORD)
+        if kind >= 0 and (_at(masks, (2 * w + side) * M_COLS + kind) >> np.uint64(_at(units, u * U_COLS + U_BIT))) \
+                & _ONE == _ZERO:
+            continue
+        for l in range(LANES):
+            if _at(hp, u * LANES + l) > 0:
+                _put(out, off + l, _at(out, off + l) - _wat(wst, W_LOST_DC, u, l, n_units))
+
+
+@njit(cache=True)
+def _cut_row_dice(src, k, u, units, wst, n_units, broken0, turn, nn, h):
+    """Source row ``k`` (of unit ``u``): its dice ``nn[l]`` and whether it rolls ``h[l]`` in each lane, less
+    what it cannot roll there: a support formation that the turn broke gives no supporting fire (TP 1.12.6);
+    a war engine rolls main dice for its starting DC now, the FF rest first going with its characters (S_SPARE;
+    TP 3.1.2; spec §10.4 lose_character)."""
+    spare = _at(src, k * S_COLS + S_SPARE)
+    silenced = turn and _at(src, k * S_COLS + S_SUPPORT) != 0
+    fewer = spare >= 0 and wst.size > 0 and _at(units, u * U_COLS + U_CHARS) > 0
+    if not (silenced or fewer):
+        return
+    fl = _at(units, u * U_COLS + U_FORM) * LANES
+    for l in range(LANES):
+        if silenced and _at(broken0, fl + l):
+            _put(nn, l, 0)
+            _put(h, l, 0)
+        elif fewer:
+            _put(nn, l, _max(0, _at(nn, l) - _max(0, _wat(wst, W_LOST_DC, u, l, n_units) - spare)))
+
+
+@njit(cache=True)
 def _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words, splashes, losses_bm, kills, bm,
                    broken, stk):
     """A critical hit's effect on unit ``u`` in lane ``l``, at once (TP 3.2.3, 3.2.4; spec §10.4): destroyed (the
     DC it had left counts as kills and losses, then its splash), more points (an extra_damage critical's own
     kind then its further D6), a self hit, a reactor breach or a fire (rolled in the end phase); the first
     degrade critical degrades it with its damage, the later ones take the ``then`` kind (1 point for
-    extra_damage).  What follows is pushed onto ``stk`` (``top`` frames); returns the new top."""
+    extra_damage); a lose_character critical removes a random character that added damage capacity (T_LOSE,
+    _lose_character_lane), or with none left destroys it.  What follows is pushed onto ``stk`` (``top``
+    frames); returns the new top."""
     kind = _at(units, u * U_COLS + U_CRIT)
     more = _at(units, u * U_COLS + U_CRIT_DMG)
     own = True
@@ -719,6 +829,10 @@ def _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words,
         kind = _at(units, u * U_COLS + U_CRIT_THEN)
         more = 1
         own = False
+    if kind == CRIT_LOSE_CHARACTER:  # a random character that added DC goes (T_LOSE); with none left, destroyed
+        if _at(units, u * U_COLS + U_CHARS) > _popcount(np.uint64(_wat(wst, W_LOST_CHARS, u, l, n_units))):
+            return _push(stk, top, T_LOSE, u, 0, 0)
+        kind = CRIT_DESTROYED
     splashes_here = splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0
     if kind == CRIT_DESTROYED:
         left = _at(hp, u * LANES + l)
@@ -827,6 +941,10 @@ def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, w
                 nd += k
                 if unsaved > 0:
                     top = _push(stk, top, T_HULL, u, unsaved, 1)
+        elif t == T_LOSE:
+            top -= 1
+            nd += _lose_character_lane(rs, l, u, mode, ck, units, hp, wst, n_units, alive, n_words, losses_bm, kills,
+                                       bm, broken, stk)
         else:  # T_SPLASH
             g = _at(stk, i + 2)
             s_f = _at(units, u * U_COLS + U_FORM)
@@ -901,10 +1019,10 @@ def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive,
     engine makes them (spec §2, §10.5): sniper and ordinary hits, then macro-weapon, then titan-killer hits,
     each first those that may reach any unit, then a war engine's CC and FF hits; the sniper hits to their
     target, the others round-robin from the nearest eligible unit living when the allocation begins (a war
-    engine a block of its starting DC per pass; a titan-killer hit counts as the points rolled for it), each
-    hit resolved in allocation order (a hit on a unit already destroyed is wasted) with all that follows it
-    (_we_resolve_lane); damage is booked as kills (times ``ck``) and losses.  ``elig``: scratch.  Returns the
-    dice rolled."""
+    engine a block of its starting DC as the allocation begins, per pass; a titan-killer hit counts as the
+    points rolled for it), each hit resolved in allocation order (a hit on a unit already destroyed is wasted)
+    with all that follows it (_we_resolve_lane); damage is booked as kills (times ``ck``) and losses.
+    ``elig``: scratch.  Returns the dice rolled."""
     nd = 0
     for kind in range(3):
         for reach in range(3):
@@ -922,6 +1040,7 @@ def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive,
                 if _at(hp, u * LANES + l) > 0 and (reach == REACH_ANY or
                                                    _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
                     _put(elig, ne, u)
+                    _wput(wst, W_BLOCK, u, l, n_units, _starting_dc(units, wst, u, l, n_units))
                     ne += 1
                     if sn_target < 0 and _at(units, u * U_COLS + U_SNIPE):
                         sn_target = u
@@ -955,7 +1074,7 @@ def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive,
                             nd += tk_n
                         if not sniper_pass:
                             used += damage
-                            if used >= _at(units, u * U_COLS + U_DC):
+                            if used >= _wat(wst, W_BLOCK, u, l, n_units):
                                 used = 0
                                 e = e + 1 if e + 1 < ne else 0
                         if _at(hp, u * LANES + l) == 0:
@@ -1049,9 +1168,10 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
         left = _at(hp, u * LANES + l)
         if left > 0:
             if _at(units, u * U_COLS + U_REGEN):
-                _put(hp, u * LANES + l, _min(left + 1, _at(units, u * U_COLS + U_DC)))
+                _put(hp, u * LANES + l, _min(left + 1, _starting_dc(units, wst, u, l, n_units)))
             _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units) + 1,
-                                                   _at(units, u * U_COLS + U_VOID)))
+                                                   _at(units, u * U_COLS + U_VOID)
+                                                   - _wat(wst, W_LOST_VOID, u, l, n_units)))
     living = False
     back = -1
     for kk in range(_at(fb, f), _at(fb, f + 1)):
@@ -1061,14 +1181,14 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
         elif _at(units, u * U_COLS + U_NECRON):
             back = u  # the last in allocation order, the farthest from the enemy (spec §10.8.7)
     if living and back >= 0:
-        _put(hp, back * LANES + l, _at(units, back * U_COLS + U_DC))
+        _put(hp, back * LANES + l, _starting_dc(units, wst, back, l, n_units))
         a = (_at(units, back * U_COLS + U_SIDE) * n_words + _at(units, back * U_COLS + U_WORD)) * LANES + l
         _put(alive, a, _at(alive, a) | (_ONE << np.uint64(_at(units, back * U_COLS + U_BIT))))
     if _at(bm, i) > before:
         size = 0
         for kk in range(_at(fb, f), _at(fb, f + 1)):
             u = _at(fu, kk)
-            size += _at(units, u * U_COLS + U_DC) * np.int64(_at(hp, u * LANES + l) > 0)
+            size += _starting_dc(units, wst, u, l, n_units) * np.int64(_at(hp, u * LANES + l) > 0)
         if size > 0 and _at(bm, i) >= (2 * size if _at(forms, f * F_COLS + F_TSKNF) else size):
             _put(bm, i, 0)
             _put(broken, i, 1)
@@ -1078,14 +1198,14 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
 
 
 @njit(cache=True)
-def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
+def _buffer_sizes(n_units, n_forms, n_words, n_src, we, frames):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from (with
     war-engine rules ``we``: the per-unit state ``wst``, the hits per source row, a scratch list and the
-    stack of _we_resolve_lane)."""
+    stack of _we_resolve_lane, of ``frames`` frames)."""
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
         + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
     if we:
-        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units + 1 + FRAME * WE_STACK_FRAMES * n_units
+        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units + 1 + FRAME * frames
     return n_int, 2 * n_words * LANES + 4
 
 
@@ -1111,6 +1231,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     nat1 = rules[R_NAT1]
     sc_reroll = rules[R_SC_REROLL] != 0
     use_leaders = rules[R_LEADERS] != 0
+    turn_on = rules[R_TURN] != 0
     io = 0
     uo = 0
     all_tsknf = ibuf[io:io + 2]
@@ -1201,7 +1322,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += n_src * L * we
     elig = ibuf[io:io + n_units * we]
     io += n_units * we
-    n_stk = (1 + FRAME * WE_STACK_FRAMES * n_units) * we  # the stack of _we_resolve_lane
+    n_stk = (1 + FRAME * _stack_frames(dc0)) * we  # the stack of _we_resolve_lane
     stk = ibuf[io:io + n_stk]
     io += n_stk
     splashes = False  # has a unit a critical with a splash that reaches a unit (spec §10.6)?
@@ -1341,6 +1462,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                                 val[l] = v
                                 nn[l] = src[k, S_N] * ok
                                 h[l] = ok
+                    _cut_row_dice(src, k, u, units, wst, n_units, broken0, turn_on, nn, h)
                     if src[k, S_D3]:
                         nd += _roll(rs, d, _THREE, _ONE, h, 0, 0)
                         for l in range(L):
@@ -1535,6 +1657,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             if not forms[f, F_ASSAULT]:
                 continue
             _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+            _less_lost_capacity(units, wst, n_units, hp, flat_masks, forms[f, F_SIDE], -1, f, lv, LV_CNT * L)
             tsk = forms[f, F_TSKNF]
             held_row = (LV_BMA if forms[f, F_SIDE] == ATTACKER else LV_BMD) * L
             raw_row = (LV_RAWA if forms[f, F_SIDE] == ATTACKER else LV_RAWD) * L
@@ -1548,6 +1671,8 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                     True)
         _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, n_words, wes, web, units,
                     True)
+        _less_lost_capacity(units, wst, n_units, hp, flat_masks, ATTACKER, M_ASSAULT, -1, lv, LV_NATT * L)
+        _less_lost_capacity(units, wst, n_units, hp, flat_masks, DEFENDER, M_ASSAULT, -1, lv, LV_NDEF * L)
         _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_INSP, lv, LV_INSA * L, n_words, wes, web, units, False)
         _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_INSP, lv, LV_INSD * L, n_words, wes, web, units, False)
         use_sum = rules[R_SUM] != 0
@@ -1601,7 +1726,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 if we and units[u, U_CRIT] != CRIT_NONE:  # its damage rolls for criticals (spec §10.4)
                     for l in range(L):
                         a = np.int64((alive[arow + l] >> sh) & _ONE) & lv[LV_HIT * L + l]
-                        block = _min(dc, lv[LV_EX * L + l]) * a
+                        block = _min(_starting_dc(units, wst, u, l, n_units), lv[LV_EX * L + l]) * a
                         lv[LV_EX * L + l] -= block
                         if block > 0:
                             nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, units, hp, wst,
@@ -1654,6 +1779,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             fs = forms[f, F_SIDE]
             tsk = forms[f, F_TSKNF]
             _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+            _less_lost_capacity(units, wst, n_units, hp, flat_masks, fs, -1, f, lv, LV_CNT * L)
             any_hit_broken = 0
             any_fail = 0
             for l in range(L):  # an unbroken one takes a BM and a break test; a broken one takes a hit (below)
@@ -1690,6 +1816,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
             fs = forms[f, F_SIDE]
             tsk = forms[f, F_TSKNF]
             _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+            _less_lost_capacity(units, wst, n_units, hp, flat_masks, fs, -1, f, lv, LV_CNT * L)
             for l in range(L):
                 win = cons[l] & np.int64(loser[l] != fs) & (1 - broken0[f * L + l])
                 nb = bm[f * L + l] + losses_bm[f * L + l] * win
@@ -1743,6 +1870,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
                 if forms[f, F_ANY_WE]:  # its size: a war engine counts its starting DC (TP 3.0)
                     _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_SIZE * L, n_words, wes, web,
                                  units, True)
+                    _less_lost_capacity(units, wst, n_units, hp, flat_masks, forms[f, F_SIDE], -1, f, lv, LV_SIZE * L)
                 else:
                     for l in range(L):
                         _put(lv, LV_SIZE * L + l, _at(fa, f * L + l))
@@ -1918,7 +2046,8 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 1] = n_hist + n1 * n1
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
-    n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0))
+    n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0),
+                                  _stack_frames(dc0))
     n_turn = (epic_turn.scratch_size(units.shape[0], n_forms, turn[epic_turn.T_INFO][0, epic_turn.I_MAX_HITS])
               if rules[R_TURN] else 0)
 

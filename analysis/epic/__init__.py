@@ -103,15 +103,7 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
                               chunk_trials=chunk_trials, progress=progress, max_trials=max_trials, cell=cell)
     compiled = _compiled(scenario)
     if engine == "kernel":
-        from .engine import KernelJob, kernel_unsupported
-
-        unsupported = kernel_unsupported(compiled)
-        if unsupported:
-            field, feature = unsupported
-            raise UserError(compiled.scenario.source, field,
-                            f"the Numba kernel does not simulate {feature} yet; the reference engine does "
-                            "(Python: engine=\"reference\"; sweep / compare / matrix / rank: --engine reference; "
-                            "one trial: --trace)")
+        from .engine import KernelJob
 
         job = KernelJob(compiled)
     elif engine == "reference":

@@ -337,7 +337,7 @@ def war_engine_keys(c: CompiledEpic) -> tuple[str, str] | None:
     """(field, feature) of the first war-engine or weapon-ability key of docs/epic-engine.md §10 the
     scenario uses, or None.  Only such scenarios take the kernel's war-engine path and report the
     war-engine results of §10.9 (on either engine, so that the two engines report the same
-    quantities); ``engine.kernel_unsupported`` names the few keys the kernel does not take yet."""
+    quantities)."""
     for name, profile in c.scenario.units.items():
         where = f"units.{name}"
         for key, feature in (("void_shields", "void shields"), ("power_fields", "power fields"),

@@ -24,7 +24,7 @@ _CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) 
     "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
     "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
     "degrade_then_escalate": K.CRIT_DEGRADE, "self_hit": K.CRIT_SELF_HIT,
-    "lose_character": K.CRIT_DESTROYED,  # with no character that added damage capacity (kernel_unsupported)
+    "lose_character": K.CRIT_DESTROYED,  # with no character that added damage capacity; else CRIT_LOSE_CHARACTER
 }
 assert set(_CRITICAL_CODES) == set(CRITICAL_KINDS)
 _SPLASH_KINDS = {SPLASH_ORDINARY: 0, SPLASH_MACRO_WEAPON: 1, SPLASH_TITAN_KILLER: 2, SPLASH_NO_SAVE: 3}  # -> hit kind
@@ -48,12 +48,13 @@ def _bounds(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _row(u: UnitSlot, count: int, d3: bool, vc: int, vn: int, a: Abilities, sniper: bool, bc: int, reach: int,
-         ff_vc: bool, support: bool, dvc: int, dvn: int) -> list[int]:
-    """One source row (columns in ``kernels.epic``): ``a`` the abilities of its hits."""
+         ff_vc: bool, support: bool, dvc: int, dvn: int, spare: int = -1) -> list[int]:
+    """One source row (columns in ``kernels.epic``): ``a`` the abilities of its hits; ``spare`` -1 for an
+    extra-attack line, else (main dice) the starting DC its unit may lose before the row rolls fewer dice."""
     kind = 2 if a.titan_killer else int(a.macro_weapon)
     tk = a.titan_killer_damage
     return [u.index, count, int(d3), vc, vn, kind + 3 * sniper, bc, reach, int(ff_vc), int(a.lance),
-            int(a.ignore_cover), int(a.disrupt), tk.count, tk.sides, tk.plus, int(support), dvc, dvn]
+            int(a.ignore_cover), int(a.disrupt), tk.count, tk.sides, tk.plus, int(support), dvc, dvn, spare]
 
 
 def _degraded(u: UnitSlot) -> tuple[int, int, bool]:
@@ -73,13 +74,15 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
     dice and ``15cm`` lines only on the others (K.REACH_NON_CONTACT); sniper dice, and every row of
     another unit, anywhere (K.REACH_ANY).  With war-engine rules (``we``) a main-dice row that rolls at
     CC in contact and at FF out of contact is split in two (one for each), so that each row's hits have
-    one kind, one set of abilities and one firefight flag (spec §10.2, §10.6)."""
+    one kind, one set of abilities and one firefight flag (spec §10.2, §10.6).  A war engine that loses a
+    character rolls main dice for its new starting DC, ``cc_dice`` of them at most in contact: its FF rest
+    shrinks first (each main row's ``spare``; analysis/epic/reference.py::assault_dice, spec §10.4)."""
     is_we = u.type == "WE"
     dcc, dff, keeps_extra = _degraded(u)
     rows = []
     if support:  # supporting fire: FF only, 15cm lines only, first strike gives nothing (§4)
         rows.append((K.G_SUPPORT, _row(u, u.damage_capacity, False, u.ff, u.ff, u.ff_abilities, u.sniper, 0,
-                                       K.REACH_ANY, True, True, dff, dff)))
+                                       K.REACH_ANY, True, True, dff, dff, spare=0)))
         for line in u.extra:
             if not line.contact_only and not line.engage_only:  # a knight lance: not in supporting fire
                 dv = dff if keeps_extra else NO_ROLL
@@ -94,22 +97,23 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
             return K.REACH_CONTACT if contact_dice else K.REACH_NON_CONTACT
 
         step = K.G_FIRST if u.first_strike else K.G_NORMAL
+        rest = u.damage_capacity - u.cc_dice
         if is_we:  # cc_dice at CC in contact, the rest at FF; all at FF out of contact (TP 3.1.2)
-            main = [(u.cc_dice, u.cc, dcc, True), (u.damage_capacity - u.cc_dice, u.ff, dff, False)]
+            main = [(u.cc_dice, u.cc, dcc, True, rest), (rest, u.ff, dff, False, 0)]
         else:
-            main = [(1, u.cc, dcc, True)]
-        for count, vc, dvc, contact_dice in main:
+            main = [(1, u.cc, dcc, True, 0)]
+        for count, vc, dvc, contact_dice, spare in main:
             if not count:
                 continue
             r = reach(contact_dice, u.sniper)
             if we and contact_dice:  # CC hits in contact, FF hits out of contact (spec §10.8.1)
                 rows.append((step, _row(u, count, False, vc, NO_ROLL, u.cc_abilities, u.sniper, bc, r, False, False,
-                                        dvc, NO_ROLL)))
+                                        dvc, NO_ROLL, spare)))
                 rows.append((step, _row(u, count, False, NO_ROLL, u.ff, u.ff_abilities, u.sniper, bc, r, False,
-                                        False, NO_ROLL, dff)))
+                                        False, NO_ROLL, dff, spare)))
             else:
                 a = u.ff_abilities if we else NO_ABILITIES
-                rows.append((step, _row(u, count, False, vc, u.ff, a, u.sniper, bc, r, True, False, dvc, dff)))
+                rows.append((step, _row(u, count, False, vc, u.ff, a, u.sniper, bc, r, True, False, dvc, dff, spare)))
         for line in u.extra:
             if line.engage_only and u.side != ATTACKER:  # TP-SR Knight Technology: only when it assaults
                 continue
@@ -124,19 +128,6 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
 
 
-def kernel_unsupported(c: CompiledEpic) -> tuple[str, str] | None:
-    """(field, feature) of the first key of ``docs/epic-engine.md`` §10 the kernel does not simulate yet
-    (the reference engine does), or None: a lose_character critical on a war engine with a character that
-    added damage capacity (its starting DC would change during the trial), and a scenario whose war engines'
-    damage capacity is too large for the kernel's critical-hit stack (kernels.epic.WE_STACK_FRAMES)."""
-    for u in c.units:
-        if u.critical is not None and u.critical.kind == "lose_character" and u.characters_capacity:
-            name = u.name.split(" + ")[0]
-            return f"units.{name}.critical", "lose_character on a war engine with a battlecar attached"
-    if war_engine_keys(c) is not None and 1 + 2 * sum(u.damage_capacity for u in c.units) \
-            > K.WE_STACK_FRAMES * len(c.units):
-        return "units", f"war-engine rules with more than {K.WE_STACK_FRAMES // 2} damage capacity per unit on average"
-    return None
 
 
 @dataclass
@@ -219,7 +210,13 @@ class KernelArrays:
             crit = u.critical
             deflector_lost = crit is not None and crit.loses_deflector_shield and u.invulnerable_on == 5
             row[K.U_INV_DEG] = (6 if u.invulnerable else NO_ROLL) if deflector_lost else u.invulnerable_on
-            row[K.U_CRIT] = K.CRIT_NONE if crit is None else _CRITICAL_CODES[crit.kind]
+            row[K.U_CRIT] = K.CRIT_NONE if crit is None else K.CRIT_LOSE_CHARACTER \
+                if crit.kind == "lose_character" and u.characters_capacity else _CRITICAL_CODES[crit.kind]
+            assert len(u.characters_capacity) <= K.MAX_CHARACTERS
+            row[K.U_CHARS] = len(u.characters_capacity)
+            for i, (capacity, shields) in enumerate(u.characters_capacity):
+                row[K.U_CH_DC + i] = capacity
+                row[K.U_CH_VS + i] = shields
             row[K.U_CRIT_DMG] = 0 if crit is None else crit.extra_damage
             row[K.U_CRIT_THEN] = K.CRIT_NONE if crit is None or crit.then is None else _CRITICAL_CODES[crit.then]
             row[K.U_COVER] = u.cover
@@ -256,10 +253,12 @@ class KernelArrays:
         # one-D6 sources go to dice pools keyed by (to-hit in contact, not in contact, class); a unit's
         # second such line goes to a second pool of the same key (a pool rolls once per living unit)
         pools: list[list[tuple[tuple[int, int, int], set[int]]]] = [[] for _ in range(6)]
+        may_break = _support_that_may_break(c)
         for g, rows_g in enumerate(groups):
             rest = []
             for row in rows_g:  # (none with war-engine rules: their hits are kept per row)
-                if we or row[K.S_N] != 1 or row[K.S_D3] or row[K.S_REACH] != K.REACH_ANY:
+                if we or row[K.S_N] != 1 or row[K.S_D3] or row[K.S_REACH] != K.REACH_ANY \
+                        or c.units[row[K.S_UNIT]].formation in may_break:
                     rest.append(row)
                     continue
                 key = (row[K.S_VC] if row[K.S_BC] else row[K.S_VN], row[K.S_VN], row[K.S_CLASS])
@@ -445,7 +444,7 @@ def turn_tables(ct) -> tuple:
 def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
     """(field, feature) of the first part of a turn scenario (a ``CompiledTurn``) the kernel does not simulate
     yet (the reference engine does), or None; one check per feature, the only list of them
-    (docs/epic-turn.md §7)."""
+    (docs/epic-turn.md §7).  (Every assault scenario runs on the kernel.)"""
     c = ct.compiled
     scenario = c.scenario
     for k, act in enumerate(scenario.turn):  # aircraft and spacecraft (docs/epic-turn.md §9)
@@ -455,17 +454,25 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
         kind = flier(scenario, formation)
         if kind is not None:
             return f"formations[{k}]", f"an {kind} formation"
-    found = kernel_unsupported(c)  # what the assault kernel refuses
-    if found:
-        return found
-    # the kernel fixes who gives supporting fire when it sets up the assault: a support formation broken by the
-    # turn would still fire
-    support = {f.name for f in scenario.formations if f.role == "support"}
-    for k, act in enumerate(scenario.turn):
-        for key in ("formation", "target"):  # (an engage makes its charger and target engaged)
-            if getattr(act, key) in support and act.action != "engage":
-                return f"turn[{k}].{key}", "a formation with role = \"support\" that acts or is shot at in a turn"
+    # the turn's shooting takes a war engine's starting DC as fixed (kernels/epic_turn.py): a lose_character
+    # critical that removes a battlecar changes it
+    for u in c.units:
+        if u.critical is not None and u.critical.kind == "lose_character" and u.characters_capacity:
+            name = u.name.split(" + ")[0]
+            return f"units.{name}.critical", "lose_character on a war engine with a battlecar attached, in a turn"
     return None
+
+
+def _support_that_may_break(c: CompiledEpic) -> set[int]:
+    """The support formations a turn may break before its assault (they act, are shot at or are within a
+    critical's splash): the kernel checks, lane by lane, that they are unbroken when they would give supporting
+    fire (TP 1.12.6), so their supporting dice are never pooled."""
+    scenario = c.scenario
+    if not scenario.turn:
+        return set()
+    named = {name for act in scenario.turn if act.action != "engage" for name in (act.formation, act.target)}
+    return {f.index for f in c.formations if f.role == SUPPORT
+            and (f.name in named or any(f.within_splash_of))}
 
 
 class KernelJob:

@@ -494,23 +494,40 @@ def test_same_numbers_whatever_the_chunk_size():
     assert a.to_json() == b.to_json()
 
 
-# the kernel fixes who gives supporting fire when it sets up the assault: a support formation may not act
-WITH_ACTING_SUPPORT = SCENARIOS["shoot_then_assault"].replace('formation = "Far Boyz"', 'formation = "Support Boyz"')
+# the turn's shooting takes a war engine's starting DC as fixed: a Land Train whose critical removes a battlecar
+# (docs/epic-engine.md §10.4) runs on the reference engine in a turn
+WITH_LAND_TRAIN = SCENARIOS["shoot_then_assault"] + """
+[units.train]
+type = "WE"
+armour = 4
+cc = 5
+ff = 4
+damage_capacity = 3
+critical = "lose_character"
+[units.battlecar]
+type = "CH"
+damage_capacity = 1
+[[formations]]
+name = "Land Train"
+side = "defender"
+initiative = 2
+units = [{ unit = "train", count = 1, characters = ["battlecar"] }]
+"""
 
 
 def test_kernel_refuses_what_it_does_not_simulate_with_one_line(tmp_path):
-    """A support formation that acts in a turn runs on the reference engine only
+    """A Land Train with a battlecar in a turn runs on the reference engine only
     (analysis.epic.engine.turn_kernel_unsupported): one line naming the file and the field, exit 2 on the
     command line; the reference engine runs it."""
-    model = epic.loads(WITH_ACTING_SUPPORT)
-    with pytest.raises(UserError, match=r"turn\[1\]\.formation.*role = \"support\" that acts.*--engine reference"):
+    model = epic.loads(WITH_LAND_TRAIN)
+    with pytest.raises(UserError, match=r"units\.train\.critical.*battlecar.*in a turn.*--engine reference"):
         epic.simulate(model, trials=10)
     assert epic.simulate(model, trials=10, engine="reference").meta["engine"] == "reference"
-    path = tmp_path / "support.toml"
-    path.write_text(WITH_ACTING_SUPPORT)
+    path = tmp_path / "train.toml"
+    path.write_text(WITH_LAND_TRAIN)
     result = CliRunner().invoke(main, ["epic", str(path), "-n", "100"])
     assert result.exit_code == 2 and result.stdout == ""
-    assert "\n" not in result.stderr.strip() and "support.toml" in result.stderr and "--engine reference" in result.stderr
+    assert "\n" not in result.stderr.strip() and "train.toml" in result.stderr and "--engine reference" in result.stderr
 
 
 def test_cli_runs_a_turn_on_the_kernel_by_default():
@@ -527,7 +544,7 @@ def test_compare_falls_back_to_the_reference_engine_with_a_note():
     a note names the missing feature (exact pairs either way)."""
     from analysis.decisions import compare
 
-    model = epic.loads(WITH_ACTING_SUPPORT)
+    model = epic.loads(WITH_LAND_TRAIN)
     result = compare(model, model, trials=40, seed=1)
     assert result.meta["engine"] == "reference" and result.meta["method"] == "exact-pairs"
-    assert any('role = "support" that acts' in note for note in result.notes)
+    assert any("lose_character on a war engine with a battlecar attached, in a turn" in note for note in result.notes)

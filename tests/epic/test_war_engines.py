@@ -416,10 +416,11 @@ def test_trace_shows_shields_damage_points_and_critical_rolls():
         assert text in traces
 
 
-def test_the_kernel_refuses_war_engine_keys_until_it_simulates_them(tmp_path):
-    """Issue 14 (§10.9): simulate(engine="kernel") names the file and the key it cannot simulate yet (a
-    lose_character critical on a war engine with a battlecar: its starting DC would change mid-trial); the
-    CLI prints that one line and exits 2."""
+def test_the_kernel_runs_a_land_train_critical_and_refuses_it_only_in_a_turn(tmp_path):
+    """Issue 14 (§10.4, §10.9): a lose_character critical on a war engine with a battlecar runs on the kernel in an
+    assault (tests/epic/test_kernel_land_train.py compares the engines); in a turn, whose shooting takes a war
+    engine's starting DC as fixed, simulate names the file and the key, and the CLI prints that one line and exits
+    2."""
     text = WE_SCENARIO.replace('critical = "extra_damage"', 'critical = "lose_character"', 1).replace(
         '[{ unit = "warhound", count = 2, engaged = "ff" }]',
         '[{ unit = "warhound", count = 2, engaged = "ff", characters = ["battlecar"] }]', 1) + """
@@ -428,10 +429,17 @@ type = "CH"
 damage_capacity = 1
 void_shields = 1
 """
-    with pytest.raises(UserError, match=r"^we\.toml: field 'units\.warhound\.critical'.*reference"):
-        epic.simulate(epic.loads(text, "we.toml"), trials=10)
-    path = tmp_path / "we.toml"
-    path.write_text(text)
+    assert epic.simulate(epic.loads(text, "we.toml"), trials=200, seed=1).meta["engine"] == "kernel"
+    turn = text + """
+[[turn]]
+formation = "Hounds"
+action = "engage"
+target = "Gargant"
+"""
+    with pytest.raises(UserError, match=r"^turn\.toml: field 'units\.warhound\.critical'.*in a turn.*reference"):
+        epic.simulate(epic.loads(turn, "turn.toml"), trials=10)
+    path = tmp_path / "turn.toml"
+    path.write_text(turn)
     result = CliRunner().invoke(main, ["epic", str(path), "--trials", "100"])
     message = result.stderr.strip()
     assert result.exit_code == 2 and "\n" not in message and str(path) in message and "Traceback" not in message
