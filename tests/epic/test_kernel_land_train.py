@@ -8,7 +8,8 @@ the result roll, the rally: TP 3.0, 1.12.7, 1.13.2), regains void shields and DC
 numbers in the end phase (§10.7), and the DC it loses with the battlecar counts as kills and losses.  Each
 scenario is run on the kernel (200,000 trials) and the reference engine (8,000 trials) and every reported
 quantity is compared at 5 standard errors (``epic_helpers.compare_results``), with fixed seeds; the kernel run
-of the same scenario with a ``destroyed`` critical fails the comparison (the comparison has power).
+of the same scenario with a ``destroyed`` critical fails the comparison (the comparison has power).  The
+NetEA Land Train formation (its Berserker Battlecar attached) is compared too.
 """
 from __future__ import annotations
 
@@ -147,3 +148,38 @@ def test_land_train_losing_battlecars_matches_reference(name):
     assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
     destroyed = text.replace('critical = "lose_character"', 'critical = "destroyed"')
     assert destroyed != text and compare_results(_run(destroyed, seed), reference)
+
+
+LIBRARY_LAND_TRAIN = """
+system = "epic"
+title = "Ork Boyz assault the library's Squat Land Train with its Berserker Battlecar"
+[units.boy]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[[formations]]
+name = "Boyz"
+side = "attacker"
+initiative = 3
+army_rules = []
+units = [{ unit = "boy", count = 8, engaged = "bc" }, { unit = "boy", count = 4, engaged = "ff" }]
+[[formations]]
+library = "netea:squat/land-train"
+side = "defender"
+"""
+
+
+def test_library_land_train_formation_matches_reference():
+    """DATA land-train (§10.4; docs/library.md): the NetEA formation's train carries a Berserker Battlecar that
+    adds DC and a void shield and that its critical removes; kernel (100,000 trials) v reference (4,000) at 5σ."""
+    from analysis.epic.compile import compile_scenario
+
+    scenario = epic.loads(LIBRARY_LAND_TRAIN)
+    trains = [u for u in compile_scenario(scenario).units if u.critical is not None]
+    assert [u.critical.kind for u in trains] == ["lose_character"] and trains[0].characters_capacity
+    kernel = epic.simulate(scenario, trials=100_000, seed=44_100)
+    reference = epic.simulate(scenario, trials=4_000, seed=44_100, engine="reference")
+    assert kernel.meta["engine"] == "kernel"
+    failures = compare_results(kernel, reference)
+    assert not failures, f"kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
