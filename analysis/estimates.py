@@ -79,6 +79,10 @@ class Mean:
     def to_json(self):
         return None if math.isnan(self.value) else self.value
 
+    def ci95_json(self):
+        """The interval as JSON: [low, high], or null with no data."""
+        return None if math.isnan(self.value) else [float(x) for x in self.ci95]
+
     def __str__(self):
         lo, hi = self.ci95
         return f"{self.value:.4f} [{lo:.4f}, {hi:.4f}]"
@@ -140,6 +144,7 @@ class Distribution:
             "p": [float(x) for x in self.p],
             "ci95": [[float(a), float(b)] for a, b in zip(lo, hi)],
             "mean": self.mean().to_json(),
+            "mean_ci95": self.mean().ci95_json(),
         }
 
     def __str__(self):

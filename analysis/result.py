@@ -56,7 +56,13 @@ def _split(path):
 
 
 def _json_tree(tree: dict) -> dict:
-    return {k: _json_tree(v) if isinstance(v, dict) else v.to_json() for k, v in tree.items()}
+    """The tree as JSON values; a mean ``NAME`` also gives its 95 % interval as ``NAME_ci95``."""
+    out = {}
+    for key, value in tree.items():
+        out[key] = _json_tree(value) if isinstance(value, dict) else value.to_json()
+        if isinstance(value, Mean):
+            out[f"{key}_ci95"] = value.ci95_json()
+    return out
 
 
 class Result:

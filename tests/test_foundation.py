@@ -101,6 +101,8 @@ def test_result_table_json_and_cumulative():
     assert data["system"] == "toy" and data["trials"] == 100 and data["seed"] == 4
     assert data["sides"]["win"]["ci95"] == list(Probability(30, 100).ci95)
     assert data["units"]["alpha"]["lost"]["mean"] == pytest.approx(1.2)
+    lost = result["units", "alpha", "lost"].mean()
+    assert data["units"]["alpha"]["lost"]["mean_ci95"] == pytest.approx(list(lost.ci95))
     at_least = result.cumulative("units", "alpha", "lost")
     assert list(at_least.p) == pytest.approx([1.0, 0.9, 0.3])
     at_most = result.cumulative("units", "alpha", "lost", kind="at_most")
@@ -145,6 +147,19 @@ def test_json_writes_null_for_quantities_without_data():
     result = Result(system="toy", title="Toy", info=RunInfo(trials=10, seed=0), tree=tree)
     data = json.loads(result.to_json())
     assert data["charger"]["failed_move"]["mean"] is None
+    assert data["charger"]["failed_move"]["mean_ci95"] is None
+
+
+def test_json_gives_every_mean_its_interval():
+    """A mean leaf ``NAME`` is written with ``NAME_ci95``, the interval the table shows (null without data)."""
+    mean = Distribution([2, 5, 3]).mean()
+    tree = {"units": {"alpha": {"lost_mean": mean, "gone_mean": Distribution([0], n=0).mean()}}}
+    data = json.loads(Result(system="toy", title="Toy", info=RunInfo(trials=10, seed=0), tree=tree).to_json())
+    alpha = data["units"]["alpha"]
+    assert alpha["lost_mean"] == pytest.approx(1.1)
+    assert alpha["lost_mean_ci95"] == pytest.approx(list(mean.ci95))
+    assert alpha["lost_mean_ci95"][0] < 1.1 < alpha["lost_mean_ci95"][1]
+    assert alpha["gone_mean"] is None and alpha["gone_mean_ci95"] is None
     assert data["charger"]["failed_move"]["p"] == [None]
 
 
