@@ -9,10 +9,14 @@ every reported quantity is compared at 5 standard errors (``epic_helpers.compare
 """
 from __future__ import annotations
 
+from fractions import Fraction as F
+from math import sqrt
+
 import pytest
 
 from analysis import epic
-from epic_helpers import compare_results
+from analysis.epic.model import EpicScenario
+from epic_helpers import SIGMAS, compare_results
 
 KERNEL_TRIALS = 8_000
 REFERENCE_TRIALS = 1_500
@@ -177,3 +181,62 @@ def test_we_declaration_tp_3_2_1_and_10_3_kernel_matches_reference(name, declara
     assert kernel.to_dict()["turn"]["1"]["kills_mean"] > 0.2, "the first attack hardly kills"
     failures = compare_results(kernel, reference)
     assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
+
+
+# -- the kernel against exact values: one shot at a small target (the cases of test_shooting_exact) ------------
+
+FORTRESS = {"type": "WE", "armour": 4, "cc": 4, "ff": 4, "damage_capacity": 3}
+INFANTRY_4 = {"type": "INF", "armour": 4, "cc": 4, "ff": 4}
+BOYZ = {"type": "INF", "armour": 6, "cc": 4, "ff": 6}
+VEHICLE_6 = {"type": "AV", "armour": 6, "cc": 6, "ff": 5}
+EXACT_CASES = {  # case: (the shooter's weapon line, the target's units front first, activation keys,
+    #                 P(a target unit is destroyed), P(a unit destroyed or a war engine damaged: one more BM))
+    "AP/AT by expected kills, not P(hit) x units": ({"ap": 4, "at": 4}, [(INFANTRY_4, 2), (VEHICLE_6, 1)], {},
+                                                     F(5, 12), F(5, 12)),
+    "AP/AT tie against a war engine goes to AT, at the war engine": (
+        {"ap": 4, "at": 4}, [(INFANTRY_4, 1), (FORTRESS, 1)], {}, F(0), F(1, 4)),
+    "AT declared at the others when they die more": ({"at": 4}, [(FORTRESS, 1), (VEHICLE_6, 1)], {}, F(5, 12),
+                                                     F(5, 12)),
+    "MW tie at the war engine": ({"mw": 2}, [(FORTRESS, 1), (BOYZ, 2)], {}, F(0), F(5, 6)),
+    "MW at the others past reinforced armour": (
+        {"mw": 2}, [({**FORTRESS, "special": ["reinforced-armour"]}, 1), (BOYZ, 2)], {}, F(5, 6), F(5, 6)),
+    "MW at the others past standing void shields": (
+        {"mw": 2}, [({**FORTRESS, "void_shields": 2}, 1), (BOYZ, 2)], {}, F(5, 6), F(5, 6)),
+    "AP forced at the war engines: hits lost": ({"ap": 2}, [(FORTRESS, 1), (BOYZ, 2)],
+                                                {"declare_at": "war_engines"}, F(0), F(0)),
+    "AT forced at the war engines though the others die more": (
+        {"at": 4}, [(FORTRESS, 1), (VEHICLE_6, 1)], {"declare_at": "war_engines"}, F(0), F(1, 4)),
+}
+
+
+def _close(measured: float, p: F, trials: int) -> bool:
+    """A Bernoulli mean within 5 binomial standard errors of ``p`` (exactly ``p`` when it is 0 or 1)."""
+    if p in (0, 1):
+        return measured == p
+    return abs(measured - float(p)) <= SIGMAS * sqrt(float(p * (1 - p)) / trials)
+
+
+def _one_shot(weapon: dict, target: list[tuple[dict, int]], keys: dict) -> EpicScenario:
+    units = {"gun": {**INFANTRY_4, "weapons": [{"name": "gun", "range": 45, **weapon}]}}
+    groups = []
+    for i, (profile, count) in enumerate(target):
+        units[f"t{i}"] = profile
+        groups.append({"unit": f"t{i}", "count": count})
+    return EpicScenario.model_validate({
+        "system": "epic", "units": units,
+        "formations": [{"name": "Shooter", "side": "attacker", "initiative": 1, "units": [{"unit": "gun", "count": 1}]},
+                       {"name": "Target", "side": "defender", "initiative": 1, "units": groups}],
+        "turn": [{"formation": "Shooter", "action": "advance", "target": "Target", **keys}]})
+
+
+@pytest.mark.parametrize("case", sorted(EXACT_CASES))
+def test_we_declaration_tp_3_2_1_and_10_3_kernel_matches_exact_values(case):
+    """The kernel's policies on one shot (TP 1.9.5, 3.2.1; docs/epic-turn.md §3.5) against the exact values of
+    tests/epic/test_shooting_exact.py: P(a target unit is destroyed), and the BMs placed, 1 for coming under
+    fire (also when the hits are lost, TP-FAQ Place Blast Marker) plus 1 for a kill or a damage point (TP 1.9.4,
+    3.2.2), each within 5 binomial standard errors (exact where the value is 0)."""
+    weapon, target, keys, p_kill, p_harm = EXACT_CASES[case]
+    trials = 20_000
+    turn = epic.simulate(_one_shot(weapon, target, keys), trials=trials, seed=5).to_dict()["turn"]["1"]
+    assert _close(turn["kills_mean"], p_kill, trials), (case, turn["kills_mean"])
+    assert _close(turn["blast_markers_placed_mean"] - 1, p_harm, trials), (case, turn["blast_markers_placed_mean"])
