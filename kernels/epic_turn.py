@@ -394,6 +394,15 @@ def _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp
     return kind, (AIM_WE if damage >= kills - TIE else AIM_OTHERS)
 
 
+@njit(cache=True, _nrt=False)
+def _same_line(wpn, a, b):
+    """Weapon lines ``a`` and ``b`` are equal in every column (units of one profile carry equal lines)."""
+    for c in range(WP_COLS):
+        if wpn[a, c] != wpn[b, c]:
+            return False
+    return True
+
+
 # -- war engines as targets (§3.13) -----------------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
@@ -562,7 +571,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     ex = scr[n_units:2 * n_units]
     live = scr[2 * n_units:3 * n_units]
     cnt = scr[3 * n_units:4 * n_units]
-    gl = cand  # the living exposed units of one allocation's group (§3.7; who fires is no longer needed then)
+    grp = cand  # the living exposed units of a declared group (§3.7; who fires is no longer needed then)
     mh = T[T_INFO][0, I_MAX_HITS]
     splashes = T[T_INFO][0, I_SPLASHES] != 0
     o = 4 * n_units
@@ -628,8 +637,12 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             ne += 1
     mixed = has_we and has_other
     cs = cover_save if cover else K.NO_ROLL
-    # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at
+    # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at (the target does
+    # not change while the shots are rolled, so a line equal to the last one aimed aims the same)
     nh = 0
+    last = NONE
+    kind = NONE
+    group = AIM_ALL
     for i in range(nf):
         u = cand[i]
         for w in range(wb[u, 0], wb[u + 1, 0]):
@@ -638,8 +651,10 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
                 + HF_IC * wpn[w, WP_IC]
             mod = modifier - (1 if cover and not wpn[w, WP_IC] else 0)
-            kind, group = _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp, cs, crossfire,
-                               wst, n_units)
+            if last == NONE or not _same_line(wpn, w, last):
+                kind, group = _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp, cs,
+                                   crossfire, wst, n_units)
+                last = w
             if kind == NONE:
                 continue
             value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else (
@@ -744,16 +759,19 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                 nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
                                n_units)
         n_live = nl
-        for group in (AIM_ALL, AIM_WE, AIM_OTHERS):  # a declared weapon's hits go only to its group (TP 3.2.1)
+        for g in range(3):  # AIM_ALL, AIM_WE, AIM_OTHERS: a declared weapon's hits go only to its group (TP 3.2.1)
+            group = AIM_ALL - g
             if (group != AIM_ALL) != mixed:
                 continue  # at a mixed target every direct hit is declared, at another none
-            nl = 0
-            for i in range(n_live):
-                t = tu[live[i], TU_TYPE]
-                if group == AIM_ALL or (t == WE) == (group == AIM_WE):
-                    gl[nl] = live[i]
-                    cnt[nl] = 0
-                    nl += 1
+            gl = live
+            if group != AIM_ALL:
+                gl = grp
+                nl = 0
+                for i in range(n_live):
+                    if (tu[live[i], TU_TYPE] == WE) == (group == AIM_WE):
+                        gl[nl] = live[i]
+                        cnt[nl] = 0
+                        nl += 1
             rem0 = 0
             rem1 = 0
             first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie

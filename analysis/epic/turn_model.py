@@ -202,8 +202,9 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
 
 def _check_declaration(scenario, at: str, act: Activation, by_name: dict) -> None:
     """A forced ``declare_at`` needs an activation that shoots at a formation of war engines and other units
-    (TP 3.2.1; docs/epic-turn.md §3.5); a pin-point attack aims at its war engine (TP 4.3.4)."""
-    if not act.may_shoot or act.action == "pin_point":
+    (TP 3.2.1; docs/epic-turn.md §3.5); a pin-point attack aims at its war engine (TP 4.3.4), an orbital
+    bombardment is a barrage, whose hits land under its templates (TP 4.3.3)."""
+    if not act.may_shoot or act.action in ("pin_point", "orbital_bombardment"):
         raise ValueError(f"{at}.declare_at: only an activation that shoots at its target declares its weapons "
                          f"(TP 3.2.1); allowed: \"auto\"")
     types = {scenario.units[g.unit].type == "WE" for g in by_name[act.target].units}
