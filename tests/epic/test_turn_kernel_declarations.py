@@ -240,3 +240,17 @@ def test_we_declaration_tp_3_2_1_and_10_3_kernel_matches_exact_values(case):
     turn = epic.simulate(_one_shot(weapon, target, keys), trials=trials, seed=5).to_dict()["turn"]["1"]
     assert _close(turn["kills_mean"], p_kill, trials), (case, turn["kills_mean"])
     assert _close(turn["blast_markers_placed_mean"] - 1, p_harm, trials), (case, turn["blast_markers_placed_mean"])
+
+
+def test_we_declaration_tp_3_2_1_and_10_3_trace_names_each_choice():
+    """--trace (reference engine) prints each weapon's AP/AT choice and declaration with the expectations compared,
+    and the hits a forced declaration loses (TP 1.9.5, 3.2.1; docs/epic-turn.md §3.5)."""
+    text = epic.trace(_one_shot({"ap": 4, "at": 4}, [(INFANTRY_4, 2), (VEHICLE_6, 1)], {}), seed=0)
+    assert "[TP 1.9.5] Shooter: gun 1 gun: AT (default policy: expected kills AP 0.250, AT 0.417)" in text
+    text = epic.trace(_one_shot({"at": 4}, [(FORTRESS, 1), (VEHICLE_6, 1)], {}), seed=0)
+    assert ("[TP 3.2.1] Shooter: gun 1 gun (AT) declared at the others (default policy: expected damage 0.250 < "
+            "expected kills 0.417 on the others)") in text
+    lost = _one_shot({"ap": 2}, [(FORTRESS, 1), (BOYZ, 2)], {"declare_at": "war_engines"})
+    traces = "\n".join(epic.trace(lost, seed=s) for s in range(4))
+    assert "declared at the war engines (forced by declare_at)" in traces
+    assert "[TP 3.2.1] 1 hit(s) declared at the war engines lost: no unit of that group can take them" in traces
