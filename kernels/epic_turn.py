@@ -47,6 +47,7 @@ DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = range(3)  # "at the war engines" / "a
 # A pooled direct hit's ``hunit`` (a barrage hit's is its unit): AIM_ALL into the one allocation, or the group
 # of a mixed target it was declared at (TP 3.2.1).
 AIM_ALL, AIM_WE, AIM_OTHERS = -1, -2, -3
+KIND_CHOOSE = 4  # a weapon line whose AP/AT type the default policy chooses (_fixed_type)
 TIE = 1e-9  # expectations closer than this are equal (analysis.epic.shooting.TIE)
 TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and overwatch fire shoot at 0
 # Weapon-line columns: to-hit values NONE when absent; WP_BARRAGE a barrage line; its shots and barrage points
@@ -331,19 +332,36 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
 
 
 @njit(cache=True, _nrt=False)
-def _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst,
-         n_units):
-    """The fire type and the group of weapon line ``w`` (not a barrage line), before any dice (TP 1.9.5, 3.2.1;
-    analysis.epic.shooting.choose_fire_type and choose_group, docs/epic-turn.md §3.5).  Type: MW or TK for an
-    ``mw`` line; AP or AT forced by ``ap_at`` when the weapon has it; else the one it has; else the larger
-    :func:`_harm` at the group its hits would go to (under the "auto" declaration AT takes the better group),
-    ties to AT when the target formation has a war engine, else AP.  Group: AIM_ALL unless the target is
-    ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK at the war engines when the expected
-    damage there is at least the expected kills on the others.  Returns (kind, group); kind NONE: it cannot fire."""
+def _fixed_type(ap, at, mw, tk, ap_at):
+    """A weapon line's fire type where no policy is needed (TP 1.9.5): MW or TK for an ``mw`` line, AP or AT forced
+    by ``ap_at`` when the weapon has it, else the one value it has; KIND_CHOOSE when it has both and ``ap_at`` is
+    "auto"; NONE when it has neither (it cannot fire at ground units)."""
+    if mw != NONE:
+        return KIND_TK if tk else KIND_MW
+    if ap == NONE and at == NONE:
+        return NONE
+    if ap_at == AP_AT_AP and ap != NONE:
+        return KIND_AP
+    if ap_at == AP_AT_AT and at != NONE:
+        return KIND_AT
+    if at == NONE:
+        return KIND_AP
+    if ap == NONE:
+        return KIND_AT
+    return KIND_CHOOSE
+
+
+@njit(cache=True, _nrt=False)
+def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units):
+    """The default policies for weapon line ``w`` (not a barrage line) whose :func:`_fixed_type` is ``kind``, before
+    any dice (TP 1.9.5, 3.2.1; analysis.epic.shooting.choose_fire_type and choose_group, docs/epic-turn.md §3.5).
+    Type, for KIND_CHOOSE: the larger :func:`_harm` at the group its hits would go to (under the "auto"
+    declaration AT takes the better group), ties to AT when the target formation has a war engine, else AP.
+    Group: AIM_ALL unless the target is ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK
+    at the war engines when the expected damage there is at least the expected kills on the others.  Returns
+    (kind, group)."""
     ap = wpn[w, WP_AP]
     at = wpn[w, WP_AT]
-    kind = NONE
-    value = NONE
     single = NONE  # the group everything is measured at when it is one
     if not mixed:
         single = AIM_WE if has_we else AIM_OTHERS
@@ -351,20 +369,7 @@ def _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp
         single = AIM_WE
     elif declare_at == DECLARE_OTHERS:
         single = AIM_OTHERS
-    if wpn[w, WP_MW] != NONE:
-        kind = KIND_TK if wpn[w, WP_TK] else KIND_MW
-        value = wpn[w, WP_MW]
-    elif ap == NONE and at == NONE:
-        return NONE, AIM_ALL
-    elif ap_at == AP_AT_AP and ap != NONE:
-        kind = KIND_AP
-    elif ap_at == AP_AT_AT and at != NONE:
-        kind = KIND_AT
-    elif at == NONE:
-        kind = KIND_AP
-    elif ap == NONE:
-        kind = KIND_AT
-    else:
+    if kind == KIND_CHOOSE:
         if single != NONE:
             s_ap = _harm(l, w, KIND_AP, ap, mod, single, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst,
                          n_units)
@@ -381,26 +386,16 @@ def _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp
             kind = KIND_AT if has_we else KIND_AP
         else:
             kind = KIND_AT if s_at > s_ap else KIND_AP
-    if kind == KIND_AP or kind == KIND_AT:
-        value = ap if kind == KIND_AP else at
     if not mixed:
         return kind, AIM_ALL
     if single != NONE:
         return kind, single
     if kind == KIND_AP:
         return kind, AIM_OTHERS
+    value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else at
     damage = _harm(l, w, kind, value, mod, AIM_WE, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
     kills = _harm(l, w, kind, value, mod, AIM_OTHERS, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
     return kind, (AIM_WE if damage >= kills - TIE else AIM_OTHERS)
-
-
-@njit(cache=True, _nrt=False)
-def _same_line(wpn, a, b):
-    """Weapon lines ``a`` and ``b`` are equal in every column (units of one profile carry equal lines)."""
-    for c in range(WP_COLS):
-        if wpn[a, c] != wpn[b, c]:
-            return False
-    return True
 
 
 # -- war engines as targets (§3.13) -----------------------------------------------------------------------
@@ -637,12 +632,13 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             ne += 1
     mixed = has_we and has_other
     cs = cover_save if cover else K.NO_ROLL
-    # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at (the target does
-    # not change while the shots are rolled, so a line equal to the last one aimed aims the same)
+    # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at; the policies only
+    # where they decide something, and once for a run of equal lines (the target does not change while the shots
+    # are rolled, and units of one profile carry equal lines)
     nh = 0
     last = NONE
-    kind = NONE
-    group = AIM_ALL
+    last_kind = NONE
+    last_group = AIM_ALL
     for i in range(nf):
         u = cand[i]
         for w in range(wb[u, 0], wb[u + 1, 0]):
@@ -651,12 +647,22 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
                 + HF_IC * wpn[w, WP_IC]
             mod = modifier - (1 if cover and not wpn[w, WP_IC] else 0)
-            if last == NONE or not _same_line(wpn, w, last):
-                kind, group = _aim(l, w, mod, ap_at, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp, cs,
-                                   crossfire, wst, n_units)
-                last = w
+            kind = _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at)
             if kind == NONE:
                 continue
+            group = AIM_ALL
+            if kind == KIND_CHOOSE or mixed:
+                same = last != NONE
+                c = 0
+                while same and c < WP_COLS:
+                    same = wpn[w, c] == wpn[last, c]
+                    c += 1
+                if not same:
+                    last_kind, last_group = _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units,
+                                                 hp, cs, crossfire, wst, n_units)
+                    last = w
+                kind = last_kind
+                group = last_group
             value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else (
                 wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT])
             for _ in range(wpn[w, WP_COUNT]):
