@@ -34,14 +34,21 @@ NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
 T_ACTS, T_OWF, T_WPN, T_WB, T_TU, T_BAR, T_FORMS, T_INFO = range(8)
 # Activation columns.  A_IN_RANGE / A_EXPOSED / A_TEMPLATES: NONE for "all" / the default coverage;
 # A_COVER_SAVE: K.NO_ROLL when none; A_OW_COVER: the target is all infantry (on overwatch it counts as in
-# cover, TP 1.8.4); A_O_*: count offsets (A_N_*: slots of a histogram; -1 when the activation cannot shoot).
+# cover, TP 1.8.4); A_O_*: count offsets (A_N_*: slots of a histogram; -1 when the activation cannot shoot);
+# A_DECLARE the declaration at a mixed target (DECLARE_*).
 A_FORM, A_ACTION, A_TARGET, A_RETAIN, A_HOLD, A_CROSSFIRE, A_IN_RANGE, A_EXPOSED, A_COVER, A_COVER_SAVE, \
     A_OW_COVER, A_AP_AT, A_TEMPLATES, A_MAY_SHOOT, A_OWF0, A_OWF1, A_O_ACTED, A_O_PASSED, A_O_BROKEN, A_O_HITS, \
-    A_N_HITS, A_O_KILLS, A_N_KILLS, A_O_BMP, A_N_BMP, A_O_BMA, A_N_BMA = range(27)
-A_COLS = 27
+    A_N_HITS, A_O_KILLS, A_N_KILLS, A_O_BMP, A_N_BMP, A_O_BMA, A_N_BMA, A_DECLARE = range(28)
+A_COLS = 28
 ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range(8)  # actions
 HOLD_SHOOT, HOLD_MOVE, HOLD_REGROUP = range(3)  # the Hold after a failed action test
 AP_AT_AUTO, AP_AT_AP, AP_AT_AT = range(3)
+DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = range(3)  # "at the war engines" / "at the others" (TP 3.2.1)
+# A pooled direct hit's ``hunit`` (a barrage hit's is its unit): AIM_ALL into the one allocation, or the group
+# of a mixed target it was declared at (TP 3.2.1).
+AIM_ALL, AIM_WE, AIM_OTHERS = -1, -2, -3
+KIND_CHOOSE = 4  # a weapon line whose AP/AT type the default policy chooses (_fixed_type)
+TIE = 1e-9  # expectations closer than this are equal (analysis.epic.shooting.TIE)
 TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and overwatch fire shoot at 0
 # Weapon-line columns: to-hit values NONE when absent; WP_BARRAGE a barrage line; its shots and barrage points
 # are WP_SHOTS_N / WP_BP_N dice of WP_SHOTS_SIDES / WP_BP_SIDES plus WP_SHOTS / WP_BP, rolled each time the
@@ -221,23 +228,6 @@ def _can_take(unit_type, kind):
 
 
 @njit(cache=True, _nrt=False)
-def _fire_type(ap, at, n_ap, n_at, modifier, policy):
-    """AP or AT for all of a weapon's shots (TP 1.9.5; §3.5): forced by ``policy`` when the weapon has it,
-    else the larger P(hit) × exposed units that can take it, ties to AP; NONE without either value."""
-    if ap == NONE and at == NONE:
-        return NONE
-    if policy == AP_AT_AP and ap != NONE:
-        return KIND_AP
-    if policy == AP_AT_AT and at != NONE:
-        return KIND_AT
-    if at == NONE:
-        return KIND_AP
-    if ap == NONE:
-        return KIND_AT
-    return KIND_AT if _hit_chance(at, modifier) * n_at > _hit_chance(ap, modifier) * n_ap else KIND_AP
-
-
-@njit(cache=True, _nrt=False)
 def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9): armour or
     an infantry cover save, Reinforced Armour's re-roll on armour (not against Lance), Crossfire and Sniper
@@ -271,6 +261,141 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
         nd += 1
         return _d6(rs, l) >= inv, nd
     return False, nd
+
+
+# -- the default policies: AP or AT, and the declaration at a mixed target (§3.5) ------------------------
+
+@njit(cache=True, _nrt=False)
+def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
+    """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
+    fails (analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
+    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
+    armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
+    ra = units[u, K.U_RA] != 0
+    chance = 1.0
+    if kind == KIND_AP or kind == KIND_AT:
+        first = armour
+        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
+            first = min(armour, min(cover_save + worse, K.NO_ROLL))
+        if first < K.NO_ROLL:
+            chance *= max(first - 1, 0) / 6
+        if ra and (flags & HF_LANCE) == 0 and armour < K.NO_ROLL:
+            chance *= max(armour - 1, 0) / 6
+    elif kind == KIND_MW and ra and armour < K.NO_ROLL:
+        chance *= max(armour - 1, 0) / 6
+    inv = units[u, K.U_INV_ON]
+    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
+        inv = units[u, K.U_INV_DEG]
+    if inv < K.NO_ROLL:
+        chance *= max(inv - 1, 0) / 6
+    return chance
+
+
+@njit(cache=True, _nrt=False)
+def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units):
+    """What weapon line ``w``'s shots of ``kind`` are expected to do to the exposed units ``ex[:ne]`` of
+    ``group`` (AIM_WE: the war engines, their expected damage; AIM_OTHERS: the other units, their expected
+    kills), the measure of the default policies (analysis.epic.shooting.expected_harm, docs/epic-turn.md §3.5):
+    E = mean shots × P(hit); p = the mean of :func:`_unsaved` over the units that can take ``kind``; kills
+    min(E × p, their number); damage min(max(E × d − shields, 0) × p, their damage left), d the mean
+    titan-killer damage (else 1), shields their standing void shields and power fields and d per shadowfield."""
+    L = K.LANES
+    on_we = group == AIM_WE
+    damage = 1.0
+    if kind == KIND_TK and on_we:
+        damage = wpn[w, WP_TK_N] * (wpn[w, WP_TK_SIDES] + 1) / 2 + wpn[w, WP_TK_PLUS]
+    n = 0
+    unsaved = 0.0
+    shields = 0.0
+    left = 0
+    for i in range(ne):
+        u = ex[i]
+        t = tu[u, TU_TYPE]
+        if (t == WE) != on_we or not _can_take(t, kind):
+            continue
+        n += 1
+        unsaved += _unsaved(l, u, units, kind, np.int64(wpn[w, WP_SNIPER] * HF_SNIPER + wpn[w, WP_LANCE] * HF_LANCE
+                                                         + wpn[w, WP_IC] * HF_IC),
+                            cover_save if t == INF else K.NO_ROLL, crossfire, wst, n_units)
+        if on_we:
+            if wst.size > 0:
+                shields += K._wat(wst, K.W_VOID, u, l, n_units) + K._wat(wst, K.W_FIELD, u, l, n_units) \
+                    + K._wat(wst, K.W_SHADOW, u, l, n_units) * damage
+            left += hp[u * L + l]
+    if n == 0:
+        return 0.0
+    unsaved /= n
+    expected_hits = (wpn[w, WP_SHOTS_N] * (wpn[w, WP_SHOTS_SIDES] + 1) / 2 + wpn[w, WP_SHOTS]) * _hit_chance(value, mod)
+    if not on_we:
+        return min(expected_hits * unsaved, float(n))
+    return min(max(expected_hits * damage - shields, 0.0) * unsaved, float(left))
+
+
+@njit(cache=True, _nrt=False)
+def _fixed_type(ap, at, mw, tk, ap_at):
+    """A weapon line's fire type where no policy is needed (TP 1.9.5): MW or TK for an ``mw`` line, AP or AT forced
+    by ``ap_at`` when the weapon has it, else the one value it has; KIND_CHOOSE when it has both and ``ap_at`` is
+    "auto"; NONE when it has neither (it cannot fire at ground units)."""
+    if mw != NONE:
+        return KIND_TK if tk else KIND_MW
+    if ap == NONE and at == NONE:
+        return NONE
+    if ap_at == AP_AT_AP and ap != NONE:
+        return KIND_AP
+    if ap_at == AP_AT_AT and at != NONE:
+        return KIND_AT
+    if at == NONE:
+        return KIND_AP
+    if ap == NONE:
+        return KIND_AT
+    return KIND_CHOOSE
+
+
+@njit(cache=True, _nrt=False)
+def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units):
+    """The default policies for weapon line ``w`` (not a barrage line) whose :func:`_fixed_type` is ``kind``, before
+    any dice (TP 1.9.5, 3.2.1; analysis.epic.shooting.choose_fire_type and choose_group, docs/epic-turn.md §3.5).
+    Type, for KIND_CHOOSE: the larger :func:`_harm` at the group its hits would go to (under the "auto"
+    declaration AT takes the better group), ties to AT when the target formation has a war engine, else AP.
+    Group: AIM_ALL unless the target is ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK
+    at the war engines when the expected damage there is at least the expected kills on the others.  Returns
+    (kind, group)."""
+    ap = wpn[w, WP_AP]
+    at = wpn[w, WP_AT]
+    single = NONE  # the group everything is measured at when it is one
+    if not mixed:
+        single = AIM_WE if has_we else AIM_OTHERS
+    elif declare_at == DECLARE_WE:
+        single = AIM_WE
+    elif declare_at == DECLARE_OTHERS:
+        single = AIM_OTHERS
+    if kind == KIND_CHOOSE:
+        if single != NONE:
+            s_ap = _harm(l, w, KIND_AP, ap, mod, single, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst,
+                         n_units)
+            s_at = _harm(l, w, KIND_AT, at, mod, single, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst,
+                         n_units)
+        else:
+            s_ap = _harm(l, w, KIND_AP, ap, mod, AIM_OTHERS, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst,
+                         n_units)
+            s_at = max(_harm(l, w, KIND_AT, at, mod, AIM_WE, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst,
+                             n_units),
+                       _harm(l, w, KIND_AT, at, mod, AIM_OTHERS, ex, ne, wpn, tu, units, hp, cover_save, crossfire,
+                             wst, n_units))
+        if abs(s_ap - s_at) <= TIE:
+            kind = KIND_AT if has_we else KIND_AP
+        else:
+            kind = KIND_AT if s_at > s_ap else KIND_AP
+    if not mixed:
+        return kind, AIM_ALL
+    if single != NONE:
+        return kind, single
+    if kind == KIND_AP:
+        return kind, AIM_OTHERS
+    value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else at
+    damage = _harm(l, w, kind, value, mod, AIM_WE, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
+    kills = _harm(l, w, kind, value, mod, AIM_OTHERS, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
+    return kind, (AIM_WE if damage >= kills - TIE else AIM_OTHERS)
 
 
 # -- war engines as targets (§3.13) -----------------------------------------------------------------------
@@ -427,10 +552,11 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
 
 @njit(cache=True, _nrt=False)
 def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cover_save, crossfire, ap_at,
-               per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
+               declare_at, per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
                splash, n_forms, losses_bm, kills, stk):
     """One shooting attack of formation ``shooter`` at ``target`` in lane ``l``, in the TP 1.9.3 order
-    (analysis.epic.shooting.shoot).  Returns (hits, kills, BMs placed, dice rolled)."""
+    (analysis.epic.shooting.shoot); ``ap_at`` and ``declare_at`` the policies of §3.5 (AP_AT_*, DECLARE_*).
+    Returns (hits, kills, BMs placed, dice rolled)."""
     L = K.LANES
     wpn = T[T_WPN]
     wb = T[T_WB]
@@ -440,6 +566,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     ex = scr[n_units:2 * n_units]
     live = scr[2 * n_units:3 * n_units]
     cnt = scr[3 * n_units:4 * n_units]
+    grp = cand  # the living exposed units of a declared group (§3.7; who fires is no longer needed then)
     mh = T[T_INFO][0, I_MAX_HITS]
     splashes = T[T_INFO][0, I_SPLASHES] != 0
     o = 4 * n_units
@@ -488,22 +615,30 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                            n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
     else:
         _place(l, target, 1, acc, bm)
-    # §3.4 exposed units: the first n_exposed living ones
+    # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others
     ne = 0
-    n_ap = 0
-    n_at = 0
+    has_we = False
+    has_other = False
     for k in range(fb[target], fb[target + 1]):
         u = fu[k]
         if hp[u * L + l] == 0:
             continue
-        if n_exposed != NONE and ne >= n_exposed:
-            break
-        ex[ne] = u
-        ne += 1
-        n_ap += _can_take(tu[u, TU_TYPE], KIND_AP)
-        n_at += _can_take(tu[u, TU_TYPE], KIND_AT)
-    # §3.5 direct fire
+        if tu[u, TU_TYPE] == WE:
+            has_we = True
+        else:
+            has_other = True
+        if n_exposed == NONE or ne < n_exposed:
+            ex[ne] = u
+            ne += 1
+    mixed = has_we and has_other
+    cs = cover_save if cover else K.NO_ROLL
+    # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at; the policies only
+    # where they decide something, and once for a run of equal lines (the target does not change while the shots
+    # are rolled, and units of one profile carry equal lines)
     nh = 0
+    last = NONE
+    last_kind = NONE
+    last_group = AIM_ALL
     for i in range(nf):
         u = cand[i]
         for w in range(wb[u, 0], wb[u + 1, 0]):
@@ -512,15 +647,25 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
                 + HF_IC * wpn[w, WP_IC]
             mod = modifier - (1 if cover and not wpn[w, WP_IC] else 0)
+            kind = _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at)
+            if kind == NONE:
+                continue
+            group = AIM_ALL
+            if kind == KIND_CHOOSE or mixed:
+                same = last != NONE
+                c = 0
+                while same and c < WP_COLS:
+                    same = wpn[w, c] == wpn[last, c]
+                    c += 1
+                if not same:
+                    last_kind, last_group = _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units,
+                                                 hp, cs, crossfire, wst, n_units)
+                    last = w
+                kind = last_kind
+                group = last_group
+            value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else (
+                wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT])
             for _ in range(wpn[w, WP_COUNT]):
-                if wpn[w, WP_MW] != NONE:
-                    kind = KIND_TK if wpn[w, WP_TK] else KIND_MW
-                    value = wpn[w, WP_MW]
-                else:
-                    kind = _fire_type(wpn[w, WP_AP], wpn[w, WP_AT], n_ap, n_at, modifier, ap_at)
-                    if kind == NONE:
-                        continue
-                    value = wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT]
                 shots = wpn[w, WP_SHOTS]
                 if wpn[w, WP_SHOTS_N]:  # dice shots, rolled each time the weapon fires
                     shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], shots)
@@ -531,7 +676,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     if hit:
                         hkind[nh] = kind
                         hflag[nh] = flags
-                        hunit[nh] = NONE
+                        hunit[nh] = group
                         hline[nh] = w
                         nh += 1
     # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
@@ -597,7 +742,6 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                         hline[nh] = first_line
                         nh += 1
     # §3.7–§3.10 normal hits, then macro-weapon hits on the survivors, each step's kills placing BMs
-    cs = cover_save if cover else K.NO_ROLL
     for phase in range(2):
         k0 = KIND_AP if phase == 0 else KIND_MW
         k1 = k0 + 1
@@ -610,7 +754,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                 nl += 1
         for h in range(nh):  # barrage hits land on the unit rolled for
             u = hunit[h]
-            if u == NONE or (hkind[h] != k0 and hkind[h] != k1):
+            if u < 0 or (hkind[h] != k0 and hkind[h] != k1):
                 continue
             if tu[u, TU_TYPE] == WE:
                 damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
@@ -620,103 +764,117 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             else:
                 nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
                                n_units)
-        rem0 = 0
-        rem1 = 0
-        first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
-        for h in range(nh):
-            if hunit[h] != NONE or (hkind[h] != k0 and hkind[h] != k1):
-                continue
-            if hflag[h] & HF_SNIPER:  # to the first Inspiring / Leader / Supreme Commander able, else the first
+        n_live = nl
+        for g in range(3):  # AIM_ALL, AIM_WE, AIM_OTHERS: a declared weapon's hits go only to its group (TP 3.2.1)
+            group = AIM_ALL - g
+            if (group != AIM_ALL) != mixed:
+                continue  # at a mixed target every direct hit is declared, at another none
+            gl = live
+            if group != AIM_ALL:
+                gl = grp
+                nl = 0
+                for i in range(n_live):
+                    if (tu[live[i], TU_TYPE] == WE) == (group == AIM_WE):
+                        gl[nl] = live[i]
+                        cnt[nl] = 0
+                        nl += 1
+            rem0 = 0
+            rem1 = 0
+            first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
+            for h in range(nh):
+                if hunit[h] != group or (hkind[h] != k0 and hkind[h] != k1):
+                    continue
+                if hflag[h] & HF_SNIPER:  # to the first Inspiring / Leader / Supreme Commander able, else the first
+                    pick = NONE
+                    for i in range(nl):
+                        u = gl[i]
+                        if _can_take(tu[u, TU_TYPE], hkind[h]):
+                            if pick == NONE:
+                                pick = u
+                            if units[u, K.U_SNIPE]:
+                                pick = u
+                                break
+                    if pick != NONE and tu[pick, TU_TYPE] == WE:
+                        damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                        nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc, spl,
+                                                   splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
+                                                   n_forms, losses_bm, kills, bm, broken, stk)
+                    elif pick != NONE:
+                        nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc,
+                                       wst, n_units)
+                    continue
+                if first == NONE:
+                    first = hkind[h]
+                if hkind[h] == k0:
+                    rem0 += 1
+                else:
+                    rem1 += 1
+            p0 = 0  # next pooled hit of each kind
+            p1 = 0
+            while rem0 + rem1 > 0:  # round-robin front to back (TP 1.9.6; TP-FAQ Allocate Hits)
+                least = -1
                 pick = NONE
                 for i in range(nl):
-                    u = live[i]
-                    if _can_take(tu[u, TU_TYPE], hkind[h]):
-                        if pick == NONE:
-                            pick = u
-                        if units[u, K.U_SNIPE]:
-                            pick = u
-                            break
-                if pick != NONE and tu[pick, TU_TYPE] == WE:
-                    damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
-                    nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc, spl,
-                                               splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
-                                               n_forms, losses_bm, kills, bm, broken, stk)
-                elif pick != NONE:
-                    nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc,
-                                   wst, n_units)
-                continue
-            if first == NONE:
-                first = hkind[h]
-            if hkind[h] == k0:
-                rem0 += 1
-            else:
-                rem1 += 1
-        p0 = 0  # next pooled hit of each kind
-        p1 = 0
-        while rem0 + rem1 > 0:  # round-robin front to back (TP 1.9.6; TP-FAQ Allocate Hits)
-            least = -1
-            pick = NONE
-            for i in range(nl):
-                t = tu[live[i], TU_TYPE]
-                if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
-                    if least < 0 or cnt[i] < least:
-                        least = cnt[i]
-                        pick = i
-            if pick == NONE:
-                break  # no unit can take what is left: lost
-            t = tu[live[pick], TU_TYPE]
-            take0 = rem0 > 0 and _can_take(t, k0)
-            take1 = rem1 > 0 and _can_take(t, k1)
-            kind = k0 if take0 else k1
-            if take0 and take1:  # the kind with the larger surplus over the units that take only it
-                s0 = rem0
-                s1 = rem1
-                a0 = 0
-                a1 = 0
-                for i in range(nl):
-                    ti = tu[live[i], TU_TYPE]
-                    c0 = _can_take(ti, k0)
-                    c1 = _can_take(ti, k1)
-                    a0 += c0
-                    a1 += c1
-                    if i != pick and cnt[i] == least:
-                        only0 = c0 and not (rem1 > 0 and c1)
-                        only1 = c1 and not (rem0 > 0 and c0)
-                        s0 -= only0
-                        s1 -= only1
-                key0 = s0 * 4096 - a0 * 2  # (surplus, −able, kind is AT) compared in that order
-                key1 = s1 * 4096 - a1 * 2
-                if phase == 0:
-                    key1 += 1
-                if key1 > key0 or (key1 == key0 and first == k1):
-                    kind = k1
-            u = live[pick]
-            block = units[u, K.U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
-            taken = 0
-            while taken < block and (rem0 if kind == k0 else rem1) > 0:
-                if kind == k0:
-                    while hunit[p0] != NONE or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+                    t = tu[gl[i], TU_TYPE]
+                    if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
+                        if least < 0 or cnt[i] < least:
+                            least = cnt[i]
+                            pick = i
+                if pick == NONE:
+                    break  # no unit can take what is left: lost
+                t = tu[gl[pick], TU_TYPE]
+                take0 = rem0 > 0 and _can_take(t, k0)
+                take1 = rem1 > 0 and _can_take(t, k1)
+                kind = k0 if take0 else k1
+                if take0 and take1:  # the kind with the larger surplus over the units that take only it
+                    s0 = rem0
+                    s1 = rem1
+                    a0 = 0
+                    a1 = 0
+                    for i in range(nl):
+                        ti = tu[gl[i], TU_TYPE]
+                        c0 = _can_take(ti, k0)
+                        c1 = _can_take(ti, k1)
+                        a0 += c0
+                        a1 += c1
+                        if i != pick and cnt[i] == least:
+                            only0 = c0 and not (rem1 > 0 and c1)
+                            only1 = c1 and not (rem0 > 0 and c0)
+                            s0 -= only0
+                            s1 -= only1
+                    key0 = s0 * 4096 - a0 * 2  # (surplus, −able, kind is AT) compared in that order
+                    key1 = s1 * 4096 - a1 * 2
+                    if phase == 0:
+                        key1 += 1
+                    if key1 > key0 or (key1 == key0 and first == k1):
+                        kind = k1
+                u = gl[pick]
+                block = units[u, K.U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
+                taken = 0
+                while taken < block and (rem0 if kind == k0 else rem1) > 0:
+                    if kind == k0:
+                        while hunit[p0] != group or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+                            p0 += 1
+                        h = p0
                         p0 += 1
-                    h = p0
-                    p0 += 1
-                    rem0 -= 1
-                else:
-                    while hunit[p1] != NONE or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                        rem0 -= 1
+                    else:
+                        while hunit[p1] != group or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                            p1 += 1
+                        h = p1
                         p1 += 1
-                    h = p1
-                    p1 += 1
-                    rem1 -= 1
-                if t == WE:
-                    damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
-                    taken += damage if hkind[h] == KIND_TK else 1
-                    nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl,
-                                               splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
-                                               n_forms, losses_bm, kills, bm, broken, stk)
-                else:
-                    taken += 1
-                    nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
-                                   n_units)
-            cnt[pick] += 1
+                        rem1 -= 1
+                    if t == WE:
+                        damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
+                        taken += damage if hkind[h] == KIND_TK else 1
+                        nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl,
+                                                   splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
+                                                   n_forms, losses_bm, kills, bm, broken, stk)
+                    else:
+                        taken += 1
+                        nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
+                                       n_units)
+                cnt[pick] += 1
         if was_broken:
             nd += _broken_hits(rs, l, target, acc[3], acc, spl, splashes, tu, fu, fb, units, forms, hp, alive,
                                n_words, wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
@@ -754,8 +912,8 @@ def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, ali
         cover = 1
         cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
     return shoot_lane(rs, l, acts[k, A_FORM], target, modifier, acts[k, A_IN_RANGE], acts[k, A_EXPOSED], cover,
-                      cover_save, acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_TEMPLATES], T,
-                      scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
+                      cover_save, acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE], acts[k, A_TEMPLATES],
+                      T, scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
                       splash, n_forms, losses_bm, kills, stk)
 
 
@@ -821,7 +979,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                             continue
                         overwatch[g] = 0
                         _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
-                                                 AP_AT_AUTO, NONE, T, scr[n_forms:], units, forms, fu, fb, hp, alive,
+                                                 AP_AT_AUTO, DECLARE_AUTO, NONE, T, scr[n_forms:], units, forms, fu, fb, hp, alive,
                                                  n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
                                                  losses_bm, kills, stk)
                         nd += k2

@@ -368,6 +368,7 @@ NO_TURN = (_table([], T.A_COLS), _table([], 1), _table([], T.WP_COLS), _table([[
 _TYPE_CODES = {"INF": T.INF, "LV": T.LV, "AV": T.AV, "WE": T.WE, "CH": T.CH}
 _HOLD_CODES = {"shoot": T.HOLD_SHOOT, "move": T.HOLD_MOVE, "regroup": T.HOLD_REGROUP}
 _AP_AT_CODES = {"auto": T.AP_AT_AUTO, "ap": T.AP_AT_AP, "at": T.AP_AT_AT}
+_DECLARE_CODES = {"auto": T.DECLARE_AUTO, "war_engines": T.DECLARE_WE, "others": T.DECLARE_OTHERS}
 assert ACTIONS == ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")
 
 
@@ -419,6 +420,7 @@ def turn_tables(ct) -> tuple:
         row[T.A_COVER_SAVE] = NO_ROLL if cover_save is None else cover_save
         row[T.A_OW_COVER] = int(target is not None and all(scenario.units[g.unit].type == "INF" for g in target.units))
         row[T.A_AP_AT] = _AP_AT_CODES[act.ap_at]
+        row[T.A_DECLARE] = _DECLARE_CODES[act.declare_at]
         row[T.A_TEMPLATES] = _value(act.templates_cover)
         row[T.A_MAY_SHOOT] = int(act.may_shoot)
         row[T.A_OWF0] = len(owf)

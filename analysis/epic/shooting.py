@@ -43,7 +43,9 @@ class FireOrders:
     ``in_range``: shooting units in range with a line of fire, front first (None: all);
     ``exposed``: target units any shooter can reach, front first (None: all); ``cover``: the
     target is in cover (−1 to hit; its infantry may use ``cover_save``); ``ap_at``: "auto" (the
-    heuristic of :func:`choose_fire_type`), "ap" or "at"; ``templates_cover``: target units under
+    default policy of :func:`choose_fire_type`), "ap" or "at"; ``declare_at``: at a mixed target, the
+    group every weapon is declared at, "war_engines" or "others", or "auto" (the default policy of
+    :func:`choose_group`); ``templates_cover``: target units under
     each barrage template (None: the default of :func:`template_cover`); ``template_room``: the room
     of a template for that default (a 12 cm orbital template: ``ORBITAL_TEMPLATE_ROOM``);
     ``suppressible``: False for aircraft and spacecraft, never suppressed (TP 4.1.1); ``aim_war_engine``:
@@ -57,6 +59,7 @@ class FireOrders:
     cover_save: int | None = None
     crossfire: bool = False
     ap_at: str = "auto"
+    declare_at: str = "auto"
     templates_cover: int | None = None
     template_room: float = 3.0
     suppressible: bool = True
@@ -85,6 +88,7 @@ class ShotHit:
     ignore_cover: bool = False
     unit: Unit | None = field(default=None, compare=False)  # a barrage hit lands on the unit rolled for
     titan_killer_damage: Dice = field(default=Dice(0, 6, 1), compare=False)  # on a war engine (TP 3.2.5)
+    aimed: str | None = None  # at a mixed target: the group it was declared at, WAR_ENGINES or OTHERS (TP 3.2.1)
 
 
 # -- dice: to hit and saves (TP 1.9.5, 1.9.6) -------------------------------------------------------
@@ -206,7 +210,7 @@ def can_take(unit: Unit, kind: str) -> bool:
 
 
 def hit_chance(value: int, modifier: int) -> float:
-    """P(one to-hit roll hits), for the AP/AT heuristic only (the rolls themselves use dice)."""
+    """P(one to-hit roll hits), for the default policies only (the rolls themselves use dice)."""
     need = value - modifier
     if need >= 10:
         return 0.0
@@ -215,20 +219,115 @@ def hit_chance(value: int, modifier: int) -> float:
     return (10 - need) / 36
 
 
-def choose_fire_type(weapon, exposed: list[Unit], modifier: int, policy: str) -> str | None:
-    """AP or AT for all of one weapon's shots (TP 1.9.5; TP-FAQ Roll To Hit).  ``policy`` "ap" or
-    "at" forces a type when the weapon has it; "auto" (reading, docs/epic-turn.md §3.5) takes the type with more expected hits that can land: P(hit) × units of the target
-    that can take it; ties go to AP.  None when the weapon has neither value."""
+# -- the default policies: AP or AT, and "at the war engines" or "at the others" (docs/epic-turn.md §3.5) --
+
+WAR_ENGINES, OTHERS = "war_engines", "others"  # the two groups of a mixed target (TP 3.2.1)
+TIE = 1e-9  # expectations closer than this are equal (the tie rules of docs/epic-turn.md §3.5)
+
+
+def unsaved_chance(unit: Unit, hit: ShotHit, cover_save: int | None, crossfire: bool) -> float:
+    """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`save_roll` would
+    make fails (an infantry unit's cover save while in cover; none on other units)."""
+    chance = 1.0
+    for target in save_targets(unit, hit, cover_save if unit.slot.type == "INF" else None, crossfire):
+        chance *= max(target - 1, 0) / 6
+    if unit.slot.invulnerable_on < NO_ROLL:
+        chance *= max(unit.slot.invulnerable_on - 1, 0) / 6
+    return chance
+
+
+def expected_harm(weapon, kind: str, value: int, modifier: int, units: list[Unit], orders: FireOrders) -> float:
+    """What one weapon's shots of ``kind`` are expected to do to ``units`` (all war engines, or none), the
+    measure of the default policies (reading, docs/epic-turn.md §3.5).  E = mean shots × P(hit at ``value``
+    with ``modifier``); p = the mean, over the units that can take ``kind``, of :func:`unsaved_chance`.
+    Other units: expected kills min(E × p, their number).  War engines: expected damage
+    min(max(E × d − shields, 0) × p, their damage left), d the mean titan-killer damage (else 1), shields
+    their standing void shields and power fields (a point each) and shadowfields (a hit of d points each)."""
+    able = [u for u in units if can_take(u, kind)]
+    if not able:
+        return 0.0
+    hit = ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover)
+    cover_save = orders.cover_save if orders.cover else None
+    expected_hits = mean_of(dice_of(weapon.shots)) * hit_chance(value, modifier)
+    unsaved = 0.0
+    for unit in able:
+        unsaved += unsaved_chance(unit, hit, cover_save, orders.crossfire)
+    unsaved /= len(able)
+    if able[0].slot.type != "WE":
+        return min(expected_hits * unsaved, len(able))
+    damage = mean_of(titan_killer_dice(weapon)) if kind == TK else 1.0
+    shields = 0.0
+    left = 0
+    for unit in able:
+        shields += unit.void_shields + unit.power_fields + unit.shadowfields * damage
+        left += unit.damage_left
+    return min(max(expected_hits * damage - shields, 0.0) * unsaved, left)
+
+
+@dataclass(frozen=True)
+class TargetGroups:
+    """The target as the default policies see it when the attack begins: the exposed living units, and for
+    a mixed formation (living war engines and other units, TP 3.2.1) the exposed units of each group."""
+
+    exposed: list[Unit]
+    has_war_engine: bool
+    groups: dict[str, list[Unit]] | None  # None: not mixed (or a pin-point attack), no declaration
+
+    @classmethod
+    def of(cls, formation: Formation, exposed: list[Unit], pin_point: bool = False) -> "TargetGroups":
+        engines = [u.slot.type == "WE" for u in formation.living]
+        mixed = any(engines) and not all(engines) and not pin_point
+        groups = {WAR_ENGINES: [u for u in exposed if u.slot.type == "WE"],
+                  OTHERS: [u for u in exposed if u.slot.type != "WE"]} if mixed else None
+        return cls(exposed, any(engines), groups)
+
+
+def choose_fire_type(weapon, target: TargetGroups, modifier: int, orders: FireOrders) -> tuple[str | None, dict]:
+    """AP or AT for all of one weapon's shots (TP 1.9.5; TP-FAQ Roll To Hit).  ``orders.ap_at`` "ap" or "at"
+    forces a type when the weapon has it; "auto", the default policy (reading, docs/epic-turn.md §3.5): the
+    type with the larger :func:`expected_harm` at the group its hits would be declared at
+    (:func:`choose_group`; the better of the two for AT under the "auto" declaration), ties to AT when the
+    target formation has a war engine, else AP.  Returns (the type or None without either value, the
+    expectations compared: {} when nothing was compared)."""
     options = [(kind, value) for kind, value in ((AP, weapon.ap), (AT, weapon.at)) if value is not None]
     if not options:
-        return None
-    if policy in ("ap", "at"):
-        forced = [k for k, _ in options if k == policy.upper()]
+        return None, {}
+    if orders.ap_at in ("ap", "at"):
+        forced = [k for k, _ in options if k == orders.ap_at.upper()]
         if forced:
-            return forced[0]
-    scores = [(hit_chance(value, modifier) * sum(can_take(u, kind) for u in exposed), -i, kind)
-              for i, (kind, value) in enumerate(options)]
-    return max(scores)[2]
+            return forced[0], {}
+    if len(options) == 1:
+        return options[0][0], {}
+    scores = {}
+    for kind, value in options:
+        if target.groups is None:
+            scores[kind] = expected_harm(weapon, kind, value, modifier, target.exposed, orders)
+        elif orders.declare_at != "auto":
+            scores[kind] = expected_harm(weapon, kind, value, modifier, target.groups[orders.declare_at], orders)
+        else:
+            scores[kind] = max(expected_harm(weapon, kind, value, modifier, target.groups[group], orders)
+                               for group in ((OTHERS,) if kind == AP else (WAR_ENGINES, OTHERS)))
+    if abs(scores[AP] - scores[AT]) <= TIE:
+        return (AT if target.has_war_engine else AP), scores
+    return (AT if scores[AT] > scores[AP] else AP), scores
+
+
+def choose_group(weapon, kind: str, value: int, target: TargetGroups, modifier: int, orders: FireOrders
+                 ) -> tuple[str | None, tuple[float, float] | None]:
+    """The declaration of one weapon at a mixed target, before any dice: "at the war engines" or "at the
+    others" (TP 3.2.1; epic-turn.md §3.5, reading: per weapon).  ``orders.declare_at`` forces it; "auto",
+    the default policy: AP weapons at the others; AT, MW and TK weapons at the war engines when their
+    expected damage there is at least their expected kills on the others (:func:`expected_harm`).
+    Returns (the group, None when the target is not mixed; the two expectations when compared)."""
+    if target.groups is None:
+        return None, None
+    if orders.declare_at != "auto":
+        return orders.declare_at, None
+    if kind == AP:
+        return OTHERS, None
+    damage = expected_harm(weapon, kind, value, modifier, target.groups[WAR_ENGINES], orders)
+    kills = expected_harm(weapon, kind, value, modifier, target.groups[OTHERS], orders)
+    return (WAR_ENGINES if damage >= kills - TIE else OTHERS), (damage, kills)
 
 
 # -- shots and barrage points that are dice ------------------------------------------------------
@@ -248,6 +347,11 @@ def dice_of(value: int | str) -> Dice:
     return parse_dice(value)
 
 
+def mean_of(dice: Dice) -> float:
+    """The mean of a weapon's dice value (shots, titan-killer damage), for the default policies."""
+    return dice.count * (dice.sides + 1) / 2 + dice.plus
+
+
 def titan_killer_dice(weapon) -> Dice:
     """The damage of the line's titan-killer hits on a war engine: ``true`` is 1 (TP 2.2.9, 3.2.5)."""
     return dice_of(1 if weapon.titan_killer in (True, False) else weapon.titan_killer)
@@ -255,39 +359,55 @@ def titan_killer_dice(weapon) -> Dice:
 
 # -- to-hit rolls ---------------------------------------------------------------------------------
 
-def direct_fire(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], orders: FireOrders) -> list[ShotHit]:
-    """Every direct-fire shot of the firing units: per weapon the fire type, then one roll per
-    shot at value − (action modifier − 1 for cover unless Ignore Cover) (TP 1.9.5, 2.2.5, 2.2.6)."""
+def direct_fire(trial: Trial, firers: list[Unit], weapons_of, target: TargetGroups, orders: FireOrders
+                ) -> list[ShotHit]:
+    """Every direct-fire shot of the firing units: per weapon, before any dice, its fire type and, at a mixed
+    target, the group it is declared at (:func:`choose_fire_type`, :func:`choose_group`), then one roll per
+    shot at value − (action modifier − 1 for cover unless Ignore Cover) (TP 1.9.5, 2.2.5, 2.2.6, 3.2.1)."""
     hits = []
     for unit in firers:
         for weapon in weapons_of(unit):
             if weapon.bp is not None:
                 continue  # barrage weapons fire in the barrage
+            modifier = orders.modifier - (1 if orders.cover and not weapon.ignore_cover else 0)
+            if weapon.mw is not None:
+                kind, value = (TK if weapon.titan_killer else MW), weapon.mw
+            else:
+                kind, scores = choose_fire_type(weapon, target, modifier, orders)
+                if kind is None:
+                    continue
+                value = weapon.ap if kind == AP else weapon.at
+                if scores:
+                    tie = abs(scores[AP] - scores[AT]) <= TIE
+                    rule = ("; a tie: AT, the target has a war engine" if kind == AT else "; a tie: AP") if tie else ""
+                    trial.say("TP 1.9.5", f"{unit.label} {weapon.name}: {kind} (default policy: expected kills AP "
+                                          f"{scores[AP]:.3f}, AT {scores[AT]:.3f}{rule})")
+            group, compared = choose_group(weapon, kind, value, target, modifier, orders)
+            if group is not None:
+                why = ("forced by declare_at" if compared is None and orders.declare_at != "auto" else
+                       "default policy: AP weapons at the others" if compared is None else
+                       f"default policy: expected damage {compared[0]:.3f} "
+                       f"{'≥' if group == WAR_ENGINES else '<'} expected kills {compared[1]:.3f} on the others")
+                trial.say("TP 3.2.1", f"{unit.label} {weapon.name} ({kind}) declared at the "
+                                      f"{group.replace('_', ' ')} ({why})")
             for _ in range(weapon.count):
-                if weapon.mw is not None:
-                    kind, value = (TK if weapon.titan_killer else MW), weapon.mw
-                else:
-                    kind = choose_fire_type(weapon, exposed, orders.modifier, orders.ap_at)
-                    if kind is None:
-                        continue
-                    value = weapon.ap if kind == AP else weapon.at
-                modifier = orders.modifier - (1 if orders.cover and not weapon.ignore_cover else 0)
-                hits += weapon_hits(trial, unit, weapon, kind, value, modifier, "TP 1.9.5", kind)
+                hits += weapon_hits(trial, unit, weapon, kind, value, modifier, "TP 1.9.5", kind, aimed=group)
     return hits
 
 
 def weapon_hits(trial: Trial, unit: Unit, weapon, kind: str, value: int, modifier: int, clause: str,
-                label: str, what: str = "") -> list[ShotHit]:
+                label: str, what: str = "", aimed: str | None = None) -> list[ShotHit]:
     """One weapon's shots (its dice rolled first when it has them) at ``value``+ with ``modifier``, a
-    natural 1 missing: a hit of type ``kind`` with the weapon's abilities per success (TP 1.9.5).
-    ``label`` and ``what`` name the roll in the trace ("AP" / "AA", "flak ")."""
+    natural 1 missing: a hit of type ``kind`` with the weapon's abilities per success (TP 1.9.5), declared at
+    the group ``aimed`` of a mixed target (TP 3.2.1).  ``label`` and ``what`` name the roll in the trace
+    ("AP" / "AA", "flak ")."""
     shots = roll_amount(trial, weapon.shots, f"{unit.label} {weapon.name}: shots")
     rolls = [roll_to_hit(trial.rng, value, modifier) for _ in range(shots)]
     scored = sum(h for h, _ in rolls)
     trial.say(clause, f"{unit.label} {weapon.name} {what}({label}{value}+, modifier {modifier:+d}): "
                       f"{' '.join('/'.join(map(str, d)) or '-' for _, d in rolls)} → {scored} hit(s)")
     return [ShotHit(kind, weapon.sniper, weapon.disrupt, weapon.lance, weapon.ignore_cover,
-                    titan_killer_damage=titan_killer_dice(weapon))] * scored
+                    titan_killer_damage=titan_killer_dice(weapon), aimed=aimed)] * scored
 
 
 # -- barrages (TP 1.9.8) ------------------------------------------------------------------------------
@@ -632,7 +752,8 @@ def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, order
             engines = [u for u in target.living if u.slot.type == "WE"]
             exposed = engines[orders.aim_war_engine:orders.aim_war_engine + 1] or engines[:1]
             trial.say("TP 4.3.4", f"pin-point attack at {exposed[0].label}" if exposed else "no war engine left")
-        direct = direct_fire(trial, firers, weapons_of, exposed, orders)
+        direct = direct_fire(trial, firers, weapons_of,
+                             TargetGroups.of(target, exposed, pin_point=orders.aim_war_engine is not None), orders)
         templates, extra = barrage(trial, firers, weapons_of, exposed, orders)
         report.hits = len(direct) + len(templates)
         if orders.crossfire:
@@ -644,7 +765,14 @@ def shoot(trial: Trial, shooter: Formation, target: Formation, weapons_of, order
         for name, kinds in (("normal hits", (AP, AT)), ("macro-weapon hits", (MW, TK))):
             living = [u for u in exposed if u.alive]
             triples = [(h, h.unit, damage_of(h, h.unit)) for h in templates if h.kind in kinds]
-            triples += allocate_damage([h for h in direct if h.kind in kinds], living, damage_of)
+            for group in (None, WAR_ENGINES, OTHERS):  # a declared weapon's hits go only to its group (TP 3.2.1)
+                aimed = [h for h in direct if h.kind in kinds and h.aimed == group]
+                units = [u for u in living if group is None or (u.slot.type == "WE") == (group == WAR_ENGINES)]
+                given = allocate_damage(aimed, units, damage_of)
+                if group is not None and len(given) < len(aimed):
+                    trial.say("TP 3.2.1", f"{len(aimed) - len(given)} hit(s) declared at the "
+                                          f"{group.replace('_', ' ')} lost: no unit of that group can take them")
+                triples += given
             if triples:
                 trial.say("TP 2.2.6" if kinds == (MW, TK) else "TP 1.9.6",
                           f"{name}: " + ", ".join(f"{h.kind}{f'({d})' if d > 1 else ''}→{u.label}"

@@ -97,7 +97,7 @@ def fire_orders(compiled: CompiledEpic, act: Activation, modifier: int, target_o
     if target_on_overwatch and not cover and all(compiled.scenario.units[g.unit].type == "INF" for g in target.units):
         cover, cover_save = True, OVERWATCH_COVER_SAVE
     return FireOrders(modifier=modifier, in_range=act.in_range, exposed=act.exposed, cover=cover,
-                      cover_save=cover_save, crossfire=act.crossfire, ap_at=act.ap_at,
+                      cover_save=cover_save, crossfire=act.crossfire, ap_at=act.ap_at, declare_at=act.declare_at,
                       templates_cover=act.templates_cover)
 
 

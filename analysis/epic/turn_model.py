@@ -34,7 +34,9 @@ class Activation(StrictModel):
     exposed: int | None = Field(None, ge=1, le=1000)  # target units any shooter can reach, front first
     cover: bool = False  # the target is in cover: −1 to hit, infantry may use cover_save
     cover_save: int | None = Field(None, ge=2, le=6)  # default: the target formation's `cover`
-    ap_at: Literal["auto", "ap", "at"] = "auto"
+    ap_at: Literal["auto", "ap", "at"] = "auto"  # the AP/AT choice per weapon; "auto": the default policy
+    # at a target with war engines and other units: the group each weapon is declared at (TP 3.2.1)
+    declare_at: Literal["auto", "war_engines", "others"] = "auto"
     templates_cover: int | None = Field(None, ge=1, le=100)  # target units under each barrage template
     # ground_attack only (TP 4.2.4; docs/epic-turn.md §9): enemy formations whose AA units were in range
     # of the aircraft during the approach, and others (their AA units not yet fired) during the disengagement
@@ -198,6 +200,19 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
             raise ValueError(f"{at}.war_engine: {act.target!r} has {engines} war engine(s); allowed: 1 to {engines}")
 
 
+def _check_declaration(scenario, at: str, act: Activation, by_name: dict) -> None:
+    """A forced ``declare_at`` needs an activation that shoots at a formation of war engines and other units
+    (TP 3.2.1; docs/epic-turn.md §3.5); a pin-point attack aims at its war engine (TP 4.3.4), an orbital
+    bombardment is a barrage, whose hits land under its templates (TP 4.3.3)."""
+    if not act.may_shoot or act.action in ("pin_point", "orbital_bombardment"):
+        raise ValueError(f"{at}.declare_at: only an activation that shoots at its target declares its weapons "
+                         f"(TP 3.2.1); allowed: \"auto\"")
+    types = {scenario.units[g.unit].type == "WE" for g in by_name[act.target].units}
+    if types != {True, False}:
+        raise ValueError(f"{at}.declare_at: {act.target!r} has {'only' if True in types else 'no'} war engines; the "
+                         "declaration is for formations of war engines and other units (TP 3.2.1); allowed: \"auto\"")
+
+
 def _engaged(formation) -> bool:
     return any(g.engaged in ("bc", "ff") for g in formation.units)
 
@@ -239,6 +254,8 @@ def check_turn(scenario) -> None:
             if rule is not None:
                 raise ValueError(f"{at}.target: {act.target!r} has {rule}, whose save shooting does not model yet; "
                                  "allowed: targets without holofield or knight-shield units")
+        if act.declare_at != "auto":
+            _check_declaration(scenario, at, act, by_name)
         shoots = act.fires or act.hold == "shoot" or act.action == "overwatch"
         if shoots and act.action != "engage" and not _weapons_fire(scenario, formation):
             raise ValueError(f"{at}.action: {act.formation!r} has no weapon that can fire at ground units, so it "

@@ -12,8 +12,8 @@ from fractions import Fraction as F
 import pytest
 
 from analysis.epic.reference import new_trial
-from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, choose_fire_type,
-                                    roll_to_hit, save_roll, shoot)
+from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, roll_to_hit, save_roll,
+                                    shoot)
 
 from epic_helpers import ScriptedRandom, build, exact_by_faces
 
@@ -423,15 +423,128 @@ def test_barrage_extra_markers_and_templates_tp_1_9_8(exact):
 
 # -- AP/AT choice, AT fire at infantry, snipers (TP 1.9.5, 1.9.6, 2.1.14; TP-FAQ Place Blast Marker, Sniper) ------
 
-def test_ap_at_choice_per_weapon_tp_1_9_5():
+def test_ap_at_choice_per_weapon_tp_1_9_5(exact):
     """TP 1.9.5, TP-FAQ Roll To Hit: one type per weapon; "auto" picks the type that can land
     (AP at infantry, AT at armour); "ap"/"at" force it when the weapon has it."""
-    infantry_units, armour_units = units_for(["INF", "INF"]), units_for(["AV", "AV"])
-    weapon = type("W", (), {"ap": 5, "at": 6})
-    assert choose_fire_type(weapon, infantry_units, 0, "auto") == AP
-    assert choose_fire_type(weapon, armour_units, 0, "auto") == AT
-    assert choose_fire_type(weapon, infantry_units, 0, "at") == AT
-    assert choose_fire_type(type("W", (), {"ap": None, "at": 4}), infantry_units, 0, "ap") == AT
+    units = {"s": infantry(4, weapons=[gun(ap=5, at=6)]), "i": infantry(4), "v": {"type": "AV", "armour": 4,
+                                                                                     "cc": 6, "ff": 5}}
+    at_infantry, at_armour = attack([("s", 1)], [("i", 2)], units), attack([("s", 1)], [("v", 2)], units)
+    assert exact(kills_of(at_infantry))[1] == F(1, 3) * F(1, 2)  # AP5+, 4+ save
+    assert exact(kills_of(at_armour))[1] == F(1, 6) * F(1, 2)  # AT6+, 4+ save
+    assert exact(kills_of(at_infantry, FireOrders(ap_at="at"))) == {0: F(1)}  # forced AT: lost on infantry
+    only_at = attack([("s", 1)], [("i", 2)], {**units, "s": infantry(4, weapons=[gun(at=4)])})
+    assert exact(kills_of(only_at, FireOrders(ap_at="ap"))) == {0: F(1)}  # no AP value: it stays AT
+
+
+# -- the default policies of docs/epic-turn.md §3.5: AP or AT, and the declaration at a mixed target ------
+
+FORTRESS = {"type": "WE", "armour": 4, "cc": 4, "ff": 4, "damage_capacity": 3}  # a Battlefortress-like war engine
+
+
+def harm_of(run, orders=FireOrders()):
+    """(target units destroyed, damage on its war engines, BMs placed) of one attack."""
+    def outcome(rng):
+        _, target, report = run(rng, orders)
+        damage = sum(u.slot.damage_capacity - u.damage_left for u in target.units if u.slot.type == "WE")
+        return report.kills, damage, report.blast_markers_placed
+    return outcome
+
+
+def test_ap_at_choice_takes_the_larger_expected_kills_not_hits_policy_10_3(exact):
+    """Default AP/AT policy (docs/epic-turn.md §3.5): AP4+/AT4+ at two 4+ infantry and a 6+ vehicle.  P(hit) ×
+    units would say AP (1/2 × 2 > 1/2 × 1); expected kills say AT: AP 1/2 × 1/2 = 1/4 < AT 1/2 × 5/6 = 5/12.
+    The vehicle dies with 5/12, the infantry never."""
+    units = {"s": infantry(4, weapons=[gun(ap=4, at=4)]), "i": infantry(4), "v": {"type": "AV", "armour": 6,
+                                                                                     "cc": 6, "ff": 5}}
+    run = attack([("s", 1)], [("i", 2), ("v", 1)], units)
+
+    def vehicle_dead(rng):
+        _, target, _ = run(rng)
+        return tuple(not u.alive for u in target.units)
+    assert exact(vehicle_dead) == {(False, False, True): F(5, 12), (False, False, False): F(7, 12)}
+
+
+def test_ap_at_tie_goes_to_ap_without_war_engines_policy_10_3(exact):
+    """Default AP/AT policy, tie rule (docs/epic-turn.md §3.5): AP4+/AT4+ at a 4+ infantry stand and a 4+
+    vehicle: 1/4 expected kills each, a tie, and the target has no war engine: AP, so only the infantry can die
+    (1/2 × 1/2)."""
+    units = {"s": infantry(4, weapons=[gun(ap=4, at=4)]), "i": infantry(4), "v": {"type": "AV", "armour": 4,
+                                                                                     "cc": 6, "ff": 5}}
+    run = attack([("s", 1)], [("v", 1), ("i", 1)], units)
+
+    def dead(rng):
+        _, target, _ = run(rng)
+        return tuple(not u.alive for u in target.units)
+    assert exact(dead) == {(False, True): F(1, 4), (False, False): F(3, 4)}
+
+
+def test_ap_at_tie_goes_to_at_against_war_engines_tp_3_2_1_policy_10_3(exact):
+    """Default AP/AT policy, tie rule, then the declaration (TP 3.2.1; docs/epic-turn.md §3.5): AP4+/AT4+ at a
+    4+ infantry stand and a 4+ war engine (DC 3): AP 1/4 expected kills on the others, AT 1/4 expected damage on
+    the war engines: a tie against a formation with a war engine goes to AT, declared at the war engines
+    (1/4 ≥ 0 on the others): 1 damage with 1/4, the infantry untouched."""
+    run = attack([("s", 1)], [("i", 1), ("w", 1)],
+                 {"s": infantry(4, weapons=[gun(ap=4, at=4)]), "i": infantry(4), "w": FORTRESS})
+    d = exact(harm_of(run))
+    assert {(k, dmg) for k, dmg, _ in d} == {(0, 0), (0, 1)}
+    assert sum(p for (k, dmg, _), p in d.items() if dmg == 1) == F(1, 4)
+
+
+def test_we_declaration_tp_3_2_1_and_10_3_at_weapon_at_the_others_when_they_die_more(exact):
+    """TP 3.2.1, default declaration (docs/epic-turn.md §3.5): one AT4+ shot at a war engine (4+, in front)
+    and a 6+ vehicle: expected damage 1/2 × 1/2 = 1/4 < expected kills 1/2 × 5/6 = 5/12, so it is declared at
+    the others and only the vehicle can die (5/12), though the war engine stands in front; forced at the war
+    engines, the hit goes to it (1/4)."""
+    units = {"s": infantry(4, weapons=[gun(at=4)]), "w": FORTRESS, "v": {"type": "AV", "armour": 6, "cc": 6,
+                                                                           "ff": 5}}
+    run = attack([("s", 1)], [("w", 1), ("v", 1)], units)
+    auto = exact(harm_of(run))
+    assert sum(p for (k, dmg, _), p in auto.items() if k == 1) == F(5, 12)
+    assert all(dmg == 0 for _, dmg, _ in auto)
+    forced = exact(harm_of(run, FireOrders(declare_at="war_engines")))
+    assert sum(p for (k, dmg, _), p in forced.items() if dmg == 1) == F(1, 4)
+    assert all(k == 0 for k, _, _ in forced)
+
+
+@pytest.mark.parametrize("reinforced", [False, True])
+def test_we_declaration_tp_3_2_1_and_10_3_macro_weapon_tie_at_the_war_engines(exact, reinforced):
+    """TP 3.2.1, 2.2.6, default declaration (docs/epic-turn.md §3.5): one MW2+ shot at a war engine and two 6+
+    Boyz.  Without reinforced armour the war engine has no save: 5/6 expected damage = 5/6 expected kills, at
+    least as much, so the hit goes to the war engine (5/6); with reinforced armour it saves on 4+ (5/12 < 5/6),
+    so a Boy dies with 5/6 and the war engine is never hurt."""
+    engine = {**FORTRESS, "special": ["reinforced-armour"]} if reinforced else FORTRESS
+    run = attack([("s", 1)], [("w", 1), ("b", 2)],
+                 {"s": infantry(4, weapons=[gun(mw=2)]), "w": engine, "b": infantry(6)})
+    d = exact(harm_of(run))
+    hurt_engine = sum(p for (k, dmg, _), p in d.items() if dmg == 1)
+    killed = sum(p for (k, dmg, _), p in d.items() if k == 1)
+    assert (hurt_engine, killed) == ((0, F(5, 6)) if reinforced else (F(5, 6), 0))
+
+
+def test_we_declaration_tp_3_2_1_and_10_3_counts_standing_void_shields(exact):
+    """TP 3.2.1, TP-SR Imperial Void Shields, default declaration (docs/epic-turn.md §3.5): the same MW2+ shot at
+    a war engine with 2 void shields up: its expected damage is max(5/6 − 2, 0) = 0 < 5/6 expected kills, so it
+    goes at the Boyz (5/6) and no shield is touched."""
+    run = attack([("s", 1)], [("w", 1), ("b", 2)],
+                 {"s": infantry(4, weapons=[gun(mw=2)]), "w": {**FORTRESS, "void_shields": 2}, "b": infantry(6)})
+
+    def outcome(rng):
+        _, target, report = run(rng)
+        return report.kills, target.units[0].void_shields
+    assert exact(outcome) == {(1, 2): F(5, 6), (0, 2): F(1, 6)}
+
+
+def test_we_declaration_tp_3_2_1_and_13_q10_ap_at_the_others_forced_declarations_lose_hits(exact):
+    """TP 3.2.1, TP-FAQ Place Blast Marker, declaration per weapon before any dice (docs/epic-turn.md §3.5):
+    an AP4+ weapon always goes at the others (a 6+ Boy dies with 1/2 × 5/6); declared at the war engines its
+    hits are lost (AP cannot hurt a war engine), and an AT2+ weapon declared at the others (Boyz only) loses its
+    hits: no kill, no damage, and the BM for coming under fire is still placed."""
+    units = {"s": infantry(4, weapons=[gun(ap=4)]), "w": FORTRESS, "b": infantry(6)}
+    run = attack([("s", 1)], [("w", 1), ("b", 1)], units)
+    assert exact(harm_of(run))[(1, 0, 2)] == F(5, 12)
+    assert exact(harm_of(run, FireOrders(declare_at="war_engines"))) == {(0, 0, 1): F(1)}
+    at_gun = attack([("s", 1)], [("w", 1), ("b", 1)], {**units, "s": infantry(4, weapons=[gun(at=2)])})
+    assert exact(harm_of(at_gun, FireOrders(declare_at="others"))) == {(0, 0, 1): F(1)}
 
 
 def test_at_fire_at_infantry_places_only_the_under_fire_marker_faq(exact):

@@ -67,6 +67,12 @@ BAD_TURNS = {  # case: (replace, with, field, words of the problem)
                                                   "previous activation"),
     "unknown action": (ACTIVATION_1, ACTIVATION_1.replace('"sustained_fire" ', '"snipe" '), "turn[0].action", None),
     "unknown activation key": (ACTIVATION_1, ACTIVATION_1 + "\nrange = 30", "turn[0].range", None),
+    "a declaration at a formation without war engines (TP 3.2.1)": (
+        ACTIVATION_1, ACTIVATION_1 + '\ndeclare_at = "war_engines"', "turn[0].declare_at", "has no war engines"),
+    "a declaration by an activation that does not shoot (TP 3.2.1)": (
+        ACTIVATION_2, ACTIVATION_2 + '\ndeclare_at = "others"', "turn[1].declare_at", "only an activation that shoots"),
+    "an unknown declaration": (ACTIVATION_1, ACTIVATION_1 + '\ndeclare_at = "titans"', "turn[0].declare_at",
+                               "war_engines"),
     "a weapon without a to-hit value": ('weapons = [{ name = "big shoota", range = 30, ap = 6, at = 6 }]',
                                         'weapons = [{ name = "big shoota", range = 30 }]', "units.boyz.weapons[0]",
                                         "at least one of ap, at, aa, mw or bp"),
