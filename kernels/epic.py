@@ -1260,7 +1260,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
         for l in range(L):
             fight[l] = live[l]
             fight0[l] = live[l]
-        if rules[R_TURN]:  # a turn scenario: the activations of each new trial, then its assault or none
+        if turn is not None:  # a turn scenario (rules[R_TURN]): the activations of each new trial, then its assault
             for l in range(L):
                 if start[l]:
                     assault, k2 = epic_turn.turn_lane(rs, l, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm,
@@ -1899,8 +1899,11 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
     That keeps the block function's machine code generated once: a ``prange`` driver links its IR into
     its own module and LLVM optimises and generates all of it a second time (about a third of a cold
     compile).  A block's streams depend only on its index, so the counts do not depend on the threads.
-    Scalars reach the jitted functions with fixed types (one signature each).  ``turn``: the turn tables of
-    kernels/epic_turn.py (empty ones for an assault scenario)."""
+    Scalars reach the jitted functions with fixed types.  ``turn``: the turn tables of kernels/epic_turn.py, or
+    None for an assault scenario.  ``_run_block`` thus has two compiled variants, each compiled once: with
+    ``turn`` None, Numba prunes the branch that calls ``epic_turn.turn_lane`` before typing it (a branch on
+    ``argument is not None`` is resolved from the argument's type), so an assault's compile includes none of
+    the turn code; a turn scenario compiles its own variant on first use."""
     key0, key1, first_block, n_trials = np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials)
     trial_streams = bool(trial_streams)
     n_blocks = int((n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS)
@@ -1919,8 +1922,10 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
     n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0))
+    if (turn is not None) != bool(rules[R_TURN]):
+        raise ValueError("turn tables are given for a turn scenario (rules[R_TURN]) and only for one")
     n_turn = (epic_turn.scratch_size(units.shape[0], n_forms, turn[epic_turn.T_INFO][0, epic_turn.I_MAX_HITS])
-              if rules[R_TURN] else 0)
+              if turn is not None else 0)
 
     def block(task: int) -> None:
         b = np.int64(task)
