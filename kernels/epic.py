@@ -1077,7 +1077,7 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
     return nd
 
 
-@njit(cache=True)
+@njit(cache=True, from_python=True)
 def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from (with
     war-engine rules ``we``: the per-unit state ``wst``, the hits per source row, a scratch list and the
@@ -1089,7 +1089,7 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
     return n_int, 2 * n_words * LANES + 4
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, from_python=True, nogil=True, _nrt=False)
 def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
                side_off, form_off, masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist,
                ho, turn, tscr):
@@ -1853,7 +1853,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     return nd
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, from_python=True, nogil=True)
 def _seed_lanes(rs, state, key0, key1, first_stream):
     """Lane ``l``'s generator state in ``rs`` (the layout ``_word`` reads): the stream ``(key0, key1,
     first_stream + l)``; ``state`` (uint64[4]) is scratch, allocated by the caller (an array allocated
@@ -1864,7 +1864,7 @@ def _seed_lanes(rs, state, key0, key1, first_stream):
             rs[k * LANES + l] = state[k]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, from_python=True, nogil=True)
 def _fold_histograms(part, b, hist, ho, forms, form_off):
     """Add block ``b``'s joint histograms of each formation (``hist`` at the offsets ``ho``) to its count row."""
     for f in range(forms.shape[0]):
