@@ -10,8 +10,8 @@ lanes (masked, branch-free) that LLVM vectorises; a lane whose trial ends (after
 takes the block's next trial, so no lane waits for another.  Each lane has its own xoshiro256** stream,
 keyed by (block, lane), or with ``trial_streams`` by the trial's global index; a generator step is taken
 only for a lane that needs the die, so a trial's dice depend on its own stream alone.  Per-lane state
-lives in ``[row * LANES + lane]`` arrays carved from two work buffers (``_nrt=False``: no reference
-counting in the trial loop): the generator states and alive masks in a uint64 one, every other row
+lives in ``[row * LANES + lane]`` arrays carved from two work buffers and two row tables (``_nrt=False``: no
+reference counting in the trial loop): the generator states and alive masks in a uint64 one, every other row
 (hit points, hits, dice, blast markers, ...: small integers) in an int32 one, ``LANE_INT``, so that a
 512-bit vector holds 16 lanes of them instead of 8; the scratch rows share one array ``lv`` with constant row offsets so that
 the lane loops need no runtime alias checks.  Rare paths (sniper hits, war engines with Reinforced
@@ -1083,19 +1083,21 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we):
     war-engine rules ``we``: the per-unit state ``wst``, the hits per source row, a scratch list and the
     stack of _we_resolve_lane)."""
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
-        + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
+        + LV_ROWS * LANES
     if we:
         n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units + 1 + FRAME * WE_STACK_FRAMES * n_units
     return n_int, 2 * n_words * LANES + 4
 
 
 @njit(cache=True, from_python=True, nogil=True, _nrt=False)
-def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
-               side_off, form_off, masks, flat_masks, flat_fmasks, base, part, pflat, b, n_trials, trial_streams, key0,
-               key1, first_trial, hist, ho, turn, tscr):
-    """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled.  ``flat_masks``, ``flat_fmasks``
-    and ``pflat``: flat views of ``masks``, the formation masks and ``part`` (no ``reshape`` here: its
-    implementation would make loading the cached kernel import Numba's array module, about 0.1 s)."""
+def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb,
+               splash, trapped, rules, side_off, form_off, masks, flat_masks, flat_fmasks, base, part, pflat, b,
+               n_trials, trial_streams, key0, key1, first_trial, hist, ho, turn, tscr):
+    """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled.  ``per_form`` (FORM_ROWS rows of
+    ``[formation * L + lane]``) and ``per_lane`` (LANE_ROWS rows of L), zeroed, and ``flat_masks``, ``flat_fmasks``
+    and ``pflat``, flat views of ``masks``, the formation masks and ``part``, come from the caller: no
+    ``reshape`` here, whose implementation made loading the cached kernel import Numba's array module (about
+    0.1 s of a warm run); rows sliced from the work buffer instead made the compile longer and larger."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
     n_words = masks.shape[0]
@@ -1170,24 +1172,16 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += 2 * N_CLASSES * L
     reach_hits = ibuf[io:io + 12 * L]  # [((side * 2 + reach - 1) * 3 + kind) * L + lane]: a WE's hits in contact
     io += 12 * L
-    nfl = n_forms * L
-    # rows per formation and lane, [formation * L + lane] (dmg_a, sh_a: its war engines' damage taken and shields
-    # up after the assault; broken0: broken when the assault begins, as a turn's shooting may break it)
-    pf = ibuf[io:io + FORM_ROWS * nfl]
-    bm, broken, losses_bm, tested = pf[:nfl], pf[1 * nfl:2 * nfl], pf[2 * nfl:3 * nfl], pf[3 * nfl:4 * nfl]
-    passed, bm_a, broken_a, fa = pf[4 * nfl:5 * nfl], pf[5 * nfl:6 * nfl], pf[6 * nfl:7 * nfl], pf[7 * nfl:8 * nfl]
-    cas_a, dmg_a, sh_a = pf[8 * nfl:9 * nfl], pf[9 * nfl:10 * nfl], pf[10 * nfl:11 * nfl]
-    broken0 = pf[11 * nfl:12 * nfl]
-    io += FORM_ROWS * nfl
-    pl = ibuf[io:io + LANE_ROWS * L]  # per lane
-    winner, margin, by_roll, rnd, live = pl[:L], pl[1 * L:2 * L], pl[2 * L:3 * L], pl[3 * L:4 * L], pl[4 * L:5 * L]
-    fight, fight0, ended, contact = pl[5 * L:6 * L], pl[6 * L:7 * L], pl[7 * L:8 * L], pl[8 * L:9 * L]
-    val, nn, h, d, d2 = pl[9 * L:10 * L], pl[10 * L:11 * L], pl[11 * L:12 * L], pl[12 * L:13 * L], pl[13 * L:14 * L]
-    d3, d4, nmw, ntk = pl[14 * L:15 * L], pl[15 * L:16 * L], pl[16 * L:17 * L], pl[17 * L:18 * L]
-    cap, qq, rr, prefix = pl[18 * L:19 * L], pl[19 * L:20 * L], pl[20 * L:21 * L], pl[21 * L:22 * L]
-    snipe, snipe_un, loser, cons = pl[22 * L:23 * L], pl[23 * L:24 * L], pl[24 * L:25 * L], pl[25 * L:26 * L]
-    withdrew, start = pl[26 * L:27 * L], pl[27 * L:28 * L]
-    io += LANE_ROWS * L
+    bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
+    bm_a, broken_a, fa, cas_a = per_form[5], per_form[6], per_form[7], per_form[8]
+    dmg_a, sh_a = per_form[9], per_form[10]  # its war engines' damage taken and shields up after the assault
+    broken0 = per_form[11]  # broken when the assault begins (a turn's shooting may break it)
+    winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
+    fight, fight0, ended, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
+    nn, h, d, d2, d3 = per_lane[10], per_lane[11], per_lane[12], per_lane[13], per_lane[14]
+    d4, nmw, ntk, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
+    rr, prefix, snipe, snipe_un, loser = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
+    cons, withdrew, start = per_lane[25], per_lane[26], per_lane[27]
     prow = b * part.shape[1]
     lv = ibuf[io:io + LV_ROWS * L]
     io += LV_ROWS * L
@@ -1939,9 +1933,10 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         _seed_lanes(rs, np.empty(4, np.uint64), key0, key1, (first_block + b) * LANES)
         hist = np.zeros(n_hist, np.int64)
         tscr = np.zeros(n_turn, np.int64)
-        dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
-                             pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off, form_off,
-                             masks_w, flat_masks, flat_fmasks, base, part, flat_part, b,
+        dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros((FORM_ROWS, n_forms * LANES), LANE_INT),
+                             np.zeros((LANE_ROWS, LANES), LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb,
+                             pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off,
+                             form_off, masks_w, flat_masks, flat_fmasks, base, part, flat_part, b,
                              min(np.int64(BLOCK_TRIALS), n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
                              (first_block + b) * BLOCK_TRIALS, hist, ho, turn, tscr)
         _fold_histograms(part, b, hist, ho, forms, form_off)
