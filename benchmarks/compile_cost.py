@@ -1,6 +1,6 @@
-"""First-run costs, each measured in a fresh process: the cold compile of the Epic kernel (CPU seconds
-and peak resident memory, with an empty Numba cache), ``wargame-odds --help`` and a warm 1,000-trial
-CLI run (wall and CPU seconds, cache filled).
+"""First-run costs, each measured in a fresh process: the cold compile of the Epic kernel for an assault
+and, apart, for a turn (CPU seconds and peak resident memory, each with an empty Numba cache),
+``wargame-odds --help`` and a warm 1,000-trial CLI run (wall and CPU seconds, cache filled).
 
 CPU and memory come from the kernel's own accounting of the child process (``os.wait4``: the
 ``RUSAGE_CHILDREN`` figures of that one child), so they include Python's start-up and imports.
@@ -22,19 +22,32 @@ WARM_RUNS = {"epic": README_SCENARIO, "gdb": ROOT / "analysis" / "scenarios" / "
              "t9a": ROOT / "analysis" / "scenarios" / "t9a" / "flee_reaction.toml"}
 CLI = Path(sys.executable).with_name("wargame-odds")
 
-#: Compile the Epic kernel for the README's first scenario, run it with 65 units a side (two mask words)
-#: too, and check that each of its jitted functions was compiled for one signature at most.
-_COLD_EPIC = f"""
+#: The shipped turn scenario of ``make demo``: its first run compiles the block function's turn variant.
+TURN_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "turns" / "devastators_then_assault_marines.toml"
+
+#: Check that each jitted function of the Epic kernel was compiled for one signature at most.  (The block
+#: function has two variants, ``turn`` None for an assault and the turn tables for a turn: a process that
+#: ran both holds both, but each of these processes runs one kind only.)
+_ONE_SIGNATURE_EACH = """
 from numba.core.dispatcher import Dispatcher
+import kernels.epic, kernels.epic_turn
+twice = {f"{module.__name__}.{name}": f.signatures for module in (kernels.epic, kernels.epic_turn)
+         for name, f in vars(module).items() if isinstance(f, Dispatcher) and len(f.signatures) > 1}
+assert not twice, twice
+"""
+#: Compile the Epic kernel for the README's first scenario and run it with 65 units a side (two mask
+#: words) too: one compile serves both.
+_COLD_EPIC = f"""
 import analysis.epic as epic
-import kernels.epic
 scenario = epic.load({str(README_SCENARIO)!r})
 epic.simulate(scenario, trials=1000, seed=0, progress=False)
 epic.simulate(scenario.replace("formations[0].units[0].count", 65), trials=1000, seed=0, progress=False)
-twice = {{name: f.signatures for name, f in vars(kernels.epic).items()
-         if isinstance(f, Dispatcher) and len(f.signatures) > 1}}
-assert not twice, twice
-"""
+""" + _ONE_SIGNATURE_EACH
+#: Compile the Epic kernel for a turn scenario (its activations, then the assault).
+_COLD_TURN = f"""
+import analysis.epic as epic
+epic.simulate(epic.load({str(TURN_SCENARIO)!r}), trials=1000, seed=0, progress=False)
+""" + _ONE_SIGNATURE_EACH
 
 
 def child_cost(argv: list[str], env: dict | None = None) -> tuple[float, float, float]:
@@ -51,11 +64,12 @@ def child_cost(argv: list[str], env: dict | None = None) -> tuple[float, float, 
     return usage.ru_utime + usage.ru_stime, peak, wall
 
 
-def cold_epic_compile() -> tuple[float, float]:
-    """CPU seconds and peak MiB of a process that compiles the Epic kernel into an empty cache."""
+def cold_epic_compile(script: str = _COLD_EPIC) -> tuple[float, float]:
+    """CPU seconds and peak MiB of a process that compiles the Epic kernel into an empty cache (for an
+    assault; ``_COLD_TURN``: for a turn)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        cpu, peak, _ = child_cost([sys.executable, "-c", _COLD_EPIC], env)
+        cpu, peak, _ = child_cost([sys.executable, "-c", script], env)
     return cpu, peak
 
 
@@ -73,6 +87,9 @@ def main() -> int:
     cpu, peak = cold_epic_compile()
     print(f"cold compile of the Epic kernel: {cpu:.0f} s CPU, peak {peak:.0f} MiB resident "
           f"(targets < 60 s, < 1024 MiB)")
+    cpu, peak = cold_epic_compile(_COLD_TURN)
+    print(f"cold compile of the Epic kernel's turn variant (a turn scenario first, empty cache): {cpu:.0f} s CPU, "
+          f"peak {peak:.0f} MiB resident")
     help_wall, help_cpu = cli_cost(["--help"])
     warm = {system: cli_cost([system, str(path), "--trials", "1000"]) for system, path in WARM_RUNS.items()}
     print(f"wargame-odds --help: {help_wall:.2f} s wall ({help_cpu:.2f} s CPU); warm 1,000-trial runs: "

@@ -10,8 +10,8 @@ lanes (masked, branch-free) that LLVM vectorises; a lane whose trial ends (after
 takes the block's next trial, so no lane waits for another.  Each lane has its own xoshiro256** stream,
 keyed by (block, lane), or with ``trial_streams`` by the trial's global index; a generator step is taken
 only for a lane that needs the die, so a trial's dice depend on its own stream alone.  Per-lane state
-lives in ``[row * LANES + lane]`` arrays carved from two work buffers (``_nrt=False``: no reference
-counting in the trial loop): the generator states and alive masks in a uint64 one, every other row
+lives in ``[row * LANES + lane]`` arrays carved from two work buffers and two row tables (``_nrt=False``: no
+reference counting in the trial loop): the generator states and alive masks in a uint64 one, every other row
 (hit points, hits, dice, blast markers, ...: small integers) in an int32 one, ``LANE_INT``, so that a
 512-bit vector holds 16 lanes of them instead of 8; the scratch rows share one array ``lv`` with constant row offsets so that
 the lane loops need no runtime alias checks.  Rare paths (sniper hits, war engines with Reinforced
@@ -540,7 +540,7 @@ FRAME = 6
 H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
 
 
-@njit(cache=True)
+@njit(cache=True, from_python=True)
 def _stack_frames(dc0):
     """Frames of the _we_resolve_lane stack: 1 + 2 × the starting damage capacity of all units (``dc0``)."""
     total = 0
@@ -1197,23 +1197,27 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
     return nd
 
 
-@njit(cache=True)
+@njit(cache=True, from_python=True)
 def _buffer_sizes(n_units, n_forms, n_words, n_src, we, frames):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from (with
     war-engine rules ``we``: the per-unit state ``wst``, the hits per source row, a scratch list and the
     stack of _we_resolve_lane, of ``frames`` frames)."""
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
-        + FORM_ROWS * n_forms * LANES + LANE_ROWS * LANES + LV_ROWS * LANES
+        + LV_ROWS * LANES
     if we:
         n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units + 1 + FRAME * frames
     return n_int, 2 * n_words * LANES + 4
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules,
-               side_off, form_off, masks, fmasks, base, part, b, n_trials, trial_streams, key0, key1, first_trial, hist,
-               ho, turn, tscr):
-    """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled."""
+@njit(cache=True, from_python=True, nogil=True, _nrt=False)
+def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb,
+               splash, trapped, rules, side_off, form_off, masks, flat_masks, flat_fmasks, base, part, pflat, b,
+               n_trials, trial_streams, key0, key1, first_trial, hist, ho, turn, tscr):
+    """``n_trials`` assaults in groups of LANES lanes; returns the dice rolled.  ``per_form`` (FORM_ROWS rows of
+    ``[formation * L + lane]``) and ``per_lane`` (LANE_ROWS rows of L), zeroed, and ``flat_masks``, ``flat_fmasks``
+    and ``pflat``, flat views of ``masks``, the formation masks and ``part``, come from the caller: no
+    ``reshape`` here, whose implementation made loading the cached kernel import Numba's array module (about
+    0.1 s of a warm run); rows sliced from the work buffer instead made the compile longer and larger."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
     n_words = masks.shape[0]
@@ -1279,8 +1283,6 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
         web[side + 1] = nw
         tgb[side + 1] = nt
         xhb[side + 1] = nx
-    flat_masks = masks.reshape(masks.size)  # [w, side, kind]
-    flat_fmasks = fmasks.reshape(fmasks.size)
     alive = ubuf[uo:uo + 2 * n_words * L]
     uo += 2 * n_words * L
     hp = ibuf[io:io + n_units * L]
@@ -1291,21 +1293,16 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     io += 2 * N_CLASSES * L
     reach_hits = ibuf[io:io + 12 * L]  # [((side * 2 + reach - 1) * 3 + kind) * L + lane]: a WE's hits in contact
     io += 12 * L
-    per_form = ibuf[io:io + FORM_ROWS * n_forms * L].reshape(FORM_ROWS, n_forms * L)  # [formation * L + lane]
-    io += FORM_ROWS * n_forms * L
     bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
     bm_a, broken_a, fa, cas_a = per_form[5], per_form[6], per_form[7], per_form[8]
     dmg_a, sh_a = per_form[9], per_form[10]  # its war engines' damage taken and shields up after the assault
     broken0 = per_form[11]  # broken when the assault begins (a turn's shooting may break it)
-    per_lane = ibuf[io:io + LANE_ROWS * L].reshape(LANE_ROWS, L)
-    io += LANE_ROWS * L
     winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
     fight, fight0, ended, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
     nn, h, d, d2, d3 = per_lane[10], per_lane[11], per_lane[12], per_lane[13], per_lane[14]
     d4, nmw, ntk, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
     rr, prefix, snipe, snipe_un, loser = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
     cons, withdrew, start = per_lane[25], per_lane[26], per_lane[27]
-    pflat = part.reshape(part.size)
     prow = b * part.shape[1]
     lv = ibuf[io:io + LV_ROWS * L]
     io += LV_ROWS * L
@@ -1381,7 +1378,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
         for l in range(L):
             fight[l] = live[l]
             fight0[l] = live[l]
-        if rules[R_TURN]:  # a turn scenario: the activations of each new trial, then its assault or none
+        if turn is not None:  # a turn scenario (rules[R_TURN]): the activations of each new trial, then its assault
             for l in range(L):
                 if start[l]:
                     assault, k2 = epic_turn.turn_lane(rs, l, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm,
@@ -1981,7 +1978,7 @@ def _run_block(ibuf, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu,
     return nd
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, from_python=True, nogil=True)
 def _seed_lanes(rs, state, key0, key1, first_stream):
     """Lane ``l``'s generator state in ``rs`` (the layout ``_word`` reads): the stream ``(key0, key1,
     first_stream + l)``; ``state`` (uint64[4]) is scratch, allocated by the caller (an array allocated
@@ -1992,7 +1989,7 @@ def _seed_lanes(rs, state, key0, key1, first_stream):
             rs[k * LANES + l] = state[k]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, from_python=True, nogil=True)
 def _fold_histograms(part, b, hist, ho, forms, form_off):
     """Add block ``b``'s joint histograms of each formation (``hist`` at the offsets ``ho``) to its count row."""
     for f in range(forms.shape[0]):
@@ -2027,16 +2024,22 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
     That keeps the block function's machine code generated once: a ``prange`` driver links its IR into
     its own module and LLVM optimises and generates all of it a second time (about a third of a cold
     compile).  A block's streams depend only on its index, so the counts do not depend on the threads.
-    Scalars reach the jitted functions with fixed types (one signature each).  ``turn``: the turn tables of
-    kernels/epic_turn.py (empty ones for an assault scenario)."""
+    Scalars reach the jitted functions with fixed types.  ``turn``: the turn tables of kernels/epic_turn.py, or
+    None for an assault scenario.  ``_run_block`` thus has two compiled variants, each compiled once: with
+    ``turn`` None, Numba prunes the branch that calls ``epic_turn.turn_lane`` before typing it (a branch on
+    ``argument is not None`` is resolved from the argument's type), so an assault's compile includes none of
+    the turn code; a turn scenario compiles its own variant on first use."""
     key0, key1, first_block, n_trials = np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials)
     trial_streams = bool(trial_streams)
     n_blocks = int((n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS)
     part = np.zeros((n_blocks, n_counts), np.int64)
+    flat_part = part.reshape(part.size)  # a view: the block function counts into it
     dice = np.zeros(n_blocks, np.int64)
     n_forms = forms.shape[0]
     dc0 = np.ascontiguousarray(units[:, U_DC])
     masks_w = np.ascontiguousarray(masks.transpose(2, 0, 1))
+    flat_masks = masks_w.reshape(masks_w.size)  # [w, side, kind]
+    flat_fmasks = np.ascontiguousarray(fmasks).reshape(fmasks.size)
     ho = np.zeros((n_forms, 3), np.int64)
     n_hist = 0
     for f in range(n_forms):
@@ -2048,8 +2051,10 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         n_hist = ho[f, 2] + 8 * c1
     n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0),
                                   _stack_frames(dc0))
+    if (turn is not None) != bool(rules[R_TURN]):
+        raise ValueError("turn tables are given for a turn scenario (rules[R_TURN]) and only for one")
     n_turn = (epic_turn.scratch_size(units.shape[0], n_forms, turn[epic_turn.T_INFO][0, epic_turn.I_MAX_HITS])
-              if rules[R_TURN] else 0)
+              if turn is not None else 0)
 
     def block(task: int) -> None:
         b = np.int64(task)
@@ -2057,11 +2062,12 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         _seed_lanes(rs, np.empty(4, np.uint64), key0, key1, (first_block + b) * LANES)
         hist = np.zeros(n_hist, np.int64)
         tscr = np.zeros(n_turn, np.int64)
-        dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb, pmask,
-                             pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off, form_off,
-                             masks_w, fmasks, base,
-                             part, b, min(np.int64(BLOCK_TRIALS), n_trials - b * BLOCK_TRIALS), trial_streams, key0,
-                             key1, (first_block + b) * BLOCK_TRIALS, hist, ho, turn, tscr)
+        dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros((FORM_ROWS, n_forms * LANES), LANE_INT),
+                             np.zeros((LANE_ROWS, LANES), LANE_INT), np.zeros(n_uint, np.uint64), rs, units, src, gb,
+                             pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb, splash, trapped, rules, side_off,
+                             form_off, masks_w, flat_masks, flat_fmasks, base, part, flat_part, b,
+                             min(np.int64(BLOCK_TRIALS), n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
+                             (first_block + b) * BLOCK_TRIALS, hist, ho, turn, tscr)
         _fold_histograms(part, b, hist, ho, forms, form_off)
 
     threads = min(thread_count(), n_blocks)

@@ -6,7 +6,12 @@ int64: the Epic kernel's helpers were compiled 61 times for 22 functions, each c
 again and running LLVM on its own module before the caller's module ran it once more.  A function made by
 this ``njit`` is compiled for its callers' argument types with literal values dropped and signed integer
 scalars widened to int64 (the call site converts, as for any Numba call), so in practice once: the values
-it computes are the same, and LLVM still inlines it where that pays.  Calls from Python are unchanged.
+it computes are the same, and LLVM still inlines it where that pays.
+
+A helper is compiled without the wrappers that let Python call it (the CPython and C wrappers unbox every
+argument: code Numba lowers, optimises and generates for each helper, and that LLVM finds unused); only
+the functions made with ``from_python=True`` (the kernels' entry points) have them, and calling another one
+from Python raises TypeError.
 """
 import numba
 from numba.core import types
@@ -26,11 +31,25 @@ class OneSignatureDispatcher(CPUDispatcher):
         return super().get_call_template(tuple(_widened(a) for a in args), {k: _widened(v) for k, v in kws.items()})
 
 
-def njit(cache: bool = False, **options):
-    """``numba.njit(cache=..., **options)`` (used as ``@njit(...)``) making an :class:`OneSignatureDispatcher`."""
+class HelperDispatcher(OneSignatureDispatcher):
+    """A :class:`OneSignatureDispatcher` compiled without the wrappers for calls from Python (see the module)."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is called from jitted code only "
+                        "(kernels.jit.njit without from_python=True)")
+
+
+def njit(cache: bool = False, from_python: bool = False, **options):
+    """``numba.njit(cache=..., **options)`` (used as ``@njit(...)``) making an :class:`OneSignatureDispatcher`:
+    with ``from_python`` one that Python calls too, otherwise a :class:`HelperDispatcher`."""
     def wrap(func):
-        dispatcher = OneSignatureDispatcher(py_func=func, locals={},
-                                            targetoptions=dict(options, nopython=True, boundscheck=None))
+        if from_python:
+            dispatcher = OneSignatureDispatcher(py_func=func, locals={},
+                                                targetoptions=dict(options, nopython=True, boundscheck=None))
+        else:
+            dispatcher = HelperDispatcher(py_func=func, locals={},
+                                          targetoptions=dict(options, nopython=True, boundscheck=None,
+                                                             no_cpython_wrapper=True, no_cfunc_wrapper=True))
         if cache:
             dispatcher.enable_caching()
         return dispatcher

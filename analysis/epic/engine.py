@@ -154,7 +154,7 @@ class KernelArrays:
     side_off: np.ndarray
     form_off: np.ndarray
     n_counts: int
-    turn: tuple = ()  # a turn scenario's tables (kernels/epic_turn.py), empty ones for an assault
+    turn: tuple | None = None  # a turn scenario's tables (kernels/epic_turn.py); None for an assault
 
     @classmethod
     def build(cls, c: CompiledEpic) -> "KernelArrays":
@@ -325,7 +325,7 @@ class KernelArrays:
         return cls(units=units, src=src, gb=gb, pmask=pmask, pinfo=pinfo, pb=pb, masks=masks, fmasks=fmasks,
                    base=base, forms=ftab, fu=fu, fb=fb, fwe=fwe, fweb=fweb, splash=splash,
                    trapped=np.array([f.trapped for f in forms], np.float64), rules=rules,
-                   side_off=side_off, form_off=form_off, n_counts=lay.size, turn=NO_TURN)
+                   side_off=side_off, form_off=form_off, n_counts=lay.size)
 
     @classmethod
     def build_turn(cls, ct) -> "KernelArrays":
@@ -362,9 +362,6 @@ def _table(rows: list[list[int]], cols: int) -> np.ndarray:
     return np.array(rows, np.int64).reshape(len(rows), cols)
 
 
-#: The turn tables of an assault scenario (the kernel reads none of them).
-NO_TURN = (_table([], T.A_COLS), _table([], 1), _table([], T.WP_COLS), _table([[0]], 1), _table([], T.TU_COLS),
-           _table([], 6), _table([], T.TF_COLS), _table([[0, 0]], T.I_COLS))
 _TYPE_CODES = {"INF": T.INF, "LV": T.LV, "AV": T.AV, "WE": T.WE, "CH": T.CH}
 _HOLD_CODES = {"shoot": T.HOLD_SHOOT, "move": T.HOLD_MOVE, "regroup": T.HOLD_REGROUP}
 _AP_AT_CODES = {"auto": T.AP_AT_AUTO, "ap": T.AP_AT_AP, "at": T.AP_AT_AT}

@@ -1430,7 +1430,8 @@ def test_trial_streams_do_not_depend_on_chunks_and_change_nothing_statistically(
 def test_kernel_helpers_compile_once_whatever_the_call_sites_pass():
     """Issue 12 §1 'no kernel compiled twice for one signature': a helper made by kernels.jit.njit is
     compiled once for calls that pass constants (typed as literals by Numba) and int32 or int64
-    scalars, and computes what Python computes for each call."""
+    scalars, and computes what Python computes for each call.  It has no wrapper for calls from Python
+    (kernels/jit.py): such a call raises TypeError instead of running."""
     from numba import njit as numba_njit
 
     from kernels.jit import njit
@@ -1447,3 +1448,5 @@ def test_kernel_helpers_compile_once_whatever_the_call_sites_pass():
     row = np.array([10, 20, 30], np.int32)
     assert caller(5, False, row) == (11, -18, -15, 10)
     assert len(helper.signatures) == 1, helper.signatures
+    with pytest.raises(TypeError, match="called from jitted code only"):
+        helper(1, True, row)

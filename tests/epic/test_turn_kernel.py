@@ -486,6 +486,26 @@ def test_scenarios_reach_the_rules_they_are_for():
     assert run("suppression")["sides"] is None
 
 
+def test_block_function_has_an_assault_and_a_turn_variant_only():
+    """Issue 12 §1 'no kernel compiled twice for one signature': an assault and a turn run the block function
+    compiled for two deliberate variants (kernels/epic.py, ``assault_kernel``), which differ only in the turn
+    tables argument: None for an assault (the turn code is pruned from that variant), the tables for a turn."""
+    import inspect
+
+    from numba.core import types
+
+    from kernels import epic as K
+
+    epic.simulate(epic.loads(SCENARIOS["shoot_then_assault"]), trials=256, seed=1)
+    epic.simulate(epic.load(TURNS.parent / "assault_marines_vs_warband.toml"), trials=256, seed=1)
+    signatures = K._run_block.signatures
+    turn = list(inspect.signature(K._run_block.py_func).parameters).index("turn")
+    assert len(signatures) == 2, signatures
+    assault, turns = sorted(signatures, key=lambda sig: not isinstance(sig[turn], types.NoneType))
+    assert isinstance(assault[turn], types.NoneType) and isinstance(turns[turn], types.BaseTuple)
+    assert assault[:turn] + assault[turn + 1:] == turns[:turn] + turns[turn + 1:]
+
+
 def test_same_numbers_whatever_the_chunk_size():
     """Reproducible: the same seed gives the same counts for any chunk size and thread count."""
     model = epic.loads(SCENARIOS["shoot_then_assault"])
