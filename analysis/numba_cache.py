@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-from numba.core import event
+from numba.core import event, types
 from numba.core.caching import Cache, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
 from numba.core.runtime import rtsys
 
@@ -122,21 +123,39 @@ KERNEL_COMPILES = {
     "kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
     "kernels.t9a": ("The 9th Age kernel", "about 15 s"),
 }
+#: The Epic block function's turn variant (``kernels.epic._run_block`` given turn tables), which a turn
+#: scenario compiles on its first run even when the assault variant is in the cache.
+EPIC_TURN_COMPILE = ("the Epic Armageddon kernel for turns", "about a minute and a half")
+
+
+def announced_compile(dispatcher, args=()) -> tuple[str, str] | None:
+    """(what, how long) of a compile of ``dispatcher`` for the argument types ``args``, for the notice, or
+    None for a function outside the kernels."""
+    func = getattr(dispatcher, "py_func", None)
+    module = getattr(func, "__module__", "")
+    if module == "kernels.epic_turn":
+        return EPIC_TURN_COMPILE
+    if module == "kernels.epic" and func.__name__ == "_run_block" and args:
+        turn = list(inspect.signature(func).parameters).index("turn")
+        if not isinstance(args[turn], types.NoneType):
+            return EPIC_TURN_COMPILE
+    return KERNEL_COMPILES.get(module)
 
 
 class CompileNotice(event.Listener):
-    """Prints one line on stderr when a kernel of :data:`KERNEL_COMPILES` starts compiling (Numba fires
-    ``numba:compile`` only on a cache miss), then stays silent."""
+    """Prints one line on stderr when a kernel of :data:`KERNEL_COMPILES`, or the Epic kernel's turn variant,
+    starts compiling (:func:`announced_compile`; Numba fires ``numba:compile`` only on a cache miss), then
+    stays silent."""
 
     def __init__(self, stream=None):
         self.stream = stream if stream is not None else sys.stderr
         self.printed = False
 
     def on_start(self, ev):
-        module = getattr(getattr(ev.data.get("dispatcher"), "py_func", None), "__module__", "")
-        if self.printed or module not in KERNEL_COMPILES:
+        announced = None if self.printed else announced_compile(ev.data.get("dispatcher"), ev.data.get("args", ()))
+        if announced is None:
             return
-        what, duration = KERNEL_COMPILES[module]
+        what, duration = announced
         print(f"compiling {what}, once ({duration}; later runs load it from the "
               f"cache in {os.environ.get('NUMBA_CACHE_DIR', 'the Numba cache')})…", file=self.stream, flush=True)
         self.printed = True

@@ -1,6 +1,7 @@
 """Issue 12 §1, first run and speed of use: one Numba cache folder for every entry point, lazy command
 loading (``--help`` imports neither Numba nor the data libraries), the cold-compile notice."""
 import importlib
+import inspect
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ from numba.core import event
 
 import kernels
 from analysis.cli import COMMANDS, SYSTEMS, main
-from analysis.numba_cache import KERNEL_COMPILES, CompileNotice, compile_notice
+from analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
 
 ROOT = Path(__file__).resolve().parent.parent
 GDB_SCENARIO = ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml"
@@ -119,6 +120,24 @@ def test_compile_notice_is_one_line_for_a_kernel_compile(module, capsys):
     other = CompileNotice()
     other.on_start(event.Event("numba:compile", event.EventStatus.START, data={"dispatcher": _not_a_kernel}))
     assert capsys.readouterr().err == ""
+
+
+def test_compile_notice_names_the_epic_turn_variant(capsys):
+    """§1 'one line on stderr says what is compiling': the Epic block function compiled for a turn (turn
+    tables given; a turn scenario compiles it even when assaults are cached) is announced as the turn
+    kernel with its own duration; compiled for an assault (no turn tables), as the Epic kernel."""
+    from numba.core import types
+
+    from kernels import epic
+
+    params = list(inspect.signature(epic._run_block.py_func).parameters)
+    for turn_type, expected in ((types.UniTuple(types.int64[:, :], 2), EPIC_TURN_COMPILE),
+                                (types.none, KERNEL_COMPILES["kernels.epic"])):
+        args = tuple(turn_type if name == "turn" else types.int64 for name in params)
+        CompileNotice().on_start(event.Event("numba:compile", event.EventStatus.START,
+                                             data={"dispatcher": epic._run_block, "args": args}))
+        err = capsys.readouterr().err
+        assert f"compiling {expected[0]}, once ({expected[1]};" in err
 
 
 def test_nested_compile_notice_blocks_announce_a_compile_once(capsys):
