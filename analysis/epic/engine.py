@@ -128,8 +128,6 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
     return [(step, row) for step, row in rows if min(row[K.S_VC], row[K.S_VN]) < NO_ROLL]
 
 
-
-
 @dataclass
 class KernelArrays:
     """The integer tables ``kernels.epic.assault_kernel`` takes (column names in ``kernels.epic``)."""
