@@ -15,10 +15,10 @@ from pathlib import Path
 import click
 
 from .errors import UserError
-from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS
 
 SYSTEMS = {
-    "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally; turns ([[turn]]: --engine reference).",
+    "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and whole turns ([[turn]]).",
     "gdb": "General de Brigade charge sequence.",
     "t9a": "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
 }
@@ -187,6 +187,8 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if trace:
             click.echo(module.trace(model, seed=seed))
             return
+        if engine:
+            trials = _epic_engine_trials(module, model, engine["engine"], trials, precision)
         result = module.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads, **engine)
         if as_json:
             click.echo(result.to_json())
@@ -197,12 +199,26 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if plot_path:
             save_plot(result, plot_path)
 
-    if name == "epic":  # turn scenarios run on the reference engine for now (docs/epic-turn.md)
+    if name == "epic":
         command = click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel",
                                show_default=True,
-                               help="Numba kernel, or the pure-Python reference engine (slow; runs turn scenarios)."
+                               help="Numba kernel, or the pure-Python reference engine (about a thousand times "
+                                    f"slower; {REFERENCE_DEFAULT_TRIALS:,} trials unless --trials is given). A turn "
+                                    "with aircraft or spacecraft runs on the reference engine either way."
                                )(command)
     return command
+
+
+def _epic_engine_trials(module, model, engine: str, trials: int, precision: float | None) -> int:
+    """The trials of an Epic run: on the reference engine (asked for, or taken because the kernel does not
+    simulate a part of the turn, which one line on stderr says before the run) the default is
+    :data:`REFERENCE_DEFAULT_TRIALS`, not the kernel's million, unless ``--trials`` was given."""
+    used, reason = module.engine_for(model, engine)
+    if reason:
+        click.echo(f"note: {reason}: this turn runs on the pure-Python reference engine, about a thousand "
+                   "times slower than the kernel", err=True)
+    given = click.get_current_context().get_parameter_source("trials") is not click.core.ParameterSource.DEFAULT
+    return trials if used == "kernel" or given or precision is not None else REFERENCE_DEFAULT_TRIALS
 
 
 def _csv_table(result, distributions: bool, at_least: bool):

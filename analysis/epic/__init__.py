@@ -13,7 +13,6 @@ import random
 from pathlib import Path
 
 from .. import runner
-from ..errors import UserError
 from ..scenario import parse_toml, read_toml, validate
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
@@ -21,8 +20,9 @@ from .outcome import EpicResult, build_result, precision_successes, record
 from .exact_steps import exact_action_test, exact_assault_result, exact_rally
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
 
-__all__ = ["load", "loads", "simulate", "trace", "regroup", "rally", "action_test", "assault_result", "EpicScenario",
-           "EpicResult"]
+__all__ = ["load", "loads", "simulate", "trace", "engine_for", "regroup", "rally", "action_test", "assault_result",
+           "EpicScenario", "EpicResult"]
+
 
 
 def load(path: str | Path) -> EpicScenario:
@@ -96,7 +96,8 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     """Simulate ``trials`` assaults (or until ``precision``) and return an :class:`EpicResult`.
 
     ``engine="reference"`` runs the pure-Python reference engine instead of the Numba kernel
-    (about a thousand times slower; for checks).
+    (about a thousand times slower; for checks).  A turn with a part the kernel does not simulate yet
+    (:func:`engine_for`) runs on the reference engine either way, and its result says so in a note.
     """
     if _is_turn(scenario):
         return _simulate_turn(scenario, engine, trials=trials, seed=seed, precision=precision, threads=threads,
@@ -137,38 +138,57 @@ def _is_turn(scenario) -> bool:
     return bool((scenario if isinstance(scenario, EpicScenario) else load(scenario)).turn)
 
 
-def _simulate_turn(scenario, engine: str, **run_args):
-    from .turn_result import TurnJob, build_turn_result, compile_turn
+def engine_for(scenario, engine: str = "kernel") -> tuple[str, str | None]:
+    """The engine a run of ``scenario`` takes when ``engine`` is asked for, and why, when that is not the one
+    asked for: a turn with a part the Numba kernel does not simulate yet (aircraft, spacecraft, a Land Train
+    that can lose its battlecars; docs/epic-turn.md §7) runs on the pure-Python reference engine."""
+    if not _is_turn(scenario):
+        runner.check_argument("engine", engine)
+        return engine, None
+    return _turn_engine(_compiled_turn(scenario), engine)
 
+
+def _turn_engine(c, engine: str) -> tuple[str, str | None]:
+    """:func:`engine_for` of a compiled turn."""
     runner.check_argument("engine", engine)
-    if isinstance(scenario, CompiledEpic):
-        scenario = scenario.scenario
-    c = compile_turn(scenario if isinstance(scenario, EpicScenario) else load(scenario))
-    if engine == "kernel":
-        from .engine import KernelJob, turn_kernel_unsupported
+    if engine == "reference":
+        return engine, None
+    from .engine import turn_kernel_unsupported
 
-        unsupported = turn_kernel_unsupported(c)
-        if unsupported:
-            field, feature = unsupported
-            raise UserError(c.scenario.source, field,
-                            f"the Numba kernel does not simulate {feature} yet; the reference engine does "
-                            "(Python: engine=\"reference\"; command line: --engine reference)")
-        job = KernelJob(c)
-    elif engine == "reference":
-        job = TurnJob(c)
-    else:
-        raise ValueError("engine must be 'kernel' or 'reference'")
-    counts, info = runner.run(job, **run_args)
-    return build_turn_result(c, counts, info, engine=engine)
+    unsupported = turn_kernel_unsupported(c)
+    if unsupported is None:
+        return engine, None
+    field, feature = unsupported
+    return "reference", f"the Numba kernel does not simulate {feature} yet ({field})"
 
 
-def _trace_turn(scenario, seed: int) -> str:
-    from .turn import run_turn_trial
+def _compiled_turn(scenario):
     from .turn_result import compile_turn
 
     if isinstance(scenario, CompiledEpic):
         scenario = scenario.scenario
-    c = compile_turn(scenario if isinstance(scenario, EpicScenario) else load(scenario))
+    return compile_turn(scenario if isinstance(scenario, EpicScenario) else load(scenario))
+
+
+def _simulate_turn(scenario, engine: str, **run_args):
+    from .turn_result import TurnJob, build_turn_result
+
+    c = _compiled_turn(scenario)
+    engine, reason = _turn_engine(c, engine)
+    if engine == "kernel":
+        from .engine import KernelJob
+
+        job = KernelJob(c)
+    else:
+        job = TurnJob(c)
+    counts, info = runner.run(job, **run_args)
+    return build_turn_result(c, counts, info, engine=engine, reason=reason)
+
+
+def _trace_turn(scenario, seed: int) -> str:
+    from .turn import run_turn_trial
+
+    c = _compiled_turn(scenario)
     lines: list[str] = [f"{c.scenario.title}: one turn, seed {seed} (reference engine)"]
     key0, key1 = runner.stream_key(seed)
     outcome = run_turn_trial(c.compiled, c.weapons, block_rng(key0, key1, 0), log=lines.append)

@@ -172,7 +172,8 @@ class TurnJob:
         return np.append(base, self.c.compiled.layout.scalar(counts, "no_assault"))
 
 
-def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine: str = "reference") -> TurnResult:
+def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine: str = "reference",
+                      reason: str | None = None) -> TurnResult:
     """The assault result plus ``no_assault`` and the ``turn`` section (docs/epic-turn.md §4)."""
     base = build_result(c.compiled, counts, info, engine=engine)
     lay, n = c.compiled.layout, info.trials
@@ -203,5 +204,6 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine
     roles = {f.name: ROLE_NAMES[f.role] for f in assault_roles(c).formations}
     tree["formations"] = {name: dict(f, role=_Label(roles[name] if c.has_engage else "outside"))
                           for name, f in tree["formations"].items()}
-    notes = list(base.notes) + ([] if engine == "kernel" else ["turn: pure-Python reference engine"])
+    notes = list(base.notes) + ([] if engine == "kernel" else
+                                ["turn: pure-Python reference engine" + (f": {reason}" if reason else "")])
     return TurnResult(system="epic", title=base.title, info=info, tree=tree, notes=notes, meta=base.meta)

@@ -3,6 +3,7 @@
 rule steps (the ``exact`` fixture), one reference run against them at 5σ, and the bad inputs."""
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction as F
 
@@ -374,14 +375,25 @@ def test_bad_aircraft_input_is_one_line_exit_2(tmp_path, text, needles):
     one_error_line(result, str(path), *needles)
 
 
-def test_kernel_refuses_aircraft_actions_with_one_line(tmp_path):
-    """The Numba kernel does not run aircraft or spacecraft: one line naming the field and the way out."""
+def test_aircraft_turn_runs_on_the_reference_engine_with_a_note(tmp_path, monkeypatch):
+    """docs/epic-turn.md §7, §9: the Numba kernel does not run aircraft or spacecraft, so such a turn runs on
+    the reference engine whatever the engine asked for: one note line on stderr before the run, the note in the
+    result, and without --trials the reference engine's default trial count, not the kernel's million."""
+    import analysis.cli
+
     path = tmp_path / "air.toml"
-    blocks = UNITS.split("[units.")  # without the war engines: the kernel refuses those first
+    blocks = UNITS.split("[units.")  # without the war engines: only the aircraft keep it off the kernel
     without_war_engines = "[units.".join(b for b in blocks if not b.startswith(("bomber]", "walker]")))
     path.write_text(without_war_engines + "".join(GROUND_ATTACK))
-    result = CliRunner().invoke(main, ["epic", str(path), "-n", "10"])
-    one_error_line(result, str(path), "turn[0].action", "ground_attack", "--engine reference")
+    result = CliRunner().invoke(main, ["epic", str(path), "-n", "10", "--json"])
+    assert result.exit_code == 0, result.output
+    note = "the Numba kernel does not simulate ground_attack (aircraft and spacecraft) yet (turn[0].action)"
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("note: " + note), result.stderr
+    data = json.loads(result.stdout)
+    assert data["trials"] == 10 and any(n.endswith("reference engine: " + note) for n in data["notes"])
+    assert epic.simulate(epic.load(path), trials=10).meta["engine"] == "reference"
+    monkeypatch.setattr(analysis.cli, "REFERENCE_DEFAULT_TRIALS", 12)
+    assert json.loads(CliRunner().invoke(main, ["epic", str(path), "--json"]).stdout)["trials"] == 12
 
 
 def test_kernel_refuses_a_formation_of_aircraft_that_does_not_act():
