@@ -110,6 +110,16 @@ def _living(hp, fu, fb, f, l):
 
 
 @njit(cache=True, _nrt=False)
+def _any_living(hp, fu, fb, f, l):
+    """Has formation ``f`` a living unit in lane ``l``?  (:func:`_living` > 0, stopping at the first: the front
+    units are usually alive.)"""
+    for k in range(fb[f], fb[f + 1]):
+        if hp[fu[k] * K.LANES + l] > 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
@@ -430,7 +440,7 @@ def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, loss
         if g == target:
             acc[3] += n + (1 if crossfire and acc[4] == 0 else 0)
             acc[4] = 1
-        elif not broken[i] and _living(hp, fu, fb, g, l) > 0:
+        elif not broken[i] and _any_living(hp, fu, fb, g, l):
             bm[i] += n
             spl[g] = 1
 
@@ -582,7 +592,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     for g in range(n_forms):
         spl[g] = 0
     nd = 0
-    if broken[shooter * L + l] or _living(hp, fu, fb, shooter, l) == 0:
+    if broken[shooter * L + l] or not _any_living(hp, fu, fb, shooter, l):
         return 0, 0, 0, nd
     # §3.1 who can fire: living units among the first in_range, with a ground weapon
     nc = 0
@@ -607,7 +617,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
         budget -= cost
         suppressed += 1
     nf = nc - suppressed
-    if nf == 0 or _living(hp, fu, fb, target, l) == 0:
+    if nf == 0 or not _any_living(hp, fu, fb, target, l):
         return 0, 0, 0, nd  # no attack, no BM (TP-FAQ Place Blast Marker)
     was_broken = broken[target * L + l] != 0
     if was_broken:  # §3.3
@@ -746,6 +756,11 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
         k0 = KIND_AP if phase == 0 else KIND_MW
         k1 = k0 + 1
         acc[3] = 0
+        any_hit = False
+        for h in range(nh):
+            any_hit |= hkind[h] == k0 or hkind[h] == k1
+        if not any_hit:
+            continue  # a step without hits places nothing
         nl = 0
         for i in range(ne):
             if hp[ex[i] * L + l] > 0:
@@ -811,17 +826,30 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     rem1 += 1
             p0 = 0  # next pooled hit of each kind
             p1 = 0
+            # one kind of hit: the units able to take it are the same throughout, and the unit with the fewest
+            # hits nearest the front is the next able one after the last pick, wrapping round (nxt)
+            one_kind = rem0 == 0 or rem1 == 0
+            nxt = 0
             while rem0 + rem1 > 0:  # round-robin front to back (TP 1.9.6; TP-FAQ Allocate Hits)
                 least = -1
                 pick = NONE
-                for i in range(nl):
-                    t = tu[gl[i], TU_TYPE]
-                    if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
-                        if least < 0 or cnt[i] < least:
-                            least = cnt[i]
+                if one_kind:
+                    for step in range(nl):
+                        i = nxt + step - (nl if nxt + step >= nl else 0)
+                        t = tu[gl[i], TU_TYPE]
+                        if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
                             pick = i
+                            break
+                else:
+                    for i in range(nl):
+                        t = tu[gl[i], TU_TYPE]
+                        if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
+                            if least < 0 or cnt[i] < least:
+                                least = cnt[i]
+                                pick = i
                 if pick == NONE:
                     break  # no unit can take what is left: lost
+                nxt = pick + 1 if pick + 1 < nl else 0
                 t = tu[gl[pick], TU_TYPE]
                 take0 = rem0 > 0 and _can_take(t, k0)
                 take1 = rem1 > 0 and _can_take(t, k1)
@@ -886,12 +914,12 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     else:
         _place(l, target, extra, acc, bm)
     # §3.11 the break check, once the whole attack is over; then of the formations a splash put BMs on
-    if not was_broken and _living(hp, fu, fb, target, l) > 0 and _fails_break_test(hp, fu, fb, units, forms, bm,
+    if not was_broken and _any_living(hp, fu, fb, target, l) and _fails_break_test(hp, fu, fb, units, forms, bm,
                                                                                     target, l):
         nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
                      losses_bm, kills, bm, broken, stk)
     for g in range(n_forms):
-        if spl[g] and not broken[g * L + l] and _living(hp, fu, fb, g, l) > 0 \
+        if spl[g] and not broken[g * L + l] and _any_living(hp, fu, fb, g, l) \
                 and _fails_break_test(hp, fu, fb, units, forms, bm, g, l):
             nd += _break(rs, l, g, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
                          losses_bm, kills, bm, broken, stk)
@@ -899,23 +927,6 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
 
 
 # -- the turn (docs/epic-turn.md §2) ---------------------------------------------------------------------
-
-@njit(cache=True, _nrt=False)
-def _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped,
-            wst, n_units, splash, n_forms, losses_bm, kills, stk):
-    """Activation ``k``'s attack at its target, with the target's overwatch cover (TP 1.8.4)."""
-    acts = T[T_ACTS]
-    target = acts[k, A_TARGET]
-    cover = acts[k, A_COVER]
-    cover_save = acts[k, A_COVER_SAVE]
-    if overwatch[target] and not cover and acts[k, A_OW_COVER]:
-        cover = 1
-        cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
-    return shoot_lane(rs, l, acts[k, A_FORM], target, modifier, acts[k, A_IN_RANGE], acts[k, A_EXPOSED], cover,
-                      cover_save, acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE], acts[k, A_TEMPLATES],
-                      T, scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-                      splash, n_forms, losses_bm, kills, stk)
-
 
 @njit(cache=True, _nrt=False)
 def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
@@ -941,7 +952,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
         shoots = False
         hold = False
         modifier = 0
-        if not broken[f * L + l] and _living(hp, fu, fb, f, l) > 0:  # TP 1.13
+        if not broken[f * L + l] and _any_living(hp, fu, fb, f, l):  # TP 1.13
             acted = True
             overwatch[f] = 0  # acting ends a standing overwatch (TP 1.10)
             if action == HOLD:
@@ -968,6 +979,9 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                 if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
                     shoots = True
                     modifier = TO_HIT_MODIFIER[action]
+                elif action == MARSHAL and acts[k, A_TARGET] != NONE:  # shoots at −1, then regroups (below)
+                    shoots = True
+                    modifier = -1
                 elif action == OVERWATCH:
                     overwatch[f] = 1
                 elif action == ENGAGE:
@@ -975,7 +989,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                     charger = np.int64(f)
                     for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
                         g = owf[i, 0]
-                        if not overwatch[g] or broken[g * L + l] or _living(hp, fu, fb, g, l) == 0:
+                        if not overwatch[g] or broken[g * L + l] or not _any_living(hp, fu, fb, g, l):
                             continue
                         overwatch[g] = 0
                         _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
@@ -983,27 +997,30 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                                                  n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
                                                  losses_bm, kills, stk)
                         nd += k2
-                    if broken[charger * L + l] or _living(hp, fu, fb, charger, l) == 0 \
-                            or _living(hp, fu, fb, acts[k, A_TARGET], l) == 0:
+                    if broken[charger * L + l] or not _any_living(hp, fu, fb, charger, l) \
+                            or not _any_living(hp, fu, fb, acts[k, A_TARGET], l):
                         assault = False  # broken or dead before contact, or nobody to charge (TP 1.13.3)
-            if shoots:
-                hits, kills_k, placed, k2 = _attack(rs, l, k, modifier, overwatch, T, scr, units, forms, fu, fb, hp,
-                                                    alive, n_words, bm, broken, trapped, wst, n_units, splash,
-                                                    n_forms, losses_bm, kills, stk)
+            if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
+                target = acts[k, A_TARGET]
+                cover = acts[k, A_COVER]
+                cover_save = acts[k, A_COVER_SAVE]
+                if overwatch[target] and not cover and acts[k, A_OW_COVER]:
+                    cover = 1
+                    cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
+                hits, kills_k, placed, k2 = shoot_lane(rs, l, f, target, modifier, acts[k, A_IN_RANGE],
+                                                       acts[k, A_EXPOSED], cover, cover_save, acts[k, A_CROSSFIRE],
+                                                       acts[k, A_AP_AT], acts[k, A_DECLARE], acts[k, A_TEMPLATES], T,
+                                                       scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm,
+                                                       broken, trapped, wst, n_units, splash, n_forms, losses_bm,
+                                                       kills, stk)
                 nd += k2
-            if passed and action == MARSHAL:  # shoots at −1 with a target, then regroups unless broken
-                if acts[k, A_TARGET] != NONE:
-                    hits, kills_k, placed, k2 = _attack(rs, l, k, -1, overwatch, T, scr, units, forms, fu, fb, hp,
-                                                        alive, n_words, bm, broken, trapped, wst, n_units, splash,
-                                                        n_forms, losses_bm, kills, stk)
-                    nd += k2
-                if not broken[f * L + l]:
-                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
+            if passed and action == MARSHAL and not broken[f * L + l]:  # after its attack, unless broken
+                nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
         pflat[prow + acts[k, A_O_ACTED]] += np.int64(acted)
         pflat[prow + acts[k, A_O_PASSED]] += np.int64(passed)
         if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)
             g = acts[k, A_TARGET]
-            alive_g = _living(hp, fu, fb, g, l) > 0
+            alive_g = _any_living(hp, fu, fb, g, l)
             brk = broken[g * L + l] != 0
             after = bm[g * L + l] if alive_g and not brk else 0
             pflat[prow + acts[k, A_O_BROKEN]] += np.int64(brk and alive_g)
