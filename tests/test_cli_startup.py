@@ -289,3 +289,22 @@ def test_a_cached_kernel_links_into_a_function_compiled_later():
     child = _child(code, drop_cache_var=False)
     assert child.returncode == 0, child.stderr
     assert child.stdout.splitlines() == ["CachedKernelLibrary True", "CachedKernelLibrary False True [12, 15, 18, 21]"]
+
+
+def test_the_program_leaves_its_objects_to_the_operating_system_at_exit():
+    """§1 warm run: run as the ``wargame-odds`` program, the command's objects are frozen out of the garbage
+    collector's reach once it has printed (analysis.cli.CliGroup.main), so that Python's collections at exit
+    do not walk them; the output is the same.  Called with arguments (tests, a notebook), main freezes
+    nothing."""
+    script = Path(sys.executable).with_name("wargame-odds")
+    report = ("import atexit, gc, sys\n"
+              "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n")
+    argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
+    program = _child(report + f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\ntry:\n"
+                     f"    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+                     "except SystemExit as e:\n    assert not e.code, e.code\n")
+    called = _child(report + f"from analysis.cli import main\nmain({argv!r}, standalone_mode=False)\n")
+    assert program.returncode == 0 and called.returncode == 0, program.stderr + called.stderr
+    assert program.stderr.strip().splitlines()[-1] == "frozen True"
+    assert called.stderr.strip().splitlines()[-1] == "frozen False"
+    assert program.stdout == called.stdout and json.loads(program.stdout)["trials"] == 1000
