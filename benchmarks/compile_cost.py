@@ -1,7 +1,8 @@
 """First-run costs, each measured in a fresh process: the cold compile of the Epic kernel for an assault
 and, apart, for a turn (CPU seconds and peak resident memory, each with an empty Numba cache),
 ``wargame-odds --help`` and a warm 1,000-trial CLI run (wall and CPU seconds, cache filled), and the floor
-under the warm runs: a Python process that only imports the libraries they all import.
+under the warm runs: a Python process that only imports the libraries they all import (and exits as the
+program does).
 
 CPU and memory come from the kernel's own accounting of the child process (``os.wait4``: the
 ``RUSAGE_CHILDREN`` figures of that one child), so they include Python's start-up and imports.
@@ -22,9 +23,10 @@ README_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs
 WARM_RUNS = {"epic": README_SCENARIO, "gdb": ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml",
              "t9a": ROOT / "analysis" / "scenarios" / "t9a" / "flee_reaction.toml"}
 CLI = Path(sys.executable).with_name("wargame-odds")
-#: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line): the
-#: floor under the warm runs' times that the program's own code does not set.
-WARM_RUN_IMPORTS = "import numba, pydantic, click"
+#: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line), then
+#: the program's exit (``gc.freeze``, analysis.cli): the floor under the warm runs' times that the program's
+#: own code does not set.
+WARM_RUN_IMPORTS = "import gc, numba, pydantic, click; gc.freeze()"
 
 #: The shipped turn scenario of ``make demo``: its first run compiles the block function's turn variant.
 TURN_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "turns" / "devastators_then_assault_marines.toml"
@@ -102,7 +104,8 @@ def main() -> int:
           + ", ".join(f"{system} {wall:.2f} s wall ({cpu:.2f} s CPU)" for system, (wall, cpu) in warm.items())
           + " (targets < 1 s wall; medians of 5)")
     floor_wall, floor_cpu = cli_cost(["-c", WARM_RUN_IMPORTS], program=[sys.executable])
-    print(f"floor of a warm run: `python -c \"{WARM_RUN_IMPORTS}\"` {floor_wall:.2f} s wall ({floor_cpu:.2f} s CPU)")
+    print(f"floor under the warm runs (`python -c \"{WARM_RUN_IMPORTS}\"`): {floor_wall:.2f} s wall "
+          f"({floor_cpu:.2f} s CPU)")
     return 0
 
 
