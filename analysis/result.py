@@ -21,7 +21,9 @@ from .runner import RunInfo
 Leaf = Probability | Mean | Distribution
 
 
+@lru_cache(maxsize=None)
 def package_version() -> str:
+    """The installed package's version (looked up once a process), or "unknown" in a source tree."""
     try:
         return version("wargame-odds")
     except PackageNotFoundError:  # running from a source tree

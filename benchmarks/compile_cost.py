@@ -1,6 +1,8 @@
 """First-run costs, each measured in a fresh process: the cold compile of the Epic kernel for an assault
 and, apart, for a turn (CPU seconds and peak resident memory, each with an empty Numba cache),
-``wargame-odds --help`` and a warm 1,000-trial CLI run (wall and CPU seconds, cache filled).
+``wargame-odds --help`` and a warm 1,000-trial CLI run (wall and CPU seconds, cache filled), and the floor
+under the warm runs: a Python process that only imports the libraries they all import (and exits as the
+program does).
 
 CPU and memory come from the kernel's own accounting of the child process (``os.wait4``: the
 ``RUSAGE_CHILDREN`` figures of that one child), so they include Python's start-up and imports.
@@ -21,6 +23,10 @@ README_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs
 WARM_RUNS = {"epic": README_SCENARIO, "gdb": ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml",
              "t9a": ROOT / "analysis" / "scenarios" / "t9a" / "flee_reaction.toml"}
 CLI = Path(sys.executable).with_name("wargame-odds")
+#: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line), then
+#: the program's exit (``gc.freeze``, analysis.cli): the floor under the warm runs' times that the program's
+#: own code does not set.
+WARM_RUN_IMPORTS = "import gc, numba, pydantic, click; gc.freeze()"
 
 #: The shipped turn scenario of ``make demo``: its first run compiles the block function's turn variant.
 TURN_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "turns" / "devastators_then_assault_marines.toml"
@@ -73,13 +79,15 @@ def cold_epic_compile(script: str = _COLD_EPIC) -> tuple[float, float]:
     return cpu, peak
 
 
-def cli_cost(args: list[str], repeats: int = 5) -> tuple[float, float]:
-    """Median (wall seconds, CPU seconds) of ``wargame-odds ARGS`` (after one run that fills the cache).
-    On a loaded machine the wall time is mostly waiting for a core; the CPU time is the program's.  Warm
-    means Python's bytecode cache too, as a user's runs have it: PYTHONDONTWRITEBYTECODE is dropped."""
+def cli_cost(args: list[str], repeats: int = 5, program: list[str] | None = None) -> tuple[float, float]:
+    """Median (wall seconds, CPU seconds) of ``wargame-odds ARGS`` (or of ``program`` ARGS; after one run
+    that fills the caches).  On a loaded machine the wall time is mostly waiting for a core; the CPU time
+    is the program's.  Warm means Python's bytecode cache too, as a user's runs have it:
+    PYTHONDONTWRITEBYTECODE is dropped."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    child_cost([str(CLI), *args], env)
-    runs = [child_cost([str(CLI), *args], env) for _ in range(repeats)]
+    argv = (program or [str(CLI)]) + args
+    child_cost(argv, env)
+    runs = [child_cost(argv, env) for _ in range(repeats)]
     return statistics.median(r[2] for r in runs), statistics.median(r[0] for r in runs)
 
 
@@ -95,6 +103,9 @@ def main() -> int:
     print(f"wargame-odds --help: {help_wall:.2f} s wall ({help_cpu:.2f} s CPU); warm 1,000-trial runs: "
           + ", ".join(f"{system} {wall:.2f} s wall ({cpu:.2f} s CPU)" for system, (wall, cpu) in warm.items())
           + " (targets < 1 s wall; medians of 5)")
+    floor_wall, floor_cpu = cli_cost(["-c", WARM_RUN_IMPORTS], program=[sys.executable])
+    print(f"floor under the warm runs (`python -c \"{WARM_RUN_IMPORTS}\"`): {floor_wall:.2f} s wall "
+          f"({floor_cpu:.2f} s CPU)")
     return 0
 
 

@@ -163,12 +163,14 @@ def test_compile_notice_names_the_cache_folder(capsys):
 
 
 #: A shipped scenario of each system, and modules its warm run must not import besides the data libraries
-#: (for Epic: Numba's array module, which a ``reshape`` in the block function made loading it import).
+#: (for Epic: Numba's array module, which a ``reshape`` in the block function made loading it import; the
+#: Epic and T9A reference engines, which only --trace and --engine reference use; GdB's compiles the kernel's
+#: tables, so a GdB run imports it).
 _RUNS = {"epic": ("epic/assault_marines_vs_warband.toml", ("analysis.epic.reference", "analysis.epic.turn",
                                                           "analysis.epic.shooting", "numba.np.arrayobj")),
          "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ("numba.np.arrayobj",)),
          "gdb": ("gdb/column_vs_line.toml", ()),
-         "t9a": ("t9a/flee_reaction.toml", ())}
+         "t9a": ("t9a/flee_reaction.toml", ("analysis.t9a.reference",))}
 
 
 @pytest.mark.parametrize("output", ["--json", "text"])
@@ -178,15 +180,16 @@ def test_a_run_imports_no_table_or_plot_library(run, output):
     (an Epic one with its NetEA library lookups) and printing --json, or the text output (headline and
     readable table), needs none of them; nor tqdm when no bar can show (stderr not a terminal), nor the
     reference and turn engines when the kernel runs an assault, nor Numba's array-maths registry (with
-    SciPy's linear algebra), which loading a cached kernel skips (analysis/numba_cache.py); all for a
-    warm 1,000-trial run under 1 s."""
+    SciPy's linear algebra), which loading a cached kernel skips (analysis/numba_cache.py), nor a scan of
+    the installed packages for Numba extensions; all for a warm 1,000-trial run under 1 s."""
     path, engines = _RUNS[run]
     scenario = ROOT / "analysis" / "scenarios" / path
     flags = ", '--json'" if output == "--json" else ""
     unused = ("pandas", "matplotlib", "dask", "tqdm", "numba.np.arraymath", "scipy.linalg", *engines)
-    code = ("import sys\nfrom analysis.cli import main\n"
+    code = ("import sys\nfrom analysis.cli import main\nfrom numba.core import entrypoints\n"
             "main([{system!r}, {scenario!r}, '--trials', '1000'{flags}], standalone_mode=False)\n"
-            "print([m for m in {unused!r} if m in sys.modules], file=sys.stderr)").format(
+            "print([m for m in {unused!r} if m in sys.modules]\n"
+            "      + ['numba extension entry points'] * entrypoints._already_initialized, file=sys.stderr)").format(
         system=run.removesuffix("-turn"), scenario=str(scenario), flags=flags, unused=unused)
     _child(code)  # fills the cache if this test runs first (a compile imports all of Numba)
     child = _child(code)
@@ -231,3 +234,79 @@ def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
     plain = gdb.simulate(scenario, trials=100_000, seed=7, progress=False)
     assert shown.info.chunks > 1 and plain.info.chunks == 1
     assert shown.to_json() == plain.to_json()
+
+
+def test_cached_kernels_define_the_symbols_numba_reads_from_their_bitcode():
+    """§1 warm run: a kernel's library read back from the cache takes the symbols it defines from its object
+    code (analysis.numba_cache.elf_defined_symbols) instead of parsing its LLVM bitcode as Numba does; for
+    every library a shipped scenario of each system loads (an Epic assault and turn, GdB, T9A), the two
+    sets of names are the same, and each such library is a CachedKernelLibrary with its bitcode unparsed."""
+    code = ("import json, sys\n"
+            "import analysis.epic, analysis.gdb, analysis.t9a\n"
+            "from analysis import numba_cache\n"
+            "from llvmlite import binding as llvm\n"
+            "loaded, unserialize = [], numba_cache._unserialize_kernel_library\n"
+            "def recording(codegen, state):\n"
+            "    library = unserialize(codegen, state)\n"
+            "    loaded.append((state, library))\n"
+            "    return library\n"
+            "numba_cache._unserialize_kernel_library = recording\n"
+            "for name, (path, _) in {runs!r}.items():\n"
+            "    m = analysis.epic if name.startswith('epic') else getattr(analysis, name)\n"
+            "    m.simulate(m.load({root!r} + '/' + path), trials=1000, progress=False)\n"
+            "report = []\n"
+            "for (name, kind, (object_code, bitcode)), library in loaded:\n"
+            "    module = llvm.parse_bitcode(bitcode)\n"
+            "    numba_names = {{g.name for group in (module.functions, module.global_variables) for g in group\n"
+            "                   if not g.is_declaration}}\n"
+            "    report.append([name, type(library).__name__, library._shared_module is None,\n"
+            "                   sorted(numba_names ^ numba_cache.elf_defined_symbols(object_code)), len(numba_names)])\n"
+            "print(json.dumps(report))\n").format(runs=_RUNS, root=str(ROOT / "analysis" / "scenarios"))
+    child = _child(code, drop_cache_var=False)
+    assert child.returncode == 0, child.stderr
+    report = json.loads(child.stdout.strip().splitlines()[-1])
+    assert {"run_chunk", "_run_block"} <= {name for name, *_ in report}, report  # GdB/T9A and Epic kernels
+    for name, library, unparsed, differing, defined in report:
+        assert library == "CachedKernelLibrary" and unparsed, name
+        assert differing == [] and defined > 0, name
+
+
+def test_a_cached_kernel_links_into_a_function_compiled_later():
+    """§1 warm run: a kernel read back from the cache without its bitcode parsed still inlines into a jitted
+    function compiled afterwards that calls it (the bitcode is parsed then), with the same result."""
+    code = ("import numpy as np\n"
+            "import analysis.runner\n"
+            "from numba import njit\n"
+            "from kernels.counts import sum_blocks\n"
+            "part = np.arange(12, dtype=np.int64).reshape(3, 4)\n"
+            "direct = sum_blocks(part)\n"
+            "library = sum_blocks.overloads[sum_blocks.signatures[0]].library\n"
+            "print(type(library).__name__, library._shared_module is None)\n"
+            "@njit\n"
+            "def twice(a):\n"
+            "    return sum_blocks(a) * 2\n"
+            "same = (twice(part) == 2 * direct).all()\n"
+            "print(type(library).__name__, library._shared_module is None, same, direct.tolist())\n")
+    _child(code, drop_cache_var=False)  # fills the cache if this test runs first
+    child = _child(code, drop_cache_var=False)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.splitlines() == ["CachedKernelLibrary True", "CachedKernelLibrary False True [12, 15, 18, 21]"]
+
+
+def test_the_program_leaves_its_objects_to_the_operating_system_at_exit():
+    """§1 warm run: run as the ``wargame-odds`` program, the command's objects are frozen out of the garbage
+    collector's reach once it has printed (analysis.cli.CliGroup.main), so that Python's collections at exit
+    do not walk them; the output is the same.  Called with arguments (tests, a notebook), main freezes
+    nothing."""
+    script = Path(sys.executable).with_name("wargame-odds")
+    report = ("import atexit, gc, sys\n"
+              "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n")
+    argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
+    program = _child(report + f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\ntry:\n"
+                     f"    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+                     "except SystemExit as e:\n    assert not e.code, e.code\n")
+    called = _child(report + f"from analysis.cli import main\nmain({argv!r}, standalone_mode=False)\n")
+    assert program.returncode == 0 and called.returncode == 0, program.stderr + called.stderr
+    assert program.stderr.strip().splitlines()[-1] == "frozen True"
+    assert called.stderr.strip().splitlines()[-1] == "frozen False"
+    assert program.stdout == called.stdout and json.loads(program.stdout)["trials"] == 1000

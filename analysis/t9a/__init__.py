@@ -15,7 +15,6 @@ from analysis.errors import UserError
 from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
 from kernels import t9a as _kernel
 
-from . import reference
 from .exact import charge_table
 from .layout import build_layout, kernel_arrays
 from .model import DICE, Model, load, loads
@@ -54,6 +53,8 @@ class ReferenceJob(KernelJob):
     """The pure-Python reference engine through the same runner and counts."""
 
     def run_chunk(self, key0, key1, first_block, n_trials):
+        from . import reference  # imported only when used: a kernel run does without it
+
         return reference.run_chunk(self.model, self.layout, key0, key1, first_block, n_trials)
 
 
@@ -79,6 +80,8 @@ def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float 
 
 def trace(scenario, seed: int = 0) -> str:
     """One trial of the reference engine, every roll, modifier and decision with its clause."""
+    from . import reference
+
     return reference.trace(_model(scenario), *stream_key(seed))
 
 
