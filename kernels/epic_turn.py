@@ -58,9 +58,10 @@ TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and
 WP_COUNT, WP_SHOTS, WP_AP, WP_AT, WP_MW, WP_BP, WP_TK, WP_DISRUPT, WP_LANCE, WP_IC, WP_SNIPER, WP_MACRO, WP_TK_N, \
     WP_TK_SIDES, WP_TK_PLUS, WP_BARRAGE, WP_SHOTS_N, WP_SHOTS_SIDES, WP_BP_N, WP_BP_SIDES = range(20)
 WP_COLS = 20
-# Per unit: type code, Expendable, carries a weapon that can fire at ground units (§3.1), its death places a BM
-# (not Expendable, or its whole formation is: TP 2.1.22; Automaton and Automata units too, §3.10).
-TU_TYPE, TU_EXPENDABLE, TU_FIRES, TU_KILL_BM = range(4)
+# Per unit: type code, a disrupt hit on it places no BM (Expendable or Automata: TP-FAQ Disrupt, TP-SR Automata),
+# carries a weapon that can fire at ground units (§3.1), its death places a BM (not Expendable, or its whole
+# formation is: TP 2.1.22; not an Automaton or Automata unit: TP-SR; §3.10).
+TU_TYPE, TU_NO_DISRUPT_BM, TU_FIRES, TU_KILL_BM = range(4)
 TU_COLS = 4
 INF, LV, AV, WE, CH = range(5)  # unit type codes
 BAR_MIN, BAR_MAX, BAR_TEMPLATES, BAR_EXTRA, BAR_AP, BAR_AT = range(6)
@@ -506,7 +507,8 @@ def _place(l, target, n, acc, bm):
 def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst, n_units,
                  splash, n_forms, losses_bm, kills, bm, broken, stk):
     """The ``n`` BMs a target broken when the attack began would receive, as no-save hits (TSKNF: one per 2,
-    the odd one carried in ``acc``), front to back, Fearless units immune; those deaths place nothing; on a
+    the odd one carried in ``acc``), front to back, Fearless units immune, an Automaton saving with its own save
+    (no invulnerable: TP-SR Automaton); those deaths place nothing; on a
     war engine such a hit is 1 damage that shields do not stop, with its critical roll (TP 1.13.4, 2.1.3,
     3.2.4; TP-FAQ Blast Markers and Broken Formations, Imperial Void Shields).  ``acc`` [.., kills, TSKNF
     carry] is updated.  Returns the dice rolled."""
@@ -526,6 +528,11 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
                 break
         if victim == NONE:
             break
+        if units[victim, K.U_AUTOMATON]:  # it may save with its own save, no invulnerable (TP-SR Automaton)
+            saved, d = K._we_saved_lane(rs, l, victim, units, 0, False, False, False, 0, True, wst, n_units, False)
+            nd += d
+            if saved:
+                continue
         if tu[victim, TU_TYPE] == WE:
             nd += _hull(rs, l, victim, 1, 0, target, True, 0, acc, spl, splashes, units, hp, alive, n_words,
                         wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
@@ -537,12 +544,13 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
 @njit(cache=True, _nrt=False)
 def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc, wst, n_units):
     """One hit allocated to a unit that is not a war engine (§3.7, §3.8, §3.10; war engines:
-    :func:`_hit_war_engine`): a disrupt hit's BM, the save, the kill and its BMs (1; 0 for an Expendable unit
-    unless its whole formation is, or after a disrupt hit's; the attack's first kill counts 2 in a crossfire).
+    :func:`_hit_war_engine`): a disrupt hit's BM (none on an Expendable or Automata unit), the save, the kill and
+    its BMs (1; 0 for an Expendable unit unless its whole formation is, for an Automaton or Automata unit, or
+    after a disrupt hit's; the attack's first kill that places BMs counts 2 in a crossfire).
     ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
     flags = hflag[h]
     disrupt = (flags & HF_DISRUPT) != 0
-    if disrupt and not tu[u, TU_EXPENDABLE]:
+    if disrupt and not tu[u, TU_NO_DISRUPT_BM]:
         acc[3] += 1
     if hp[u * K.LANES + l] == 0:
         return 0  # already destroyed: the hit is lost

@@ -388,8 +388,10 @@ def turn_tables(ct) -> tuple:
                             shots.count, shots.sides, bp.count, bp.sides])
         bounds.append([len(weapons)])
     all_expendable = [all(c.units[i].expendable for i in f.units) for f in c.formations]
-    tunits = [[_TYPE_CODES[u.type], int(u.expendable), int(any(fires_at_ground(w) for w in ct.weapons[u.index])),
-               int(not u.expendable or all_expendable[u.formation])] for u in c.units]
+    tunits = [[_TYPE_CODES[u.type], int(u.expendable or u.automata),
+               int(any(fires_at_ground(w) for w in ct.weapons[u.index])),
+               int((not u.expendable or all_expendable[u.formation]) and not u.automaton and not u.automata)]
+              for u in c.units]
     barrage = [[r.bp_min, r.bp_max, r.templates, r.extra_blast_markers, r.ap, r.at] for r in barrage_table()]
     direct = [sum(w.count * dice_of(w.shots).maximum for i in f.units for w in ct.weapons[i] if w.bp is None)
               for f in c.formations]

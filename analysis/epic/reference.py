@@ -778,6 +778,16 @@ def loser_breaks(trial: Trial, formation: Formation) -> None:
     break_formation(trial, formation, "TP 1.12.8", withdraws=True)
 
 
+def automaton_saves(trial: Trial, victim: Unit) -> bool:
+    """An Automaton may save a broken formation's no-save hit with its own save, no invulnerable save
+    (TP-SR Automaton; epic-shooting §3.11): whether ``victim`` is one and saves it."""
+    if not victim.slot.automaton or not save_throw(trial.rng, replace(victim.slot, invulnerable_on=NO_ROLL),
+                                                   Hit(ORDINARY, False), trial.log):
+        return False
+    trial.say("TP-SR Automaton", f"  {victim.label} saves it (an Automaton may)")
+    return True
+
+
 def nearby_loser(trial: Trial, formation: Formation) -> None:
     """A losing-side support or nearby formation gets +1 BM; broken, it takes a no-save hit
     instead (TSKNF: ignored), front to back, Fearless immune (TP 1.12.8, 1.13.4, TP-SR TSKNF; spec §6.3)."""
@@ -790,9 +800,7 @@ def nearby_loser(trial: Trial, formation: Formation) -> None:
             trial.say("TP 1.13.4", f"{formation.name} is broken: no unit can take the no-save hit")
             return
         trial.say("TP 1.13.4", f"{formation.name} is broken: the BM becomes a no-save hit on {victim.label}")
-        if victim.slot.automaton and save_throw(trial.rng, replace(victim.slot, invulnerable_on=NO_ROLL),
-                                                Hit(ORDINARY, False), trial.log):
-            trial.say("TP-SR Automaton", f"  {victim.label} saves it (an Automaton may)")
+        if automaton_saves(trial, victim):
             return
         damage_hull(trial, victim, 1, "TP 1.13.4", None)
         return

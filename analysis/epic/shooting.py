@@ -24,7 +24,7 @@ from importlib.resources import files
 
 from .compile import NO_ROLL
 from .dice import Dice, parse_dice
-from .reference import Formation, Trial, Unit, break_formation, roll_d6
+from .reference import Formation, Trial, Unit, automaton_saves, break_formation, roll_d6
 from .war_engines import damage_hull, shields_stop, titan_killer_damage
 
 AP, AT, MW, TK = "AP", "AT", "MW", "TK"
@@ -637,6 +637,8 @@ def add_blast_markers(trial: Trial, state: AttackState, n: int, why: str) -> Non
         if victim is None:
             trial.say("TP 1.13.4", "  no unit can take it")
             break
+        if automaton_saves(trial, victim):
+            continue
         if victim.slot.type == "WE":
             damage_hull(trial, victim, 1, "TP 3.2.4", state.by_side)
             continue
@@ -654,13 +656,19 @@ def wound(unit: Unit) -> None:
 
 def kill_blast_markers(trial: Trial, state: AttackState, unit: Unit, hit: ShotHit) -> int:
     """BMs a death places: 1, or 0 for an Expendable unit unless its whole formation is Expendable,
-    or 0 when a disrupt hit already placed its BM; the attack's first such death counts 2 in a
-    crossfire (TP 1.9.4, 1.11, 2.1.22, 2.2.2)."""
-    if hit.disrupt:
+    0 for an Automaton or Automata unit, or 0 when a disrupt hit already placed its BM; the attack's first
+    such death counts 2 in a crossfire (TP 1.9.4, 1.11, 2.1.22, 2.2.2; TP-SR Automaton, Automata)."""
+    if hit.disrupt or unit.slot.automaton or unit.slot.automata:
         return 0
     if unit.slot.expendable and not all(u.slot.expendable for u in state.target.units):
         return 0
     return state.first_casualty_markers()
+
+
+def no_disrupt_marker(unit: Unit) -> bool:
+    """A disrupt hit on an Expendable or Automata unit places no BM (TP-FAQ Disrupt; TP-SR Automata; an
+    Automaton's does: TP-SR Automaton)."""
+    return unit.slot.expendable or unit.slot.automata
 
 
 def hit_war_engine(trial: Trial, state: AttackState, hit: ShotHit, unit: Unit, damage: int) -> int:
@@ -687,12 +695,12 @@ def resolve(trial: Trial, state: AttackState, triples: list[tuple[ShotHit, Unit,
     for hit, unit, damage in triples:
         if not unit.alive:
             trial.say("TP 1.9.6", f"  {unit.label}: already destroyed, {hit.kind} hit lost")
-            markers += hit.disrupt and unit.slot.type != "WE" and not unit.slot.expendable
+            markers += hit.disrupt and unit.slot.type != "WE" and not no_disrupt_marker(unit)
             continue
         if unit.slot.type == "WE":
             markers += hit_war_engine(trial, state, hit, unit, damage)
             continue
-        if hit.disrupt and not unit.slot.expendable:
+        if hit.disrupt and not no_disrupt_marker(unit):
             markers += 1
         saves = cover_save if unit.slot.type == "INF" else None
         if save_roll(trial, unit, hit, saves, state.crossfire, state.jink):

@@ -215,10 +215,14 @@ enemy_within_30cm = true
 """,
 }
 
-# the same with Automata boyz (TP-SR Automata): in a turn's shooting their deaths place BMs as other units' do
-# (analysis.epic.shooting.kill_blast_markers), though their losses give a winner no BM in an assault
+# the same with Automata boyz (TP-SR Automata; epic-shooting §3.9): their deaths and the disrupt hits on them place
+# no BMs (analysis.epic.shooting.kill_blast_markers, no_disrupt_marker), and with Automaton boyz (TP-SR
+# Automaton): no BMs for their deaths, a BM for each disrupt hit, and a save against the broken mob's no-save hits
+# (analysis.epic.reference.automaton_saves)
 SCENARIOS["automata_mixed_target"] = SCENARIOS["mixed_war_engine_and_infantry"].replace(
     'special = ["leader"]', 'special = ["leader", "automata"]')
+SCENARIOS["automaton_mixed_target"] = SCENARIOS["mixed_war_engine_and_infantry"].replace(
+    'special = ["leader"]', 'special = ["leader", "automaton"]')
 
 # the charge of Warhounds without void shields or critical hits: no war-engine rules in the scenario, so the
 # kernel runs it without its per-unit war-engine state (docs/epic-engine.md §10), blocks of DC and saves per
@@ -242,7 +246,7 @@ def _key_events(name: str, r: dict) -> dict[str, bool]:
                 "critical hits on it": r["formations"]["Reaver"]["critical"]["p"] > 0.05,
                 "it shoots back": turn["2"]["hits_mean"] > 0.1,
                 "an assault or none": 0.05 < r["sides"]["no_assault"]["p"] < 0.95}
-    if name in ("mixed_war_engine_and_infantry", "automata_mixed_target"):
+    if name in ("mixed_war_engine_and_infantry", "automata_mixed_target", "automaton_mixed_target"):
         return {"the mob broken by the first attack": 0.1 < turn["1"]["target_broken"]["p"] < 0.95,
                 "no-save hits on the broken mob": turn["2"]["kills_mean"] > 0.1,
                 "critical hits on the gargant": r["formations"]["Mob"]["critical"]["p"] > 0.05,
