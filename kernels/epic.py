@@ -205,8 +205,14 @@ LV_A, LV_HH, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RA
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
     LV_SLOT0, LV_SLOT1, LV_SLOT2, LV_SIZE, LV_SCR0, LV_SCR1 = range(30)
 LV_ROWS = 30
-FORM_ROWS = 12  # per-formation lane rows of _run_block (bm, broken, ..., cas_a, dmg_a, sh_a, broken0)
-LANE_ROWS = 28  # per-lane rows of _run_block (winner, margin, ..., start)
+# The rows of _run_block's ``per_form`` table (each ``[formation * LANES + lane]``), by index: 0 bm, 1 broken,
+# 2 losses_bm, 3 tested, 4 passed, 5 bm_a, 6 broken_a, 7 fa, 8 cas_a, 9 dmg_a, 10 sh_a, 11 broken0; and of its
+# ``per_lane`` table (each ``[lane]``): 0 winner, 1 margin, 2 by_roll, 3 rnd, 4 live, 5 fight, 6 fight0, 7 ended,
+# 8 contact, 9 val, 10 nn, 11 h, 12 d, 13 d2, 14 d3, 15 d4, 16 nmw, 17 ntk, 18 cap, 19 qq, 20 rr, 21 prefix,
+# 22 snipe, 23 snipe_un, 24 loser, 25 cons, 26 withdrew, 27 start.  The phase functions take the tables and
+# name the rows they use.
+FORM_ROWS = 12
+LANE_ROWS = 28
 
 
 # The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
@@ -1209,6 +1215,754 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we, frames):
     return n_int, 2 * n_words * LANES + 4
 
 
+@njit(cache=True, _nrt=False)
+def _start_trials(rs, state, key0, key1, first_trial, trial_streams, n_trials, next_t, dc0, units, forms, flat_masks,
+                  n_words, alive, hp, kills, wst, we, per_form, per_lane):
+    """A round's start: each free lane takes the block's next trial (its stream, hit points, alive masks, formation
+    state, war-engine start); returns (next trial, dice rolled, whether any lane holds a trial)."""
+    L = LANES
+    n_units = units.shape[0]
+    n_forms = forms.shape[0]
+    nd = 0
+    bm, broken, losses_bm, broken0 = per_form[0], per_form[1], per_form[2], per_form[11]
+    winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
+    fight, fight0, start = per_lane[5], per_lane[6], per_lane[27]
+    for l in range(L):
+        st = np.int64(live[l] == 0 and next_t < n_trials)
+        start[l] = st
+        if st:
+            if trial_streams:
+                seed_stream(state, key0, key1 ^ TRIAL_STREAM_KEY, first_trial + next_t)
+                for k in range(4):
+                    rs[k * L + l] = state[k]
+            next_t += 1
+    anylive = 0
+    for l in range(L):
+        st = start[l]
+        winner[l] = WIN_UNRESOLVED if st else winner[l]
+        margin[l] = 0 if st else margin[l]
+        by_roll[l] = 0 if st else by_roll[l]
+        rnd[l] = 1 if st else rnd[l]
+        live[l] |= st
+        kills[l] = 0 if st else kills[l]
+        kills[L + l] = 0 if st else kills[L + l]
+        anylive |= live[l]
+    if anylive == 0:
+        return next_t, nd, anylive
+    for u in range(n_units):
+        v0 = dc0[u]
+        for l in range(L):
+            _put(hp, u * L + l, v0 if _at(start, l) else _at(hp, u * L + l))
+    if we:
+        for l in range(L):
+            if start[l]:
+                nd += _we_start_lane(rs, l, units, wst, n_units)
+    for s in range(2):
+        for w in range(n_words):
+            m = flat_masks[(2 * w + s) * M_COLS + M_ALL]
+            row = (s * n_words + w) * L
+            for l in range(L):
+                _put(alive, row + l, m if _at(start, l) else _at(alive, row + l))
+    for f in range(n_forms):
+        b0 = np.int64(forms[f, F_BROKEN0] != 0)
+        bm0 = 0 if b0 else forms[f, F_BM0]
+        for l in range(L):
+            st = _at(start, l)
+            _put(broken, f * L + l, b0 if st else _at(broken, f * L + l))
+            _put(broken0, f * L + l, b0 if st else _at(broken0, f * L + l))
+            _put(bm, f * L + l, bm0 if st else _at(bm, f * L + l))
+            _put(losses_bm, f * L + l, 0 if st else _at(losses_bm, f * L + l))
+    for l in range(L):
+        fight[l] = live[l]
+        fight0[l] = live[l]
+    return next_t, nd, anylive
+
+
+@njit(cache=True, _nrt=False)
+def _early_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane):
+    """§3 early ends: the lanes whose defenders' assault formations are gone or whose attackers have no unit left
+    directly engaged end before the supporting fire."""
+    L = LANES
+    winner, live, fight = per_lane[0], per_lane[4], per_lane[5]
+    _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
+    _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words, wes, web, units)
+    for l in range(L):
+        fl = _at(fight, l)
+        dfd = _at(lv, LV_DFD * L + l)
+        att = _at(lv, LV_ATT * L + l)
+        att_t = _at(lv, LV_ATTT * L + l)
+        end1 = fl & (1 - dfd)  # the defenders' assault formations are gone
+        end2 = fl & dfd & (1 - att_t)  # no attacker left directly engaged
+        _end_lanes(l, end1 | end2, (WIN_ATT if att else WIN_NONE) if end1 else WIN_DEF, winner, fight,
+                   live)
+
+
+@njit(cache=True, _nrt=False)
+def _roll_hits(side, step, rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, src, gb, pmask, pinfo, pb, hp,
+               hits, reach_hits, wst, shits, sff, we, turn_on, per_form, per_lane):
+    """§1 / §4: the to-hit rolls of ``side``'s units in step ``step`` (pooled rows, then source rows), into ``hits``
+    by class (with war-engine rules: per source row, ``shits`` / ``sff``); returns the dice rolled."""
+    L = LANES
+    n_units = units.shape[0]
+    nd = 0
+    broken0 = per_form[11]
+    fight, contact, val, nn, h = per_lane[5], per_lane[8], per_lane[9], per_lane[10], per_lane[11]
+    d = per_lane[12]
+    for i in range(N_CLASSES * L):
+        hits[side * N_CLASSES * L + i] = 0
+    for i in range(6 * L):
+        reach_hits[side * 6 * L + i] = 0
+    g = side * 3 + step
+    if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
+        return nd
+    _rows_any(alive, flat_masks, flat_fmasks, 1 - side, M_BC, contact, 0, n_words, wes, web, units)
+    for p in range(pb[g], pb[g + 1]):
+        vc = pinfo[p, P_VC]
+        vn = pinfo[p, P_VN]
+        cls = pinfo[p, P_CLASS]
+        maxn = 0
+        for l in range(L):
+            _put(nn, l, 0)
+        for w in range(n_words):
+            m = pmask[p, w]
+            row = (side * n_words + w) * L
+            for l in range(L):
+                _put(nn, l, _at(nn, l) + _popcount(_at(alive, row + l) & m))
+        for l in range(L):
+            v = vc if _at(contact, l) else vn
+            _put(val, l, v)
+            n = _at(nn, l) * _at(fight, l) * np.int64(v < NO_ROLL)
+            _put(nn, l, n)
+            maxn = _max(maxn, n)
+            _put(h, l, 0)
+        for j in range(maxn):
+            nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
+            for l in range(L):
+                _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
+        hrow = (side * N_CLASSES + cls) * L
+        for l in range(L):
+            _put(hits, hrow + l, _at(hits, hrow + l) + _at(h, l))
+    for k in range(gb[g], gb[g + 1]):
+        u = src[k, S_UNIT]
+        bcs = src[k, S_BC]
+        degrades = we and units[u, U_CRIT] == CRIT_DEGRADE
+        for l in range(L):
+            ok = fight[l] & np.int64(hp[u * L + l] > 0)
+            v = src[k, S_VC] if (contact[l] & bcs) else src[k, S_VN]
+            ok &= np.int64(v < NO_ROLL)
+            val[l] = v
+            nn[l] = src[k, S_N] * ok
+            h[l] = ok
+        if degrades:  # a degraded unit's new values (spec §10.4)
+            for l in range(L):
+                if wst[(W_DEGRADED * n_units + u) * L + l]:
+                    v = src[k, S_DVC] if (contact[l] & bcs) else src[k, S_DVN]
+                    ok = fight[l] & np.int64(hp[u * L + l] > 0) & np.int64(v < NO_ROLL)
+                    val[l] = v
+                    nn[l] = src[k, S_N] * ok
+                    h[l] = ok
+        _cut_row_dice(src, k, u, units, wst, n_units, broken0, turn_on, nn, h)
+        if src[k, S_D3]:
+            nd += _roll(rs, d, _THREE, _ONE, h, 0, 0)
+            for l in range(L):
+                nn[l] = d[l] * h[l]
+        maxn = 0
+        for l in range(L):
+            maxn = _max(maxn, nn[l])
+            h[l] = 0
+        for j in range(maxn):
+            nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
+            for l in range(L):
+                h[l] += (j < nn[l]) & (d[l] >= val[l])
+        cls = src[k, S_CLASS]
+        reach = src[k, S_REACH]
+        if we:  # the row's hits; bit 0: firefight hits (spec §10.8.1), bit 1: a WE's, in contact
+            ffv = src[k, S_FF_VC]
+            for l in range(L):
+                routed = contact[l] & bcs
+                shits[k * L + l] = h[l]
+                sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
+            continue
+        if reach == REACH_ANY:
+            for l in range(L):
+                hits[(side * N_CLASSES + cls) * L + l] += h[l]
+        else:  # a war engine in contact: its CC / FF hits land only on some units (TP 3.1.2)
+            rrow = ((side * 2 + reach - 1) * 3 + cls) * L
+            for l in range(L):
+                routed = contact[l] & bcs
+                hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
+                reach_hits[rrow + l] += h[l] * routed
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt, tgb, units, src, gb, base, hp, hits,
+                   reach_hits, kills, lv, per_form, per_lane):
+    """§2 allocation, saves and damage of the enemy's hits of step ``step`` on ``side``'s units (without war-engine
+    rules); kills count for the result when ``ck``; returns the dice rolled."""
+    L = LANES
+    nd = 0
+    losses_bm = per_form[2]
+    d, nmw, ntk, cap, qq = per_lane[12], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
+    rr, prefix, snipe, snipe_un = per_lane[20], per_lane[21], per_lane[22], per_lane[23]
+    hs = 1 - side
+    anyhit = 0
+    anysnipe = 0
+    anymacro = 0
+    g = hs * 3 + step
+    reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
+    for k in range(gb[g], gb[g + 1]):
+        reaching |= src[k, S_REACH] != REACH_ANY
+    for l in range(L):  # living directly engaged units (a WE counting its starting DC)
+        c = 0
+        for w in range(n_words):
+            c += _popcount(_at(alive, (side * n_words + w) * L + l)
+                           & _at(flat_masks, (2 * w + side) * M_COLS + M_TARGET))
+        _put(cap, l, c)
+    for kw in range(web[side], web[side + 1]):
+        u = wes[kw]
+        w = units[u, U_WORD]
+        sh = np.uint64(units[u, U_BIT])
+        if (flat_masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
+            extra_dc = units[u, U_DC] - 1
+            arow = (side * n_words + w) * L
+            for l in range(L):
+                _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(alive, arow + l) >> sh) & _ONE))
+    hrow = hs * N_CLASSES * L
+    for l in range(L):  # the ordinary hits go round-robin here; MW / TK hits after them (below)
+        c = _at(cap, l)
+        has = np.int64(c > 0)
+        t = _at(hits, hrow + l) * has
+        mw = _at(hits, hrow + L + l) * has
+        tk = _at(hits, hrow + 2 * L + l) * has
+        ns = (_at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)) * has
+        c1 = _max(c, 1)
+        q = np.int64(np.float64(t) / np.float64(c1))  # exact: small non-negative integers
+        _put(nmw, l, mw)
+        _put(ntk, l, tk)
+        _put(cap, l, c1)
+        anyhit |= t + ns + mw + tk
+        anysnipe |= ns
+        anymacro |= mw + tk
+        _put(qq, l, q)
+        _put(rr, l, t - q * c1)
+        _put(prefix, l, 0)
+        _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved below
+        _put(snipe_un, l, 0)
+    if reaching:
+        for l in range(L):
+            for i in range(6):
+                anyhit |= reach_hits[(hs * 6 + i) * L + l]
+        anymacro |= anyhit
+    if anyhit == 0:
+        return nd
+    if anysnipe:
+        for l in range(L):
+            if snipe[l] == -2:
+                s_u, s_n, k = _snipe_lane(rs, l, side, hits, hs, units, alive, flat_masks, base,
+                                          n_words)
+                snipe[l] = s_u
+                snipe_un[l] = s_n
+                nd += k
+    krow = (1 - side) * L
+    for l in range(L):
+        lv[LV_KILLS * L + l] = 0
+    for k in range(tgb[side], tgb[side + 1]):
+        u = tgt[k]
+        dc = units[u, U_DC]
+        sv = units[u, U_SAVE]
+        simple = units[u, U_SIMPLE]
+        frow = units[u, U_FORM] * L
+        lossbm = units[u, U_LOSS_BM]
+        arow = (side * n_words + units[u, U_WORD]) * L
+        sh = np.uint64(units[u, U_BIT])
+        hrow = u * L
+        maxh = 0
+        anygen = 0
+        for l in range(L):  # its hits in each lane (vectorised: lane rows of ``lv``)
+            a = np.int64((_at(alive, arow + l) >> sh) & _ONE)
+            pt = _min(dc, _max(0, _at(rr, l) - _at(prefix, l)))
+            hv = (_at(qq, l) * dc + pt) * a
+            _put(lv, LV_A * L + l, a)
+            _put(lv, LV_HH * L + l, hv * simple)
+            _put(lv, LV_NN * L + l, hv * (1 - simple))
+            _put(lv, LV_UN * L + l, 0)
+            anygen |= hv * (1 - simple)
+            maxh = _max(maxh, hv * simple)
+        if sv < NO_ROLL:
+            for j in range(maxh):
+                nd += _roll(rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
+                for l in range(L):
+                    _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l)
+                         + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
+        else:
+            for l in range(L):
+                _put(lv, LV_UN * L + l, _at(lv, LV_HH * L + l))
+        if anygen:
+            for l in range(L):
+                if lv[LV_NN * L + l] > 0:
+                    g_un, g_nd = _general_hits(rs, l, u, units, lv[LV_NN * L + l])
+                    lv[LV_UN * L + l] += g_un
+                    nd += g_nd
+        if anysnipe:
+            for l in range(L):
+                isn = np.int64(_at(snipe, l) == u)
+                _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + isn * _at(snipe_un, l))
+                _put(snipe, l, -1 if isn else _at(snipe, l))
+        more = 0
+        for l in range(L):  # damage, losses, kills; does any lane have hits left?
+            a = _at(lv, LV_A * L + l)
+            pf = _at(prefix, l) + dc * a
+            _put(prefix, l, pf)
+            more |= _at(qq, l) | np.int64(pf < _at(rr, l))
+            hpu = _at(hp, hrow + l)
+            done = _min(_at(lv, LV_UN * L + l), hpu)
+            left = hpu - done
+            _put(hp, hrow + l, left)
+            _put(losses_bm, frow + l, _at(losses_bm, frow + l) + done * lossbm)
+            _put(lv, LV_KILLS * L + l, _at(lv, LV_KILLS * L + l) + done)
+            _put(lv, LV_DEAD * L + l, a & np.int64(left == 0))
+        for l in range(L):
+            _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
+        if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
+            break
+    if anymacro:  # a WE's hits in contact, then MW and TK hits, to the survivors (TP 2.2.6, 2.2.9, 3.1.2)
+        for l in range(L):
+            later = nmw[l] + ntk[l]
+            if reaching:
+                for i in range(6):
+                    later += reach_hits[(hs * 6 + i) * L + l]
+            if later > 0:
+                m_done, m_nd = _later_allocations_lane(rs, l, side, nmw[l], ntk[l], reach_hits, hs, units,
+                                                       hp, alive, losses_bm, tgt, tgb, n_words)
+                lv[LV_KILLS * L + l] += m_done
+                nd += m_nd
+    for l in range(L):
+        _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _supporting_fire_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane):
+    """§4: the lanes where a side was wiped out by supporting fire end."""
+    L = LANES
+    winner, live, fight = per_lane[0], per_lane[4], per_lane[5]
+    _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
+    for l in range(L):
+        fl = _at(fight, l)
+        att = _at(lv, LV_ATT * L + l)
+        dfd = _at(lv, LV_DFD * L + l)
+        _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner,
+                   fight, live)
+
+
+@njit(cache=True, _nrt=False)
+def _result_roll(rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, wst, hp, kills, lv, rules,
+                 per_form, per_lane):
+    """§5 the result roll of the lanes still fighting: margin, winner, whether the assault goes on; marks the lanes
+    whose trial ended; returns the dice rolled."""
+    L = LANES
+    n_units = units.shape[0]
+    n_forms = forms.shape[0]
+    max_rounds = rules[R_MAX_ROUNDS]
+    nd = 0
+    bm, broken = per_form[0], per_form[1]
+    winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
+    fight, fight0, ended, d, d2 = per_lane[5], per_lane[6], per_lane[7], per_lane[12], per_lane[13]
+    d3, d4 = per_lane[14], per_lane[15]
+    nd += _roll(rs, d, _SIX, _FOUR, fight, 0, 0)
+    nd += _roll(rs, d2, _SIX, _FOUR, fight, 0, 0)
+    nd += _roll(rs, d3, _SIX, _FOUR, fight, 0, 0)
+    nd += _roll(rs, d4, _SIX, _FOUR, fight, 0, 0)
+    for r in (LV_BMA, LV_BMD, LV_RAWA, LV_RAWD):
+        for l in range(L):
+            lv[r * L + l] = 0
+    for f in range(n_forms):  # BMs held (a broken formation: its units) and raw BMs, per side
+        if not forms[f, F_ASSAULT]:
+            continue
+        _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+        _less_lost_capacity(units, wst, n_units, hp, flat_masks, forms[f, F_SIDE], -1, f, lv, LV_CNT * L)
+        tsk = forms[f, F_TSKNF]
+        held_row = (LV_BMA if forms[f, F_SIDE] == ATTACKER else LV_BMD) * L
+        raw_row = (LV_RAWA if forms[f, F_SIDE] == ATTACKER else LV_RAWD) * L
+        for l in range(L):  # a formation with no living unit holds none (TP 1.12.10)
+            brk = _at(broken, f * L + l)
+            cnt = _at(lv, LV_CNT * L + l)
+            bmf = _at(bm, f * L + l) * np.int64(cnt > 0)
+            _put(lv, held_row + l, _at(lv, held_row + l) + (cnt if brk else (bmf >> tsk)))
+            _put(lv, raw_row + l, _at(lv, raw_row + l) + (cnt if brk else bmf))
+    _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_NATT * L, n_words, wes, web, units,
+                True)
+    _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, n_words, wes, web, units,
+                True)
+    _less_lost_capacity(units, wst, n_units, hp, flat_masks, ATTACKER, M_ASSAULT, -1, lv, LV_NATT * L)
+    _less_lost_capacity(units, wst, n_units, hp, flat_masks, DEFENDER, M_ASSAULT, -1, lv, LV_NDEF * L)
+    _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_INSP, lv, LV_INSA * L, n_words, wes, web, units, False)
+    _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_INSP, lv, LV_INSD * L, n_words, wes, web, units, False)
+    use_sum = rules[R_SUM] != 0
+    for l in range(L):
+        n_att = _at(lv, LV_NATT * L + l)
+        n_def = _at(lv, LV_NDEF * L + l)
+        bm_att = _at(lv, LV_BMA * L + l)
+        bm_def = _at(lv, LV_BMD * L + l)
+        mod = _at(kills, l) - _at(kills, L + l) + _at(lv, LV_INSA * L + l) - _at(lv, LV_INSD * L + l)
+        mod += np.int64(n_att > n_def) + np.int64(n_att > 2 * n_def) - np.int64(n_def > n_att) \
+            - np.int64(n_def > 2 * n_att)
+        mod += np.int64(_at(lv, LV_RAWA * L + l) == 0) - np.int64(_at(lv, LV_RAWD * L + l) == 0) \
+            + np.int64(bm_def > bm_att) - np.int64(bm_att > bm_def)
+        fl = _at(fight, l)
+        a1 = _at(d, l)
+        a2 = _at(d2, l)
+        e1 = _at(d3, l)
+        e2 = _at(d4, l)
+        mg = (a1 + a2 - e1 - e2 if use_sum else _max(a1, a2) - _max(e1, e2)) + mod
+        decided = fl & np.int64(mg != 0)
+        _put(margin, l, mg if fl else _at(margin, l))
+        _put(by_roll, l, _at(by_roll, l) | decided)
+        _put(winner, l, (WIN_ATT if mg > 0 else WIN_DEF) if decided else _at(winner, l))
+        last = fl & np.int64(_at(rnd, l) == max_rounds)
+        go_on = fl & (1 - decided) & (1 - last)
+        _put(live, l, _at(live, l) & (1 - decided) & (1 - last))
+        _put(rnd, l, _at(rnd, l) + go_on)
+    for l in range(L):  # the lanes whose trial ended in this round
+        ended[l] = fight0[l] & (1 - live[l])
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _extra_hits(rs, all_tsknf, xh, xhb, alive, n_words, units, forms, fu, fb, hp, wst, we, splashes, splash, kills,
+                stk, lv, per_form, per_lane):
+    """§6 consequences of a decided assault: the loser, its extra hits (§6.1: no saves, front to back); returns the
+    dice rolled."""
+    L = LANES
+    n_units = units.shape[0]
+    n_forms = forms.shape[0]
+    nd = 0
+    bm, broken, losses_bm = per_form[0], per_form[1], per_form[2]
+    winner, margin, ended, loser, cons = per_lane[0], per_lane[1], per_lane[7], per_lane[24], per_lane[25]
+    for l in range(L):
+        wn = winner[l]
+        c = ended[l] & np.int64((wn == WIN_ATT) | (wn == WIN_DEF))
+        cons[l] = c
+        los = DEFENDER if wn == WIN_ATT else ATTACKER
+        loser[l] = los
+        e = margin[l] if margin[l] > 0 else -margin[l]
+        e = e // 2 if all_tsknf[los] else e
+        lv[LV_EX * L + l] = e * c
+    for side in range(2):  # §6.1 extra hits, no saves, front to back
+        if xhb[side + 1] == xhb[side]:
+            continue
+        for l in range(L):
+            lv[LV_HIT * L + l] = cons[l] & np.int64(loser[l] == side)
+        for k in range(xhb[side], xhb[side + 1]):
+            u = xh[k]
+            arow = (side * n_words + units[u, U_WORD]) * L
+            sh = np.uint64(units[u, U_BIT])
+            hrow = u * L
+            dc = units[u, U_DC]
+            if we and units[u, U_CRIT] != CRIT_NONE:  # its damage rolls for criticals (spec §10.4)
+                for l in range(L):
+                    a = np.int64((alive[arow + l] >> sh) & _ONE) & lv[LV_HIT * L + l]
+                    block = _min(_starting_dc(units, wst, u, l, n_units), lv[LV_EX * L + l]) * a
+                    lv[LV_EX * L + l] -= block
+                    if block > 0:
+                        nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, units, hp, wst,
+                                               n_units, alive, n_words, splashes, splash, fu, fb, n_forms,
+                                               losses_bm, kills, bm, broken, stk)
+                continue
+            for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
+                a = np.int64((_at(alive, arow + l) >> sh) & _ONE) & _at(lv, LV_HIT * L + l)
+                hpu = _at(hp, hrow + l)
+                block = _min(dc, _at(lv, LV_EX * L + l)) * a
+                take = _min(hpu, block)
+                _put(lv, LV_EX * L + l, _at(lv, LV_EX * L + l) - block)
+                _put(hp, hrow + l, hpu - take)
+                _put(lv, LV_DEAD * L + l, a & np.int64(hpu == take))
+            for l in range(L):
+                _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _formation_consequences(rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, fu, fb, fwe, fweb, hp,
+                            wst, we, trapped, splashes, splash, kills, stk, lv, rules, per_form, per_lane):
+    """§6.2–§6.4: the loser's assault and other formations break, withdraw or take hits, the winner's take break
+    tests; then each formation's state and its war engines' after the assault; returns the dice rolled."""
+    L = LANES
+    n_units = units.shape[0]
+    n_forms = forms.shape[0]
+    nd = 0
+    bm, broken, losses_bm, bm_a, broken_a = per_form[0], per_form[1], per_form[2], per_form[5], per_form[6]
+    fa, cas_a, dmg_a, sh_a, broken0 = per_form[7], per_form[8], per_form[9], per_form[10], per_form[11]
+    loser, cons = per_lane[24], per_lane[25]
+    for f in range(n_forms):  # §6.2 the loser's assault formations
+        if not forms[f, F_ASSAULT]:
+            continue
+        fs = forms[f, F_SIDE]
+        for l in range(L):  # already broken when the assault began: destroyed (Fearless units stay)
+            _put(lv, LV_HIT * L + l, _at(cons, l) & np.int64(_at(loser, l) == fs) & _at(broken0, f * L + l))
+        if forms[f, F_BROKEN0] or rules[R_TURN]:
+            for kk in range(fb[f], fb[f + 1]):
+                u = fu[kk]
+                if units[u, U_FEARLESS]:
+                    continue
+                hrow = u * L
+                arow = (fs * n_words + units[u, U_WORD]) * L
+                sh = np.uint64(units[u, U_BIT])
+                for l in range(L):
+                    kill = _at(lv, LV_HIT * L + l)
+                    _put(hp, hrow + l, 0 if kill else _at(hp, hrow + l))
+                    _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(kill) << sh))
+        if not forms[f, F_BROKEN0] or rules[R_TURN]:  # breaks and withdraws
+            for l in range(L):
+                hit = _at(cons, l) & np.int64(_at(loser, l) == fs) & (1 - _at(broken0, f * L + l))
+                _put(lv, LV_HIT * L + l, hit)
+                _put(bm, f * L + l, 0 if hit else _at(bm, f * L + l))
+                _put(broken, f * L + l, _at(broken, f * L + l) | hit)
+            if trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
+                for l in range(L):
+                    if lv[LV_HIT * L + l]:
+                        nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words,
+                                             wst, n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm,
+                                             kills, bm, broken, stk)
+    for f in range(n_forms):  # §6.3 the loser's other formations
+        if forms[f, F_ASSAULT] or forms[f, F_OUTSIDE]:
+            continue
+        fs = forms[f, F_SIDE]
+        tsk = forms[f, F_TSKNF]
+        _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+        _less_lost_capacity(units, wst, n_units, hp, flat_masks, fs, -1, f, lv, LV_CNT * L)
+        any_hit_broken = 0
+        any_fail = 0
+        for l in range(L):  # an unbroken one takes a BM and a break test; a broken one takes a hit (below)
+            hit = _at(cons, l) & np.int64(_at(loser, l) == fs)
+            brk = _at(broken, f * L + l)
+            h_unbroken = hit & (1 - brk)
+            nb = _at(bm, f * L + l) + h_unbroken
+            cnt = _at(lv, LV_CNT * L + l)
+            fails = h_unbroken & np.int64(nb >= (2 * cnt if tsk else cnt))
+            _put(bm, f * L + l, 0 if fails else nb)
+            _put(broken, f * L + l, brk | fails)
+            _put(lv, LV_HIT * L + l, hit & brk)
+            _put(lv, LV_OK * L + l, fails)
+            any_hit_broken |= hit & brk
+            any_fail |= fails
+        if any_hit_broken and not tsk:
+            for l in range(L):
+                if lv[LV_HIT * L + l]:
+                    for kk in range(fb[f], fb[f + 1]):
+                        u = fu[kk]
+                        if hp[u * L + l] > 0 and not units[u, U_FEARLESS]:
+                            nd += _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes,
+                                                   splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+                            break
+        if any_fail:
+            for l in range(L):
+                if lv[LV_OK * L + l]:
+                    nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst,
+                                         n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm, kills, bm,
+                                         broken, stk)
+    for f in range(n_forms):  # §6.4 the winner's assault formations not broken at the start
+        if not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
+            continue
+        fs = forms[f, F_SIDE]
+        tsk = forms[f, F_TSKNF]
+        _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
+        _less_lost_capacity(units, wst, n_units, hp, flat_masks, fs, -1, f, lv, LV_CNT * L)
+        for l in range(L):
+            win = cons[l] & np.int64(loser[l] != fs) & (1 - broken0[f * L + l])
+            nb = bm[f * L + l] + losses_bm[f * L + l] * win
+            size = lv[LV_CNT * L + l]
+            fails = win & np.int64(nb >= (2 * size if tsk else size))
+            bm[f * L + l] = 0 if fails else nb
+            broken[f * L + l] |= fails
+    for f in range(n_forms):  # the state after the assault
+        _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
+        n_f = forms[f, F_N]
+        for l in range(L):  # destroyed / broken and alive / unbroken; a destroyed one holds no BMs
+            al = np.int64(_at(fa, f * L + l) > 0)
+            _put(bm_a, f * L + l, _at(bm, f * L + l) * al)
+            _put(broken_a, f * L + l, _at(broken, f * L + l) & al)
+            _put(cas_a, f * L + l, n_f - _at(fa, f * L + l))
+    for f in range(n_forms):  # its war engines after the assault (spec §10.9)
+        if fweb[f + 1] > fweb[f]:
+            _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, dmg_a, f * L, sh_a, f * L)
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _end_phase(rs, any_sc, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, fu, fb, fwe, fweb, hp, wst,
+               we, trapped, splashes, splash, kills, stk, lv, rules, per_form, per_lane):
+    """The end phase of the lanes whose trial ended: war engines' step 2 (spec §10.7), the rally (§7, with Supreme
+    Commander re-rolls), shadowfields back; returns the dice rolled."""
+    L = LANES
+    n_units = units.shape[0]
+    n_forms = forms.shape[0]
+    nat1 = rules[R_NAT1]
+    sc_reroll = rules[R_SC_REROLL] != 0
+    use_leaders = rules[R_LEADERS] != 0
+    nd = 0
+    bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
+    fa = per_form[7]
+    ended, d, withdrew = per_lane[7], per_lane[12], per_lane[26]
+    any_withdrew = 0
+    if rules[R_RALLY] and we:  # spec §10.7: end-phase step 2, before the rally
+        for f in range(n_forms):
+            if fweb[f + 1] == fweb[f] and not _any_necron(units, fu, fb, f):
+                continue
+            for l in range(L):
+                if ended[l]:
+                    nd += _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, alive,
+                                                n_words, forms, bm, broken, trapped, splashes, splash, n_forms,
+                                                losses_bm, kills, stk)
+        for f in range(n_forms):
+            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
+    if rules[R_RALLY]:  # §7
+        nat1_ok = np.int64(nat1 == 0)
+        for side in range(2):  # each side's Supreme Commander re-rolls this turn: one per living SC
+            if sc_reroll and any_sc[side]:
+                _rows_count(alive, flat_masks, flat_fmasks, side, M_SC, lv, (LV_SCR0 + side) * L, n_words, wes,
+                            web, units, False)
+            else:
+                for l in range(L):
+                    lv[(LV_SCR0 + side) * L + l] = 0
+        for f in range(n_forms):
+            init = forms[f, F_INIT]
+            e30 = forms[f, F_ENEMY30]
+            mob = forms[f, F_MOB]
+            tsk = forms[f, F_TSKNF]
+            if use_leaders and forms[f, F_ANY_LEADER]:
+                _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, M_LEADER, lv, LV_LEAD * L, n_words, wes,
+                             web, units, False)
+            else:
+                for l in range(L):
+                    lv[LV_LEAD * L + l] = 0
+            if forms[f, F_ANY_WE]:  # its size: a war engine counts its starting DC (TP 3.0)
+                _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_SIZE * L, n_words, wes, web,
+                             units, True)
+                _less_lost_capacity(units, wst, n_units, hp, flat_masks, forms[f, F_SIDE], -1, f, lv, LV_SIZE * L)
+            else:
+                for l in range(L):
+                    _put(lv, LV_SIZE * L + l, _at(fa, f * L + l))
+            for l in range(L):  # who tests (a formation with a living unit and BMs or broken)
+                living = _at(fa, f * L + l)
+                brk = _at(broken, f * L + l)
+                bmf = _at(bm, f * L + l)
+                _put(lv, LV_TEST * L + l, _at(ended, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
+                mob_mod = (2 if living > 10 else (1 if living > 5 else 0)) if mob else 0
+                _put(lv, LV_MOD * L + l, -e30 - 2 * brk + mob_mod)
+            nd += _roll(rs, d, _SIX, _FOUR, lv, LV_TEST * L, 0)
+            for l in range(L):
+                roll = _at(d, l)
+                mod = _at(lv, LV_MOD * L + l)
+                _put(lv, LV_OK * L + l, np.int64(roll + mod >= init) & (np.int64(roll != 1) | nat1_ok))
+            fs = forms[f, F_SIDE]
+            if sc_reroll and any_sc[fs]:  # a failed test spends one of the army's re-rolls, once (TP 2.1.15)
+                pool = (LV_SCR0 + fs) * L
+                for l in range(L):
+                    if lv[LV_TEST * L + l] and not lv[LV_OK * L + l] and lv[pool + l] > 0:
+                        lv[pool + l] -= 1
+                        roll = _die(rs, l, _SIX, _FOUR)
+                        nd += 1
+                        lv[LV_OK * L + l] = np.int64(roll + lv[LV_MOD * L + l] >= init and (roll != 1 or nat1_ok))
+            wd_any = 0
+            trap = np.int64(trapped[f] > 0.0 or forms[f, F_WE_WD] > 0)
+            for l in range(L):
+                brk = _at(broken, f * L + l)
+                bmf = _at(bm, f * L + l)
+                test = _at(lv, LV_TEST * L + l)
+                ok = _at(lv, LV_OK * L + l)
+                cut = (1 + tsk) * _at(lv, LV_LEAD * L + l)
+                size = _at(lv, LV_SIZE * L + l)
+                pass_broken = _max((size if tsk else size >> 1) - cut, 0)
+                pass_unbroken = _max((bmf >> 1) - cut, 0)
+                passes = test & ok
+                _put(tested, f * L + l, test)
+                _put(passed, f * L + l, passes)
+                _put(bm, f * L + l, (pass_broken if brk else pass_unbroken) if passes else bmf)
+                _put(broken, f * L + l, brk & (1 - passes))
+                wd = trap & test & brk & (1 - ok)
+                _put(withdrew, l, wd)
+                wd_any |= wd
+            if wd_any:
+                any_withdrew = 1
+                for l in range(L):
+                    if withdrew[l]:
+                        nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words,
+                                             wst, n_units, BOOK_END_PHASE, splashes, splash, n_forms,
+                                             losses_bm, kills, bm, broken, stk)
+        if any_withdrew:
+            for f in range(n_forms):
+                _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units,
+                             False)
+        if we:  # shadowfields come back after the rally step (spec §10.2)
+            for u in range(n_units):
+                top = units[u, U_SHADOW]
+                if top == 0:
+                    continue
+                for l in range(L):
+                    i = (W_SHADOW * n_units + u) * L + l
+                    up = wst[i]
+                    wst[i] = up + np.int64(ended[l] and hp[u * L + l] > 0 and 0 < up < top)
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _record(pflat, prow, side_off, form_off, forms, hist, ho, units, fwe, fweb, hp, wst, we, lv, per_form, per_lane):
+    """The counts of the lanes whose trial ended (analysis/epic/outcome.py::record): the block's count row and the
+    formations' joint histograms."""
+    L = LANES
+    n_units = units.shape[0]
+    n_forms = forms.shape[0]
+    bm, broken, tested, passed, bm_a = per_form[0], per_form[1], per_form[3], per_form[4], per_form[5]
+    broken_a, fa, cas_a, dmg_a, sh_a = per_form[6], per_form[7], per_form[8], per_form[9], per_form[10]
+    winner, margin, by_roll, rnd, ended = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[7]
+    for l in range(L):  # the counts (analysis/epic/outcome.py::record) through per-block histograms
+        if not ended[l]:
+            continue
+        wn = winner[l]
+        _bump(pflat, prow + _at(side_off, wn), 1)
+        won = np.int64((wn == WIN_ATT) | (wn == WIN_DEF))  # a side won without a roll (not "no winner")
+        _bump(pflat, prow + _at(side_off, O_NOROLL), won & (1 - _at(by_roll, l)))
+        _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, np.int64(wn != WIN_NO_ASSAULT))
+        if by_roll[l]:
+            _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
+    for f in range(n_forms):  # each formation's three joint histograms (slots in lanes, then counted)
+        n1 = forms[f, F_N] + 1
+        c1 = forms[f, F_CAP] + 1
+        h0 = ho[f, 0] + n1 - 1
+        h1 = ho[f, 1]
+        h2 = ho[f, 2]
+        for l in range(L):
+            i = f * L + l
+            al = np.int64(_at(fa, i) > 0)  # after the end phase too: broken and BMs only while alive
+            _put(lv, LV_SLOT0 * L + l, h0 + _at(cas_a, i) * n1 - _at(fa, i))
+            _put(lv, LV_SLOT1 * L + l, h1 + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1))
+            _put(lv, LV_SLOT2 * L + l, h2 + (4 * (_at(broken, i) & al) + 2 * _at(tested, i) + _at(passed, i)) * c1
+                 + _min(_at(bm, i) * al, c1 - 1))
+        for l in range(L):
+            if _at(ended, l):
+                _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)
+                _bump(hist, _at(lv, LV_SLOT1 * L + l), 1)
+                _bump(hist, _at(lv, LV_SLOT2 * L + l), 1)
+    for f in range(n_forms):  # the war-engine results (spec §10.9)
+        if fweb[f + 1] == fweb[f]:
+            continue
+        _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, lv, LV_SLOT0 * L, lv, LV_SLOT1 * L)
+        for l in range(L):
+            if not ended[l]:
+                continue
+            crit = 0
+            if we:
+                for kk in range(fweb[f], fweb[f + 1]):
+                    crit |= wst[(W_CRIT * n_units + fwe[kk]) * L + l]
+            pflat[prow + form_off[f, FO_CRIT]] += crit
+            pflat[prow + form_off[f, FO_DMG_A] + dmg_a[f * L + l]] += 1
+            pflat[prow + form_off[f, FO_DMG_E] + lv[LV_SLOT0 * L + l]] += 1
+            pflat[prow + form_off[f, FO_SH_A] + sh_a[f * L + l]] += 1
+            pflat[prow + form_off[f, FO_SH_E] + lv[LV_SLOT1 * L + l]] += 1
+
+
 @njit(cache=True, from_python=True, nogil=True, _nrt=False)
 def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo, pb, dc0, forms, fu, fb, fwe, fweb,
                splash, trapped, rules, side_off, form_off, masks, flat_masks, flat_fmasks, base, part, pflat, b,
@@ -1217,13 +1971,15 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
     ``[formation * L + lane]``) and ``per_lane`` (LANE_ROWS rows of L), zeroed, and ``flat_masks``, ``flat_fmasks``
     and ``pflat``, flat views of ``masks``, the formation masks and ``part``, come from the caller: no
     ``reshape`` here, whose implementation made loading the cached kernel import Numba's array module (about
-    0.1 s of a warm run); rows sliced from the work buffer instead made the compile longer and larger."""
+    0.1 s of a warm run); rows sliced from the work buffer instead made the compile longer and larger.
+
+    Each phase of a round is a function of its own, compiled apart (``_start_trials`` to ``_record``, above):
+    Numba's analyses of a function grow faster than its size, and this one holding every phase was most of
+    a cold compile."""
     n_units = units.shape[0]
     n_forms = forms.shape[0]
     n_words = masks.shape[0]
     L = LANES
-    row = b * part.shape[1]
-    max_rounds = rules[R_MAX_ROUNDS]
     has_first = False
     has_support = False
     for g in (G_FIRST, 3 + G_FIRST):
@@ -1232,8 +1988,6 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
         has_support |= gb[g + 1] > gb[g] or pb[g + 1] > pb[g]
     first_step = G_FIRST if has_first else G_NORMAL
     sf_kills = np.int64(rules[R_SF_KILLS] != 0)
-    nat1 = rules[R_NAT1]
-    sc_reroll = rules[R_SC_REROLL] != 0
     use_leaders = rules[R_LEADERS] != 0
     turn_on = rules[R_TURN] != 0
     io = 0
@@ -1293,16 +2047,9 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
     io += 2 * N_CLASSES * L
     reach_hits = ibuf[io:io + 12 * L]  # [((side * 2 + reach - 1) * 3 + kind) * L + lane]: a WE's hits in contact
     io += 12 * L
-    bm, broken, losses_bm, tested, passed = per_form[0], per_form[1], per_form[2], per_form[3], per_form[4]
-    bm_a, broken_a, fa, cas_a = per_form[5], per_form[6], per_form[7], per_form[8]
-    dmg_a, sh_a = per_form[9], per_form[10]  # its war engines' damage taken and shields up after the assault
+    bm, broken, losses_bm = per_form[0], per_form[1], per_form[2]
     broken0 = per_form[11]  # broken when the assault begins (a turn's shooting may break it)
-    winner, margin, by_roll, rnd, live = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[4]
-    fight, fight0, ended, contact, val = per_lane[5], per_lane[6], per_lane[7], per_lane[8], per_lane[9]
-    nn, h, d, d2, d3 = per_lane[10], per_lane[11], per_lane[12], per_lane[13], per_lane[14]
-    d4, nmw, ntk, cap, qq = per_lane[15], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
-    rr, prefix, snipe, snipe_un, loser = per_lane[20], per_lane[21], per_lane[22], per_lane[23], per_lane[24]
-    cons, withdrew, start = per_lane[25], per_lane[26], per_lane[27]
+    winner, live, fight, start = per_lane[0], per_lane[4], per_lane[5], per_lane[27]
     prow = b * part.shape[1]
     lv = ibuf[io:io + LV_ROWS * L]
     io += LV_ROWS * L
@@ -1330,54 +2077,12 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
     for l in range(L):
         live[l] = 0
     while True:  # one round for every lane holding a trial; a lane whose trial ended takes the next one
-        for l in range(L):
-            st = np.int64(live[l] == 0 and next_t < n_trials)
-            start[l] = st
-            if st:
-                if trial_streams:
-                    seed_stream(state, key0, key1 ^ TRIAL_STREAM_KEY, first_trial + next_t)
-                    for k in range(4):
-                        rs[k * L + l] = state[k]
-                next_t += 1
-        anylive = 0
-        for l in range(L):
-            st = start[l]
-            winner[l] = WIN_UNRESOLVED if st else winner[l]
-            margin[l] = 0 if st else margin[l]
-            by_roll[l] = 0 if st else by_roll[l]
-            rnd[l] = 1 if st else rnd[l]
-            live[l] |= st
-            kills[l] = 0 if st else kills[l]
-            kills[L + l] = 0 if st else kills[L + l]
-            anylive |= live[l]
+        next_t, k, anylive = _start_trials(rs, state, key0, key1, first_trial, trial_streams, n_trials, next_t, dc0,
+                                           units, forms, flat_masks, n_words, alive, hp, kills, wst, we, per_form,
+                                           per_lane)
+        nd += k
         if anylive == 0:
             break
-        for u in range(n_units):
-            v0 = dc0[u]
-            for l in range(L):
-                _put(hp, u * L + l, v0 if _at(start, l) else _at(hp, u * L + l))
-        if we:
-            for l in range(L):
-                if start[l]:
-                    nd += _we_start_lane(rs, l, units, wst, n_units)
-        for s in range(2):
-            for w in range(n_words):
-                m = flat_masks[(2 * w + s) * M_COLS + M_ALL]
-                row = (s * n_words + w) * L
-                for l in range(L):
-                    _put(alive, row + l, m if _at(start, l) else _at(alive, row + l))
-        for f in range(n_forms):
-            b0 = np.int64(forms[f, F_BROKEN0] != 0)
-            bm0 = 0 if b0 else forms[f, F_BM0]
-            for l in range(L):
-                st = _at(start, l)
-                _put(broken, f * L + l, b0 if st else _at(broken, f * L + l))
-                _put(broken0, f * L + l, b0 if st else _at(broken0, f * L + l))
-                _put(bm, f * L + l, bm0 if st else _at(bm, f * L + l))
-                _put(losses_bm, f * L + l, 0 if st else _at(losses_bm, f * L + l))
-        for l in range(L):
-            fight[l] = live[l]
-            fight0[l] = live[l]
         if turn is not None:  # a turn scenario (rules[R_TURN]): the activations of each new trial, then its assault
             for l in range(L):
                 if start[l]:
@@ -1392,104 +2097,13 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
                         broken0[f * L + l] = broken[f * L + l]
         for step in range(first_step, 3):
             if step == G_SUPPORT:  # §3 early ends
-                _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
-                _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words, wes, web, units)
-                for l in range(L):
-                    fl = _at(fight, l)
-                    dfd = _at(lv, LV_DFD * L + l)
-                    att = _at(lv, LV_ATT * L + l)
-                    att_t = _at(lv, LV_ATTT * L + l)
-                    end1 = fl & (1 - dfd)  # the defenders' assault formations are gone
-                    end2 = fl & dfd & (1 - att_t)  # no attacker left directly engaged
-                    _end_lanes(l, end1 | end2, (WIN_ATT if att else WIN_NONE) if end1 else WIN_DEF, winner, fight,
-                               live)
+                _early_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane)
                 if not has_support:
                     break
             for side in range(2):  # §1 / §4: rolls
-                for i in range(N_CLASSES * L):
-                    hits[side * N_CLASSES * L + i] = 0
-                for i in range(6 * L):
-                    reach_hits[side * 6 * L + i] = 0
-                g = side * 3 + step
-                if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
-                    continue
-                _rows_any(alive, flat_masks, flat_fmasks, 1 - side, M_BC, contact, 0, n_words, wes, web, units)
-                for p in range(pb[g], pb[g + 1]):
-                    vc = pinfo[p, P_VC]
-                    vn = pinfo[p, P_VN]
-                    cls = pinfo[p, P_CLASS]
-                    maxn = 0
-                    for l in range(L):
-                        _put(nn, l, 0)
-                    for w in range(n_words):
-                        m = pmask[p, w]
-                        row = (side * n_words + w) * L
-                        for l in range(L):
-                            _put(nn, l, _at(nn, l) + _popcount(_at(alive, row + l) & m))
-                    for l in range(L):
-                        v = vc if _at(contact, l) else vn
-                        _put(val, l, v)
-                        n = _at(nn, l) * _at(fight, l) * np.int64(v < NO_ROLL)
-                        _put(nn, l, n)
-                        maxn = _max(maxn, n)
-                        _put(h, l, 0)
-                    for j in range(maxn):
-                        nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
-                        for l in range(L):
-                            _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
-                    hrow = (side * N_CLASSES + cls) * L
-                    for l in range(L):
-                        _put(hits, hrow + l, _at(hits, hrow + l) + _at(h, l))
-                for k in range(gb[g], gb[g + 1]):
-                    u = src[k, S_UNIT]
-                    bcs = src[k, S_BC]
-                    degrades = we and units[u, U_CRIT] == CRIT_DEGRADE
-                    for l in range(L):
-                        ok = fight[l] & np.int64(hp[u * L + l] > 0)
-                        v = src[k, S_VC] if (contact[l] & bcs) else src[k, S_VN]
-                        ok &= np.int64(v < NO_ROLL)
-                        val[l] = v
-                        nn[l] = src[k, S_N] * ok
-                        h[l] = ok
-                    if degrades:  # a degraded unit's new values (spec §10.4)
-                        for l in range(L):
-                            if wst[(W_DEGRADED * n_units + u) * L + l]:
-                                v = src[k, S_DVC] if (contact[l] & bcs) else src[k, S_DVN]
-                                ok = fight[l] & np.int64(hp[u * L + l] > 0) & np.int64(v < NO_ROLL)
-                                val[l] = v
-                                nn[l] = src[k, S_N] * ok
-                                h[l] = ok
-                    _cut_row_dice(src, k, u, units, wst, n_units, broken0, turn_on, nn, h)
-                    if src[k, S_D3]:
-                        nd += _roll(rs, d, _THREE, _ONE, h, 0, 0)
-                        for l in range(L):
-                            nn[l] = d[l] * h[l]
-                    maxn = 0
-                    for l in range(L):
-                        maxn = _max(maxn, nn[l])
-                        h[l] = 0
-                    for j in range(maxn):
-                        nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
-                        for l in range(L):
-                            h[l] += (j < nn[l]) & (d[l] >= val[l])
-                    cls = src[k, S_CLASS]
-                    reach = src[k, S_REACH]
-                    if we:  # the row's hits; bit 0: firefight hits (spec §10.8.1), bit 1: a WE's, in contact
-                        ffv = src[k, S_FF_VC]
-                        for l in range(L):
-                            routed = contact[l] & bcs
-                            shits[k * L + l] = h[l]
-                            sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
-                        continue
-                    if reach == REACH_ANY:
-                        for l in range(L):
-                            hits[(side * N_CLASSES + cls) * L + l] += h[l]
-                    else:  # a war engine in contact: its CC / FF hits land only on some units (TP 3.1.2)
-                        rrow = ((side * 2 + reach - 1) * 3 + cls) * L
-                        for l in range(L):
-                            routed = contact[l] & bcs
-                            hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
-                            reach_hits[rrow + l] += h[l] * routed
+                nd += _roll_hits(side, step, rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, src, gb,
+                                 pmask, pinfo, pb, hp, hits, reach_hits, wst, shits, sff, we, turn_on, per_form,
+                                 per_lane)
             ck = np.int64(step != G_SUPPORT) | sf_kills
             if we:  # war-engine rules: lane by lane, the attacker's hits first, as the reference engine
                 for l in range(L):
@@ -1500,481 +2114,21 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
                                                        alive, tgt, tgb, n_words, wst, n_units, elig, ck, splashes,
                                                        splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
             for side in range(0 if we else 2):  # §2 allocation, saves, damage: side's units, the enemy's hits
-                hs = 1 - side
-                anyhit = 0
-                anysnipe = 0
-                anymacro = 0
-                g = hs * 3 + step
-                reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
-                for k in range(gb[g], gb[g + 1]):
-                    reaching |= src[k, S_REACH] != REACH_ANY
-                for l in range(L):  # living directly engaged units (a WE counting its starting DC)
-                    c = 0
-                    for w in range(n_words):
-                        c += _popcount(_at(alive, (side * n_words + w) * L + l)
-                                       & _at(flat_masks, (2 * w + side) * M_COLS + M_TARGET))
-                    _put(cap, l, c)
-                for kw in range(web[side], web[side + 1]):
-                    u = wes[kw]
-                    w = units[u, U_WORD]
-                    sh = np.uint64(units[u, U_BIT])
-                    if (flat_masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
-                        extra_dc = units[u, U_DC] - 1
-                        arow = (side * n_words + w) * L
-                        for l in range(L):
-                            _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(alive, arow + l) >> sh) & _ONE))
-                hrow = hs * N_CLASSES * L
-                for l in range(L):  # the ordinary hits go round-robin here; MW / TK hits after them (below)
-                    c = _at(cap, l)
-                    has = np.int64(c > 0)
-                    t = _at(hits, hrow + l) * has
-                    mw = _at(hits, hrow + L + l) * has
-                    tk = _at(hits, hrow + 2 * L + l) * has
-                    ns = (_at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)) * has
-                    c1 = _max(c, 1)
-                    q = np.int64(np.float64(t) / np.float64(c1))  # exact: small non-negative integers
-                    _put(nmw, l, mw)
-                    _put(ntk, l, tk)
-                    _put(cap, l, c1)
-                    anyhit |= t + ns + mw + tk
-                    anysnipe |= ns
-                    anymacro |= mw + tk
-                    _put(qq, l, q)
-                    _put(rr, l, t - q * c1)
-                    _put(prefix, l, 0)
-                    _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved below
-                    _put(snipe_un, l, 0)
-                if reaching:
-                    for l in range(L):
-                        for i in range(6):
-                            anyhit |= reach_hits[(hs * 6 + i) * L + l]
-                    anymacro |= anyhit
-                if anyhit == 0:
-                    continue
-                if anysnipe:
-                    for l in range(L):
-                        if snipe[l] == -2:
-                            s_u, s_n, k = _snipe_lane(rs, l, side, hits, hs, units, alive, flat_masks, base,
-                                                      n_words)
-                            snipe[l] = s_u
-                            snipe_un[l] = s_n
-                            nd += k
-                krow = (1 - side) * L
-                for l in range(L):
-                    lv[LV_KILLS * L + l] = 0
-                for k in range(tgb[side], tgb[side + 1]):
-                    u = tgt[k]
-                    dc = units[u, U_DC]
-                    sv = units[u, U_SAVE]
-                    simple = units[u, U_SIMPLE]
-                    frow = units[u, U_FORM] * L
-                    lossbm = units[u, U_LOSS_BM]
-                    arow = (side * n_words + units[u, U_WORD]) * L
-                    sh = np.uint64(units[u, U_BIT])
-                    hrow = u * L
-                    maxh = 0
-                    anygen = 0
-                    for l in range(L):  # its hits in each lane (vectorised: lane rows of ``lv``)
-                        a = np.int64((_at(alive, arow + l) >> sh) & _ONE)
-                        pt = _min(dc, _max(0, _at(rr, l) - _at(prefix, l)))
-                        hv = (_at(qq, l) * dc + pt) * a
-                        _put(lv, LV_A * L + l, a)
-                        _put(lv, LV_HH * L + l, hv * simple)
-                        _put(lv, LV_NN * L + l, hv * (1 - simple))
-                        _put(lv, LV_UN * L + l, 0)
-                        anygen |= hv * (1 - simple)
-                        maxh = _max(maxh, hv * simple)
-                    if sv < NO_ROLL:
-                        for j in range(maxh):
-                            nd += _roll(rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
-                            for l in range(L):
-                                _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l)
-                                     + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
-                    else:
-                        for l in range(L):
-                            _put(lv, LV_UN * L + l, _at(lv, LV_HH * L + l))
-                    if anygen:
-                        for l in range(L):
-                            if lv[LV_NN * L + l] > 0:
-                                g_un, g_nd = _general_hits(rs, l, u, units, lv[LV_NN * L + l])
-                                lv[LV_UN * L + l] += g_un
-                                nd += g_nd
-                    if anysnipe:
-                        for l in range(L):
-                            isn = np.int64(_at(snipe, l) == u)
-                            _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + isn * _at(snipe_un, l))
-                            _put(snipe, l, -1 if isn else _at(snipe, l))
-                    more = 0
-                    for l in range(L):  # damage, losses, kills; does any lane have hits left?
-                        a = _at(lv, LV_A * L + l)
-                        pf = _at(prefix, l) + dc * a
-                        _put(prefix, l, pf)
-                        more |= _at(qq, l) | np.int64(pf < _at(rr, l))
-                        hpu = _at(hp, hrow + l)
-                        done = _min(_at(lv, LV_UN * L + l), hpu)
-                        left = hpu - done
-                        _put(hp, hrow + l, left)
-                        _put(losses_bm, frow + l, _at(losses_bm, frow + l) + done * lossbm)
-                        _put(lv, LV_KILLS * L + l, _at(lv, LV_KILLS * L + l) + done)
-                        _put(lv, LV_DEAD * L + l, a & np.int64(left == 0))
-                    for l in range(L):
-                        _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
-                    if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
-                        break
-                if anymacro:  # a WE's hits in contact, then MW and TK hits, to the survivors (TP 2.2.6, 2.2.9, 3.1.2)
-                    for l in range(L):
-                        later = nmw[l] + ntk[l]
-                        if reaching:
-                            for i in range(6):
-                                later += reach_hits[(hs * 6 + i) * L + l]
-                        if later > 0:
-                            m_done, m_nd = _later_allocations_lane(rs, l, side, nmw[l], ntk[l], reach_hits, hs, units,
-                                                                   hp, alive, losses_bm, tgt, tgb, n_words)
-                            lv[LV_KILLS * L + l] += m_done
-                            nd += m_nd
-                for l in range(L):
-                    _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
+                nd += _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt, tgb, units, src,
+                                     gb, base, hp, hits, reach_hits, kills, lv, per_form, per_lane)
             if step == G_SUPPORT:  # §4: wiped out by supporting fire
-                _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
-                for l in range(L):
-                    fl = _at(fight, l)
-                    att = _at(lv, LV_ATT * L + l)
-                    dfd = _at(lv, LV_DFD * L + l)
-                    _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner,
-                               fight, live)
-        # §5 result roll for the lanes still fighting
-        nd += _roll(rs, d, _SIX, _FOUR, fight, 0, 0)
-        nd += _roll(rs, d2, _SIX, _FOUR, fight, 0, 0)
-        nd += _roll(rs, d3, _SIX, _FOUR, fight, 0, 0)
-        nd += _roll(rs, d4, _SIX, _FOUR, fight, 0, 0)
-        for r in (LV_BMA, LV_BMD, LV_RAWA, LV_RAWD):
-            for l in range(L):
-                lv[r * L + l] = 0
-        for f in range(n_forms):  # BMs held (a broken formation: its units) and raw BMs, per side
-            if not forms[f, F_ASSAULT]:
-                continue
-            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
-            _less_lost_capacity(units, wst, n_units, hp, flat_masks, forms[f, F_SIDE], -1, f, lv, LV_CNT * L)
-            tsk = forms[f, F_TSKNF]
-            held_row = (LV_BMA if forms[f, F_SIDE] == ATTACKER else LV_BMD) * L
-            raw_row = (LV_RAWA if forms[f, F_SIDE] == ATTACKER else LV_RAWD) * L
-            for l in range(L):  # a formation with no living unit holds none (TP 1.12.10)
-                brk = _at(broken, f * L + l)
-                cnt = _at(lv, LV_CNT * L + l)
-                bmf = _at(bm, f * L + l) * np.int64(cnt > 0)
-                _put(lv, held_row + l, _at(lv, held_row + l) + (cnt if brk else (bmf >> tsk)))
-                _put(lv, raw_row + l, _at(lv, raw_row + l) + (cnt if brk else bmf))
-        _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_ASSAULT, lv, LV_NATT * L, n_words, wes, web, units,
-                    True)
-        _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, n_words, wes, web, units,
-                    True)
-        _less_lost_capacity(units, wst, n_units, hp, flat_masks, ATTACKER, M_ASSAULT, -1, lv, LV_NATT * L)
-        _less_lost_capacity(units, wst, n_units, hp, flat_masks, DEFENDER, M_ASSAULT, -1, lv, LV_NDEF * L)
-        _rows_count(alive, flat_masks, flat_fmasks, ATTACKER, M_INSP, lv, LV_INSA * L, n_words, wes, web, units, False)
-        _rows_count(alive, flat_masks, flat_fmasks, DEFENDER, M_INSP, lv, LV_INSD * L, n_words, wes, web, units, False)
-        use_sum = rules[R_SUM] != 0
-        for l in range(L):
-            n_att = _at(lv, LV_NATT * L + l)
-            n_def = _at(lv, LV_NDEF * L + l)
-            bm_att = _at(lv, LV_BMA * L + l)
-            bm_def = _at(lv, LV_BMD * L + l)
-            mod = _at(kills, l) - _at(kills, L + l) + _at(lv, LV_INSA * L + l) - _at(lv, LV_INSD * L + l)
-            mod += np.int64(n_att > n_def) + np.int64(n_att > 2 * n_def) - np.int64(n_def > n_att) \
-                - np.int64(n_def > 2 * n_att)
-            mod += np.int64(_at(lv, LV_RAWA * L + l) == 0) - np.int64(_at(lv, LV_RAWD * L + l) == 0) \
-                + np.int64(bm_def > bm_att) - np.int64(bm_att > bm_def)
-            fl = _at(fight, l)
-            a1 = _at(d, l)
-            a2 = _at(d2, l)
-            e1 = _at(d3, l)
-            e2 = _at(d4, l)
-            mg = (a1 + a2 - e1 - e2 if use_sum else _max(a1, a2) - _max(e1, e2)) + mod
-            decided = fl & np.int64(mg != 0)
-            _put(margin, l, mg if fl else _at(margin, l))
-            _put(by_roll, l, _at(by_roll, l) | decided)
-            _put(winner, l, (WIN_ATT if mg > 0 else WIN_DEF) if decided else _at(winner, l))
-            last = fl & np.int64(_at(rnd, l) == max_rounds)
-            go_on = fl & (1 - decided) & (1 - last)
-            _put(live, l, _at(live, l) & (1 - decided) & (1 - last))
-            _put(rnd, l, _at(rnd, l) + go_on)
-        for l in range(L):  # the lanes whose trial ended in this round
-            ended[l] = fight0[l] & (1 - live[l])
-        # §6 consequences
-        for l in range(L):
-            wn = winner[l]
-            c = ended[l] & np.int64((wn == WIN_ATT) | (wn == WIN_DEF))
-            cons[l] = c
-            los = DEFENDER if wn == WIN_ATT else ATTACKER
-            loser[l] = los
-            e = margin[l] if margin[l] > 0 else -margin[l]
-            e = e // 2 if all_tsknf[los] else e
-            lv[LV_EX * L + l] = e * c
-        for side in range(2):  # §6.1 extra hits, no saves, front to back
-            if xhb[side + 1] == xhb[side]:
-                continue
-            for l in range(L):
-                lv[LV_HIT * L + l] = cons[l] & np.int64(loser[l] == side)
-            for k in range(xhb[side], xhb[side + 1]):
-                u = xh[k]
-                arow = (side * n_words + units[u, U_WORD]) * L
-                sh = np.uint64(units[u, U_BIT])
-                hrow = u * L
-                dc = units[u, U_DC]
-                if we and units[u, U_CRIT] != CRIT_NONE:  # its damage rolls for criticals (spec §10.4)
-                    for l in range(L):
-                        a = np.int64((alive[arow + l] >> sh) & _ONE) & lv[LV_HIT * L + l]
-                        block = _min(_starting_dc(units, wst, u, l, n_units), lv[LV_EX * L + l]) * a
-                        lv[LV_EX * L + l] -= block
-                        if block > 0:
-                            nd += _we_resolve_lane(rs, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, units, hp, wst,
-                                                   n_units, alive, n_words, splashes, splash, fu, fb, n_forms,
-                                                   losses_bm, kills, bm, broken, stk)
-                    continue
-                for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
-                    a = np.int64((_at(alive, arow + l) >> sh) & _ONE) & _at(lv, LV_HIT * L + l)
-                    hpu = _at(hp, hrow + l)
-                    block = _min(dc, _at(lv, LV_EX * L + l)) * a
-                    take = _min(hpu, block)
-                    _put(lv, LV_EX * L + l, _at(lv, LV_EX * L + l) - block)
-                    _put(hp, hrow + l, hpu - take)
-                    _put(lv, LV_DEAD * L + l, a & np.int64(hpu == take))
-                for l in range(L):
-                    _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
-        for f in range(n_forms):  # §6.2 the loser's assault formations
-            if not forms[f, F_ASSAULT]:
-                continue
-            fs = forms[f, F_SIDE]
-            for l in range(L):  # already broken when the assault began: destroyed (Fearless units stay)
-                _put(lv, LV_HIT * L + l, _at(cons, l) & np.int64(_at(loser, l) == fs) & _at(broken0, f * L + l))
-            if forms[f, F_BROKEN0] or rules[R_TURN]:
-                for kk in range(fb[f], fb[f + 1]):
-                    u = fu[kk]
-                    if units[u, U_FEARLESS]:
-                        continue
-                    hrow = u * L
-                    arow = (fs * n_words + units[u, U_WORD]) * L
-                    sh = np.uint64(units[u, U_BIT])
-                    for l in range(L):
-                        kill = _at(lv, LV_HIT * L + l)
-                        _put(hp, hrow + l, 0 if kill else _at(hp, hrow + l))
-                        _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(kill) << sh))
-            if not forms[f, F_BROKEN0] or rules[R_TURN]:  # breaks and withdraws
-                for l in range(L):
-                    hit = _at(cons, l) & np.int64(_at(loser, l) == fs) & (1 - _at(broken0, f * L + l))
-                    _put(lv, LV_HIT * L + l, hit)
-                    _put(bm, f * L + l, 0 if hit else _at(bm, f * L + l))
-                    _put(broken, f * L + l, _at(broken, f * L + l) | hit)
-                if trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
-                    for l in range(L):
-                        if lv[LV_HIT * L + l]:
-                            nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words,
-                                                 wst, n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm,
-                                                 kills, bm, broken, stk)
-        for f in range(n_forms):  # §6.3 the loser's other formations
-            if forms[f, F_ASSAULT] or forms[f, F_OUTSIDE]:
-                continue
-            fs = forms[f, F_SIDE]
-            tsk = forms[f, F_TSKNF]
-            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
-            _less_lost_capacity(units, wst, n_units, hp, flat_masks, fs, -1, f, lv, LV_CNT * L)
-            any_hit_broken = 0
-            any_fail = 0
-            for l in range(L):  # an unbroken one takes a BM and a break test; a broken one takes a hit (below)
-                hit = _at(cons, l) & np.int64(_at(loser, l) == fs)
-                brk = _at(broken, f * L + l)
-                h_unbroken = hit & (1 - brk)
-                nb = _at(bm, f * L + l) + h_unbroken
-                cnt = _at(lv, LV_CNT * L + l)
-                fails = h_unbroken & np.int64(nb >= (2 * cnt if tsk else cnt))
-                _put(bm, f * L + l, 0 if fails else nb)
-                _put(broken, f * L + l, brk | fails)
-                _put(lv, LV_HIT * L + l, hit & brk)
-                _put(lv, LV_OK * L + l, fails)
-                any_hit_broken |= hit & brk
-                any_fail |= fails
-            if any_hit_broken and not tsk:
-                for l in range(L):
-                    if lv[LV_HIT * L + l]:
-                        for kk in range(fb[f], fb[f + 1]):
-                            u = fu[kk]
-                            if hp[u * L + l] > 0 and not units[u, U_FEARLESS]:
-                                nd += _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes,
-                                                       splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
-                                break
-            if any_fail:
-                for l in range(L):
-                    if lv[LV_OK * L + l]:
-                        nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst,
-                                             n_units, BOOK_LOSSES, splashes, splash, n_forms, losses_bm, kills, bm,
-                                             broken, stk)
-        for f in range(n_forms):  # §6.4 the winner's assault formations not broken at the start
-            if not forms[f, F_ASSAULT] or forms[f, F_BROKEN0]:
-                continue
-            fs = forms[f, F_SIDE]
-            tsk = forms[f, F_TSKNF]
-            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_CNT * L, n_words, wes, web, units, True)
-            _less_lost_capacity(units, wst, n_units, hp, flat_masks, fs, -1, f, lv, LV_CNT * L)
-            for l in range(L):
-                win = cons[l] & np.int64(loser[l] != fs) & (1 - broken0[f * L + l])
-                nb = bm[f * L + l] + losses_bm[f * L + l] * win
-                size = lv[LV_CNT * L + l]
-                fails = win & np.int64(nb >= (2 * size if tsk else size))
-                bm[f * L + l] = 0 if fails else nb
-                broken[f * L + l] |= fails
-        for f in range(n_forms):  # the state after the assault
-            _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
-            n_f = forms[f, F_N]
-            for l in range(L):  # destroyed / broken and alive / unbroken; a destroyed one holds no BMs
-                al = np.int64(_at(fa, f * L + l) > 0)
-                _put(bm_a, f * L + l, _at(bm, f * L + l) * al)
-                _put(broken_a, f * L + l, _at(broken, f * L + l) & al)
-                _put(cas_a, f * L + l, n_f - _at(fa, f * L + l))
-        for f in range(n_forms):  # its war engines after the assault (spec §10.9)
-            if fweb[f + 1] > fweb[f]:
-                _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, dmg_a, f * L, sh_a, f * L)
-        any_withdrew = 0
-        if rules[R_RALLY] and we:  # spec §10.7: end-phase step 2, before the rally
-            for f in range(n_forms):
-                if fweb[f + 1] == fweb[f] and not _any_necron(units, fu, fb, f):
-                    continue
-                for l in range(L):
-                    if ended[l]:
-                        nd += _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, alive,
-                                                    n_words, forms, bm, broken, trapped, splashes, splash, n_forms,
-                                                    losses_bm, kills, stk)
-            for f in range(n_forms):
-                _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units, False)
-        if rules[R_RALLY]:  # §7
-            nat1_ok = np.int64(nat1 == 0)
-            for side in range(2):  # each side's Supreme Commander re-rolls this turn: one per living SC
-                if sc_reroll and any_sc[side]:
-                    _rows_count(alive, flat_masks, flat_fmasks, side, M_SC, lv, (LV_SCR0 + side) * L, n_words, wes,
-                                web, units, False)
-                else:
-                    for l in range(L):
-                        lv[(LV_SCR0 + side) * L + l] = 0
-            for f in range(n_forms):
-                init = forms[f, F_INIT]
-                e30 = forms[f, F_ENEMY30]
-                mob = forms[f, F_MOB]
-                tsk = forms[f, F_TSKNF]
-                if use_leaders and forms[f, F_ANY_LEADER]:
-                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, M_LEADER, lv, LV_LEAD * L, n_words, wes,
-                                 web, units, False)
-                else:
-                    for l in range(L):
-                        lv[LV_LEAD * L + l] = 0
-                if forms[f, F_ANY_WE]:  # its size: a war engine counts its starting DC (TP 3.0)
-                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, lv, LV_SIZE * L, n_words, wes, web,
-                                 units, True)
-                    _less_lost_capacity(units, wst, n_units, hp, flat_masks, forms[f, F_SIDE], -1, f, lv, LV_SIZE * L)
-                else:
-                    for l in range(L):
-                        _put(lv, LV_SIZE * L + l, _at(fa, f * L + l))
-                for l in range(L):  # who tests (a formation with a living unit and BMs or broken)
-                    living = _at(fa, f * L + l)
-                    brk = _at(broken, f * L + l)
-                    bmf = _at(bm, f * L + l)
-                    _put(lv, LV_TEST * L + l, _at(ended, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
-                    mob_mod = (2 if living > 10 else (1 if living > 5 else 0)) if mob else 0
-                    _put(lv, LV_MOD * L + l, -e30 - 2 * brk + mob_mod)
-                nd += _roll(rs, d, _SIX, _FOUR, lv, LV_TEST * L, 0)
-                for l in range(L):
-                    roll = _at(d, l)
-                    mod = _at(lv, LV_MOD * L + l)
-                    _put(lv, LV_OK * L + l, np.int64(roll + mod >= init) & (np.int64(roll != 1) | nat1_ok))
-                fs = forms[f, F_SIDE]
-                if sc_reroll and any_sc[fs]:  # a failed test spends one of the army's re-rolls, once (TP 2.1.15)
-                    pool = (LV_SCR0 + fs) * L
-                    for l in range(L):
-                        if lv[LV_TEST * L + l] and not lv[LV_OK * L + l] and lv[pool + l] > 0:
-                            lv[pool + l] -= 1
-                            roll = _die(rs, l, _SIX, _FOUR)
-                            nd += 1
-                            lv[LV_OK * L + l] = np.int64(roll + lv[LV_MOD * L + l] >= init and (roll != 1 or nat1_ok))
-                wd_any = 0
-                trap = np.int64(trapped[f] > 0.0 or forms[f, F_WE_WD] > 0)
-                for l in range(L):
-                    brk = _at(broken, f * L + l)
-                    bmf = _at(bm, f * L + l)
-                    test = _at(lv, LV_TEST * L + l)
-                    ok = _at(lv, LV_OK * L + l)
-                    cut = (1 + tsk) * _at(lv, LV_LEAD * L + l)
-                    size = _at(lv, LV_SIZE * L + l)
-                    pass_broken = _max((size if tsk else size >> 1) - cut, 0)
-                    pass_unbroken = _max((bmf >> 1) - cut, 0)
-                    passes = test & ok
-                    _put(tested, f * L + l, test)
-                    _put(passed, f * L + l, passes)
-                    _put(bm, f * L + l, (pass_broken if brk else pass_unbroken) if passes else bmf)
-                    _put(broken, f * L + l, brk & (1 - passes))
-                    wd = trap & test & brk & (1 - ok)
-                    _put(withdrew, l, wd)
-                    wd_any |= wd
-                if wd_any:
-                    any_withdrew = 1
-                    for l in range(L):
-                        if withdrew[l]:
-                            nd += _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, False, forms, alive, n_words,
-                                                 wst, n_units, BOOK_END_PHASE, splashes, splash, n_forms,
-                                                 losses_bm, kills, bm, broken, stk)
-            if any_withdrew:
-                for f in range(n_forms):
-                    _rows_fcount(alive, flat_fmasks, flat_masks, forms, f, -1, fa, f * L, n_words, wes, web, units,
-                                 False)
-            if we:  # shadowfields come back after the rally step (spec §10.2)
-                for u in range(n_units):
-                    top = units[u, U_SHADOW]
-                    if top == 0:
-                        continue
-                    for l in range(L):
-                        i = (W_SHADOW * n_units + u) * L + l
-                        up = wst[i]
-                        wst[i] = up + np.int64(ended[l] and hp[u * L + l] > 0 and 0 < up < top)
-        for l in range(L):  # the counts (analysis/epic/outcome.py::record) through per-block histograms
-            if not ended[l]:
-                continue
-            wn = winner[l]
-            _bump(pflat, prow + _at(side_off, wn), 1)
-            won = np.int64((wn == WIN_ATT) | (wn == WIN_DEF))  # a side won without a roll (not "no winner")
-            _bump(pflat, prow + _at(side_off, O_NOROLL), won & (1 - _at(by_roll, l)))
-            _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, np.int64(wn != WIN_NO_ASSAULT))
-            if by_roll[l]:
-                _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
-        for f in range(n_forms):  # each formation's three joint histograms (slots in lanes, then counted)
-            n1 = forms[f, F_N] + 1
-            c1 = forms[f, F_CAP] + 1
-            h0 = ho[f, 0] + n1 - 1
-            h1 = ho[f, 1]
-            h2 = ho[f, 2]
-            for l in range(L):
-                i = f * L + l
-                al = np.int64(_at(fa, i) > 0)  # after the end phase too: broken and BMs only while alive
-                _put(lv, LV_SLOT0 * L + l, h0 + _at(cas_a, i) * n1 - _at(fa, i))
-                _put(lv, LV_SLOT1 * L + l, h1 + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1))
-                _put(lv, LV_SLOT2 * L + l, h2 + (4 * (_at(broken, i) & al) + 2 * _at(tested, i) + _at(passed, i)) * c1
-                     + _min(_at(bm, i) * al, c1 - 1))
-            for l in range(L):
-                if _at(ended, l):
-                    _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)
-                    _bump(hist, _at(lv, LV_SLOT1 * L + l), 1)
-                    _bump(hist, _at(lv, LV_SLOT2 * L + l), 1)
-        for f in range(n_forms):  # the war-engine results (spec §10.9)
-            if fweb[f + 1] == fweb[f]:
-                continue
-            _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, lv, LV_SLOT0 * L, lv, LV_SLOT1 * L)
-            for l in range(L):
-                if not ended[l]:
-                    continue
-                crit = 0
-                if we:
-                    for kk in range(fweb[f], fweb[f + 1]):
-                        crit |= wst[(W_CRIT * n_units + fwe[kk]) * L + l]
-                pflat[prow + form_off[f, FO_CRIT]] += crit
-                pflat[prow + form_off[f, FO_DMG_A] + dmg_a[f * L + l]] += 1
-                pflat[prow + form_off[f, FO_DMG_E] + lv[LV_SLOT0 * L + l]] += 1
-                pflat[prow + form_off[f, FO_SH_A] + sh_a[f * L + l]] += 1
-                pflat[prow + form_off[f, FO_SH_E] + lv[LV_SLOT1 * L + l]] += 1
+                _supporting_fire_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane)
+        nd += _result_roll(rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, wst, hp, kills, lv,
+                           rules, per_form, per_lane)
+        nd += _extra_hits(rs, all_tsknf, xh, xhb, alive, n_words, units, forms, fu, fb, hp, wst, we, splashes, splash,
+                          kills, stk, lv, per_form, per_lane)
+        nd += _formation_consequences(rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, fu, fb,
+                                      fwe, fweb, hp, wst, we, trapped, splashes, splash, kills, stk, lv, rules,
+                                      per_form, per_lane)
+        nd += _end_phase(rs, any_sc, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, fu, fb, fwe,
+                         fweb, hp, wst, we, trapped, splashes, splash, kills, stk, lv, rules, per_form, per_lane)
+        _record(pflat, prow, side_off, form_off, forms, hist, ho, units, fwe, fweb, hp, wst, we, lv, per_form,
+                per_lane)
     return nd
 
 
