@@ -376,15 +376,11 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
     notes = []
     if ma.turn or mb.turn:
         if engine == "kernel":
-            from ..epic.engine import turn_kernel_unsupported
-            from ..epic.turn_result import compile_turn
+            from ..epic import engine_for
 
-            lacking = [found for m in (ma, mb) if m.turn for found in [turn_kernel_unsupported(compile_turn(m))]
-                       if found]
-            if lacking:
-                field, feature = lacking[0]
-                notes.append(f"turn scenarios run on the pure-Python reference engine: the Numba kernel does not "
-                             f"simulate {feature} yet ({field})")
+            reasons = [reason for m in (ma, mb) for _, reason in [engine_for(m, engine)] if reason]
+            if reasons:
+                notes.append(f"turn scenarios run on the pure-Python reference engine: {reasons[0]}")
                 engine = "reference"
         method = method or "exact-pairs"
     return system, [(ma, mb)], opponent, (label_a, label_b), engine, method or "batch-means", notes

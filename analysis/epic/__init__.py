@@ -24,7 +24,6 @@ __all__ = ["load", "loads", "simulate", "trace", "engine_for", "regroup", "rally
            "EpicScenario", "EpicResult"]
 
 
-
 def load(path: str | Path) -> EpicScenario:
     """Read and validate a scenario file (a string is always a path; text goes to :func:`loads`)."""
     data, source = read_toml(path)
