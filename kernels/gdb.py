@@ -7,7 +7,6 @@ charger's test and (after a PASS) the defender's test, and counts what happened.
 import numpy as np
 from numba import njit, prange
 
-from .counts import sum_blocks
 from .rng import BLOCK_TRIALS, d6, seed_stream
 
 # Offsets vector layout (indices into ``offsets``).
@@ -40,19 +39,30 @@ def _morale_roll(state, dice, modifier):
     return total, sixes >= 2
 
 
-@njit(cache=True, parallel=True)
-def run_chunk(key0, key1, first_block, n_trials, n_counts, offsets,
-              fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo,
-              strength, morale_dice, charger_mod_by_cas, charger_lut, charger_lo,
-              defender_mod, defender_lut, defender_lo,
-              outcome_by_charger, outcome_by_defender, charger_end_by_result,
-              defender_end_by_result, friends_by_result):
-    """Run ``n_trials`` charges from stream block ``first_block``; returns the summed counts."""
+def run_chunk(key0, key1, first_block, n_trials, n_counts, *tables):
+    """Run ``n_trials`` charges from stream block ``first_block``; returns the summed counts.  ``tables``: those of
+    :func:`run_blocks` after ``part``, from ``analysis.gdb.compile``.
+
+    The per-block arrays are made here, not in the jitted :func:`run_blocks`: Numba's array constructors
+    would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
+    run_blocks(key0, key1, first_block, n_trials, part, np.zeros((n_blocks, 4), np.uint64), *tables)
+    return part.sum(axis=0)
+
+
+@njit(cache=True, parallel=True)
+def run_blocks(key0, key1, first_block, n_trials, part, states, offsets,
+               fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo,
+               strength, morale_dice, charger_mod_by_cas, charger_lut, charger_lo,
+               defender_mod, defender_lut, defender_lo,
+               outcome_by_charger, outcome_by_defender, charger_end_by_result,
+               defender_end_by_result, friends_by_result):
+    """Count the charges of each stream block ``b`` into ``part[b]`` (zeros), with the block's generator state
+    ``states[b]``."""
     n_firers = fire_mod.size
-    for b in prange(n_blocks):
-        state = np.empty(4, np.uint64)
+    for b in prange(part.shape[0]):
+        state = states[b]
         seed_stream(state, key0, key1, first_block + b)
         n = min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)
         row = part[b]
@@ -96,4 +106,3 @@ def run_chunk(key0, key1, first_block, n_trials, n_counts, offsets,
             row[offsets[O_CHARGER_END] + charger_end_by_result[cr]] += 1
             row[offsets[O_DEFENDER_END] + defender_end_by_result[dr]] += 1
             row[offsets[O_FRIENDS] + friends_by_result[cr]] += 1
-    return sum_blocks(part)

@@ -38,6 +38,13 @@ class HelperDispatcher(OneSignatureDispatcher):
         raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is called from jitted code only "
                         "(kernels.jit.njit without from_python=True)")
 
+    def compile(self, sig):
+        """Numba's compile, with the on-disk cache enabled first for a helper made with ``cache=True``."""
+        if self._cache_on_first_compile:
+            self._cache_on_first_compile = False
+            self.enable_caching()
+        return super().compile(sig)
+
 
 def njit(cache: bool = False, from_python: bool = False, **options):
     """``numba.njit(cache=..., **options)`` (used as ``@njit(...)``) making an :class:`OneSignatureDispatcher`:
@@ -50,8 +57,10 @@ def njit(cache: bool = False, from_python: bool = False, **options):
             dispatcher = HelperDispatcher(py_func=func, locals={},
                                           targetoptions=dict(options, nopython=True, boundscheck=None,
                                                              no_cpython_wrapper=True, no_cfunc_wrapper=True))
-        if cache:
+        if cache and from_python:
             dispatcher.enable_caching()
+        elif not from_python:
+            dispatcher._cache_on_first_compile = cache
         return dispatcher
     return wrap
 

@@ -6,7 +6,6 @@ column and slot constants below are the contract with ``analysis/t9a/layout.py``
 import numpy as np
 from numba import njit, prange
 
-from .counts import sum_blocks
 from .rng import BLOCK_TRIALS, d6, seed_stream
 
 # charger parameter columns (int64 matrix, one row per charger, in declaration order)
@@ -187,22 +186,32 @@ def _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, go
         acc[coff[i, S_GAP_HIST] + gap // BIN_MILLI] += 1
 
 
-@njit(cache=True, parallel=True)
 def run_chunk(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models,
               plc_rot, coff, goff, n_counts):
-    """Run ``n_trials`` trials from stream block ``first_block``; return summed int64 counts."""
+    """Run ``n_trials`` trials from stream block ``first_block``; return summed int64 counts.
+
+    The per-block arrays are made here, not in the jitted :func:`run_blocks`: Numba's array constructors
+    would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
-    part = np.zeros((n_blocks, n_counts), np.int64)
     n = ch.shape[0]
-    for b in prange(n_blocks):
-        state = np.empty(4, np.uint64)
+    part = np.zeros((n_blocks, n_counts), np.int64)
+    run_blocks(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff,
+               goff, part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
+               np.zeros((n_blocks, 2, n), np.int64))
+    return part.sum(axis=0)
+
+
+@njit(cache=True, parallel=True)
+def run_blocks(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models,
+               plc_rot, coff, goff, part, states, flags, values):
+    """Count the trials of each stream block ``b`` into ``part[b]`` (zeros), with the block's generator state
+    ``states[b]`` and zeroed scratch rows ``flags[b]`` (reached, gone) and ``values[b]`` (high, effective)."""
+    for b in prange(part.shape[0]):
+        state = states[b]
         seed_stream(state, key0, key1, np.uint64(first_block + b))
-        reach = np.zeros(n, np.bool_)
-        gone = np.zeros(n, np.bool_)
-        high = np.zeros(n, np.int64)
-        eff = np.zeros(n, np.int64)
         acc = part[b]
+        reach, gone = flags[b, 0], flags[b, 1]
+        high, eff = values[b, 0], values[b, 1]
         for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
             _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff, acc,
                    reach, high, eff, gone)
-    return sum_blocks(part)
