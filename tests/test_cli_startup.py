@@ -271,6 +271,43 @@ def test_cached_kernels_define_the_symbols_numba_reads_from_their_bitcode():
         assert differing == [] and defined > 0, name
 
 
+def test_kernel_helpers_set_up_their_cache_only_when_compiled():
+    """§1 warm run: the kernels' jitted helpers (kernels.jit.njit) set up Numba's on-disk cache at their first
+    compile, not when their module is imported: a warm run, which loads its kernels from the cache, creates no
+    cache object for any of them; a function compiled later that calls a helper still loads that helper from
+    the cache (no compile of it) instead of compiling it again."""
+    code = ("import numpy as np\n"
+            "import analysis.epic as epic\n"
+            "from numba import njit\n"
+            "from numba.core import event\n"
+            "from numba.core.caching import NullCache\n"
+            "import kernels.epic as K, kernels.epic_turn as T\n"
+            "from kernels.jit import HelperDispatcher\n"
+            f"epic.simulate(epic.load({str(ROOT / 'analysis' / 'scenarios' / 'epic' / 'assault_marines_vs_warband.toml')!r}),"
+            " trials=1000, progress=False)\n"
+            "helpers = [f for m in (K, T) for f in vars(m).values() if isinstance(f, HelperDispatcher)]\n"
+            "print(len(helpers), sum(not isinstance(f._cache, NullCache) for f in helpers))\n"
+            "compiled = []\n"
+            "class Seen(event.Listener):\n"
+            "    def on_start(self, ev):\n"
+            "        compiled.append(ev.data['dispatcher'].py_func.__name__)\n"
+            "    def on_end(self, ev):\n"
+            "        pass\n"
+            "@njit\n"
+            "def roll(rs):\n"
+            "    return K._d6(rs, 0)\n"
+            "with event.install_listener('numba:compile', Seen()):\n"
+            "    value = roll(np.arange(4 * K.LANES, dtype=np.uint64) + np.uint64(12345))\n"
+            "print(compiled, 1 <= value <= 6, isinstance(K._d6._cache, NullCache))\n")
+    _child(code, drop_cache_var=False)  # fills the cache if this test runs first
+    child = _child(code, drop_cache_var=False)
+    assert child.returncode == 0, child.stderr
+    counts, loaded = child.stdout.splitlines()[-2:]
+    helpers, with_cache = map(int, counts.split())
+    assert helpers > 50 and with_cache == 0, counts
+    assert loaded == "['roll'] True False", loaded
+
+
 def test_a_cached_kernel_links_into_a_function_compiled_later():
     """§1 warm run: a kernel read back from the cache without its bitcode parsed still inlines into a jitted
     function compiled afterwards that calls it (the bitcode is parsed then), with the same result."""
