@@ -52,18 +52,17 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # critical's splash hits on (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
 # 1 macro-weapon, 2 titan killer (1), 3 no save; a self_hit critical's hits on itself too), U_HOLO_LOST its
 # degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
-# its losses do; 0 for an Automaton), U_NO_KILLS its losses are no kills (Automata), U_AUTOMATON it may save
-# a broken formation's no-save hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage
+# its losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage
 # critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
 # U_CHARS its attached characters that added damage capacity (a Land Train's battlecars: a lose_character
 # critical removes one at random), their DC in U_CH_DC + i and void shields in U_CH_VS + i (i < U_CHARS).
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
     U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE, \
     U_VOID, U_PF_FIX, U_PF_D3, U_PF_D6, U_SHADOW, U_HOLO, U_KNIGHT, U_INV_ON, U_INV_DEG, U_CRIT, U_CRIT_DMG, \
-    U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST, U_DISRUPT_BM, U_NO_KILLS, \
-    U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON, U_CHARS = range(48)
+    U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST, U_DISRUPT_BM, \
+    U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON, U_CHARS = range(47)
 MAX_CHARACTERS = 4  # per unit (analysis/epic/model.py: at most 4 characters per group)
-U_CH_DC = 48
+U_CH_DC = 47
 U_CH_VS = U_CH_DC + MAX_CHARACTERS
 U_COLS = U_CH_VS + MAX_CHARACTERS
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
@@ -604,7 +603,7 @@ def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, bro
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
     if mode == BOOK_FIGHT:
         kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
-        _put(kills, kl, _at(kills, kl) + points * ck * (1 - _at(units, u * U_COLS + U_NO_KILLS)))
+        _put(kills, kl, _at(kills, kl) + points * ck)
     elif mode == BOOK_END_PHASE and _at(broken, fl) == 0:
         _put(bm, fl, _at(bm, fl) + points)
 

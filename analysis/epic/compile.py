@@ -124,7 +124,7 @@ class UnitSlot:
     knight_shield: bool = False
     regeneration: bool = False
     automaton: bool = False  # TP-SR Automaton: its deaths place no BM
-    automata: bool = False  # TP-SR Automata: as Expendable for BMs, no disrupt BM, its losses are no kills
+    automata: bool = False  # TP-SR Automata: no BM for its deaths or a disrupt hit on it, in any formation
     necron: bool = False  # TP-SR Necron Technology: one destroyed unit returns per end phase
     # (damage capacity, void shields) each attached character added (battlecars, §10.1)
     characters_capacity: tuple[tuple[int, int], ...] = ()

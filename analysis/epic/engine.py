@@ -158,7 +158,6 @@ class KernelArrays:
     def build(cls, c: CompiledEpic) -> "KernelArrays":
         forms = c.formations
         all_expendable = [all(c.units[i].expendable for i in f.units) for f in forms]
-        all_automata = [all(c.units[i].automata for i in f.units) for f in forms]
         r = c.rules
         base = np.array([min((u.index for u in c.units if u.side == s), default=0) for s in (0, 1)], np.int64)
         per_side = [sum(u.side == s for u in c.units) for s in (0, 1)]
@@ -183,9 +182,9 @@ class KernelArrays:
             row[K.U_SC] = u.supreme_commander
             row[K.U_SPEED0] = u.speed_zero
             row[K.U_SNIPE] = u.inspiring or u.leader or u.supreme_commander
-            # a winner's BM for a disrupt hit on it, and for its losses (TP 2.1.22; TP-SR Automaton, Automata)
-            row[K.U_DISRUPT_BM] = all_automata[u.formation] if u.automata \
-                else (not u.expendable) or all_expendable[u.formation]
+            # a winner's BM for a disrupt hit on it, and for its losses (TP 2.1.22; TP-SR Automaton, Automata:
+            # an Automata unit places none for either, an Automaton none for its losses, whatever its formation)
+            row[K.U_DISRUPT_BM] = not u.automata and ((not u.expendable) or all_expendable[u.formation])
             row[K.U_LOSS_BM] = row[K.U_DISRUPT_BM] and not u.automaton
             row[K.U_SIDE] = u.side
             row[K.U_ASSAULT] = assault
@@ -222,7 +221,6 @@ class KernelArrays:
             row[K.U_SPLASH_ON] = 0 if crit is None else crit.splash_hit_on
             row[K.U_SPLASH_KIND] = 0 if crit is None else _SPLASH_KINDS[crit.splash_kind]
             row[K.U_HOLO_LOST] = crit is not None and crit.loses_holofield
-            row[K.U_NO_KILLS] = u.automata
             row[K.U_AUTOMATON] = u.automaton
             row[K.U_NECRON] = u.necron
             row[K.U_FURTHER_ON] = 0 if crit is None else crit.further_damage_on

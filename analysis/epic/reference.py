@@ -90,7 +90,6 @@ class Formation:
     # instead of per loss of that hit (§10.6); kept apart for Expendable units
     loss_markers: int = 0
     expendable_loss_markers: int = 0
-    automata_loss_markers: int = 0
     rally_tested: bool = False
     rally_passed: bool = False
 
@@ -143,17 +142,17 @@ class Trial:
         formation.losses += points
         if marker and not unit.slot.automaton:  # TP-SR Automaton: no BM for its deaths
             self.book_markers(formation, unit, points)
-        if kill and self.fighting and self.kills_count and by_side is not None \
-                and not unit.slot.automata:  # TP-SR Automata
+        if kill and self.fighting and self.kills_count and by_side is not None:
             self.kills[by_side] += points
 
     @staticmethod
     def book_markers(formation: Formation, unit: Unit, markers: int) -> None:
-        """BMs its formation takes if it wins, kept apart for Expendable and Automata units, which place
-        none unless every unit of the formation shares the rule (TP 2.1.22, TP-SR Automata)."""
+        """BMs its formation takes if it wins, kept apart for Expendable units, which place none unless every
+        unit of the formation is Expendable (TP 2.1.22); an Automata unit places none at all, for its deaths
+        or for a disrupt hit on it (TP-SR Automata; docs/epic-engine.md §10.6)."""
         if unit.slot.automata:
-            formation.automata_loss_markers += markers
-        elif unit.slot.expendable:
+            return
+        if unit.slot.expendable:
             formation.expendable_loss_markers += markers
         else:
             formation.loss_markers += markers
@@ -819,9 +818,7 @@ def winner_blast_markers(trial: Trial, formation: Formation) -> None:
         trial.say("TP 1.12.9", f"{formation.name} was broken at the start: no BMs for its losses")
         return
     all_expendable = all(u.slot.expendable for u in formation.units)
-    all_automata = all(u.slot.automata for u in formation.units)
-    gained = formation.loss_markers + (formation.expendable_loss_markers if all_expendable else 0) \
-        + (formation.automata_loss_markers if all_automata else 0)
+    gained = formation.loss_markers + (formation.expendable_loss_markers if all_expendable else 0)
     formation.blast_markers += gained
     trial.say("TP 1.12.9", f"{formation.name} (winner) takes {gained} BM(s) for its losses → "
                            f"{formation.blast_markers} BMs, size {formation.size}")

@@ -299,7 +299,6 @@ class Turn:
                 formation.role = OUTSIDE
             formation.broken_at_start = formation.broken
             formation.losses = formation.loss_markers = formation.expendable_loss_markers = 0
-            formation.automata_loss_markers = 0
         trial.kills = [0, 0]
         trial.say("TP 1.12", "--- assault: " + ", ".join(f.name for f in trial.formations if f.role != OUTSIDE) + " ---")
         decision = fight(trial)

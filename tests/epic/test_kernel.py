@@ -1038,8 +1038,9 @@ enemy_within_30cm = false
     # knight lances that attack only for the assaulting formation (engage_only: the defending knight's never,
     # nor in supporting fire), Automaton robots (a disrupt hit on one gives its winning formation a BM, its
     # death none) and a broken nearby formation of Automatons that may save its no-save hit (§6.3),
-    # Automata platforms among Necron warriors (no kill, no BM), Necron warriors returning in the end phase
-    # (TP-SR Knight Technology, Automaton, Automata, Necron Technology; spec §10.1, §10.6, §10.7)
+    # Automata platforms among Necron warriors (their deaths are kills but place no BM), Necron warriors
+    # returning in the end phase (TP-SR Knight Technology, Automaton, Automata, Necron Technology; spec §10.1,
+    # §10.6, §10.7)
     "we_knights_automata_necrons": HEADER + """
 [units.knight]
 type = "WE"

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import analysis.epic as epic
+import kernels.epic as K
 from analysis.cli import main
 from analysis.epic.compile import ATTACKER, DEFENDER
 from analysis.epic.dice import Dice, parse_dice
@@ -17,6 +18,7 @@ from analysis.epic.compile import Abilities
 from analysis.epic.reference import (
     MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, assault_dice, end_phase, extra_hits, new_trial, save_throw, take_hit,
     winner_blast_markers)
+from analysis.epic.engine import KernelArrays
 from analysis.epic.war_engines import allocate_titan_killer, apply_critical, end_phase_effects
 
 SHOOTER = {"type": "INF", "armour": 4, "cc": 4, "ff": 4}
@@ -499,9 +501,9 @@ def test_engage_only_lines_attack_only_for_the_assaulting_formation(compile_epic
     assert [d.kind for d in assault_dice(defender, True)] == [ORDINARY]
 
 
-def test_automaton_deaths_place_no_markers_and_automata_losses_are_no_kills(compile_epic, exact):
-    """TP-SR Automaton / Automata (§10.6): an Automaton's death adds no BM but is a kill; an Automata
-    unit's death is no kill and adds no BM while the formation has other units."""
+def test_automaton_and_automata_deaths_place_no_markers_but_are_kills(compile_epic, exact):
+    """TP-SR Automaton / Automata (§10.6): an Automaton's death and an Automata unit's death add no BM to the
+    winner's formation, and each is a kill for the enemy's result like any other death (TP 1.12.9)."""
     robots = {"robot": {"type": "AV", "armour": 4, "cc": 4, "special": ["automaton"]},
               "platform": {"type": "LV", "armour": 4, "cc": 6, "special": ["automata"]}}
     compiled = scenario(compile_epic, robots["robot"], more_units=robots, more_groups=[("platform", 2, "ff")])
@@ -514,7 +516,31 @@ def test_automaton_deaths_place_no_markers_and_automata_losses_are_no_kills(comp
         winner_blast_markers(trial, trial.formations[1])
         formation = trial.formations[1]
         return trial.kills[ATTACKER], formation.blast_markers, formation.broken, robot.alive, platform.alive
-    assert exact(run) == {(1, 0, False, False, False): 1}
+    assert exact(run) == {(2, 0, False, False, False): 1}
+
+
+def test_an_all_automata_formation_places_no_markers_for_its_losses_or_disrupt_hits(compile_epic, exact):
+    """TP-SR Automata (§10.6): unlike Expendable (TP 2.1.22), the rule has no whole-formation exception: a
+    formation of Automata units only takes no BM for its deaths or for a disrupt hit on it, in the reference
+    engine and in the kernel's tables, while the same formation of Expendable units takes one for each."""
+    def run_for(special):
+        platform = {"type": "LV", "armour": 4, "cc": 6, "special": [special]}
+        compiled = scenario(compile_epic, platform, count=8)  # 5 left: 3 BMs do not break it
+
+        def run(rng):
+            trial = new_trial(compiled, rng)
+            first, second, third = trial.formations[1].units[:3]
+            take_hit(trial, ATTACKER, Hit(MACRO_WEAPON, False), first)
+            take_hit(trial, ATTACKER, Hit(MACRO_WEAPON, False), second)
+            take_hit(trial, ATTACKER, Hit(ORDINARY, False, abilities=Abilities(disrupt=True), no_save=True), third)
+            winner_blast_markers(trial, trial.formations[1])
+            return trial.kills[ATTACKER], trial.formations[1].blast_markers
+        arrays = KernelArrays.build(compiled)
+        defenders = [row for row in arrays.units if row[K.U_SIDE] == DEFENDER]
+        tables = {(int(row[K.U_LOSS_BM]), int(row[K.U_DISRUPT_BM])) for row in defenders}
+        return exact(run), tables
+    assert run_for("automata") == ({(3, 0): 1}, {(0, 0)})
+    assert run_for("expendable") == ({(3, 3): 1}, {(1, 1)})
 
 
 def test_a_destroyed_necron_unit_returns_in_the_end_phase(compile_epic, exact):
