@@ -85,6 +85,13 @@ def scratch_size(n_units, n_forms, max_hits):
 # -- small steps ---------------------------------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
+def _cell(table, row, cols, col):
+    """``table[row, col]`` of a C-contiguous table of ``cols`` columns: one load (``kernels.epic._at``), without the
+    index wraparound and the shape and stride reads of ``table[row, col]``."""
+    return K._at(table, row * cols + col)
+
+
+@njit(cache=True, _nrt=False)
 def _d6(rs, l):
     return K._die(rs, l, _SIX, _FOUR)
 
@@ -103,10 +110,8 @@ def _amount(rs, l, n, sides, plus):
 def _living(hp, fu, fb, f, l):
     """Living units of formation ``f`` in lane ``l``."""
     n = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u * K.LANES + l] > 0:
-            n += 1
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        n += K._at(hp, K._at(fu, k) * K.LANES + l) > 0
     return n
 
 
@@ -114,8 +119,8 @@ def _living(hp, fu, fb, f, l):
 def _any_living(hp, fu, fb, f, l):
     """Has formation ``f`` a living unit in lane ``l``?  (:func:`_living` > 0, stopping at the first: the front
     units are usually alive.)"""
-    for k in range(fb[f], fb[f + 1]):
-        if hp[fu[k] * K.LANES + l] > 0:
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        if K._at(hp, K._at(fu, k) * K.LANES + l) > 0:
             return True
     return False
 
@@ -124,25 +129,25 @@ def _any_living(hp, fu, fb, f, l):
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u * K.LANES + l] > 0:
-            size += units[u, K.U_DC]
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        u = K._at(fu, k)
+        if K._at(hp, u * K.LANES + l) > 0:
+            size += _cell(units, u, K.U_COLS, K.U_DC)
     return size
 
 
 @njit(cache=True, _nrt=False)
 def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
     """BMs ≥ size, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
-    per_unit = 2 if forms[f, K.F_TSKNF] else 1
-    return bm[f * K.LANES + l] >= per_unit * _size(hp, fu, fb, units, f, l)
+    per_unit = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
+    return K._at(bm, f * K.LANES + l) >= per_unit * _size(hp, fu, fb, units, f, l)
 
 
 @njit(cache=True, _nrt=False)
 def _wound(hp, alive, units, u, l, n_words):
     """One point of damage to unit ``u``; True if it died."""
     i = u * K.LANES + l
-    left = hp[i] - 1
+    left = K._at(hp, i) - 1
     hp[i] = left
     if left == 0:
         K._clear_unit(alive, units, u, l, n_words, 1)
@@ -173,27 +178,27 @@ def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units):
     L = K.LANES
     leaders = 0
     missing = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u * L + l] > 0:
-            leaders += units[u, K.U_LEADER] * np.int64(use_leaders)
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        u = K._at(fu, k)
+        if K._at(hp, u * L + l) > 0:
+            leaders += _cell(units, u, K.U_COLS, K.U_LEADER) * np.int64(use_leaders)
             if wst.size > 0:
-                missing += units[u, K.U_VOID] - K._wat(wst, K.W_VOID, u, l, n_units)
-    per_leader = 2 if forms[f, K.F_TSKNF] else 1
+                missing += _cell(units, u, K.U_COLS, K.U_VOID) - K._wat(wst, K.W_VOID, u, l, n_units)
+    per_leader = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
     a = _d6(rs, l)
     b = _d6(rs, l)
     i = f * L + l
-    points = min(max(a, b) + per_leader * leaders, bm[i] + missing)
-    removed = min(points, bm[i])
+    points = min(max(a, b) + per_leader * leaders, K._at(bm, i) + missing)
+    removed = min(points, K._at(bm, i))
     bm[i] -= removed
     repairs = points - removed
-    for k in range(fb[f], fb[f + 1]):
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
         if repairs == 0:
             break
-        u = fu[k]
-        if hp[u * L + l] > 0:
+        u = K._at(fu, k)
+        if K._at(hp, u * L + l) > 0:
             up = K._wat(wst, K.W_VOID, u, l, n_units)
-            fixed = min(repairs, units[u, K.U_VOID] - up)
+            fixed = min(repairs, _cell(units, u, K.U_COLS, K.U_VOID) - up)
             K._wput(wst, K.W_VOID, u, l, n_units, up + fixed)
             repairs -= fixed
     return 2
@@ -246,8 +251,8 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     deflector shield 5+, living metal 4+; a degrade critical may have taken the deflector away).
     Returns (saved, dice rolled)."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
-    ra = units[u, K.U_RA] != 0
+    armour = min(_cell(units, u, K.U_COLS, K.U_ARMOUR) + worse, K.NO_ROLL)
+    ra = _cell(units, u, K.U_COLS, K.U_RA) != 0
     nd = 0
     if kind == KIND_AP or kind == KIND_AT:
         first = armour
@@ -265,9 +270,9 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
         nd += 1
         if _d6(rs, l) >= armour:
             return True, nd
-    inv = units[u, K.U_INV_ON]
+    inv = _cell(units, u, K.U_COLS, K.U_INV_ON)
     if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        inv = units[u, K.U_INV_DEG]
+        inv = _cell(units, u, K.U_COLS, K.U_INV_DEG)
     if inv < K.NO_ROLL:
         nd += 1
         return _d6(rs, l) >= inv, nd
@@ -281,8 +286,8 @@ def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
     fails (analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
-    ra = units[u, K.U_RA] != 0
+    armour = min(_cell(units, u, K.U_COLS, K.U_ARMOUR) + worse, K.NO_ROLL)
+    ra = _cell(units, u, K.U_COLS, K.U_RA) != 0
     chance = 1.0
     if kind == KIND_AP or kind == KIND_AT:
         first = armour
@@ -294,9 +299,9 @@ def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
             chance *= max(armour - 1, 0) / 6
     elif kind == KIND_MW and ra and armour < K.NO_ROLL:
         chance *= max(armour - 1, 0) / 6
-    inv = units[u, K.U_INV_ON]
+    inv = _cell(units, u, K.U_COLS, K.U_INV_ON)
     if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        inv = units[u, K.U_INV_DEG]
+        inv = _cell(units, u, K.U_COLS, K.U_INV_DEG)
     if inv < K.NO_ROLL:
         chance *= max(inv - 1, 0) / 6
     return chance
@@ -321,7 +326,7 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
     left = 0
     for i in range(ne):
         u = ex[i]
-        t = tu[u, TU_TYPE]
+        t = _cell(tu, u, TU_COLS, TU_TYPE)
         if (t == WE) != on_we or not _can_take(t, kind):
             continue
         n += 1
@@ -332,7 +337,7 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
             if wst.size > 0:
                 shields += K._wat(wst, K.W_VOID, u, l, n_units) + K._wat(wst, K.W_FIELD, u, l, n_units) \
                     + K._wat(wst, K.W_SHADOW, u, l, n_units) * damage
-            left += hp[u * L + l]
+            left += K._at(hp, u * L + l)
     if n == 0:
         return 0.0
     unsaved /= n
@@ -371,8 +376,8 @@ def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp,
     Group: AIM_ALL unless the target is ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK
     at the war engines when the expected damage there is at least the expected kills on the others.  Returns
     (kind, group)."""
-    ap = wpn[w, WP_AP]
-    at = wpn[w, WP_AT]
+    ap = _cell(wpn, w, WP_COLS, WP_AP)
+    at = _cell(wpn, w, WP_COLS, WP_AT)
     single = NONE  # the group everything is measured at when it is one
     if not mixed:
         single = AIM_WE if has_we else AIM_OTHERS
@@ -403,7 +408,7 @@ def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp,
         return kind, single
     if kind == KIND_AP:
         return kind, AIM_OTHERS
-    value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else at
+    value = _cell(wpn, w, WP_COLS, WP_MW) if kind == KIND_MW or kind == KIND_TK else at
     damage = _harm(l, w, kind, value, mod, AIM_WE, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
     kills = _harm(l, w, kind, value, mod, AIM_OTHERS, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
     return kind, (AIM_WE if damage >= kills - TIE else AIM_OTHERS)
@@ -441,7 +446,7 @@ def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, loss
         if g == target:
             acc[3] += n + (1 if crossfire and acc[4] == 0 else 0)
             acc[4] = 1
-        elif not broken[i] and _any_living(hp, fu, fb, g, l):
+        elif not K._at(broken, i) and _any_living(hp, fu, fb, g, l):
             bm[i] += n
             spl[g] = 1
 
@@ -469,7 +474,7 @@ def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, s
     a disrupt hit that gets through places 1 BM and its points none; each point left is saved on its own
     (:func:`_saved`, no cover); the unsaved ones go to the hull (:func:`_hull`); a hit on a war engine already
     destroyed is lost.  Returns dice."""
-    if hp[u * K.LANES + l] == 0:
+    if K._at(hp, u * K.LANES + l) == 0:
         return 0
     points = damage
     if wst.size > 0:
@@ -514,16 +519,16 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
     carry] is updated.  Returns the dice rolled."""
     if n <= 0:
         return 0
-    if forms[target, K.F_TSKNF]:
+    if _cell(forms, target, K.F_COLS, K.F_TSKNF):
         carry = acc[2] + n
         n = carry // 2
         acc[2] = carry - 2 * n
     nd = 0
     for _ in range(n):
         victim = NONE
-        for k in range(fb[target], fb[target + 1]):
-            u = fu[k]
-            if hp[u * K.LANES + l] > 0 and not units[u, K.U_FEARLESS]:
+        for k in range(K._at(fb, target), K._at(fb, target + 1)):
+            u = K._at(fu, k)
+            if K._at(hp, u * K.LANES + l) > 0 and not _cell(units, u, K.U_COLS, K.U_FEARLESS):
                 victim = u
                 break
         if victim == NONE:
@@ -533,7 +538,7 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
             nd += d
             if saved:
                 continue
-        if tu[victim, TU_TYPE] == WE:
+        if _cell(tu, victim, TU_COLS, TU_TYPE) == WE:
             nd += _hull(rs, l, victim, 1, 0, target, True, 0, acc, spl, splashes, units, hp, alive, n_words,
                         wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
         elif _wound(hp, alive, units, victim, l, n_words):
@@ -548,18 +553,18 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
     its BMs (1; 0 for an Expendable unit unless its whole formation is, for an Automaton or Automata unit, or
     after a disrupt hit's; the attack's first kill that places BMs counts 2 in a crossfire).
     ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
-    flags = hflag[h]
+    flags = K._at(hflag, h)
     disrupt = (flags & HF_DISRUPT) != 0
-    if disrupt and not tu[u, TU_NO_DISRUPT_BM]:
+    if disrupt and not _cell(tu, u, TU_COLS, TU_NO_DISRUPT_BM):
         acc[3] += 1
-    if hp[u * K.LANES + l] == 0:
+    if K._at(hp, u * K.LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
-    cs = cover_save if tu[u, TU_TYPE] == INF else K.NO_ROLL
-    saved, nd = _saved(rs, l, u, units, hkind[h], flags, cs, crossfire, wst, n_units)
+    cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL
+    saved, nd = _saved(rs, l, u, units, K._at(hkind, h), flags, cs, crossfire, wst, n_units)
     if saved or not _wound(hp, alive, units, u, l, n_words):
         return nd
     acc[1] += 1
-    if disrupt or not tu[u, TU_KILL_BM]:
+    if disrupt or not _cell(tu, u, TU_COLS, TU_KILL_BM):
         return nd
     acc[3] += 2 if crossfire and acc[4] == 0 else 1
     acc[4] = 1
@@ -600,26 +605,27 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     for g in range(n_forms):
         spl[g] = 0
     nd = 0
-    if broken[shooter * L + l] or not _any_living(hp, fu, fb, shooter, l):
+    if K._at(broken, shooter * L + l) or not _any_living(hp, fu, fb, shooter, l):
         return 0, 0, 0, nd
     # §3.1 who can fire: living units among the first in_range, with a ground weapon
     nc = 0
     seen = 0
-    for k in range(fb[shooter], fb[shooter + 1]):
-        u = fu[k]
-        if hp[u * L + l] == 0:
+    for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):
+        u = K._at(fu, k)
+        if K._at(hp, u * L + l) == 0:
             continue
         if in_range != NONE and seen >= in_range:
             break
         seen += 1
-        if tu[u, TU_FIRES]:
+        if _cell(tu, u, TU_COLS, TU_FIRES):
             cand[nc] = u
             nc += 1
     # §3.2 suppression from the back, strict order; TSKNF units cost 2 BMs, a war engine its starting DC
-    budget = bm[shooter * L + l]
+    budget = K._at(bm, shooter * L + l)
+    tsknf = _cell(forms, shooter, K.F_COLS, K.F_TSKNF) != 0
     suppressed = 0
     for i in range(nc - 1, -1, -1):
-        cost = 2 if forms[shooter, K.F_TSKNF] else units[cand[i], K.U_DC]
+        cost = 2 if tsknf else K._at(units, cand[i] * K.U_COLS + K.U_DC)
         if budget < cost:
             break
         budget -= cost
@@ -627,28 +633,41 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     nf = nc - suppressed
     if nf == 0 or not _any_living(hp, fu, fb, target, l):
         return 0, 0, 0, nd  # no attack, no BM (TP-FAQ Place Blast Marker)
-    was_broken = broken[target * L + l] != 0
+    was_broken = K._at(broken, target * L + l) != 0
     if was_broken:  # §3.3
         nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
                            n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
     else:
         _place(l, target, 1, acc, bm)
-    # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others
+    # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others; which
+    # of the exposed units can take AT hits (the AP/AT choice below)
     ne = 0
     has_we = False
     has_other = False
-    for k in range(fb[target], fb[target + 1]):
-        u = fu[k]
-        if hp[u * L + l] == 0:
+    at_able = False
+    for k in range(K._at(fb, target), K._at(fb, target + 1)):
+        u = K._at(fu, k)
+        if K._at(hp, u * L + l) == 0:
             continue
-        if tu[u, TU_TYPE] == WE:
+        t = _cell(tu, u, TU_COLS, TU_TYPE)
+        if t == WE:
             has_we = True
         else:
             has_other = True
         if n_exposed == NONE or ne < n_exposed:
             ex[ne] = u
             ne += 1
+            at_able |= _can_take(t, KIND_AT)
     mixed = has_we and has_other
+    # the AP/AT choice at a target that is not mixed, where the unit types decide it (analysis.epic.shooting.
+    # choose_fire_type): at war engines only, AP can do nothing and ties go to AT; at other units none of which
+    # can take AT hits, AT can do nothing and ties go to AP; elsewhere :func:`_aim` weighs them
+    settled = NONE
+    if not mixed:
+        if has_we:
+            settled = KIND_AT
+        elif not at_able:
+            settled = KIND_AP
     cs = cover_save if cover else K.NO_ROLL
     # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at; the policies only
     # where they decide something, and once for a run of equal lines (the target does not change while the shots
@@ -657,23 +676,31 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     last = NONE
     last_kind = NONE
     last_group = AIM_ALL
+    any_barrage = False
     for i in range(nf):
         u = cand[i]
-        for w in range(wb[u, 0], wb[u + 1, 0]):
-            if wpn[w, WP_BARRAGE]:
+        for w in range(K._at(wb, u), K._at(wb, u + 1)):
+            if _cell(wpn, w, WP_COLS, WP_BARRAGE):
+                any_barrage = True
                 continue  # fires in the barrage
-            flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
-                + HF_IC * wpn[w, WP_IC]
-            mod = modifier - (1 if cover and not wpn[w, WP_IC] else 0)
-            kind = _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at)
+            ic = _cell(wpn, w, WP_COLS, WP_IC)
+            ap = _cell(wpn, w, WP_COLS, WP_AP)
+            at = _cell(wpn, w, WP_COLS, WP_AT)
+            mw = _cell(wpn, w, WP_COLS, WP_MW)
+            kind = _fixed_type(ap, at, mw, _cell(wpn, w, WP_COLS, WP_TK), ap_at)
             if kind == NONE:
                 continue
+            flags = HF_SNIPER * _cell(wpn, w, WP_COLS, WP_SNIPER) + HF_DISRUPT * _cell(wpn, w, WP_COLS, WP_DISRUPT) \
+                + HF_LANCE * _cell(wpn, w, WP_COLS, WP_LANCE) + HF_IC * ic
+            mod = modifier - (1 if cover and not ic else 0)
             group = AIM_ALL
-            if kind == KIND_CHOOSE or mixed:
+            if kind == KIND_CHOOSE and settled != NONE:
+                kind = settled
+            elif kind == KIND_CHOOSE or mixed:
                 same = last != NONE
                 c = 0
                 while same and c < WP_COLS:
-                    same = wpn[w, c] == wpn[last, c]
+                    same = _cell(wpn, w, WP_COLS, c) == _cell(wpn, last, WP_COLS, c)
                     c += 1
                 if not same:
                     last_kind, last_group = _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units,
@@ -681,16 +708,22 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     last = w
                 kind = last_kind
                 group = last_group
-            value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else (
-                wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT])
-            for _ in range(wpn[w, WP_COUNT]):
-                shots = wpn[w, WP_SHOTS]
-                if wpn[w, WP_SHOTS_N]:  # dice shots, rolled each time the weapon fires
-                    shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], shots)
+            value = mw if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
+            need = value - mod
+            for _ in range(_cell(wpn, w, WP_COLS, WP_COUNT)):
+                shots = _cell(wpn, w, WP_COLS, WP_SHOTS)
+                if _cell(wpn, w, WP_COLS, WP_SHOTS_N):  # dice shots, rolled each time the weapon fires
+                    shots, k2 = _amount(rs, l, _cell(wpn, w, WP_COLS, WP_SHOTS_N),
+                                        _cell(wpn, w, WP_COLS, WP_SHOTS_SIDES), shots)
                     nd += k2
                 for _ in range(shots):
-                    hit, k2 = _to_hit(rs, l, value, mod)
-                    nd += k2
+                    if need <= 6:  # _to_hit's one roll, inline
+                        first = _d6(rs, l)
+                        nd += 1
+                        hit = first != 1 and first >= need
+                    else:
+                        hit, k2 = _to_hit(rs, l, value, mod)
+                        nd += k2
                     if hit:
                         hkind[nh] = kind
                         hflag[nh] = flags
@@ -704,14 +737,14 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     macro = True
     titan = True
     first_line = NONE
-    for i in range(nf):
+    for i in range(nf if any_barrage else 0):
         u = cand[i]
         for w in range(wb[u, 0], wb[u + 1, 0]):
-            if not wpn[w, WP_BARRAGE]:
+            if not _cell(wpn, w, WP_COLS, WP_BARRAGE):
                 continue
             if first_line == NONE:
                 first_line = w
-            for _ in range(wpn[w, WP_COUNT]):  # BP rolled per weapon and shot (TP 1.9.8)
+            for _ in range(_cell(wpn, w, WP_COLS, WP_COUNT)):  # BP rolled per weapon and shot (TP 1.9.8)
                 shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], wpn[w, WP_SHOTS])
                 nd += k2
                 for _ in range(shots):
@@ -737,7 +770,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             taken = 0
             while i < ne:
                 u = ex[i]
-                t = tu[u, TU_TYPE]
+                t = _cell(tu, u, TU_COLS, TU_TYPE)
                 if per_template != NONE:
                     if taken >= per_template:
                         break
@@ -771,7 +804,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             continue  # a step without hits places nothing
         nl = 0
         for i in range(ne):
-            if hp[ex[i] * L + l] > 0:
+            if K._at(hp, ex[i] * L + l) > 0:
                 live[nl] = ex[i]
                 cnt[nl] = 0
                 nl += 1
@@ -779,7 +812,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
             u = hunit[h]
             if u < 0 or (hkind[h] != k0 and hkind[h] != k1):
                 continue
-            if tu[u, TU_TYPE] == WE:
+            if _cell(tu, u, TU_COLS, TU_TYPE) == WE:
                 damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
                 nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl, splashes,
                                            units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms,
@@ -797,7 +830,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                 gl = grp
                 nl = 0
                 for i in range(n_live):
-                    if (tu[live[i], TU_TYPE] == WE) == (group == AIM_WE):
+                    if (_cell(tu, live[i], TU_COLS, TU_TYPE) == WE) == (group == AIM_WE):
                         gl[nl] = live[i]
                         cnt[nl] = 0
                         nl += 1
@@ -811,13 +844,13 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     pick = NONE
                     for i in range(nl):
                         u = gl[i]
-                        if _can_take(tu[u, TU_TYPE], hkind[h]):
+                        if _can_take(_cell(tu, u, TU_COLS, TU_TYPE), hkind[h]):
                             if pick == NONE:
                                 pick = u
-                            if units[u, K.U_SNIPE]:
+                            if _cell(units, u, K.U_COLS, K.U_SNIPE):
                                 pick = u
                                 break
-                    if pick != NONE and tu[pick, TU_TYPE] == WE:
+                    if pick != NONE and _cell(tu, pick, TU_COLS, TU_TYPE) == WE:
                         damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
                         nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc, spl,
                                                    splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
@@ -844,13 +877,13 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                 if one_kind:
                     for step in range(nl):
                         i = nxt + step - (nl if nxt + step >= nl else 0)
-                        t = tu[gl[i], TU_TYPE]
+                        t = _cell(tu, gl[i], TU_COLS, TU_TYPE)
                         if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
                             pick = i
                             break
                 else:
                     for i in range(nl):
-                        t = tu[gl[i], TU_TYPE]
+                        t = _cell(tu, gl[i], TU_COLS, TU_TYPE)
                         if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
                             if least < 0 or cnt[i] < least:
                                 least = cnt[i]
@@ -858,7 +891,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                 if pick == NONE:
                     break  # no unit can take what is left: lost
                 nxt = pick + 1 if pick + 1 < nl else 0
-                t = tu[gl[pick], TU_TYPE]
+                t = _cell(tu, gl[pick], TU_COLS, TU_TYPE)
                 take0 = rem0 > 0 and _can_take(t, k0)
                 take1 = rem1 > 0 and _can_take(t, k1)
                 kind = k0 if take0 else k1
@@ -868,7 +901,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     a0 = 0
                     a1 = 0
                     for i in range(nl):
-                        ti = tu[gl[i], TU_TYPE]
+                        ti = _cell(tu, gl[i], TU_COLS, TU_TYPE)
                         c0 = _can_take(ti, k0)
                         c1 = _can_take(ti, k1)
                         a0 += c0
@@ -927,7 +960,7 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
         nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
                      losses_bm, kills, bm, broken, stk)
     for g in range(n_forms):
-        if spl[g] and not broken[g * L + l] and _any_living(hp, fu, fb, g, l) \
+        if spl[g] and not K._at(broken, g * L + l) and _any_living(hp, fu, fb, g, l) \
                 and _fails_break_test(hp, fu, fb, units, forms, bm, g, l):
             nd += _break(rs, l, g, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
                          losses_bm, kills, bm, broken, stk)
@@ -960,7 +993,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
         shoots = False
         hold = False
         modifier = 0
-        if not broken[f * L + l] and _any_living(hp, fu, fb, f, l):  # TP 1.13
+        if not K._at(broken, f * L + l) and _any_living(hp, fu, fb, f, l):  # TP 1.13
             acted = True
             overwatch[f] = 0  # acting ends a standing overwatch (TP 1.10)
             if action == HOLD:
@@ -969,7 +1002,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
             else:  # the action test (TP 1.6.2, 1.6.3)
                 roll = _d6(rs, l)
                 nd += 1
-                passed = roll - np.int64(bm[f * L + l] > 0) - acts[k, A_RETAIN] >= forms[f, K.F_INIT]
+                passed = roll - np.int64(K._at(bm, f * L + l) > 0) - acts[k, A_RETAIN] >= forms[f, K.F_INIT]
                 if not passed:
                     bm[f * L + l] += 1
                     if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
@@ -997,7 +1030,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                     charger = np.int64(f)
                     for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
                         g = owf[i, 0]
-                        if not overwatch[g] or broken[g * L + l] or not _any_living(hp, fu, fb, g, l):
+                        if not overwatch[g] or K._at(broken, g * L + l) or not _any_living(hp, fu, fb, g, l):
                             continue
                         overwatch[g] = 0
                         _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
@@ -1005,7 +1038,7 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                                                  n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
                                                  losses_bm, kills, stk)
                         nd += k2
-                    if broken[charger * L + l] or not _any_living(hp, fu, fb, charger, l) \
+                    if K._at(broken, charger * L + l) or not _any_living(hp, fu, fb, charger, l) \
                             or not _any_living(hp, fu, fb, acts[k, A_TARGET], l):
                         assault = False  # broken or dead before contact, or nobody to charge (TP 1.13.3)
             if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
@@ -1022,15 +1055,15 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                                                        broken, trapped, wst, n_units, splash, n_forms, losses_bm,
                                                        kills, stk)
                 nd += k2
-            if passed and action == MARSHAL and not broken[f * L + l]:  # after its attack, unless broken
+            if passed and action == MARSHAL and not K._at(broken, f * L + l):  # after its attack, unless broken
                 nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
         pflat[prow + acts[k, A_O_ACTED]] += np.int64(acted)
         pflat[prow + acts[k, A_O_PASSED]] += np.int64(passed)
         if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)
             g = acts[k, A_TARGET]
             alive_g = _any_living(hp, fu, fb, g, l)
-            brk = broken[g * L + l] != 0
-            after = bm[g * L + l] if alive_g and not brk else 0
+            brk = K._at(broken, g * L + l) != 0
+            after = K._at(bm, g * L + l) if alive_g and not brk else 0
             pflat[prow + acts[k, A_O_BROKEN]] += np.int64(brk and alive_g)
             pflat[prow + acts[k, A_O_HITS] + min(hits, acts[k, A_N_HITS] - 1)] += 1
             pflat[prow + acts[k, A_O_KILLS] + min(kills_k, acts[k, A_N_KILLS] - 1)] += 1
