@@ -244,15 +244,24 @@ def _can_take(unit_type, kind):
 
 
 @njit(cache=True, _nrt=False)
-def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
-    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9): armour or
-    an infantry cover save, Reinforced Armour's re-roll on armour (not against Lance), Crossfire and Sniper
-    −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then an unmodified invulnerable-type save (6+;
-    deflector shield 5+, living metal 4+; a degrade critical may have taken the deflector away).
+def _invulnerable(l, u, units, wst, n_units):
+    """Unit ``u``'s invulnerable-type save in lane ``l`` (6+; deflector shield 5+, living metal 4+; K.NO_ROLL none):
+    ``U_INV_ON``, or ``U_INV_DEG`` once a degrade critical has taken the deflector away."""
+    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
+        return _cell(units, u, K.U_COLS, K.U_INV_DEG)
+    return _cell(units, u, K.U_COLS, K.U_INV_ON)
+
+
+@njit(cache=True, _nrt=False)
+def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
+    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
+    the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
+    (:func:`_invulnerable`): armour or an infantry cover save, Reinforced Armour's re-roll on armour (not against
+    Lance), Crossfire and Sniper −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then the unmodified
+    invulnerable-type save.  The unit's values come as scalars: the call is made for every hit.
     Returns (saved, dice rolled)."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(_cell(units, u, K.U_COLS, K.U_ARMOUR) + worse, K.NO_ROLL)
-    ra = _cell(units, u, K.U_COLS, K.U_RA) != 0
+    armour = min(armour_save + worse, K.NO_ROLL)
     nd = 0
     if kind == KIND_AP or kind == KIND_AT:
         first = armour
@@ -270,9 +279,6 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
         nd += 1
         if _d6(rs, l) >= armour:
             return True, nd
-    inv = _cell(units, u, K.U_COLS, K.U_INV_ON)
-    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        inv = _cell(units, u, K.U_COLS, K.U_INV_DEG)
     if inv < K.NO_ROLL:
         nd += 1
         return _d6(rs, l) >= inv, nd
@@ -299,9 +305,7 @@ def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
             chance *= max(armour - 1, 0) / 6
     elif kind == KIND_MW and ra and armour < K.NO_ROLL:
         chance *= max(armour - 1, 0) / 6
-    inv = _cell(units, u, K.U_COLS, K.U_INV_ON)
-    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        inv = _cell(units, u, K.U_COLS, K.U_INV_DEG)
+    inv = _invulnerable(l, u, units, wst, n_units)
     if inv < K.NO_ROLL:
         chance *= max(inv - 1, 0) / 6
     return chance
@@ -488,7 +492,8 @@ def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, s
     nd = 0
     unsaved = 0
     for _ in range(points):
-        saved, k = _saved(rs, l, u, units, hkind[h], flags, K.NO_ROLL, crossfire, wst, n_units)
+        saved, k = _saved(rs, l, hkind[h], flags, K.NO_ROLL, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
+                          _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
         nd += k
         unsaved += 1 - np.int64(saved)
     if unsaved > 0:
@@ -560,7 +565,8 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
     if K._at(hp, u * K.LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
     cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL
-    saved, nd = _saved(rs, l, u, units, K._at(hkind, h), flags, cs, crossfire, wst, n_units)
+    saved, nd = _saved(rs, l, K._at(hkind, h), flags, cs, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
+                       _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
     if saved or not _wound(hp, alive, units, u, l, n_words):
         return nd
     acc[1] += 1
@@ -645,19 +651,16 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     has_we = False
     has_other = False
     at_able = False
-    for k in range(K._at(fb, target), K._at(fb, target + 1)):
+    for k in range(K._at(fb, target), K._at(fb, target + 1)):  # branch-free: the units' states are random
         u = K._at(fu, k)
-        if K._at(hp, u * L + l) == 0:
-            continue
+        living = K._at(hp, u * L + l) > 0
         t = _cell(tu, u, TU_COLS, TU_TYPE)
-        if t == WE:
-            has_we = True
-        else:
-            has_other = True
-        if n_exposed == NONE or ne < n_exposed:
-            ex[ne] = u
-            ne += 1
-            at_able |= _can_take(t, KIND_AT)
+        has_we |= living & (t == WE)
+        has_other |= living & (t != WE)
+        exposed = living & ((n_exposed == NONE) | (ne < n_exposed))
+        ex[ne] = u  # kept only if exposed (ne <= the units seen so far < n_units)
+        ne += exposed
+        at_able |= exposed & _can_take(t, KIND_AT)
     mixed = has_we and has_other
     # the AP/AT choice at a target that is not mixed, where the unit types decide it (analysis.epic.shooting.
     # choose_fire_type): at war engines only, AP can do nothing and ties go to AT; at other units none of which
@@ -720,16 +723,15 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     if need <= 6:  # _to_hit's one roll, inline
                         first = _d6(rs, l)
                         nd += 1
-                        hit = first != 1 and first >= need
+                        hit = (first != 1) & (first >= need)
                     else:
                         hit, k2 = _to_hit(rs, l, value, mod)
                         nd += k2
-                    if hit:
-                        hkind[nh] = kind
-                        hflag[nh] = flags
-                        hunit[nh] = group
-                        hline[nh] = w
-                        nh += 1
+                    hkind[nh] = kind  # kept only if it hit (branch-free; nh <= the shots so far < mh)
+                    hflag[nh] = flags
+                    hunit[nh] = group
+                    hline[nh] = w
+                    nh += hit
     # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
     # template's centre: ⌈starting DC / 2⌉, TP 3.2.1); a titan-killer barrage does its first line's damage
     bp = 0
