@@ -581,23 +581,19 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
 
 @njit(cache=True, _nrt=False)
 def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cover_save, crossfire, ap_at,
-               declare_at, per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-               splash, n_forms, losses_bm, kills, stk):
+               declare_at, per_template, wpn, wb, tu, bar, mh, splashes, scr, units, forms, fu, fb, hp, alive, n_words,
+               bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk):
     """One shooting attack of formation ``shooter`` at ``target`` in lane ``l``, in the TP 1.9.3 order
     (analysis.epic.shooting.shoot); ``ap_at`` and ``declare_at`` the policies of §3.5 (AP_AT_*, DECLARE_*).
+    The turn tables it reads come one by one (``T[T_WPN]``, ``T[T_WB]``, ``T[T_TU]``, ``T[T_BAR]``, and ``mh``,
+    ``splashes`` from ``T[T_INFO]``), not as the tuple: every argument word is pushed at each call.
     Returns (hits, kills, BMs placed, dice rolled)."""
     L = K.LANES
-    wpn = T[T_WPN]
-    wb = T[T_WB]
-    tu = T[T_TU]
-    bar = T[T_BAR]
     cand = scr[0:n_units]
     ex = scr[n_units:2 * n_units]
     live = scr[2 * n_units:3 * n_units]
     cnt = scr[3 * n_units:4 * n_units]
     grp = cand  # the living exposed units of a declared group (§3.7; who fires is no longer needed then)
-    mh = T[T_INFO][0, I_MAX_HITS]
-    splashes = T[T_INFO][0, I_SPLASHES] != 0
     o = 4 * n_units
     hkind = scr[o:o + mh]
     hflag = scr[o + mh:o + 2 * mh]
@@ -616,16 +612,14 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     # §3.1 who can fire: living units among the first in_range, with a ground weapon
     nc = 0
     seen = 0
-    for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):
-        u = K._at(fu, k)
-        if K._at(hp, u * L + l) == 0:
-            continue
+    for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):  # branch-free but for the range
         if in_range != NONE and seen >= in_range:
-            break
-        seen += 1
-        if _cell(tu, u, TU_COLS, TU_FIRES):
-            cand[nc] = u
-            nc += 1
+            break  # the units after are dead or out of range
+        u = K._at(fu, k)
+        living = K._at(hp, u * L + l) > 0
+        seen += living
+        cand[nc] = u  # kept only if it fires (nc <= the units seen so far < n_units)
+        nc += living & (_cell(tu, u, TU_COLS, TU_FIRES) != 0)
     # §3.2 suppression from the back, strict order; TSKNF units cost 2 BMs, a war engine its starting DC
     budget = K._at(bm, shooter * L + l)
     tsknf = _cell(forms, shooter, K.F_COLS, K.F_TSKNF) != 0
@@ -727,10 +721,10 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
                     else:
                         hit, k2 = _to_hit(rs, l, value, mod)
                         nd += k2
-                    hkind[nh] = kind  # kept only if it hit (branch-free; nh <= the shots so far < mh)
-                    hflag[nh] = flags
-                    hunit[nh] = group
-                    hline[nh] = w
+                    K._put(hkind, nh, kind)  # kept only if it hit (branch-free; nh <= the shots so far < mh)
+                    K._put(hflag, nh, flags)
+                    K._put(hunit, nh, group)
+                    K._put(hline, nh, w)
                     nh += hit
     # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
     # template's centre: ⌈starting DC / 2⌉, TP 3.2.1); a titan-killer barrage does its first line's damage
@@ -805,11 +799,10 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
         if not any_hit:
             continue  # a step without hits places nothing
         nl = 0
-        for i in range(ne):
-            if K._at(hp, ex[i] * L + l) > 0:
-                live[nl] = ex[i]
-                cnt[nl] = 0
-                nl += 1
+        for i in range(ne):  # branch-free, as the exposed units above
+            live[nl] = ex[i]
+            cnt[nl] = 0
+            nl += K._at(hp, ex[i] * L + l) > 0
         for h in range(nh):  # barrage hits land on the unit rolled for
             u = hunit[h]
             if u < 0 or (hkind[h] != k0 and hkind[h] != k1):
@@ -979,6 +972,9 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
     L = K.LANES
     acts = T[T_ACTS]
     owf = T[T_OWF]
+    wpn, wb, tu, bar = T[T_WPN], T[T_WB], T[T_TU], T[T_BAR]
+    mh = T[T_INFO][0, I_MAX_HITS]
+    splashes = T[T_INFO][0, I_SPLASHES] != 0
     overwatch = scr[0:n_forms]
     for f in range(n_forms):
         overwatch[f] = T[T_FORMS][f, TF_OVERWATCH]
@@ -1035,10 +1031,10 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                         if not overwatch[g] or K._at(broken, g * L + l) or not _any_living(hp, fu, fb, g, l):
                             continue
                         overwatch[g] = 0
-                        _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
-                                                 AP_AT_AUTO, DECLARE_AUTO, NONE, T, scr[n_forms:], units, forms, fu, fb, hp, alive,
-                                                 n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
-                                                 losses_bm, kills, stk)
+                        _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0, AP_AT_AUTO,
+                                                 DECLARE_AUTO, NONE, wpn, wb, tu, bar, mh, splashes, scr[n_forms:],
+                                                 units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst,
+                                                 n_units, splash, n_forms, losses_bm, kills, stk)
                         nd += k2
                     if K._at(broken, charger * L + l) or not _any_living(hp, fu, fb, charger, l) \
                             or not _any_living(hp, fu, fb, acts[k, A_TARGET], l):
@@ -1052,8 +1048,9 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                     cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
                 hits, kills_k, placed, k2 = shoot_lane(rs, l, f, target, modifier, acts[k, A_IN_RANGE],
                                                        acts[k, A_EXPOSED], cover, cover_save, acts[k, A_CROSSFIRE],
-                                                       acts[k, A_AP_AT], acts[k, A_DECLARE], acts[k, A_TEMPLATES], T,
-                                                       scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm,
+                                                       acts[k, A_AP_AT], acts[k, A_DECLARE], acts[k, A_TEMPLATES],
+                                                       wpn, wb, tu, bar, mh, splashes, scr[n_forms:], units, forms, fu,
+                                                       fb, hp, alive, n_words, bm,
                                                        broken, trapped, wst, n_units, splash, n_forms, losses_bm,
                                                        kills, stk)
                 nd += k2
