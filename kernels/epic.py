@@ -2083,15 +2083,13 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
         if anylive == 0:
             break
         if turn is not None:  # a turn scenario (rules[R_TURN]): the activations of each new trial, then its assault
+            nd += epic_turn.turn_lanes(start, rs, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm, broken,
+                                       trapped, wst, n_units, splash, n_forms, losses_bm, kills, use_leaders, pflat,
+                                       prow, stk, fight)
             for l in range(L):
                 if start[l]:
-                    assault, k2 = epic_turn.turn_lane(rs, l, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm,
-                                                      broken, trapped, wst, n_units, splash, n_forms, losses_bm,
-                                                      kills, use_leaders, pflat, prow, stk)
-                    nd += k2
-                    fight[l] = np.int64(assault)
-                    live[l] = np.int64(assault)
-                    winner[l] = WIN_UNRESOLVED if assault else WIN_NO_ASSAULT
+                    live[l] = fight[l]
+                    winner[l] = WIN_UNRESOLVED if fight[l] else WIN_NO_ASSAULT
                     for f in range(n_forms):
                         broken0[f * L + l] = broken[f * L + l]
         for step in range(first_step, 3):
@@ -2179,7 +2177,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
     compile).  A block's streams depend only on its index, so the counts do not depend on the threads.
     Scalars reach the jitted functions with fixed types.  ``turn``: the turn tables of kernels/epic_turn.py, or
     None for an assault scenario.  ``_run_block`` thus has two compiled variants, each compiled once: with
-    ``turn`` None, Numba prunes the branch that calls ``epic_turn.turn_lane`` before typing it (a branch on
+    ``turn`` None, Numba prunes the branch that calls ``epic_turn.turn_lanes`` before typing it (a branch on
     ``argument is not None`` is resolved from the argument's type), so an assault's compile includes none of
     the turn code; a turn scenario compiles its own variant on first use."""
     key0, key1, first_block, n_trials = np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials)

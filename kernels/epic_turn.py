@@ -1,11 +1,11 @@
-"""The Epic turn in the Numba kernel: one trial's activations, lane by lane, before its assault.
+"""The Epic turn in the Numba kernel: the activations of the trials a block's lanes begin, before their assaults.
 
-``kernels.epic._run_block`` calls :func:`turn_lane` for each lane that starts a trial of a turn scenario
-(``rules[R_TURN]``), once the lane's starting state is set.  The activations (action test, shooting,
-regroup, overwatch, the charge and the overwatch fire it draws) change the lane's units (``hp`` and the
-alive masks), blast markers and broken flags in place; the assault code of ``kernels.epic`` then fights
-from that state (or not at all: :func:`turn_lane` returns whether the ``engage`` activation led to an
-assault), followed by the end phase.  Each activation's results are counted into the block's count row.
+``kernels.epic._run_block`` calls :func:`turn_lanes` in each round where lanes start a trial of a turn scenario
+(``rules[R_TURN]``), once their starting state is set.  The activations (action test, shooting, regroup,
+overwatch, the charge and the overwatch fire it draws) change each lane's units (``hp`` and the alive masks),
+blast markers and broken flags in place; the assault code of ``kernels.epic`` then fights from that state (or
+not at all: :func:`turn_lanes` sets ``fight[l]`` when the ``engage`` activation led to an assault), followed by
+the end phase.  Each activation's results are counted into the block's count row.
 
 The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``,
 ``analysis/epic/shooting.py``; ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).
@@ -13,7 +13,8 @@ War engines are shot at with the assault's war-engine steps (``kernels.epic._shi
 ``_we_resolve_lane``: damage, criticals, splashes) on the lane's war-engine state ``wst`` (empty without
 war-engine rules), which the assault and the end phase then carry on; their damage is booked
 ``K.BOOK_SHOT``, its BMs drained from ``losses_bm`` by the attack (§3.13).
-Lane by lane, as the kernel's other rare paths: a turn's shooting is short and branchy.  Like
+Activation by activation, and each step lane by lane (scalar code: a turn's shooting is short and branchy), so
+that one :func:`shoot_lanes` call makes an attack in every lane and a lane's dice keep the order of its trial.  Like
 ``_run_block``, the steps are compiled without reference counting (``_nrt=False``): they only take views
 of the caller's arrays.
 
@@ -31,6 +32,7 @@ from . import epic as K
 from .rng import _FOUR, _ONE, _SIX, _THREE
 
 NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
+NO_ATTACK = -99  # a lane's to-hit modifier (shoot_lanes) when it makes no attack
 T_ACTS, T_OWF, T_WPN, T_WB, T_TU, T_BAR, T_FORMS, T_INFO = range(8)
 # Activation columns.  A_IN_RANGE / A_EXPOSED / A_TEMPLATES: NONE for "all" / the default coverage;
 # A_COVER_SAVE: K.NO_ROLL when none; A_OW_COVER: the target is all infantry (on overwatch it counts as in
@@ -78,11 +80,19 @@ HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
 
 @njit(cache=True, from_python=True)
 def scratch_size(n_units, n_forms, max_hits):
-    """Elements of the per-block scratch array :func:`turn_lane` works in."""
-    return 2 * n_forms + 4 * n_units + 4 * max_hits + 8
+    """Elements of the per-block scratch array :func:`turn_lanes` works in (its per-lane state, then
+    :func:`shoot_lanes`')."""
+    return (n_forms + 8) * K.LANES + n_forms + 4 * n_units + 4 * max_hits + 8
 
 
 # -- small steps ---------------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _cell(table, row, cols, col):
+    """``table[row, col]`` of a C-contiguous table of ``cols`` columns: one load (``kernels.epic._at``), without the
+    index wraparound and the shape and stride reads of ``table[row, col]``."""
+    return K._at(table, row * cols + col)
+
 
 @njit(cache=True, _nrt=False)
 def _d6(rs, l):
@@ -103,10 +113,8 @@ def _amount(rs, l, n, sides, plus):
 def _living(hp, fu, fb, f, l):
     """Living units of formation ``f`` in lane ``l``."""
     n = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u * K.LANES + l] > 0:
-            n += 1
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        n += K._at(hp, K._at(fu, k) * K.LANES + l) > 0
     return n
 
 
@@ -114,8 +122,8 @@ def _living(hp, fu, fb, f, l):
 def _any_living(hp, fu, fb, f, l):
     """Has formation ``f`` a living unit in lane ``l``?  (:func:`_living` > 0, stopping at the first: the front
     units are usually alive.)"""
-    for k in range(fb[f], fb[f + 1]):
-        if hp[fu[k] * K.LANES + l] > 0:
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        if K._at(hp, K._at(fu, k) * K.LANES + l) > 0:
             return True
     return False
 
@@ -124,25 +132,25 @@ def _any_living(hp, fu, fb, f, l):
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u * K.LANES + l] > 0:
-            size += units[u, K.U_DC]
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        u = K._at(fu, k)
+        if K._at(hp, u * K.LANES + l) > 0:
+            size += _cell(units, u, K.U_COLS, K.U_DC)
     return size
 
 
 @njit(cache=True, _nrt=False)
 def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
     """BMs ≥ size, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
-    per_unit = 2 if forms[f, K.F_TSKNF] else 1
-    return bm[f * K.LANES + l] >= per_unit * _size(hp, fu, fb, units, f, l)
+    per_unit = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
+    return K._at(bm, f * K.LANES + l) >= per_unit * _size(hp, fu, fb, units, f, l)
 
 
 @njit(cache=True, _nrt=False)
 def _wound(hp, alive, units, u, l, n_words):
     """One point of damage to unit ``u``; True if it died."""
     i = u * K.LANES + l
-    left = hp[i] - 1
+    left = K._at(hp, i) - 1
     hp[i] = left
     if left == 0:
         K._clear_unit(alive, units, u, l, n_words, 1)
@@ -173,27 +181,27 @@ def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units):
     L = K.LANES
     leaders = 0
     missing = 0
-    for k in range(fb[f], fb[f + 1]):
-        u = fu[k]
-        if hp[u * L + l] > 0:
-            leaders += units[u, K.U_LEADER] * np.int64(use_leaders)
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
+        u = K._at(fu, k)
+        if K._at(hp, u * L + l) > 0:
+            leaders += _cell(units, u, K.U_COLS, K.U_LEADER) * np.int64(use_leaders)
             if wst.size > 0:
-                missing += units[u, K.U_VOID] - K._wat(wst, K.W_VOID, u, l, n_units)
-    per_leader = 2 if forms[f, K.F_TSKNF] else 1
+                missing += _cell(units, u, K.U_COLS, K.U_VOID) - K._wat(wst, K.W_VOID, u, l, n_units)
+    per_leader = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
     a = _d6(rs, l)
     b = _d6(rs, l)
     i = f * L + l
-    points = min(max(a, b) + per_leader * leaders, bm[i] + missing)
-    removed = min(points, bm[i])
+    points = min(max(a, b) + per_leader * leaders, K._at(bm, i) + missing)
+    removed = min(points, K._at(bm, i))
     bm[i] -= removed
     repairs = points - removed
-    for k in range(fb[f], fb[f + 1]):
+    for k in range(K._at(fb, f), K._at(fb, f + 1)):
         if repairs == 0:
             break
-        u = fu[k]
-        if hp[u * L + l] > 0:
+        u = K._at(fu, k)
+        if K._at(hp, u * L + l) > 0:
             up = K._wat(wst, K.W_VOID, u, l, n_units)
-            fixed = min(repairs, units[u, K.U_VOID] - up)
+            fixed = min(repairs, _cell(units, u, K.U_COLS, K.U_VOID) - up)
             K._wput(wst, K.W_VOID, u, l, n_units, up + fixed)
             repairs -= fixed
     return 2
@@ -239,15 +247,24 @@ def _can_take(unit_type, kind):
 
 
 @njit(cache=True, _nrt=False)
-def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
-    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9): armour or
-    an infantry cover save, Reinforced Armour's re-roll on armour (not against Lance), Crossfire and Sniper
-    −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then an unmodified invulnerable-type save (6+;
-    deflector shield 5+, living metal 4+; a degrade critical may have taken the deflector away).
+def _invulnerable(l, u, units, wst, n_units):
+    """Unit ``u``'s invulnerable-type save in lane ``l`` (6+; deflector shield 5+, living metal 4+; K.NO_ROLL none):
+    ``U_INV_ON``, or ``U_INV_DEG`` once a degrade critical has taken the deflector away."""
+    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
+        return _cell(units, u, K.U_COLS, K.U_INV_DEG)
+    return _cell(units, u, K.U_COLS, K.U_INV_ON)
+
+
+@njit(cache=True, _nrt=False)
+def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
+    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
+    the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
+    (:func:`_invulnerable`): armour or an infantry cover save, Reinforced Armour's re-roll on armour (not against
+    Lance), Crossfire and Sniper −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then the unmodified
+    invulnerable-type save.  The unit's values come as scalars: the call is made for every hit.
     Returns (saved, dice rolled)."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
-    ra = units[u, K.U_RA] != 0
+    armour = min(armour_save + worse, K.NO_ROLL)
     nd = 0
     if kind == KIND_AP or kind == KIND_AT:
         first = armour
@@ -265,9 +282,6 @@ def _saved(rs, l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
         nd += 1
         if _d6(rs, l) >= armour:
             return True, nd
-    inv = units[u, K.U_INV_ON]
-    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        inv = units[u, K.U_INV_DEG]
     if inv < K.NO_ROLL:
         nd += 1
         return _d6(rs, l) >= inv, nd
@@ -281,8 +295,8 @@ def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
     fails (analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(units[u, K.U_ARMOUR] + worse, K.NO_ROLL)
-    ra = units[u, K.U_RA] != 0
+    armour = min(_cell(units, u, K.U_COLS, K.U_ARMOUR) + worse, K.NO_ROLL)
+    ra = _cell(units, u, K.U_COLS, K.U_RA) != 0
     chance = 1.0
     if kind == KIND_AP or kind == KIND_AT:
         first = armour
@@ -294,9 +308,7 @@ def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
             chance *= max(armour - 1, 0) / 6
     elif kind == KIND_MW and ra and armour < K.NO_ROLL:
         chance *= max(armour - 1, 0) / 6
-    inv = units[u, K.U_INV_ON]
-    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        inv = units[u, K.U_INV_DEG]
+    inv = _invulnerable(l, u, units, wst, n_units)
     if inv < K.NO_ROLL:
         chance *= max(inv - 1, 0) / 6
     return chance
@@ -321,7 +333,7 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
     left = 0
     for i in range(ne):
         u = ex[i]
-        t = tu[u, TU_TYPE]
+        t = _cell(tu, u, TU_COLS, TU_TYPE)
         if (t == WE) != on_we or not _can_take(t, kind):
             continue
         n += 1
@@ -332,7 +344,7 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
             if wst.size > 0:
                 shields += K._wat(wst, K.W_VOID, u, l, n_units) + K._wat(wst, K.W_FIELD, u, l, n_units) \
                     + K._wat(wst, K.W_SHADOW, u, l, n_units) * damage
-            left += hp[u * L + l]
+            left += K._at(hp, u * L + l)
     if n == 0:
         return 0.0
     unsaved /= n
@@ -371,8 +383,8 @@ def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp,
     Group: AIM_ALL unless the target is ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK
     at the war engines when the expected damage there is at least the expected kills on the others.  Returns
     (kind, group)."""
-    ap = wpn[w, WP_AP]
-    at = wpn[w, WP_AT]
+    ap = _cell(wpn, w, WP_COLS, WP_AP)
+    at = _cell(wpn, w, WP_COLS, WP_AT)
     single = NONE  # the group everything is measured at when it is one
     if not mixed:
         single = AIM_WE if has_we else AIM_OTHERS
@@ -403,7 +415,7 @@ def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp,
         return kind, single
     if kind == KIND_AP:
         return kind, AIM_OTHERS
-    value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else at
+    value = _cell(wpn, w, WP_COLS, WP_MW) if kind == KIND_MW or kind == KIND_TK else at
     damage = _harm(l, w, kind, value, mod, AIM_WE, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
     kills = _harm(l, w, kind, value, mod, AIM_OTHERS, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units)
     return kind, (AIM_WE if damage >= kills - TIE else AIM_OTHERS)
@@ -441,7 +453,7 @@ def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, loss
         if g == target:
             acc[3] += n + (1 if crossfire and acc[4] == 0 else 0)
             acc[4] = 1
-        elif not broken[i] and _any_living(hp, fu, fb, g, l):
+        elif not K._at(broken, i) and _any_living(hp, fu, fb, g, l):
             bm[i] += n
             spl[g] = 1
 
@@ -469,7 +481,7 @@ def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, s
     a disrupt hit that gets through places 1 BM and its points none; each point left is saved on its own
     (:func:`_saved`, no cover); the unsaved ones go to the hull (:func:`_hull`); a hit on a war engine already
     destroyed is lost.  Returns dice."""
-    if hp[u * K.LANES + l] == 0:
+    if K._at(hp, u * K.LANES + l) == 0:
         return 0
     points = damage
     if wst.size > 0:
@@ -483,7 +495,8 @@ def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, s
     nd = 0
     unsaved = 0
     for _ in range(points):
-        saved, k = _saved(rs, l, u, units, hkind[h], flags, K.NO_ROLL, crossfire, wst, n_units)
+        saved, k = _saved(rs, l, hkind[h], flags, K.NO_ROLL, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
+                          _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
         nd += k
         unsaved += 1 - np.int64(saved)
     if unsaved > 0:
@@ -514,16 +527,16 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
     carry] is updated.  Returns the dice rolled."""
     if n <= 0:
         return 0
-    if forms[target, K.F_TSKNF]:
+    if _cell(forms, target, K.F_COLS, K.F_TSKNF):
         carry = acc[2] + n
         n = carry // 2
         acc[2] = carry - 2 * n
     nd = 0
     for _ in range(n):
         victim = NONE
-        for k in range(fb[target], fb[target + 1]):
-            u = fu[k]
-            if hp[u * K.LANES + l] > 0 and not units[u, K.U_FEARLESS]:
+        for k in range(K._at(fb, target), K._at(fb, target + 1)):
+            u = K._at(fu, k)
+            if K._at(hp, u * K.LANES + l) > 0 and not _cell(units, u, K.U_COLS, K.U_FEARLESS):
                 victim = u
                 break
         if victim == NONE:
@@ -533,7 +546,7 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
             nd += d
             if saved:
                 continue
-        if tu[victim, TU_TYPE] == WE:
+        if _cell(tu, victim, TU_COLS, TU_TYPE) == WE:
             nd += _hull(rs, l, victim, 1, 0, target, True, 0, acc, spl, splashes, units, hp, alive, n_words,
                         wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
         elif _wound(hp, alive, units, victim, l, n_words):
@@ -548,18 +561,19 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
     its BMs (1; 0 for an Expendable unit unless its whole formation is, for an Automaton or Automata unit, or
     after a disrupt hit's; the attack's first kill that places BMs counts 2 in a crossfire).
     ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
-    flags = hflag[h]
+    flags = K._at(hflag, h)
     disrupt = (flags & HF_DISRUPT) != 0
-    if disrupt and not tu[u, TU_NO_DISRUPT_BM]:
+    if disrupt and not _cell(tu, u, TU_COLS, TU_NO_DISRUPT_BM):
         acc[3] += 1
-    if hp[u * K.LANES + l] == 0:
+    if K._at(hp, u * K.LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
-    cs = cover_save if tu[u, TU_TYPE] == INF else K.NO_ROLL
-    saved, nd = _saved(rs, l, u, units, hkind[h], flags, cs, crossfire, wst, n_units)
+    cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL
+    saved, nd = _saved(rs, l, K._at(hkind, h), flags, cs, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
+                       _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
     if saved or not _wound(hp, alive, units, u, l, n_words):
         return nd
     acc[1] += 1
-    if disrupt or not tu[u, TU_KILL_BM]:
+    if disrupt or not _cell(tu, u, TU_COLS, TU_KILL_BM):
         return nd
     acc[3] += 2 if crossfire and acc[4] == 0 else 1
     acc[4] = 1
@@ -569,24 +583,21 @@ def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_sav
 # -- the shooting attack (§3) ----------------------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cover_save, crossfire, ap_at,
-               declare_at, per_template, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-               splash, n_forms, losses_bm, kills, stk):
-    """One shooting attack of formation ``shooter`` at ``target`` in lane ``l``, in the TP 1.9.3 order
-    (analysis.epic.shooting.shoot); ``ap_at`` and ``declare_at`` the policies of §3.5 (AP_AT_*, DECLARE_*).
-    Returns (hits, kills, BMs placed, dice rolled)."""
+def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed, crossfire, ap_at,
+                declare_at, per_template, wpn, wb, tu, bar, mh, splashes, scr, units, forms, fu, fb, hp, alive,
+                n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk):
+    """One shooting attack of formation ``shooter`` at ``target`` in each lane ``l`` of ``l0..l1`` whose
+    ``lane_mod[l]`` (its to-hit modifier) is not NO_ATTACK, with its cover ``lane_cover[l]`` and cover save
+    ``lane_cs[l]``, in the TP 1.9.3 order (analysis.epic.shooting.shoot); ``ap_at`` and ``declare_at`` the policies
+    of §3.5 (AP_AT_*, DECLARE_*).  Lane by lane, each from its own stream: one call serves every lane of an
+    activation (a call pushes every argument word).  The lane's hits, kills and BMs placed go to ``res[l]``,
+    ``res[L + l]``, ``res[2L + l]``.  Returns the dice rolled."""
     L = K.LANES
-    wpn = T[T_WPN]
-    wb = T[T_WB]
-    tu = T[T_TU]
-    bar = T[T_BAR]
     cand = scr[0:n_units]
     ex = scr[n_units:2 * n_units]
     live = scr[2 * n_units:3 * n_units]
     cnt = scr[3 * n_units:4 * n_units]
     grp = cand  # the living exposed units of a declared group (§3.7; who fires is no longer needed then)
-    mh = T[T_INFO][0, I_MAX_HITS]
-    splashes = T[T_INFO][0, I_SPLASHES] != 0
     o = 4 * n_units
     hkind = scr[o:o + mh]
     hflag = scr[o + mh:o + 2 * mh]
@@ -595,382 +606,434 @@ def shoot_lane(rs, l, shooter, target, modifier, in_range, n_exposed, cover, cov
     o += 4 * mh
     acc = scr[o:o + 8]  # placed, kills, TSKNF carry, markers, first kill
     spl = scr[o + 8:o + 8 + n_forms]  # formations a critical's splash put BMs on
-    for i in range(8):
-        acc[i] = 0
-    for g in range(n_forms):
-        spl[g] = 0
     nd = 0
-    if broken[shooter * L + l] or not _any_living(hp, fu, fb, shooter, l):
-        return 0, 0, 0, nd
-    # §3.1 who can fire: living units among the first in_range, with a ground weapon
-    nc = 0
-    seen = 0
-    for k in range(fb[shooter], fb[shooter + 1]):
-        u = fu[k]
-        if hp[u * L + l] == 0:
+    for l in range(l0, l1):
+        modifier = K._at(lane_mod, l)
+        if modifier == NO_ATTACK:
             continue
-        if in_range != NONE and seen >= in_range:
-            break
-        seen += 1
-        if tu[u, TU_FIRES]:
-            cand[nc] = u
-            nc += 1
-    # §3.2 suppression from the back, strict order; TSKNF units cost 2 BMs, a war engine its starting DC
-    budget = bm[shooter * L + l]
-    suppressed = 0
-    for i in range(nc - 1, -1, -1):
-        cost = 2 if forms[shooter, K.F_TSKNF] else units[cand[i], K.U_DC]
-        if budget < cost:
-            break
-        budget -= cost
-        suppressed += 1
-    nf = nc - suppressed
-    if nf == 0 or not _any_living(hp, fu, fb, target, l):
-        return 0, 0, 0, nd  # no attack, no BM (TP-FAQ Place Blast Marker)
-    was_broken = broken[target * L + l] != 0
-    if was_broken:  # §3.3
-        nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
-                           n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
-    else:
-        _place(l, target, 1, acc, bm)
-    # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others
-    ne = 0
-    has_we = False
-    has_other = False
-    for k in range(fb[target], fb[target + 1]):
-        u = fu[k]
-        if hp[u * L + l] == 0:
+        cover = K._at(lane_cover, l)
+        cover_save = K._at(lane_cs, l)
+        res[l] = 0
+        res[L + l] = 0
+        res[2 * L + l] = 0
+        for i in range(8):
+            acc[i] = 0
+        for g in range(n_forms):
+            spl[g] = 0
+        if K._at(broken, shooter * L + l) or not _any_living(hp, fu, fb, shooter, l):
             continue
-        if tu[u, TU_TYPE] == WE:
-            has_we = True
-        else:
-            has_other = True
-        if n_exposed == NONE or ne < n_exposed:
-            ex[ne] = u
-            ne += 1
-    mixed = has_we and has_other
-    cs = cover_save if cover else K.NO_ROLL
-    # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at; the policies only
-    # where they decide something, and once for a run of equal lines (the target does not change while the shots
-    # are rolled, and units of one profile carry equal lines)
-    nh = 0
-    last = NONE
-    last_kind = NONE
-    last_group = AIM_ALL
-    for i in range(nf):
-        u = cand[i]
-        for w in range(wb[u, 0], wb[u + 1, 0]):
-            if wpn[w, WP_BARRAGE]:
-                continue  # fires in the barrage
-            flags = HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
-                + HF_IC * wpn[w, WP_IC]
-            mod = modifier - (1 if cover and not wpn[w, WP_IC] else 0)
-            kind = _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at)
-            if kind == NONE:
-                continue
-            group = AIM_ALL
-            if kind == KIND_CHOOSE or mixed:
-                same = last != NONE
-                c = 0
-                while same and c < WP_COLS:
-                    same = wpn[w, c] == wpn[last, c]
-                    c += 1
-                if not same:
-                    last_kind, last_group = _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units,
-                                                 hp, cs, crossfire, wst, n_units)
-                    last = w
-                kind = last_kind
-                group = last_group
-            value = wpn[w, WP_MW] if kind == KIND_MW or kind == KIND_TK else (
-                wpn[w, WP_AP] if kind == KIND_AP else wpn[w, WP_AT])
-            for _ in range(wpn[w, WP_COUNT]):
-                shots = wpn[w, WP_SHOTS]
-                if wpn[w, WP_SHOTS_N]:  # dice shots, rolled each time the weapon fires
-                    shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], shots)
-                    nd += k2
-                for _ in range(shots):
-                    hit, k2 = _to_hit(rs, l, value, mod)
-                    nd += k2
-                    if hit:
-                        hkind[nh] = kind
-                        hflag[nh] = flags
-                        hunit[nh] = group
-                        hline[nh] = w
-                        nh += 1
-    # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
-    # template's centre: ⌈starting DC / 2⌉, TP 3.2.1); a titan-killer barrage does its first line's damage
-    bp = 0
-    every = HF_SNIPER + HF_DISRUPT + HF_LANCE + HF_IC
-    macro = True
-    titan = True
-    first_line = NONE
-    for i in range(nf):
-        u = cand[i]
-        for w in range(wb[u, 0], wb[u + 1, 0]):
-            if not wpn[w, WP_BARRAGE]:
-                continue
-            if first_line == NONE:
-                first_line = w
-            for _ in range(wpn[w, WP_COUNT]):  # BP rolled per weapon and shot (TP 1.9.8)
-                shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], wpn[w, WP_SHOTS])
-                nd += k2
-                for _ in range(shots):
-                    points, k2 = _amount(rs, l, wpn[w, WP_BP_N], wpn[w, WP_BP_SIDES], wpn[w, WP_BP])
-                    nd += k2
-                    bp += points
-            every &= HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
-                + HF_IC * wpn[w, WP_IC]
-            macro &= wpn[w, WP_MACRO] != 0
-            titan &= wpn[w, WP_TK] != 0
-    extra = 0
-    if bp > 0:
-        row = bar.shape[0] - 1  # above the table: its last row (reading)
-        for r in range(bar.shape[0]):
-            if bar[r, BAR_MIN] <= bp <= bar[r, BAR_MAX]:
-                row = r
+        # §3.1 who can fire: living units among the first in_range, with a ground weapon
+        nc = 0
+        seen = 0
+        for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):  # branch-free but for the range
+            if in_range != NONE and seen >= in_range:
+                break  # the units after are dead or out of range
+            u = K._at(fu, k)
+            living = K._at(hp, u * L + l) > 0
+            seen += living
+            cand[nc] = u  # kept only if it fires (nc <= the units seen so far < n_units)
+            nc += living & (_cell(tu, u, TU_COLS, TU_FIRES) != 0)
+        # §3.2 suppression from the back, strict order; TSKNF units cost 2 BMs, a war engine its starting DC
+        budget = K._at(bm, shooter * L + l)
+        tsknf = _cell(forms, shooter, K.F_COLS, K.F_TSKNF) != 0
+        suppressed = 0
+        for i in range(nc - 1, -1, -1):
+            cost = 2 if tsknf else K._at(units, cand[i] * K.U_COLS + K.U_DC)
+            if budget < cost:
                 break
-        extra = bar[row, BAR_EXTRA]
-        mod = modifier - (1 if cover and (every & HF_IC) == 0 else 0)
-        i = 0
-        for _ in range(bar[row, BAR_TEMPLATES]):
-            room = 6  # a template holds 3 infantry / light vehicles, 2 armoured vehicles or 1 war engine (in halves)
-            taken = 0
-            while i < ne:
-                u = ex[i]
-                t = tu[u, TU_TYPE]
-                if per_template != NONE:
-                    if taken >= per_template:
-                        break
-                else:
-                    size = 6 if t == WE else (3 if t == AV else 2)
-                    if size > room:
-                        break
-                    room -= size
-                attacks = (units[u, K.U_DC] + 1) // 2 if t == WE and taken == 0 else 1  # under the centre
-                taken += 1
-                i += 1
-                infantry = t == INF or t == LV
-                for _ in range(attacks):
-                    hit, k2 = _to_hit(rs, l, bar[row, BAR_AP] if infantry else bar[row, BAR_AT], mod)
+            budget -= cost
+            suppressed += 1
+        nf = nc - suppressed
+        if nf == 0 or not _any_living(hp, fu, fb, target, l):
+            continue  # no attack, no BM (TP-FAQ Place Blast Marker)
+        was_broken = K._at(broken, target * L + l) != 0
+        if was_broken:  # §3.3
+            nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
+                               n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+        else:
+            _place(l, target, 1, acc, bm)
+        # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others; which
+        # of the exposed units can take AT hits (the AP/AT choice below)
+        ne = 0
+        has_we = False
+        has_other = False
+        at_able = False
+        for k in range(K._at(fb, target), K._at(fb, target + 1)):  # branch-free: the units' states are random
+            u = K._at(fu, k)
+            living = K._at(hp, u * L + l) > 0
+            t = _cell(tu, u, TU_COLS, TU_TYPE)
+            has_we |= living & (t == WE)
+            has_other |= living & (t != WE)
+            exposed = living & ((n_exposed == NONE) | (ne < n_exposed))
+            ex[ne] = u  # kept only if exposed (ne <= the units seen so far < n_units)
+            ne += exposed
+            at_able |= exposed & _can_take(t, KIND_AT)
+        mixed = has_we and has_other
+        # the AP/AT choice at a target that is not mixed, where the unit types decide it (analysis.epic.shooting.
+        # choose_fire_type): at war engines only, AP can do nothing and ties go to AT; at other units none of which
+        # can take AT hits, AT can do nothing and ties go to AP; elsewhere :func:`_aim` weighs them
+        settled = NONE
+        if not mixed:
+            if has_we:
+                settled = KIND_AT
+            elif not at_able:
+                settled = KIND_AP
+        cs = cover_save if cover else K.NO_ROLL
+        # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at; the policies
+        # only where they decide something, and once for a run of equal lines (the target does not change while the
+        # shots are rolled, and units of one profile carry equal lines)
+        nh = 0
+        last = NONE
+        last_kind = NONE
+        last_group = AIM_ALL
+        any_barrage = False
+        for i in range(nf):
+            u = cand[i]
+            for w in range(K._at(wb, u), K._at(wb, u + 1)):
+                if _cell(wpn, w, WP_COLS, WP_BARRAGE):
+                    any_barrage = True
+                    continue  # fires in the barrage
+                ic = _cell(wpn, w, WP_COLS, WP_IC)
+                ap = _cell(wpn, w, WP_COLS, WP_AP)
+                at = _cell(wpn, w, WP_COLS, WP_AT)
+                mw = _cell(wpn, w, WP_COLS, WP_MW)
+                kind = _fixed_type(ap, at, mw, _cell(wpn, w, WP_COLS, WP_TK), ap_at)
+                if kind == NONE:
+                    continue
+                flags = HF_SNIPER * _cell(wpn, w, WP_COLS, WP_SNIPER) + HF_IC * ic \
+                    + HF_DISRUPT * _cell(wpn, w, WP_COLS, WP_DISRUPT) + HF_LANCE * _cell(wpn, w, WP_COLS, WP_LANCE)
+                mod = modifier - (1 if cover and not ic else 0)
+                group = AIM_ALL
+                if kind == KIND_CHOOSE and settled != NONE:
+                    kind = settled
+                elif kind == KIND_CHOOSE or mixed:
+                    same = last != NONE
+                    c = 0
+                    while same and c < WP_COLS:
+                        same = _cell(wpn, w, WP_COLS, c) == _cell(wpn, last, WP_COLS, c)
+                        c += 1
+                    if not same:
+                        last_kind, last_group = _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units,
+                                                     hp, cs, crossfire, wst, n_units)
+                        last = w
+                    kind = last_kind
+                    group = last_group
+                value = mw if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
+                need = value - mod
+                for _ in range(_cell(wpn, w, WP_COLS, WP_COUNT)):
+                    shots = _cell(wpn, w, WP_COLS, WP_SHOTS)
+                    if _cell(wpn, w, WP_COLS, WP_SHOTS_N):  # dice shots, rolled each time the weapon fires
+                        shots, k2 = _amount(rs, l, _cell(wpn, w, WP_COLS, WP_SHOTS_N),
+                                            _cell(wpn, w, WP_COLS, WP_SHOTS_SIDES), shots)
+                        nd += k2
+                    for _ in range(shots):
+                        if need <= 6:  # _to_hit's one roll, inline
+                            first = _d6(rs, l)
+                            nd += 1
+                            hit = (first != 1) & (first >= need)
+                        else:
+                            hit, k2 = _to_hit(rs, l, value, mod)
+                            nd += k2
+                        K._put(hkind, nh, kind)  # kept only if it hit (branch-free; nh <= the shots so far < mh)
+                        K._put(hflag, nh, flags)
+                        K._put(hunit, nh, group)
+                        K._put(hline, nh, w)
+                        nh += hit
+        # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
+        # template's centre: ⌈starting DC / 2⌉, TP 3.2.1); a titan-killer barrage does its first line's damage
+        bp = 0
+        every = HF_SNIPER + HF_DISRUPT + HF_LANCE + HF_IC
+        macro = True
+        titan = True
+        first_line = NONE
+        for i in range(nf if any_barrage else 0):
+            u = cand[i]
+            for w in range(wb[u, 0], wb[u + 1, 0]):
+                if not _cell(wpn, w, WP_COLS, WP_BARRAGE):
+                    continue
+                if first_line == NONE:
+                    first_line = w
+                for _ in range(_cell(wpn, w, WP_COLS, WP_COUNT)):  # BP rolled per weapon and shot (TP 1.9.8)
+                    shots, k2 = _amount(rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], wpn[w, WP_SHOTS])
                     nd += k2
-                    if hit:
-                        hkind[nh] = KIND_TK if titan else (KIND_MW if macro else (KIND_AP if infantry else KIND_AT))
-                        hflag[nh] = every
-                        hunit[nh] = u
-                        hline[nh] = first_line
-                        nh += 1
-    # §3.7–§3.10 normal hits, then macro-weapon hits on the survivors, each step's kills placing BMs
-    for phase in range(2):
-        k0 = KIND_AP if phase == 0 else KIND_MW
-        k1 = k0 + 1
-        acc[3] = 0
-        any_hit = False
-        for h in range(nh):
-            any_hit |= hkind[h] == k0 or hkind[h] == k1
-        if not any_hit:
-            continue  # a step without hits places nothing
-        nl = 0
-        for i in range(ne):
-            if hp[ex[i] * L + l] > 0:
+                    for _ in range(shots):
+                        points, k2 = _amount(rs, l, wpn[w, WP_BP_N], wpn[w, WP_BP_SIDES], wpn[w, WP_BP])
+                        nd += k2
+                        bp += points
+                every &= HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
+                    + HF_IC * wpn[w, WP_IC]
+                macro &= wpn[w, WP_MACRO] != 0
+                titan &= wpn[w, WP_TK] != 0
+        extra = 0
+        if bp > 0:
+            row = bar.shape[0] - 1  # above the table: its last row (reading)
+            for r in range(bar.shape[0]):
+                if bar[r, BAR_MIN] <= bp <= bar[r, BAR_MAX]:
+                    row = r
+                    break
+            extra = bar[row, BAR_EXTRA]
+            mod = modifier - (1 if cover and (every & HF_IC) == 0 else 0)
+            i = 0
+            for _ in range(bar[row, BAR_TEMPLATES]):
+                room = 6  # a template holds 3 infantry / light vehicles, 2 armoured vehicles, 1 war engine (halves)
+                taken = 0
+                while i < ne:
+                    u = ex[i]
+                    t = _cell(tu, u, TU_COLS, TU_TYPE)
+                    if per_template != NONE:
+                        if taken >= per_template:
+                            break
+                    else:
+                        size = 6 if t == WE else (3 if t == AV else 2)
+                        if size > room:
+                            break
+                        room -= size
+                    attacks = (units[u, K.U_DC] + 1) // 2 if t == WE and taken == 0 else 1  # under the centre
+                    taken += 1
+                    i += 1
+                    infantry = t == INF or t == LV
+                    for _ in range(attacks):
+                        hit, k2 = _to_hit(rs, l, bar[row, BAR_AP] if infantry else bar[row, BAR_AT], mod)
+                        nd += k2
+                        if hit:
+                            hkind[nh] = KIND_TK if titan else (KIND_MW if macro else (KIND_AP if infantry else KIND_AT))
+                            hflag[nh] = every
+                            hunit[nh] = u
+                            hline[nh] = first_line
+                            nh += 1
+        # §3.7–§3.10 normal hits, then macro-weapon hits on the survivors, each step's kills placing BMs
+        for phase in range(2):
+            k0 = KIND_AP if phase == 0 else KIND_MW
+            k1 = k0 + 1
+            acc[3] = 0
+            any_hit = False
+            for h in range(nh):
+                any_hit |= hkind[h] == k0 or hkind[h] == k1
+            if not any_hit:
+                continue  # a step without hits places nothing
+            nl = 0
+            for i in range(ne):  # branch-free, as the exposed units above
                 live[nl] = ex[i]
                 cnt[nl] = 0
-                nl += 1
-        for h in range(nh):  # barrage hits land on the unit rolled for
-            u = hunit[h]
-            if u < 0 or (hkind[h] != k0 and hkind[h] != k1):
-                continue
-            if tu[u, TU_TYPE] == WE:
-                damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
-                nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl, splashes,
-                                           units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms,
-                                           losses_bm, kills, bm, broken, stk)
-            else:
-                nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
-                               n_units)
-        n_live = nl
-        for g in range(3):  # AIM_ALL, AIM_WE, AIM_OTHERS: a declared weapon's hits go only to its group (TP 3.2.1)
-            group = AIM_ALL - g
-            if (group != AIM_ALL) != mixed:
-                continue  # at a mixed target every direct hit is declared, at another none
-            gl = live
-            if group != AIM_ALL:
-                gl = grp
-                nl = 0
-                for i in range(n_live):
-                    if (tu[live[i], TU_TYPE] == WE) == (group == AIM_WE):
-                        gl[nl] = live[i]
-                        cnt[nl] = 0
-                        nl += 1
-            rem0 = 0
-            rem1 = 0
-            first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
-            for h in range(nh):
-                if hunit[h] != group or (hkind[h] != k0 and hkind[h] != k1):
+                nl += K._at(hp, ex[i] * L + l) > 0
+            for h in range(nh):  # barrage hits land on the unit rolled for
+                u = hunit[h]
+                if u < 0 or (hkind[h] != k0 and hkind[h] != k1):
                     continue
-                if hflag[h] & HF_SNIPER:  # to the first Inspiring / Leader / Supreme Commander able, else the first
+                if _cell(tu, u, TU_COLS, TU_TYPE) == WE:
+                    damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                    nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl, splashes,
+                                               units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms,
+                                               losses_bm, kills, bm, broken, stk)
+                else:
+                    nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
+                                   n_units)
+            n_live = nl
+            for g in range(3):  # AIM_ALL, AIM_WE, AIM_OTHERS: a declared weapon's hits go only to its group (TP 3.2.1)
+                group = AIM_ALL - g
+                if (group != AIM_ALL) != mixed:
+                    continue  # at a mixed target every direct hit is declared, at another none
+                gl = live
+                if group != AIM_ALL:
+                    gl = grp
+                    nl = 0
+                    for i in range(n_live):
+                        if (_cell(tu, live[i], TU_COLS, TU_TYPE) == WE) == (group == AIM_WE):
+                            gl[nl] = live[i]
+                            cnt[nl] = 0
+                            nl += 1
+                rem0 = 0
+                rem1 = 0
+                first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
+                for h in range(nh):
+                    if hunit[h] != group or (hkind[h] != k0 and hkind[h] != k1):
+                        continue
+                    if hflag[h] & HF_SNIPER:  # to the first Inspiring / Leader / Supreme Commander able, else the first
+                        pick = NONE
+                        for i in range(nl):
+                            u = gl[i]
+                            if _can_take(_cell(tu, u, TU_COLS, TU_TYPE), hkind[h]):
+                                if pick == NONE:
+                                    pick = u
+                                if _cell(units, u, K.U_COLS, K.U_SNIPE):
+                                    pick = u
+                                    break
+                        if pick != NONE and _cell(tu, pick, TU_COLS, TU_TYPE) == WE:
+                            damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                            nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc,
+                                                       spl, splashes, units, hp, alive, n_words, wst, n_units, splash,
+                                                       fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+                        elif pick != NONE:
+                            nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire,
+                                           acc, wst, n_units)
+                        continue
+                    if first == NONE:
+                        first = hkind[h]
+                    if hkind[h] == k0:
+                        rem0 += 1
+                    else:
+                        rem1 += 1
+                p0 = 0  # next pooled hit of each kind
+                p1 = 0
+                # one kind of hit: the units able to take it are the same throughout, and the unit with the fewest
+                # hits nearest the front is the next able one after the last pick, wrapping round (nxt)
+                one_kind = rem0 == 0 or rem1 == 0
+                nxt = 0
+                while rem0 + rem1 > 0:  # round-robin front to back (TP 1.9.6; TP-FAQ Allocate Hits)
+                    least = -1
                     pick = NONE
-                    for i in range(nl):
-                        u = gl[i]
-                        if _can_take(tu[u, TU_TYPE], hkind[h]):
-                            if pick == NONE:
-                                pick = u
-                            if units[u, K.U_SNIPE]:
-                                pick = u
-                                break
-                    if pick != NONE and tu[pick, TU_TYPE] == WE:
-                        damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
-                        nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc, spl,
-                                                   splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
-                                                   n_forms, losses_bm, kills, bm, broken, stk)
-                    elif pick != NONE:
-                        nd += _resolve(rs, l, h, pick, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc,
-                                       wst, n_units)
-                    continue
-                if first == NONE:
-                    first = hkind[h]
-                if hkind[h] == k0:
-                    rem0 += 1
-                else:
-                    rem1 += 1
-            p0 = 0  # next pooled hit of each kind
-            p1 = 0
-            # one kind of hit: the units able to take it are the same throughout, and the unit with the fewest
-            # hits nearest the front is the next able one after the last pick, wrapping round (nxt)
-            one_kind = rem0 == 0 or rem1 == 0
-            nxt = 0
-            while rem0 + rem1 > 0:  # round-robin front to back (TP 1.9.6; TP-FAQ Allocate Hits)
-                least = -1
-                pick = NONE
-                if one_kind:
-                    for step in range(nl):
-                        i = nxt + step - (nl if nxt + step >= nl else 0)
-                        t = tu[gl[i], TU_TYPE]
-                        if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
-                            pick = i
-                            break
-                else:
-                    for i in range(nl):
-                        t = tu[gl[i], TU_TYPE]
-                        if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
-                            if least < 0 or cnt[i] < least:
-                                least = cnt[i]
+                    if one_kind:
+                        for step in range(nl):
+                            i = nxt + step - (nl if nxt + step >= nl else 0)
+                            t = _cell(tu, gl[i], TU_COLS, TU_TYPE)
+                            if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
                                 pick = i
-                if pick == NONE:
-                    break  # no unit can take what is left: lost
-                nxt = pick + 1 if pick + 1 < nl else 0
-                t = tu[gl[pick], TU_TYPE]
-                take0 = rem0 > 0 and _can_take(t, k0)
-                take1 = rem1 > 0 and _can_take(t, k1)
-                kind = k0 if take0 else k1
-                if take0 and take1:  # the kind with the larger surplus over the units that take only it
-                    s0 = rem0
-                    s1 = rem1
-                    a0 = 0
-                    a1 = 0
-                    for i in range(nl):
-                        ti = tu[gl[i], TU_TYPE]
-                        c0 = _can_take(ti, k0)
-                        c1 = _can_take(ti, k1)
-                        a0 += c0
-                        a1 += c1
-                        if i != pick and cnt[i] == least:
-                            only0 = c0 and not (rem1 > 0 and c1)
-                            only1 = c1 and not (rem0 > 0 and c0)
-                            s0 -= only0
-                            s1 -= only1
-                    key0 = s0 * 4096 - a0 * 2  # (surplus, −able, kind is AT) compared in that order
-                    key1 = s1 * 4096 - a1 * 2
-                    if phase == 0:
-                        key1 += 1
-                    if key1 > key0 or (key1 == key0 and first == k1):
-                        kind = k1
-                u = gl[pick]
-                block = units[u, K.U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
-                taken = 0
-                while taken < block and (rem0 if kind == k0 else rem1) > 0:
-                    if kind == k0:
-                        while hunit[p0] != group or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+                                break
+                    else:
+                        for i in range(nl):
+                            t = _cell(tu, gl[i], TU_COLS, TU_TYPE)
+                            if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
+                                if least < 0 or cnt[i] < least:
+                                    least = cnt[i]
+                                    pick = i
+                    if pick == NONE:
+                        break  # no unit can take what is left: lost
+                    nxt = pick + 1 if pick + 1 < nl else 0
+                    t = _cell(tu, gl[pick], TU_COLS, TU_TYPE)
+                    take0 = rem0 > 0 and _can_take(t, k0)
+                    take1 = rem1 > 0 and _can_take(t, k1)
+                    kind = k0 if take0 else k1
+                    if take0 and take1:  # the kind with the larger surplus over the units that take only it
+                        s0 = rem0
+                        s1 = rem1
+                        a0 = 0
+                        a1 = 0
+                        for i in range(nl):
+                            ti = _cell(tu, gl[i], TU_COLS, TU_TYPE)
+                            c0 = _can_take(ti, k0)
+                            c1 = _can_take(ti, k1)
+                            a0 += c0
+                            a1 += c1
+                            if i != pick and cnt[i] == least:
+                                only0 = c0 and not (rem1 > 0 and c1)
+                                only1 = c1 and not (rem0 > 0 and c0)
+                                s0 -= only0
+                                s1 -= only1
+                        key0 = s0 * 4096 - a0 * 2  # (surplus, −able, kind is AT) compared in that order
+                        key1 = s1 * 4096 - a1 * 2
+                        if phase == 0:
+                            key1 += 1
+                        if key1 > key0 or (key1 == key0 and first == k1):
+                            kind = k1
+                    u = gl[pick]
+                    block = units[u, K.U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
+                    taken = 0
+                    while taken < block and (rem0 if kind == k0 else rem1) > 0:
+                        if kind == k0:
+                            while hunit[p0] != group or hkind[p0] != k0 or (hflag[p0] & HF_SNIPER):
+                                p0 += 1
+                            h = p0
                             p0 += 1
-                        h = p0
-                        p0 += 1
-                        rem0 -= 1
-                    else:
-                        while hunit[p1] != group or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                            rem0 -= 1
+                        else:
+                            while hunit[p1] != group or hkind[p1] != k1 or (hflag[p1] & HF_SNIPER):
+                                p1 += 1
+                            h = p1
                             p1 += 1
-                        h = p1
-                        p1 += 1
-                        rem1 -= 1
-                    if t == WE:
-                        damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
-                        taken += damage if hkind[h] == KIND_TK else 1
-                        nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl,
-                                                   splashes, units, hp, alive, n_words, wst, n_units, splash, fu, fb,
-                                                   n_forms, losses_bm, kills, bm, broken, stk)
-                    else:
-                        taken += 1
-                        nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire, acc, wst,
-                                       n_units)
-                cnt[pick] += 1
-        if was_broken:
-            nd += _broken_hits(rs, l, target, acc[3], acc, spl, splashes, tu, fu, fb, units, forms, hp, alive,
-                               n_words, wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+                            rem1 -= 1
+                        if t == WE:
+                            damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
+                            taken += damage if hkind[h] == KIND_TK else 1
+                            nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc,
+                                                       spl, splashes, units, hp, alive, n_words, wst, n_units, splash,
+                                                       fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+                        else:
+                            taken += 1
+                            nd += _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cs, crossfire,
+                                           acc, wst, n_units)
+                    cnt[pick] += 1
+            if was_broken:
+                nd += _broken_hits(rs, l, target, acc[3], acc, spl, splashes, tu, fu, fb, units, forms, hp, alive,
+                                   n_words, wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+            else:
+                _place(l, target, acc[3], acc, bm)
+        if was_broken:  # the barrage's extra BMs last (reading)
+            nd += _broken_hits(rs, l, target, extra, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words,
+                               wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
         else:
-            _place(l, target, acc[3], acc, bm)
-    if was_broken:  # the barrage's extra BMs last (reading)
-        nd += _broken_hits(rs, l, target, extra, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words,
-                           wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
-    else:
-        _place(l, target, extra, acc, bm)
-    # §3.11 the break check, once the whole attack is over; then of the formations a splash put BMs on
-    if not was_broken and _any_living(hp, fu, fb, target, l) and _fails_break_test(hp, fu, fb, units, forms, bm,
-                                                                                    target, l):
-        nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
-                     losses_bm, kills, bm, broken, stk)
-    for g in range(n_forms):
-        if spl[g] and not broken[g * L + l] and _any_living(hp, fu, fb, g, l) \
-                and _fails_break_test(hp, fu, fb, units, forms, bm, g, l):
-            nd += _break(rs, l, g, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
-                         losses_bm, kills, bm, broken, stk)
-    return nh, acc[1], acc[0], nd
+            _place(l, target, extra, acc, bm)
+        # §3.11 the break check, once the whole attack is over; then of the formations a splash put BMs on
+        if not was_broken and _any_living(hp, fu, fb, target, l) and _fails_break_test(hp, fu, fb, units, forms, bm,
+                                                                                        target, l):
+            nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash,
+                         n_forms, losses_bm, kills, bm, broken, stk)
+        for g in range(n_forms):
+            if spl[g] and not K._at(broken, g * L + l) and _any_living(hp, fu, fb, g, l) \
+                    and _fails_break_test(hp, fu, fb, units, forms, bm, g, l):
+                nd += _break(rs, l, g, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
+                             losses_bm, kills, bm, broken, stk)
+        res[l] = nh
+        res[L + l] = acc[1]
+        res[2 * L + l] = acc[0]
+    return nd
 
 
 # -- the turn (docs/epic-turn.md §2) ---------------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
-              n_forms, losses_bm, kills, use_leaders, pflat, prow, stk):
-    """The activations of one trial in lane ``l``, in order (analysis.epic.turn.run_turn_trial up to the
-    assault), counted into ``pflat[prow + ...]``.  Returns (the engage led to an assault, dice rolled)."""
+def turn_lanes(start, rs, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
+               n_forms, losses_bm, kills, use_leaders, pflat, prow, stk, fight):
+    """The activations of the trials that the lanes ``l`` with ``start[l]`` begin (analysis.epic.turn.run_turn_trial
+    up to the assault), counted into ``pflat[prow + ...]``; ``fight[l]``: the engage led to an assault.  Activation
+    by activation, each step lane by lane: every lane's dice still come from its own stream in the order of its own
+    trial, and each attack is one :func:`shoot_lanes` call for all the lanes.  Returns the dice rolled."""
     L = K.LANES
     acts = T[T_ACTS]
     owf = T[T_OWF]
-    overwatch = scr[0:n_forms]
-    for f in range(n_forms):
-        overwatch[f] = T[T_FORMS][f, TF_OVERWATCH]
+    wpn, wb, tu, bar = T[T_WPN], T[T_WB], T[T_TU], T[T_BAR]
+    mh = T[T_INFO][0, I_MAX_HITS]
+    splashes = T[T_INFO][0, I_SPLASHES] != 0
+    overwatch = scr[0:n_forms * L]  # [f * L + l]
+    o = n_forms * L
+    lane_mod = scr[o:o + L]  # the lane's attack in this activation: its to-hit modifier, NO_ATTACK none
+    lane_cover = scr[o + L:o + 2 * L]
+    lane_cs = scr[o + 2 * L:o + 3 * L]
+    acted = scr[o + 3 * L:o + 4 * L]
+    passed = scr[o + 4 * L:o + 5 * L]
+    res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
+    work = scr[o + 8 * L:]  # shoot_lanes' scratch
+    for l in range(L):
+        if start[l]:
+            fight[l] = 0
+            for f in range(n_forms):
+                overwatch[f * L + l] = T[T_FORMS][f, TF_OVERWATCH]
     nd = 0
-    assault = False
     for k in range(acts.shape[0]):
         f = acts[k, A_FORM]
         action = acts[k, A_ACTION]
-        acted = False
-        passed = False
-        hits = 0
-        kills_k = 0
-        placed = 0
-        shoots = False
-        hold = False
-        modifier = 0
-        if not broken[f * L + l] and _any_living(hp, fu, fb, f, l):  # TP 1.13
-            acted = True
-            overwatch[f] = 0  # acting ends a standing overwatch (TP 1.10)
+        target = acts[k, A_TARGET]
+        attacks = False
+        for l in range(L):
+            lane_mod[l] = NO_ATTACK
+            if not start[l]:
+                continue
+            acted[l] = 0
+            passed[l] = 0
+            if K._at(broken, f * L + l) or not _any_living(hp, fu, fb, f, l):  # TP 1.13
+                continue
+            acted[l] = 1
+            shoots = False
+            hold = False
+            modifier = 0
+            overwatch[f * L + l] = 0  # acting ends a standing overwatch (TP 1.10)
             if action == HOLD:
-                passed = True  # declared Hold: no action test (reading)
+                passed[l] = 1  # declared Hold: no action test (reading)
                 hold = True
             else:  # the action test (TP 1.6.2, 1.6.3)
                 roll = _d6(rs, l)
                 nd += 1
-                passed = roll - np.int64(bm[f * L + l] > 0) - acts[k, A_RETAIN] >= forms[f, K.F_INIT]
-                if not passed:
+                passed[l] = roll - np.int64(K._at(bm, f * L + l) > 0) - acts[k, A_RETAIN] >= forms[f, K.F_INIT]
+                if not passed[l]:
                     bm[f * L + l] += 1
                     if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
                         nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
@@ -978,62 +1041,70 @@ def turn_lane(rs, l, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broke
                     else:
                         hold = True
             if hold:  # the Hold (TP 1.6.1): shoot at modifier 0, move, or regroup
-                if acts[k, A_HOLD] == HOLD_SHOOT and acts[k, A_TARGET] != NONE:
+                if acts[k, A_HOLD] == HOLD_SHOOT and target != NONE:
                     shoots = True
                     modifier = 0
                 elif acts[k, A_HOLD] == HOLD_REGROUP:
                     nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
-            elif passed:
+            elif passed[l]:
                 if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
                     shoots = True
                     modifier = TO_HIT_MODIFIER[action]
-                elif action == MARSHAL and acts[k, A_TARGET] != NONE:  # shoots at −1, then regroups (below)
+                elif action == MARSHAL and target != NONE:  # shoots at −1, then regroups (below)
                     shoots = True
                     modifier = -1
                 elif action == OVERWATCH:
-                    overwatch[f] = 1
+                    overwatch[f * L + l] = 1
                 elif action == ENGAGE:
-                    assault = True
-                    charger = np.int64(f)
                     for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
                         g = owf[i, 0]
-                        if not overwatch[g] or broken[g * L + l] or not _any_living(hp, fu, fb, g, l):
+                        if not overwatch[g * L + l] or K._at(broken, g * L + l) or not _any_living(hp, fu, fb, g, l):
                             continue
-                        overwatch[g] = 0
-                        _, _, _, k2 = shoot_lane(rs, l, g, charger, 0, NONE, NONE, 0, K.NO_ROLL, 0,
-                                                 AP_AT_AUTO, DECLARE_AUTO, NONE, T, scr[n_forms:], units, forms, fu, fb, hp, alive,
-                                                 n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
-                                                 losses_bm, kills, stk)
-                        nd += k2
-                    if broken[charger * L + l] or not _any_living(hp, fu, fb, charger, l) \
-                            or not _any_living(hp, fu, fb, acts[k, A_TARGET], l):
-                        assault = False  # broken or dead before contact, or nobody to charge (TP 1.13.3)
+                        overwatch[g * L + l] = 0
+                        lane_mod[l] = 0
+                        lane_cover[l] = 0
+                        lane_cs[l] = K.NO_ROLL
+                        nd += shoot_lanes(rs, l, l + 1, lane_mod, lane_cover, lane_cs, res, g, f, NONE, NONE, 0,
+                                          AP_AT_AUTO, DECLARE_AUTO, NONE, wpn, wb, tu, bar, mh, splashes, work, units,
+                                          forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
+                                          n_forms, losses_bm, kills, stk)
+                        lane_mod[l] = NO_ATTACK  # its results are not the activation's
+                    # broken or dead before contact, or nobody to charge: no assault (TP 1.13.3)
+                    fight[l] = not (K._at(broken, f * L + l) or not _any_living(hp, fu, fb, f, l)
+                                    or not _any_living(hp, fu, fb, target, l))
             if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
-                target = acts[k, A_TARGET]
                 cover = acts[k, A_COVER]
                 cover_save = acts[k, A_COVER_SAVE]
-                if overwatch[target] and not cover and acts[k, A_OW_COVER]:
+                if overwatch[target * L + l] and not cover and acts[k, A_OW_COVER]:
                     cover = 1
                     cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
-                hits, kills_k, placed, k2 = shoot_lane(rs, l, f, target, modifier, acts[k, A_IN_RANGE],
-                                                       acts[k, A_EXPOSED], cover, cover_save, acts[k, A_CROSSFIRE],
-                                                       acts[k, A_AP_AT], acts[k, A_DECLARE], acts[k, A_TEMPLATES], T,
-                                                       scr[n_forms:], units, forms, fu, fb, hp, alive, n_words, bm,
-                                                       broken, trapped, wst, n_units, splash, n_forms, losses_bm,
-                                                       kills, stk)
-                nd += k2
-            if passed and action == MARSHAL and not broken[f * L + l]:  # after its attack, unless broken
+                lane_mod[l] = modifier
+                lane_cover[l] = cover
+                lane_cs[l] = cover_save
+                attacks = True
+        if attacks:  # the attacks of every lane
+            nd += shoot_lanes(rs, 0, L, lane_mod, lane_cover, lane_cs, res, f, target, acts[k, A_IN_RANGE],
+                              acts[k, A_EXPOSED], acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE],
+                              acts[k, A_TEMPLATES], wpn, wb, tu, bar, mh, splashes, work, units, forms, fu, fb, hp,
+                              alive, n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk)
+        for l in range(L):
+            if not start[l]:
+                continue
+            if passed[l] and action == MARSHAL and not K._at(broken, f * L + l):  # after its attack, unless broken
                 nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
-        pflat[prow + acts[k, A_O_ACTED]] += np.int64(acted)
-        pflat[prow + acts[k, A_O_PASSED]] += np.int64(passed)
-        if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)
-            g = acts[k, A_TARGET]
-            alive_g = _any_living(hp, fu, fb, g, l)
-            brk = broken[g * L + l] != 0
-            after = bm[g * L + l] if alive_g and not brk else 0
-            pflat[prow + acts[k, A_O_BROKEN]] += np.int64(brk and alive_g)
-            pflat[prow + acts[k, A_O_HITS] + min(hits, acts[k, A_N_HITS] - 1)] += 1
-            pflat[prow + acts[k, A_O_KILLS] + min(kills_k, acts[k, A_N_KILLS] - 1)] += 1
-            pflat[prow + acts[k, A_O_BMP] + min(placed, acts[k, A_N_BMP] - 1)] += 1
-            pflat[prow + acts[k, A_O_BMA] + min(after, acts[k, A_N_BMA] - 1)] += 1
-    return assault, nd
+            pflat[prow + acts[k, A_O_ACTED]] += acted[l]
+            pflat[prow + acts[k, A_O_PASSED]] += passed[l]
+            if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)
+                shot = lane_mod[l] != NO_ATTACK
+                hits = res[l] if shot else 0
+                kills_k = res[L + l] if shot else 0
+                placed = res[2 * L + l] if shot else 0
+                alive_g = _any_living(hp, fu, fb, target, l)
+                brk = K._at(broken, target * L + l) != 0
+                after = K._at(bm, target * L + l) if alive_g and not brk else 0
+                pflat[prow + acts[k, A_O_BROKEN]] += np.int64(brk and alive_g)
+                pflat[prow + acts[k, A_O_HITS] + min(hits, acts[k, A_N_HITS] - 1)] += 1
+                pflat[prow + acts[k, A_O_KILLS] + min(kills_k, acts[k, A_N_KILLS] - 1)] += 1
+                pflat[prow + acts[k, A_O_BMP] + min(placed, acts[k, A_N_BMP] - 1)] += 1
+                pflat[prow + acts[k, A_O_BMA] + min(after, acts[k, A_N_BMA] - 1)] += 1
+    return nd
