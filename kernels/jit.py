@@ -109,10 +109,11 @@ class LinkOnlyCacheImpl(CompileResultCacheImpl):
         return cres._reduce()[:-1] + ((),)
 
     def rebuild(self, target_context, payload):
-        """``CompileResult._rebuild`` with the library read back as a :class:`LinkOnlyLibrary`."""
+        """``CompileResult._rebuild`` with the library read back as a :class:`LinkOnlyLibrary`; None (a cache miss:
+        Numba compiles the helper and replaces the entry) for an entry written otherwise, by an older version."""
         (name, kind, bitcode), fndesc, env, signature, objectmode, lifted, typeann, reload_init, _ = payload
         if kind != "link-only":
-            raise ValueError(f"a helper's cache entry of kind {kind!r}")
+            return None
         for init in reload_init:
             init()
         library = LinkOnlyLibrary(target_context.codegen(), name, bitcode)

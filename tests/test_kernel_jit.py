@@ -59,3 +59,14 @@ def test_helpers_have_no_machine_code_and_link_from_the_cache(tmp_path):
         print(len(jitmod.helper.stats.cache_hits), len(jitmod.inner.stats.cache_hits))
     """)
     assert later == [str((7 * 3 + 11) - (5 * 3 + 7)), "1", "0"]
+
+
+def test_a_helper_entry_cached_with_machine_code_is_a_cache_miss():
+    """Issue 12 §1 (cold compile): a helper's cache entry written before helpers were link-only (Numba's
+    object-code kind) is not read back as one: the helper is compiled again and its entry replaced."""
+    from numba.core.registry import cpu_target
+
+    from kernels.jit import LinkOnlyCacheImpl
+
+    payload = (("helper", "object", (b"", b"")),) + (None,) * 7 + ((),)
+    assert LinkOnlyCacheImpl.rebuild(object.__new__(LinkOnlyCacheImpl), cpu_target.target_context, payload) is None
