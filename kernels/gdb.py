@@ -7,7 +7,7 @@ charger's test and (after a PASS) the defender's test, and counts what happened.
 import numpy as np
 from numba import njit, prange
 
-from .rng import BLOCK_TRIALS, d6, seed_stream
+from .rng import _FOUR, _LOW32, _SIX, _U32, BLOCK_TRIALS, next_reg, seed_stream
 
 # Offsets vector layout (indices into ``offsets``).
 O_CHARGER, O_DEFENDER, O_OUTCOME, O_CHARGER_END, O_DEFENDER_END, O_CAS, O_CAS_TARGET, O_FRIENDS, \
@@ -28,15 +28,26 @@ def _lookup(lut, lo, total):
 
 
 @njit(cache=True, inline="always")
-def _morale_roll(state, dice, modifier):
-    """A morale test's total (dice + modifier) and whether it rolled two or more sixes."""
+def _d6(s0, s1, s2, s3):
+    """``kernels.rng.d6`` on a generator state held in four local words (which LLVM keeps in registers, where a
+    state array passed in might share memory with the counts): the die and the new state."""
+    while True:
+        word, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+        m = (word >> _U32) * _SIX
+        if (m & _LOW32) >= _FOUR:
+            return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _morale_roll(s0, s1, s2, s3, dice, modifier):
+    """A morale test's total (dice + modifier), whether it rolled two or more sixes, and the new state."""
     total = modifier
     sixes = 0
     for _k in range(dice):
-        r = d6(state)
+        r, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
         total += r
         sixes += r == 6
-    return total, sixes >= 2
+    return total, sixes >= 2, s0, s1, s2, s3
 
 
 def run_chunk(key0, key1, first_block, n_trials, n_counts, *tables):
@@ -64,6 +75,7 @@ def run_blocks(key0, key1, first_block, n_trials, part, states, offsets,
     for b in prange(part.shape[0]):
         state = states[b]
         seed_stream(state, key0, key1, first_block + b)
+        s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
         n = min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)
         row = part[b]
         for _ in range(n):
@@ -73,7 +85,8 @@ def run_blocks(key0, key1, first_block, n_trials, part, states, offsets,
             for i in range(n_firers):
                 total = fire_mod[i]
                 for _k in range(fire_dice):
-                    total += d6(state)
+                    r, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                    total += r
                 hit = (fire_num[i] * _lookup(fire_lut, fire_lo, total) + 500_000) // 1_000_000
                 cas += hit
                 if fire_is_target[i]:
@@ -88,12 +101,12 @@ def run_blocks(key0, key1, first_block, n_trials, part, states, offsets,
             if cas == strength:
                 cr = ELIMINATED
             else:
-                total, double_six = _morale_roll(state, morale_dice, charger_mod_by_cas[cas])
+                total, double_six, s0, s1, s2, s3 = _morale_roll(s0, s1, s2, s3, morale_dice, charger_mod_by_cas[cas])
                 row[offsets[O_C6]] += double_six
                 cr = _lookup(charger_lut, charger_lo, total)
             # step 5: the defender's test, only after a PASS
             if cr == 0:
-                total, double_six = _morale_roll(state, morale_dice, defender_mod)
+                total, double_six, s0, s1, s2, s3 = _morale_roll(s0, s1, s2, s3, morale_dice, defender_mod)
                 row[offsets[O_D6]] += double_six
                 dr = _lookup(defender_lut, defender_lo, total)
                 outcome = outcome_by_defender[dr]
