@@ -44,6 +44,15 @@ def _child(code: str, env_update: dict | None = None, drop_cache_var: bool = Tru
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
 
 
+def _warm_child(code: str) -> subprocess.CompletedProcess:
+    """:func:`_child` with the test's Numba cache (``NUMBA_CACHE_DIR`` kept), run once to fill the cache if this
+    test runs first, then again: the second run, which must exit 0."""
+    _child(code, drop_cache_var=False)
+    child = _child(code, drop_cache_var=False)
+    assert child.returncode == 0, child.stderr
+    return child
+
+
 def _last_json(stderr: str) -> dict:
     return json.loads(stderr.strip().splitlines()[-1])
 
@@ -299,9 +308,7 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
             "with event.install_listener('numba:compile', Seen()):\n"
             "    value = roll(np.arange(4 * K.LANES, dtype=np.uint64) + np.uint64(12345))\n"
             "print(compiled, 1 <= value <= 6, isinstance(K._d6._cache, NullCache))\n")
-    _child(code, drop_cache_var=False)  # fills the cache if this test runs first
-    child = _child(code, drop_cache_var=False)
-    assert child.returncode == 0, child.stderr
+    child = _warm_child(code)
     counts, loaded = child.stdout.splitlines()[-2:]
     helpers, with_cache = map(int, counts.split())
     assert helpers > 50 and with_cache == 0, counts
@@ -324,9 +331,7 @@ def test_a_cached_kernel_links_into_a_function_compiled_later():
             "    return _stack_frames(a) * 2\n"
             "same = twice(dc) == 2 * direct\n"
             "print(type(library).__name__, library._shared_module is None, same, direct)\n")
-    _child(code, drop_cache_var=False)  # fills the cache if this test runs first
-    child = _child(code, drop_cache_var=False)
-    assert child.returncode == 0, child.stderr
+    child = _warm_child(code)
     assert child.stdout.splitlines() == ["CachedKernelLibrary True", "CachedKernelLibrary False True 133"]
 
 
