@@ -52,8 +52,8 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # critical's splash hits on (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
 # 1 macro-weapon, 2 titan killer (1), 3 no save; a self_hit critical's hits on itself too), U_HOLO_LOST its
 # degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
-# its losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage
-# critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
+# its losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save
+# hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
 # U_CHARS its attached characters that added damage capacity (a Land Train's battlecars: a lose_character
 # critical removes one at random), their DC in U_CH_DC + i and void shields in U_CH_VS + i (i < U_CHARS).
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
@@ -991,16 +991,23 @@ def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, w
 
 
 @njit(cache=True)
+def _automaton_saved(rs, l, u, units, wst, n_units):
+    """(1 if unit ``u`` saves a broken formation's no-save hit in lane ``l``, dice): only an Automaton may, with
+    its own save and no invulnerable save (TP-SR Automaton; the assault's §6.3 hits and a turn's shooting)."""
+    if not _at(units, u * U_COLS + U_AUTOMATON):
+        return 0, 0
+    return _we_saved_lane(rs, l, u, units, 0, False, False, False, 0, True, wst, n_units, False)
+
+
+@njit(cache=True)
 def _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes, splash, fu, fb, n_forms,
                      losses_bm, kills, bm, broken, stk):
     """The no-save hit a BM becomes on broken formation's unit ``u`` in lane ``l`` (TP 1.13.4; spec §6.3): an
     Automaton may save it with its own save, no invulnerable save (TP-SR Automaton); a war engine's point rolls
     for criticals (spec §10.4).  Returns the dice rolled."""
-    nd = 0
-    if _at(units, u * U_COLS + U_AUTOMATON):
-        saved, nd = _we_saved_lane(rs, l, u, units, 0, False, False, False, 0, True, wst, n_units, False)
-        if saved:
-            return nd
+    saved, nd = _automaton_saved(rs, l, u, units, wst, n_units)
+    if saved:
+        return nd
     return nd + _we_resolve_lane(rs, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
                                  splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
 

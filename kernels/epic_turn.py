@@ -541,11 +541,10 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
                 break
         if victim == NONE:
             break
-        if units[victim, K.U_AUTOMATON]:  # it may save with its own save, no invulnerable (TP-SR Automaton)
-            saved, d = K._we_saved_lane(rs, l, victim, units, 0, False, False, False, 0, True, wst, n_units, False)
-            nd += d
-            if saved:
-                continue
+        saved, d = K._automaton_saved(rs, l, victim, units, wst, n_units)
+        nd += d
+        if saved:
+            continue
         if _cell(tu, victim, TU_COLS, TU_TYPE) == WE:
             nd += _hull(rs, l, victim, 1, 0, target, True, 0, acc, spl, splashes, units, hp, alive, n_words,
                         wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
