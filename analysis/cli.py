@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from . import gc_pause
 from .errors import UserError
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS
 
@@ -62,10 +63,17 @@ class CliGroup(click.Group):
 
     def main(self, args=None, *rest, **extra):
         """click's ``main``; run as the ``wargame-odds`` program (no ``args``: it reads the command line and the
-        process ends with the command), what the command leaves is moved out of the garbage collector's
-        reach (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every
+        process ends with the command), the garbage collector pauses during start-up (:mod:`analysis.gc_pause`:
+        the runner resumes it after the first chunk) and what the command leaves is moved out of its reach
+        (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every
         object Numba and pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory
-        the operating system takes back anyway.  Called with ``args`` (tests, a notebook), nothing changes."""
+        the operating system takes back anyway.  The program also leaves pydantic's plugins off (unless the
+        environment sets ``PYDANTIC_DISABLE_PLUGINS``): looking for them reads every installed package's
+        metadata, about 20 ms of each run, and the program has no use for them.  Called with ``args`` (tests, a
+        notebook), nothing changes."""
+        if args is None:
+            os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+            gc_pause.pause()
         try:
             return super().main(args, *rest, **extra)
         finally:

@@ -25,6 +25,7 @@ import numpy as np
 from kernels.jit import thread_count
 from kernels.rng import BLOCK_TRIALS
 
+from . import gc_pause
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 from .errors import ArgumentError
 from .estimates import wilson_half_width
@@ -200,6 +201,7 @@ def run(
                 counts = part if counts is None else counts + part
                 done += n
                 chunks += 1
+                gc_pause.resume()  # start-up is over (the program paused the collector during it)
                 bar.update(n)
                 if precision is not None:
                     half_width = wilson_half_width(job.precision_successes(counts), done)

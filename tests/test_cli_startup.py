@@ -1,5 +1,6 @@
 """Issue 12 §1, first run and speed of use: one Numba cache folder for every entry point, lazy command
 loading (``--help`` imports neither Numba nor the data libraries), the cold-compile notice."""
+import gc
 import importlib
 import inspect
 import json
@@ -335,20 +336,56 @@ def test_a_cached_kernel_links_into_a_function_compiled_later():
     assert child.stdout.splitlines() == ["CachedKernelLibrary True", "CachedKernelLibrary False True 133"]
 
 
-def test_the_program_leaves_its_objects_to_the_operating_system_at_exit():
-    """§1 warm run: run as the ``wargame-odds`` program, the command's objects are frozen out of the garbage
-    collector's reach once it has printed (analysis.cli.CliGroup.main), so that Python's collections at exit
-    do not walk them; the output is the same.  Called with arguments (tests, a notebook), main freezes
-    nothing."""
+def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_operating_system():
+    """§1 warm run: run as the ``wargame-odds`` program, the garbage collector is off from the command's start
+    until the first chunk of trials has run (analysis.gc_pause: no collection in between; on after it, with start-up's
+    objects frozen), pydantic's plugins are not looked for, and what the command leaves is frozen out of the
+    collector's reach once it has printed (analysis.cli.CliGroup.main), so that Python's collections at exit do
+    not walk it; the output is the same.  Called with arguments (tests, a notebook), main changes none of this:
+    the collector runs during the imports, and nothing is frozen."""
     script = Path(sys.executable).with_name("wargame-odds")
-    report = ("import atexit, gc, sys\n"
-              "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n")
+    report = ("import atexit, gc, os, sys\n"
+              "import analysis.gc_pause as pause\n"
+              "seen = {'collections': 0}\n"
+              "gc.callbacks.append(lambda phase, info: seen.update(collections=seen['collections'] + (phase == 'start')))\n"
+              "start, resume = pause.pause, pause.resume\n"
+              "def paused():\n"
+              "    seen['at_pause'] = seen['collections']\n"
+              "    start()\n"
+              "pause.pause = paused\n"
+              "def first_chunk_done():\n"
+              "    seen.setdefault('at_first_chunk', (seen['collections'] - seen.get('at_pause', 0), gc.get_freeze_count() > 0))\n"
+              "    resume()\n"
+              "    seen.setdefault('after', (gc.isenabled(), gc.get_freeze_count() > 0))\n"
+              "pause.resume = first_chunk_done\n"
+              "atexit.register(lambda: print(seen['at_first_chunk'], seen['after'], os.environ.get("
+              "'PYDANTIC_DISABLE_PLUGINS'), 'frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n")
     argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
-    program = _child(report + f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\ntry:\n"
-                     f"    runpy.run_path({str(script)!r}, run_name='__main__')\n"
-                     "except SystemExit as e:\n    assert not e.code, e.code\n")
-    called = _child(report + f"from analysis.cli import main\nmain({argv!r}, standalone_mode=False)\n")
+    environment = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    program = subprocess.run([sys.executable, "-c", report + f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\n"
+                              f"try:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+                              "except SystemExit as e:\n    assert not e.code, e.code\n"],
+                             env=environment, capture_output=True, text=True, timeout=900)
+    called = subprocess.run([sys.executable, "-c", report + "from analysis.cli import main\n"
+                             f"main({argv!r}, standalone_mode=False)\n"],
+                            env=environment, capture_output=True, text=True, timeout=900)
     assert program.returncode == 0 and called.returncode == 0, program.stderr + called.stderr
-    assert program.stderr.strip().splitlines()[-1] == "frozen True"
-    assert called.stderr.strip().splitlines()[-1] == "frozen False"
+    assert program.stderr.strip().splitlines()[-1] == "(0, False) (True, True) __all__ frozen True"
+    collections, frozen = eval(called.stderr.strip().splitlines()[-1].split(") (")[0] + ")")
+    assert collections > 0 and not frozen
+    assert called.stderr.strip().splitlines()[-1].endswith(") (True, False) None frozen False")
     assert program.stdout == called.stdout and json.loads(program.stdout)["trials"] == 1000
+
+
+def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
+    """§1 warm run: :mod:`analysis.gc_pause` turns off only a collector that was on, and turns back on only one
+    it turned off (a notebook or a test that runs with the collector off keeps it off)."""
+    from analysis import gc_pause
+
+    gc.disable()
+    try:
+        gc_pause.pause()
+        gc_pause.resume()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
