@@ -24,7 +24,7 @@ from llvmlite import binding as llvm
 from numba.core import codegen, event, types
 from numba.core.dispatcher import Dispatcher
 from numba.core.caching import Cache, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
-from numba.core.runtime import rtsys
+from numba.core.runtime import nrtdynmod, rtsys
 
 import kernels
 
@@ -151,6 +151,78 @@ def _unserialize_kernel_library(codegen_, state):
     return library
 
 
+RUNTIME_MAGIC = b"wargame-odds numba runtime 1\n"
+MAX_RUNTIME_BYTES = 4 << 20  # the runtime's object code and bitcode are about 40 kB: a larger file is not ours
+
+
+def runtime_file(codegen_) -> Path | None:
+    """Where the machine code of Numba's runtime module is cached (in the kernels' cache folder), keyed by
+    the Numba and llvmlite versions and the code generator's target (triple, CPU, features); None without
+    a cache folder."""
+    import llvmlite
+    import numba
+
+    folder = cache_folder()
+    if folder is None:
+        return None
+    key = hashlib.sha256(repr((numba.__version__, llvmlite.__version__, codegen_.magic_tuple())).encode())
+    return folder / f"numba-runtime-{key.hexdigest()[:16]}.nbo"
+
+
+def _read_runtime(path: Path) -> tuple | None:
+    """The serialized runtime library stored at ``path``, or None if there is none or it is not whole."""
+    try:
+        if path.stat().st_size > MAX_RUNTIME_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(RUNTIME_MAGIC)
+    if not data.startswith(RUNTIME_MAGIC) or len(data) < head + 40:
+        return None
+    digest, body = data[head:head + 32], data[head + 32:]
+    if hashlib.sha256(body).digest() != digest:
+        return None
+    (object_size,) = struct.unpack_from("<Q", body, 0)
+    object_code, bitcode = body[8:8 + object_size], body[8 + object_size:]
+    return ("nrt", "object", (object_code, bitcode)) if len(object_code) == object_size else None
+
+
+def _write_runtime(path: Path, state: tuple) -> None:
+    """Store a serialized runtime library at ``path`` (whole or not at all); an unwritable cache is left alone."""
+    _, _, (object_code, bitcode) = state
+    body = struct.pack("<Q", len(object_code)) + object_code + bitcode
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as out:
+            out.write(RUNTIME_MAGIC + hashlib.sha256(body).digest() + body)
+        os.replace(out.name, path)
+    except OSError:
+        with contextlib.suppress(OSError, NameError):
+            os.unlink(out.name)
+
+
+def _runtime_library(target_context, _numba_compile=nrtdynmod.compile_nrt_functions):
+    """``nrtdynmod.compile_nrt_functions``, which ``rtsys.initialize`` calls once a process to compile Numba's
+    runtime module (atomic reference counts and memory helpers; about 35 ms of CPU, most of a warm run's first
+    kernel call): its machine code read back from the kernels' cache folder (:func:`runtime_file`) as a cached
+    kernel's is, or compiled as Numba does it and stored there."""
+    codegen_ = target_context.codegen()
+    path = runtime_file(codegen_)
+    state = _read_runtime(path) if path is not None else None
+    library = _unserialize_kernel_library(codegen_, state) if state is not None else None
+    if library is not None:
+        return library
+    if path is None:
+        return _numba_compile(target_context)
+    ir_module, library = nrtdynmod.create_nrt_module(target_context)
+    library.add_ir_module(ir_module)
+    library.enable_object_caching()
+    library.finalize()
+    _write_runtime(path, library.serialize_using_object_code())
+    return library
+
+
 _loading_kernel = False  # set while a function of ``kernels`` is read from the cache (under Numba's compiler lock)
 
 
@@ -205,11 +277,13 @@ def load_kernels_without_refresh() -> bool:
     needed = {Cache: ("load_overload", "_load_overload", "_guard_against_spurious_io_errors"),
               Dispatcher: ("_compilation_chain_init_hook",),
               codegen.JITCodeLibrary: ("enable_object_caching", "_set_compiled_object", "_finalize_final_module",
-                                       "_get_module_for_linking"),
-              codegen.JITCPUCodegen: ("unserialize_library",)}
+                                       "_get_module_for_linking", "serialize_using_object_code"),
+              codegen.JITCPUCodegen: ("unserialize_library", "magic_tuple"),
+              nrtdynmod: ("compile_nrt_functions", "create_nrt_module")}
     if not all(hasattr(owner, name) for owner, names in needed.items() for name in names):
         return False
     Cache.load_overload = _load_kernel_overload
+    nrtdynmod.compile_nrt_functions = _runtime_library
     codegen.JITCPUCodegen.unserialize_library = _unserialize_library
     Dispatcher._compilation_chain_init_hook = _init_extensions_unless_kernel
     return True

@@ -389,3 +389,44 @@ def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_runtime_module_is_compiled_once_then_read_back(tmp_path):
+    """§1 warm run: Numba's runtime module (``rtsys.initialize``, once a process) is compiled into the kernels'
+    cache folder once (analysis.numba_cache.runtime_file); a later process reads its machine code back instead
+    of compiling it, and a function that allocates arrays and counts references runs on it.  A damaged file is
+    not used: the module is compiled again and the file replaced."""
+    code = ("import analysis.runner\n"
+            "from analysis import numba_cache\n"
+            "from numba.core.registry import cpu_target\n"
+            "from numba.core.runtime import nrtdynmod, rtsys\n"
+            "compiled, create = [], nrtdynmod.create_nrt_module\n"
+            "nrtdynmod.create_nrt_module = lambda context: compiled.append(1) or create(context)\n"
+            "rtsys.initialize(cpu_target.target_context)\n"
+            "import numpy as np\n"
+            "from numba import njit\n"
+            "@njit\n"
+            "def grow(n):\n"
+            "    a = np.zeros(n)\n"
+            "    b = a\n"
+            "    b[1] = 2.0\n"
+            "    return a\n"
+            "print(len(compiled), type(rtsys.library).__name__, grow(4).tolist(),\n"
+            "      numba_cache.runtime_file(cpu_target.target_context.codegen()))\n")
+
+    def run() -> tuple[str, Path]:
+        child = _child(code, env_update={"NUMBA_CACHE_DIR": str(tmp_path)}, drop_cache_var=False)
+        assert child.returncode == 0, child.stderr
+        *said, path = child.stdout.split()
+        return " ".join(said), Path(path)
+
+    compiled = "1 JITCodeLibrary [0.0, 2.0, 0.0, 0.0]"
+    read_back = "0 CachedKernelLibrary [0.0, 2.0, 0.0, 0.0]"
+    said, path = run()
+    assert said == compiled and path.is_file() and tmp_path in path.parents
+    assert run()[0] == read_back
+    damaged = bytearray(path.read_bytes())
+    damaged[-1] ^= 0xFF
+    path.write_bytes(bytes(damaged))
+    assert run()[0] == compiled
+    assert run()[0] == read_back
