@@ -23,10 +23,10 @@ README_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs
 WARM_RUNS = {"epic": README_SCENARIO, "gdb": ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml",
              "t9a": ROOT / "analysis" / "scenarios" / "t9a" / "flee_reaction.toml"}
 CLI = Path(sys.executable).with_name("wargame-odds")
-#: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line), then
-#: the program's exit (``gc.freeze``, analysis.cli): the floor under the warm runs' times that the program's
-#: own code does not set.
-WARM_RUN_IMPORTS = "import gc, numba, click; from pydantic import BaseModel; gc.freeze()"
+#: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line), with
+#: the garbage collector paused as the program pauses it (analysis.gc_pause), then the program's exit
+#: (``gc.freeze``, analysis.cli): the floor under the warm runs' times that the program's own code does not set.
+WARM_RUN_IMPORTS = "import gc; gc.disable(); import numba, click; from pydantic import BaseModel; gc.freeze()"
 
 #: The shipped turn scenario of ``make demo``: its first run compiles the block function's turn variant.
 TURN_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "turns" / "devastators_then_assault_marines.toml"
