@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-PREFIX = "netea:"
+from . import PREFIX
 
 
 @cache

@@ -1,12 +1,14 @@
 """Scenario hook: fill in library units (``unit = "netea:boyz"``) and formations before validation."""
 from __future__ import annotations
 
-import difflib
-
-from .netea import PREFIX, convert, units
+from . import PREFIX
 
 
 def _suggest(name: str) -> str:
+    import difflib
+
+    from .netea import units
+
     close = difflib.get_close_matches(name, list(units()), n=4, cutoff=0.5)
     shown = ", ".join(PREFIX + c for c in close) if close else f"{PREFIX}<id>"
     return f"{shown} (list them with: wargame-odds units search WORD)"
@@ -14,6 +16,8 @@ def _suggest(name: str) -> str:
 
 def library_profile(ref: str, where: str) -> dict:
     """The engine profile (as scenario data) of library unit ``ref``; ValueError naming ``where``."""
+    from .netea import convert, units
+
     uid = ref[len(PREFIX):]
     if uid not in units():
         raise ValueError(f"{where}: unknown library unit {ref!r}; allowed: {_suggest(uid)}")
@@ -25,6 +29,23 @@ def library_profile(ref: str, where: str) -> dict:
     return conv.profile.model_dump(exclude_none=True)
 
 
+def _names_the_library(formations: list) -> bool:
+    """Whether a formation is a library formation, names an army list, or has a ``netea:`` unit or character
+    (scenario data that does not leaves the library unread)."""
+    for entry in formations:
+        if not isinstance(entry, dict):
+            continue
+        if "library" in entry or entry.get("army") is not None:
+            return True
+        for group in entry.get("units") if isinstance(entry.get("units"), list) else []:
+            characters = group.get("characters") if isinstance(group, dict) else None
+            refs = [group.get("unit"), *(characters if isinstance(characters, list) else [])] \
+                if isinstance(group, dict) else []
+            if any(isinstance(ref, str) and ref.startswith(PREFIX) for ref in refs):
+                return True
+    return False
+
+
 def resolve_epic(data) -> tuple[object, list[str]]:
     """Epic scenario data with every ``netea:`` unit reference defined in ``units``, and notes.
 
@@ -33,7 +54,8 @@ def resolve_epic(data) -> tuple[object, list[str]]:
     library units (:func:`.armies.resolve_army`; the notes say what was inferred).  Units the
     scenario defines itself under the same name are left alone.
     """
-    if not isinstance(data, dict) or not isinstance(data.get("formations"), list):
+    if not isinstance(data, dict) or not isinstance(data.get("formations"), list) \
+            or not _names_the_library(data["formations"]):
         return data, []
     from .armies import resolve_army
     from .formations import expand_formation
