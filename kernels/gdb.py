@@ -7,7 +7,7 @@ charger's test and (after a PASS) the defender's test, and counts what happened.
 import numpy as np
 from numba import njit, prange
 
-from .rng import _FOUR, _LOW32, _SIX, _U32, BLOCK_TRIALS, next_reg, seed_stream
+from .rng import BLOCK_TRIALS, d6_reg, seed_stream
 
 # Offsets vector layout (indices into ``offsets``).
 O_CHARGER, O_DEFENDER, O_OUTCOME, O_CHARGER_END, O_DEFENDER_END, O_CAS, O_CAS_TARGET, O_FRIENDS, \
@@ -28,23 +28,12 @@ def _lookup(lut, lo, total):
 
 
 @njit(cache=True, inline="always")
-def _d6(s0, s1, s2, s3):
-    """``kernels.rng.d6`` on a generator state held in four local words (which LLVM keeps in registers, where a
-    state array passed in might share memory with the counts): the die and the new state."""
-    while True:
-        word, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
-        m = (word >> _U32) * _SIX
-        if (m & _LOW32) >= _FOUR:
-            return np.int64(m >> _U32) + 1, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
 def _morale_roll(s0, s1, s2, s3, dice, modifier):
     """A morale test's total (dice + modifier), whether it rolled two or more sixes, and the new state."""
     total = modifier
     sixes = 0
     for _k in range(dice):
-        r, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+        r, s0, s1, s2, s3 = d6_reg(s0, s1, s2, s3)
         total += r
         sixes += r == 6
     return total, sixes >= 2, s0, s1, s2, s3
@@ -85,7 +74,7 @@ def run_blocks(key0, key1, first_block, n_trials, part, states, offsets,
             for i in range(n_firers):
                 total = fire_mod[i]
                 for _k in range(fire_dice):
-                    r, s0, s1, s2, s3 = _d6(s0, s1, s2, s3)
+                    r, s0, s1, s2, s3 = d6_reg(s0, s1, s2, s3)
                     total += r
                 hit = (fire_num[i] * _lookup(fire_lut, fire_lo, total) + 500_000) // 1_000_000
                 cas += hit

@@ -73,6 +73,18 @@ def next_reg(s0, s1, s2, s3):
     return result, s0, s1, s2, s3
 
 
+@njit(cache=True, inline="always")
+def d6_reg(s0, s1, s2, s3):
+    """One D6 (1..6: Lemire's exact multiply-shift on the word's high 32 bits, a draw whose low 32 bits of
+    ``h * 6`` are below 4 rejected) and the new state.  A kernel that holds its state in local words keeps it
+    in registers, where a state array passed in might share memory with the counts as far as LLVM knows."""
+    while True:
+        word, s0, s1, s2, s3 = next_reg(s0, s1, s2, s3)
+        m = (word >> _U32) * _SIX
+        if (m & _LOW32) >= _FOUR:
+            return np.int64(m >> _U32) + 1, s0, s1, s2, s3
+
+
 # The same generator on a uint64[4] state array.
 
 @njit(cache=True, inline="always")
@@ -96,10 +108,8 @@ def die(state, sides):
 @njit(cache=True, inline="always")
 def d6(state):
     """One D6 (1..6)."""
-    while True:
-        m = (next_u64(state) >> _U32) * _SIX
-        if (m & _LOW32) >= _FOUR:
-            return np.int64(m >> _U32) + 1
+    die, state[0], state[1], state[2], state[3] = d6_reg(state[0], state[1], state[2], state[3])
+    return die
 
 
 @njit(cache=True, inline="always")

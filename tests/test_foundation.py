@@ -13,7 +13,7 @@ from analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cach
 from analysis.result import Result
 from analysis.runner import RunInfo, run, stream_key
 from analysis.scenario import parse_toml, read_toml
-from kernels.rng import BLOCK_TRIALS, d6, die, seed_stream, uniform
+from kernels.rng import BLOCK_TRIALS, d6, d6_reg, die, seed_stream, uniform
 
 
 @njit(cache=True, parallel=True)
@@ -29,6 +29,53 @@ def _faces_kernel(key0, key1, first_block, n_trials):
             part[b, 6 + die(state, 3)] += 1
             part[b, 10] += uniform(state) < 0.25
     return part.sum(axis=0)
+
+
+@njit(cache=True)
+def _dice_both_forms(state, n):
+    """``n`` D6 from a state array (``d6``), then ``n`` from the state it left, held in local words (``d6_reg``);
+    the dice and the final state."""
+    dice = np.empty(2 * n, np.int64)
+    for i in range(n):
+        dice[i] = d6(state)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for i in range(n, 2 * n):
+        dice[i], s0, s1, s2, s3 = d6_reg(s0, s1, s2, s3)
+    return dice, np.array([s0, s1, s2, s3], np.uint64)
+
+
+def _python_d6(state: list[int]) -> int:
+    """xoshiro256** and Lemire's exact D6, written out in plain Python integers (the naive version)."""
+    mask = (1 << 64) - 1
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    while True:
+        s0, s1, s2, s3 = state
+        word = rotl(s1 * 5 & mask, 7) * 9 & mask
+        t = s1 << 17 & mask
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        state[:] = [s0, s1, s2, rotl(s3, 45)]
+        m = (word >> 32) * 6
+        if m & 0xFFFFFFFF >= 4:
+            return (m >> 32) + 1
+
+
+def test_kernel_dice_match_a_plain_python_generator():
+    """The kernels' D6, from a state array (``kernels.rng.d6``) and from state held in local words
+    (``d6_reg``, the GdB kernel's form), is xoshiro256** with Lemire's exact rejection, die for die and state
+    for state, as a plain-Python version of both computes it."""
+    start = [0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0x2545F4914F6CDD1D]
+    dice, final = _dice_both_forms(np.array(start, np.uint64), 5000)
+    state = list(start)
+    assert dice.tolist() == [_python_d6(state) for _ in range(10_000)]
+    assert final.tolist() == state
+    assert sorted(set(dice.tolist())) == [1, 2, 3, 4, 5, 6]
 
 
 class FacesJob:
