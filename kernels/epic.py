@@ -545,7 +545,7 @@ FRAME = 6
 H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
 
 
-@njit(cache=True, from_python=True)
+@njit(cache=True)
 def _stack_frames(dc0):
     """Frames of the _we_resolve_lane stack: 1 + 2 × the starting damage capacity of all units (``dc0``)."""
     total = 0
@@ -1210,10 +1210,11 @@ def _end_phase_step2_lane(rs, l, f, fwe, fweb, fu, fb, units, hp, wst, n_units, 
 
 
 @njit(cache=True, from_python=True)
-def _buffer_sizes(n_units, n_forms, n_words, n_src, we, frames):
+def _buffer_sizes(n_units, n_forms, n_words, n_src, we, dc0):
     """Elements of the ``LANE_INT`` and uint64 work buffers ``_run_block`` carves its arrays from (with
     war-engine rules ``we``: the per-unit state ``wst``, the hits per source row, a scratch list and the
-    stack of _we_resolve_lane, of ``frames`` frames)."""
+    stack of _we_resolve_lane, of ``_stack_frames(dc0)`` frames)."""
+    frames = _stack_frames(dc0)
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
         + LV_ROWS * LANES
     if we:
@@ -1979,6 +1980,10 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
     ``reshape`` here, whose implementation made loading the cached kernel import Numba's array module (about
     0.1 s of a warm run); rows sliced from the work buffer instead made the compile longer and larger.
 
+    The lanes' generator states ``rs`` are seeded here from the block's streams (``first_trial`` is the block's
+    first trial), and the block's joint histograms ``hist`` are folded into ``part`` row ``b`` at the end: each
+    entry point Python calls costs a warm run a read from the cache.
+
     Each phase of a round is a function of its own, compiled apart (``_start_trials`` to ``_record``, above):
     Numba's analyses of a function grow faster than its size, and this one holding every phase was most of
     a cold compile."""
@@ -2061,6 +2066,7 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
     io += LV_ROWS * L
     state = ubuf[uo:uo + 4]
     uo += 4
+    _seed_lanes(rs, state, key0, key1, first_trial // BLOCK_TRIALS * L)  # first_trial: the block's, from the caller
     we = rules[R_WE] != 0  # war-engine rules: hits resolved lane by lane, per-unit state in wst
     n_src = src.shape[0]
     n_w = W_ROWS * n_units * L if we else 0
@@ -2133,21 +2139,21 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
                          fweb, hp, wst, we, trapped, splashes, splash, kills, stk, lv, rules, per_form, per_lane)
         _record(pflat, prow, side_off, form_off, forms, hist, ho, units, fwe, fweb, hp, wst, we, lv, per_form,
                 per_lane)
+    _fold_histograms(part, b, hist, ho, forms, form_off)
     return nd
 
 
-@njit(cache=True, from_python=True, nogil=True)
+@njit(cache=True)
 def _seed_lanes(rs, state, key0, key1, first_stream):
     """Lane ``l``'s generator state in ``rs`` (the layout ``_word`` reads): the stream ``(key0, key1,
-    first_stream + l)``; ``state`` (uint64[4]) is scratch, allocated by the caller (an array allocated
-    in jitted code makes loading the cached kernel import Numba's array module)."""
+    first_stream + l)``; ``state`` (uint64[4]) is scratch."""
     for l in range(LANES):
         seed_stream(state, key0, key1, first_stream + l)
         for k in range(4):
             rs[k * LANES + l] = state[k]
 
 
-@njit(cache=True, from_python=True, nogil=True)
+@njit(cache=True)
 def _fold_histograms(part, b, hist, ho, forms, form_off):
     """Add block ``b``'s joint histograms of each formation (``hist`` at the offsets ``ho``) to its count row."""
     for f in range(forms.shape[0]):
@@ -2208,7 +2214,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
         ho[f, 2] = ho[f, 1] + 2 * c1
         n_hist = ho[f, 2] + 8 * c1
     n_int, n_uint = _buffer_sizes(units.shape[0], n_forms, masks.shape[2], src.shape[0], bool(rules[R_WE] != 0),
-                                  _stack_frames(dc0))
+                                  dc0)
     if (turn is not None) != bool(rules[R_TURN]):
         raise ValueError("turn tables are given for a turn scenario (rules[R_TURN]) and only for one")
     n_turn = (epic_turn.scratch_size(units.shape[0], n_forms, turn[epic_turn.T_INFO][0, epic_turn.I_MAX_HITS])
@@ -2216,8 +2222,7 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
 
     def block(task: int) -> None:
         b = np.int64(task)
-        rs = np.zeros(4 * LANES, np.uint64)
-        _seed_lanes(rs, np.empty(4, np.uint64), key0, key1, (first_block + b) * LANES)
+        rs = np.zeros(4 * LANES, np.uint64)  # seeded by _run_block
         hist = np.zeros(n_hist, np.int64)
         tscr = np.zeros(n_turn, np.int64)
         dice[b] = _run_block(np.zeros(n_int, LANE_INT), np.zeros((FORM_ROWS, n_forms * LANES), LANE_INT),
@@ -2226,7 +2231,6 @@ def assault_kernel(units, src, gb, pmask, pinfo, pb, masks, fmasks, base, forms,
                              form_off, masks_w, flat_masks, flat_fmasks, base, part, flat_part, b,
                              min(np.int64(BLOCK_TRIALS), n_trials - b * BLOCK_TRIALS), trial_streams, key0, key1,
                              (first_block + b) * BLOCK_TRIALS, hist, ho, turn, tscr)
-        _fold_histograms(part, b, hist, ho, forms, form_off)
 
     threads = min(thread_count(), n_blocks)
     if threads > 1:

@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from numba import njit
 from numba.core import event
 
 import kernels
+from kernels.epic import _buffer_sizes
 from analysis.cli import COMMANDS, SYSTEMS, main
 from analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
 
@@ -323,18 +325,19 @@ def test_a_cached_kernel_links_into_a_function_compiled_later():
     code = ("import numpy as np\n"
             "import analysis.runner\n"
             "from numba import njit\n"
-            "from kernels.epic import _stack_frames\n"
+            "from kernels.epic import _buffer_sizes\n"
             "dc = np.arange(12, dtype=np.int64)\n"
-            "direct = _stack_frames(dc)\n"
-            "library = _stack_frames.overloads[_stack_frames.signatures[0]].library\n"
+            "direct = _buffer_sizes(12, 3, 1, 5, True, dc)[0]\n"
+            "library = _buffer_sizes.overloads[_buffer_sizes.signatures[0]].library\n"
             "print(type(library).__name__, library._shared_module is None)\n"
             "@njit\n"
             "def twice(a):\n"
-            "    return _stack_frames(a) * 2\n"
+            "    return _buffer_sizes(12, 3, 1, 5, True, a)[0] * 2\n"
             "same = twice(dc) == 2 * direct\n"
             "print(type(library).__name__, library._shared_module is None, same, direct)\n")
     child = _warm_child(code)
-    assert child.stdout.splitlines() == ["CachedKernelLibrary True", "CachedKernelLibrary False True 133"]
+    expected = _buffer_sizes(12, 3, 1, 5, True, np.arange(12, dtype=np.int64))[0]
+    assert child.stdout.splitlines() == ["CachedKernelLibrary True", f"CachedKernelLibrary False True {expected}"]
 
 
 def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_operating_system():
