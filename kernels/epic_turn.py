@@ -262,6 +262,21 @@ def _invulnerable(l, u, units, wst, n_units):
 
 
 @njit(cache=True, _nrt=False)
+def _first_save(kind, flags, cover_save, crossfire, armour_save):
+    """The armour save after Crossfire and Sniper (−1 each), and a hit's first save roll: for AP and AT hits the
+    armour or an infantry cover save (``cover_save``, not against Ignore Cover), the better; none (K.NO_ROLL) for
+    MW and TK hits (:func:`_saved`).  Returns (armour, first)."""
+    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
+    armour = min(armour_save + worse, K.NO_ROLL)
+    first = K.NO_ROLL
+    if kind == KIND_AP or kind == KIND_AT:
+        first = armour
+        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
+            first = min(armour, min(cover_save + worse, K.NO_ROLL))
+    return armour, first
+
+
+@njit(cache=True, _nrt=False)
 def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
     the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
@@ -269,13 +284,9 @@ def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     Lance), Crossfire and Sniper −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then the unmodified
     invulnerable-type save.  The unit's values come as scalars: the call is made for every hit.
     Returns (saved, dice rolled)."""
-    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(armour_save + worse, K.NO_ROLL)
+    armour, first = _first_save(kind, flags, cover_save, crossfire, armour_save)
     nd = 0
     if kind == KIND_AP or kind == KIND_AT:
-        first = armour
-        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
-            first = min(armour, min(cover_save + worse, K.NO_ROLL))
         if first < K.NO_ROLL:
             nd += 1
             if _d6(rs, l) >= first:
@@ -581,14 +592,22 @@ def _resolve_hit(rs, l, u, kind, flags, tu, units, hp, alive, n_words, cover_sav
     cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL
     saved, nd = _saved(rs, l, kind, flags, cs, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
                        _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
-    if saved or not _wound(hp, alive, units, u, l, n_words):
-        return nd
+    if not saved:
+        _unsaved_hit(l, u, disrupt, tu, units, hp, alive, n_words, crossfire, acc)
+    return nd
+
+
+@njit(cache=True, _nrt=False)
+def _unsaved_hit(l, u, disrupt, tu, units, hp, alive, n_words, crossfire, acc):
+    """An unsaved hit on unit ``u`` (not a war engine): its point of damage, and if that kills it, the kill and its BMs
+    (:func:`_resolve_hit`).  ``acc`` is updated."""
+    if not _wound(hp, alive, units, u, l, n_words):
+        return
     acc[1] += 1
     if disrupt or not _cell(tu, u, TU_COLS, TU_KILL_BM):
-        return nd
+        return
     acc[3] += 2 if crossfire and acc[4] == 0 else 1
     acc[4] = 1
-    return nd
 
 
 # -- the shooting attack (§3) ----------------------------------------------------------------------------
@@ -602,43 +621,47 @@ def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
     line with AP and AT is AP when no unit of the target can take AT hits).  Then the to-hit rolls are the same
     for every shot, and the hits go round-robin to the exposed units front to back, the j-th to the j-th unit
     modulo their number, each resolved in turn (§3.7; TP 1.9.6), exactly as the full allocation does it.
-    Returns (plain, fire type, hit flags, to-hit value); ``ushots[u]``: each shooter unit's shots."""
+    Returns (plain, fire type, hit flags, to-hit value, simple): ``simple`` the hits are not disrupt hits and no unit
+    of the target has Reinforced Armour or an invulnerable-type save (a hit's saves are then its first save roll
+    at most); ``ushots[u]``: each shooter unit's shots."""
     w0 = NONE
     for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):
         u = K._at(fu, k)
         ushots[u] = 0
         for w in range(wb[u, 0], wb[u + 1, 0]):
             if wpn[w, WP_BARRAGE] or wpn[w, WP_SHOTS_N] or wpn[w, WP_SNIPER]:
-                return False, NONE, 0, NONE
+                return False, NONE, 0, NONE, False
             if _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at) == NONE:
                 continue  # cannot fire at ground units: no dice
             if w0 == NONE:
                 w0 = w
             for c in range(WP_COLS):
                 if c != WP_COUNT and wpn[w, c] != wpn[w0, c]:
-                    return False, NONE, 0, NONE
+                    return False, NONE, 0, NONE, False
             ushots[u] += wpn[w, WP_COUNT] * wpn[w, WP_SHOTS]
     if w0 == NONE:
-        return False, NONE, 0, NONE
+        return False, NONE, 0, NONE, False
     at_able = False
+    simple = wpn[w0, WP_DISRUPT] == 0
     for k in range(K._at(fb, target), K._at(fb, target + 1)):
         u = K._at(fu, k)
         t = tu[u, TU_TYPE]
         if t == WE or units[u, K.U_DC] != 1:
-            return False, NONE, 0, NONE
+            return False, NONE, 0, NONE, False
         at_able |= _can_take(t, KIND_AT)
+        simple &= units[u, K.U_RA] == 0 and units[u, K.U_INV_ON] == K.NO_ROLL and units[u, K.U_INV_DEG] == K.NO_ROLL
     ap, at, mw = wpn[w0, WP_AP], wpn[w0, WP_AT], wpn[w0, WP_MW]
     kind = _fixed_type(ap, at, mw, wpn[w0, WP_TK], ap_at)
     if kind == KIND_CHOOSE:
         if at_able:
-            return False, NONE, 0, NONE  # the policy weighs AP and AT
+            return False, NONE, 0, NONE, False  # the policy weighs AP and AT
         kind = KIND_AP
     for k in range(K._at(fb, target), K._at(fb, target + 1)):
         if not _can_take(tu[K._at(fu, k), TU_TYPE], kind):
-            return False, NONE, 0, NONE
+            return False, NONE, 0, NONE, False
     flags = HF_IC * wpn[w0, WP_IC] + HF_DISRUPT * wpn[w0, WP_DISRUPT] + HF_LANCE * wpn[w0, WP_LANCE]
     value = mw if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
-    return True, kind, flags, value
+    return True, kind, flags, value, simple
 
 
 @njit(cache=True, _nrt=False)
@@ -666,7 +689,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
     acc = scr[o:o + 8]  # placed, kills, TSKNF carry, markers, first kill
     spl = scr[o + 8:o + 8 + n_forms]  # formations a critical's splash put BMs on
     ushots = scr[o + 8 + n_forms:o + 8 + n_forms + n_units]
-    plain, p_kind, p_flags, p_value = _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots)
+    plain, p_kind, p_flags, p_value, simple = _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots)
     nd = 0
     for l in range(l0, l1):
         modifier = K._at(lane_mod, l)
@@ -743,8 +766,17 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                 cs = cover_save if cover else K.NO_ROLL
                 i = 0
                 for _ in range(nh):
-                    nd += _resolve_hit(rs, l, K._at(ex, i), p_kind, p_flags, tu, units, hp, alive, n_words, cs,
-                                       crossfire, acc, wst, n_units)
+                    u = K._at(ex, i)
+                    if not simple:
+                        nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire,
+                                           acc, wst, n_units)
+                    elif K._at(hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
+                        first = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
+                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
+                        rolled = first < K.NO_ROLL
+                        nd += rolled
+                        if not (rolled and _d6(rs, l) >= first):
+                            _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
                     i = i + 1 if i + 1 < ne else 0
                 _place(l, target, acc[3], acc, bm)
             size = n_living - acc[1]  # §3.11 (every unit of the target has a damage capacity of 1)
