@@ -762,7 +762,6 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                     nd += k2
                     nh += hit
             if nh > 0 and ne > 0:  # §3.7–§3.10 round-robin from the front, each hit resolved in turn
-                acc[3] = 0
                 cs = cover_save if cover else K.NO_ROLL
                 i = 0
                 for _ in range(nh):
