@@ -82,7 +82,7 @@ HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
 def scratch_size(n_units, n_forms, max_hits):
     """Elements of the per-block scratch array :func:`turn_lanes` works in (its per-lane state, then
     :func:`shoot_lanes`')."""
-    return (n_forms + 8) * K.LANES + n_forms + 4 * n_units + 4 * max_hits + 8
+    return (n_forms + 8) * K.LANES + n_forms + 5 * n_units + 4 * max_hits + 8
 
 
 # -- small steps ---------------------------------------------------------------------------------------
@@ -140,10 +140,16 @@ def _size(hp, fu, fb, units, f, l):
 
 
 @njit(cache=True, _nrt=False)
-def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
-    """BMs ≥ size, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
+def _fails_at_size(forms, bm, f, l, size):
+    """BMs ≥ ``size``, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
     per_unit = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
-    return K._at(bm, f * K.LANES + l) >= per_unit * _size(hp, fu, fb, units, f, l)
+    return K._at(bm, f * K.LANES + l) >= per_unit * size
+
+
+@njit(cache=True, _nrt=False)
+def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
+    """:func:`_fails_at_size` at the formation's :func:`_size`."""
+    return _fails_at_size(forms, bm, f, l, _size(hp, fu, fb, units, f, l))
 
 
 @njit(cache=True, _nrt=False)
@@ -256,6 +262,21 @@ def _invulnerable(l, u, units, wst, n_units):
 
 
 @njit(cache=True, _nrt=False)
+def _first_save(kind, flags, cover_save, crossfire, armour_save):
+    """The armour save after Crossfire and Sniper (−1 each), and a hit's first save roll: for AP and AT hits the
+    armour or an infantry cover save (``cover_save``, not against Ignore Cover), the better; none (K.NO_ROLL) for
+    MW and TK hits (:func:`_saved`).  Returns (armour, first)."""
+    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
+    armour = min(armour_save + worse, K.NO_ROLL)
+    first = K.NO_ROLL
+    if kind == KIND_AP or kind == KIND_AT:
+        first = armour
+        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
+            first = min(armour, min(cover_save + worse, K.NO_ROLL))
+    return armour, first
+
+
+@njit(cache=True, _nrt=False)
 def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
     the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
@@ -263,13 +284,9 @@ def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     Lance), Crossfire and Sniper −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then the unmodified
     invulnerable-type save.  The unit's values come as scalars: the call is made for every hit.
     Returns (saved, dice rolled)."""
-    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(armour_save + worse, K.NO_ROLL)
+    armour, first = _first_save(kind, flags, cover_save, crossfire, armour_save)
     nd = 0
     if kind == KIND_AP or kind == KIND_AT:
-        first = armour
-        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
-            first = min(armour, min(cover_save + worse, K.NO_ROLL))
         if first < K.NO_ROLL:
             nd += 1
             if _d6(rs, l) >= first:
@@ -555,31 +572,97 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
 
 @njit(cache=True, _nrt=False)
 def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc, wst, n_units):
-    """One hit allocated to a unit that is not a war engine (§3.7, §3.8, §3.10; war engines:
-    :func:`_hit_war_engine`): a disrupt hit's BM (none on an Expendable or Automata unit), the save, the kill and
-    its BMs (1; 0 for an Expendable unit unless its whole formation is, for an Automaton or Automata unit, or
-    after a disrupt hit's; the attack's first kill that places BMs counts 2 in a crossfire).
-    ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
-    flags = K._at(hflag, h)
+    """Hit ``h`` of the attack's list allocated to unit ``u``: :func:`_resolve_hit`."""
+    return _resolve_hit(rs, l, u, K._at(hkind, h), K._at(hflag, h), tu, units, hp, alive, n_words, cover_save,
+                        crossfire, acc, wst, n_units)
+
+
+@njit(cache=True, _nrt=False)
+def _resolve_hit(rs, l, u, kind, flags, tu, units, hp, alive, n_words, cover_save, crossfire, acc, wst, n_units):
+    """One hit of fire type ``kind`` and hit flags ``flags`` allocated to a unit that is not a war engine (§3.7,
+    §3.8, §3.10; war engines: :func:`_hit_war_engine`): a disrupt hit's BM (none on an Expendable or Automata
+    unit), the save, the kill and its BMs (1; 0 for an Expendable unit unless its whole formation is, for an
+    Automaton or Automata unit, or after a disrupt hit's; the attack's first kill that places BMs counts 2 in a
+    crossfire).  ``acc`` [.., .., .., markers, first kill done] is updated.  Returns dice."""
     disrupt = (flags & HF_DISRUPT) != 0
     if disrupt and not _cell(tu, u, TU_COLS, TU_NO_DISRUPT_BM):
         acc[3] += 1
     if K._at(hp, u * K.LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
     cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL
-    saved, nd = _saved(rs, l, K._at(hkind, h), flags, cs, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
+    saved, nd = _saved(rs, l, kind, flags, cs, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
                        _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
-    if saved or not _wound(hp, alive, units, u, l, n_words):
-        return nd
-    acc[1] += 1
-    if disrupt or not _cell(tu, u, TU_COLS, TU_KILL_BM):
-        return nd
-    acc[3] += 2 if crossfire and acc[4] == 0 else 1
-    acc[4] = 1
+    if not saved:
+        _unsaved_hit(l, u, disrupt, tu, units, hp, alive, n_words, crossfire, acc)
     return nd
 
 
+@njit(cache=True, _nrt=False)
+def _unsaved_hit(l, u, disrupt, tu, units, hp, alive, n_words, crossfire, acc):
+    """An unsaved hit on unit ``u`` (not a war engine): its point of damage, and if that kills it, the kill and its BMs
+    (:func:`_resolve_hit`).  ``acc`` is updated."""
+    if not _wound(hp, alive, units, u, l, n_words):
+        return
+    acc[1] += 1
+    if disrupt or not _cell(tu, u, TU_COLS, TU_KILL_BM):
+        return
+    acc[3] += 2 if crossfire and acc[4] == 0 else 1
+    acc[4] = 1
+
+
 # -- the shooting attack (§3) ----------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
+    """Is every attack of ``shooter`` at ``target`` plain, so that :func:`shoot_lanes` can count its hits instead
+    of listing them?  Plain: the shooter's weapon lines that can fire at ground units are equal but for their
+    count (no barrage line, no dice shots, no sniper), the target has no war engine and every unit of it has a
+    damage capacity of 1 and can take the lines' fire type, settled before any dice without a policy (§3.5: a
+    line with AP and AT is AP when no unit of the target can take AT hits).  Then the to-hit rolls are the same
+    for every shot, and the hits go round-robin to the exposed units front to back, the j-th to the j-th unit
+    modulo their number, each resolved in turn (§3.7; TP 1.9.6), exactly as the full allocation does it.
+    Returns (plain, fire type, hit flags, to-hit value, simple): ``simple`` the hits are not disrupt hits and no unit
+    of the target has Reinforced Armour or an invulnerable-type save (a hit's saves are then its first save roll
+    at most); ``ushots[u]``: each shooter unit's shots."""
+    w0 = NONE
+    for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):
+        u = K._at(fu, k)
+        ushots[u] = 0
+        for w in range(wb[u, 0], wb[u + 1, 0]):
+            if wpn[w, WP_BARRAGE] or wpn[w, WP_SHOTS_N] or wpn[w, WP_SNIPER]:
+                return False, NONE, 0, NONE, False
+            if _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at) == NONE:
+                continue  # cannot fire at ground units: no dice
+            if w0 == NONE:
+                w0 = w
+            for c in range(WP_COLS):
+                if c != WP_COUNT and wpn[w, c] != wpn[w0, c]:
+                    return False, NONE, 0, NONE, False
+            ushots[u] += wpn[w, WP_COUNT] * wpn[w, WP_SHOTS]
+    if w0 == NONE:
+        return False, NONE, 0, NONE, False
+    at_able = False
+    simple = wpn[w0, WP_DISRUPT] == 0
+    for k in range(K._at(fb, target), K._at(fb, target + 1)):
+        u = K._at(fu, k)
+        t = tu[u, TU_TYPE]
+        if t == WE or units[u, K.U_DC] != 1:
+            return False, NONE, 0, NONE, False
+        at_able |= _can_take(t, KIND_AT)
+        simple &= units[u, K.U_RA] == 0 and units[u, K.U_INV_ON] == K.NO_ROLL and units[u, K.U_INV_DEG] == K.NO_ROLL
+    ap, at, mw = wpn[w0, WP_AP], wpn[w0, WP_AT], wpn[w0, WP_MW]
+    kind = _fixed_type(ap, at, mw, wpn[w0, WP_TK], ap_at)
+    if kind == KIND_CHOOSE:
+        if at_able:
+            return False, NONE, 0, NONE, False  # the policy weighs AP and AT
+        kind = KIND_AP
+    for k in range(K._at(fb, target), K._at(fb, target + 1)):
+        if not _can_take(tu[K._at(fu, k), TU_TYPE], kind):
+            return False, NONE, 0, NONE, False
+    flags = HF_IC * wpn[w0, WP_IC] + HF_DISRUPT * wpn[w0, WP_DISRUPT] + HF_LANCE * wpn[w0, WP_LANCE]
+    value = mw if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
+    return True, kind, flags, value, simple
+
 
 @njit(cache=True, _nrt=False)
 def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed, crossfire, ap_at,
@@ -605,6 +688,8 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
     o += 4 * mh
     acc = scr[o:o + 8]  # placed, kills, TSKNF carry, markers, first kill
     spl = scr[o + 8:o + 8 + n_forms]  # formations a critical's splash put BMs on
+    ushots = scr[o + 8 + n_forms:o + 8 + n_forms + n_units]
+    plain, p_kind, p_flags, p_value, simple = _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots)
     nd = 0
     for l in range(l0, l1):
         modifier = K._at(lane_mod, l)
@@ -651,6 +736,56 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                                n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
         else:
             _place(l, target, 1, acc, bm)
+        if plain and not was_broken:  # (_plain_attack) the steps below, with the hits counted
+            ne = 0
+            n_living = 0
+            for k in range(K._at(fb, target), K._at(fb, target + 1)):  # §3.4, branch-free
+                u = K._at(fu, k)
+                living = K._at(hp, u * L + l) > 0
+                n_living += living
+                ex[ne] = u
+                ne += living & ((n_exposed == NONE) | (ne < n_exposed))
+            shots = 0
+            for i in range(nf):
+                shots += K._at(ushots, cand[i])
+            mod = modifier - (1 if cover and (p_flags & HF_IC) == 0 else 0)
+            nh = 0
+            if p_value - mod <= 6:  # §3.5 _to_hit's one roll, inline
+                need = p_value - mod
+                for _ in range(shots):
+                    first = _d6(rs, l)
+                    nh += (first != 1) & (first >= need)
+                nd += shots
+            else:
+                for _ in range(shots):
+                    hit, k2 = _to_hit(rs, l, p_value, mod)
+                    nd += k2
+                    nh += hit
+            if nh > 0 and ne > 0:  # §3.7–§3.10 round-robin from the front, each hit resolved in turn
+                cs = cover_save if cover else K.NO_ROLL
+                i = 0
+                for _ in range(nh):
+                    u = K._at(ex, i)
+                    if not simple:
+                        nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire,
+                                           acc, wst, n_units)
+                    elif K._at(hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
+                        first = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
+                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
+                        rolled = first < K.NO_ROLL
+                        nd += rolled
+                        if not (rolled and _d6(rs, l) >= first):
+                            _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
+                    i = i + 1 if i + 1 < ne else 0
+                _place(l, target, acc[3], acc, bm)
+            size = n_living - acc[1]  # §3.11 (every unit of the target has a damage capacity of 1)
+            if size > 0 and _fails_at_size(forms, bm, target, l, size):
+                nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash,
+                             n_forms, losses_bm, kills, bm, broken, stk)
+            res[l] = nh
+            res[L + l] = acc[1]
+            res[2 * L + l] = acc[0]
+            continue
         # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others; which
         # of the exposed units can take AT hits (the AP/AT choice below)
         ne = 0
