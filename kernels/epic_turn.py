@@ -78,7 +78,6 @@ KIND_AP, KIND_AT, KIND_MW, KIND_TK = range(4)
 HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
 
 
-@njit(cache=True, from_python=True)
 def scratch_size(n_units, n_forms, max_hits):
     """Elements of the per-block scratch array :func:`turn_lanes` works in (its per-lane state, then
     :func:`shoot_lanes`')."""
