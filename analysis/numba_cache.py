@@ -268,7 +268,7 @@ def load_kernels_without_refresh() -> bool:
     initialised.  The kernels' cached functions load after ``rtsys.initialize`` alone; a cache miss
     still compiles through Numba's pipeline, which refreshes first, and any other function (a user's
     own, in the same notebook) loads exactly as Numba does it.  Numba also parses each cached library's
-    bitcode (0.6 MB for the Epic kernel's five entry points, about 0.07 s of CPU) to learn the symbols it
+    bitcode (0.6 MB for the Epic kernel's entry points, about 0.07 s of CPU) to learn the symbols it
     defines and to have it ready for linking into a caller; the kernels' libraries take those symbols from
     their object code and parse the bitcode only if a caller compiled later links them
     (:class:`CachedKernelLibrary`).  Nor does a kernel's first call read every installed package's entry
