@@ -21,6 +21,7 @@ import difflib
 import re
 from functools import cache
 
+from . import group_refs
 from .netea import PREFIX, army_lists, forces, mapping, units
 
 
@@ -39,10 +40,7 @@ def library_unit_ids(formation: dict) -> list[str]:
     """Library unit ids (without ``netea:``) of a formation's groups and characters, in order."""
     found = []
     for group in formation.get("units") or []:
-        if not isinstance(group, dict):
-            continue
-        characters = group.get("characters")  # a wrong shape is left for validation to name
-        for ref in [group.get("unit"), *(characters if isinstance(characters, list) else [])]:
+        for _, ref in group_refs(group):
             if isinstance(ref, str) and ref.startswith(PREFIX) and ref[len(PREFIX):] in units():
                 found.append(ref[len(PREFIX):])
     return list(dict.fromkeys(found))

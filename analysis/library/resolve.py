@@ -1,7 +1,7 @@
 """Scenario hook: fill in library units (``unit = "netea:boyz"``) and formations before validation."""
 from __future__ import annotations
 
-from . import PREFIX
+from . import PREFIX, group_refs
 
 
 def _suggest(name: str) -> str:
@@ -37,12 +37,10 @@ def _names_the_library(formations: list) -> bool:
             continue
         if "library" in entry or entry.get("army") is not None:
             return True
-        for group in entry.get("units") if isinstance(entry.get("units"), list) else []:
-            characters = group.get("characters") if isinstance(group, dict) else None
-            refs = [group.get("unit"), *(characters if isinstance(characters, list) else [])] \
-                if isinstance(group, dict) else []
-            if any(isinstance(ref, str) and ref.startswith(PREFIX) for ref in refs):
-                return True
+        groups = entry.get("units")
+        if any(isinstance(ref, str) and ref.startswith(PREFIX)
+               for group in (groups if isinstance(groups, list) else []) for _, ref in group_refs(group)):
+            return True
     return False
 
 
@@ -76,12 +74,7 @@ def resolve_epic(data) -> tuple[object, list[str]]:
     for i, formation in enumerate(formations):
         groups = formation.get("units") if isinstance(formation, dict) else None
         for j, group in enumerate(groups if isinstance(groups, list) else []):
-            if not isinstance(group, dict):
-                continue
-            refs = [("unit", group.get("unit"))]
-            characters = group.get("characters")  # a wrong shape is left for validation to name
-            refs += [(f"characters[{k}]", c) for k, c in enumerate(characters if isinstance(characters, list) else [])]
-            for key, ref in refs:
+            for key, ref in group_refs(group):
                 if isinstance(ref, str) and ref.startswith(PREFIX) and ref not in defined and ref not in added:
                     added[ref] = library_profile(ref, f"formations[{i}].units[{j}].{key}")
     if added:
