@@ -17,7 +17,6 @@ import inspect
 import os
 import struct
 import sys
-import tempfile
 from pathlib import Path
 
 from llvmlite import binding as llvm
@@ -27,6 +26,8 @@ from numba.core.caching import Cache, InTreeCacheLocator, UserProvidedCacheLocat
 from numba.core.runtime import nrtdynmod, rtsys
 
 import kernels
+
+from .atomic_file import write_atomic
 
 KERNELS = Path(kernels.__file__).resolve().parent
 CHECKOUT = KERNELS.parent if (KERNELS.parent / "pyproject.toml").is_file() else None
@@ -83,12 +84,8 @@ def drop_stale_cache(folder: Path, digest: str, cache: Path | None = None) -> in
                 removed += 1
             except FileNotFoundError:  # another process got there first
                 pass
-    try:
-        with tempfile.NamedTemporaryFile("w", dir=cache, delete=False, suffix=".tmp") as out:
-            out.write(digest)
-        os.replace(out.name, stamp)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # a cache folder that cannot be written is left alone
+        write_atomic(stamp, digest.encode())
     return removed
 
 
@@ -189,17 +186,12 @@ def _read_runtime(path: Path) -> tuple | None:
 
 
 def _write_runtime(path: Path, state: tuple) -> None:
-    """Store a serialized runtime library at ``path`` (whole or not at all); an unwritable cache is left alone."""
+    """Store a serialized runtime library at ``path``, whole with its SHA-256 or not at all (an unwritable cache is
+    left alone)."""
     _, _, (object_code, bitcode) = state
     body = struct.pack("<Q", len(object_code)) + object_code + bitcode
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as out:
-            out.write(RUNTIME_MAGIC + hashlib.sha256(body).digest() + body)
-        os.replace(out.name, path)
-    except OSError:
-        with contextlib.suppress(OSError, NameError):
-            os.unlink(out.name)
+    with contextlib.suppress(OSError):
+        write_atomic(path, RUNTIME_MAGIC + hashlib.sha256(body).digest() + body)
 
 
 def _runtime_library(target_context, _numba_compile=nrtdynmod.compile_nrt_functions):

@@ -49,7 +49,8 @@ from ..labels import (axis_label, estimate_text, group_label, names, percent, qu
 from ..plots import outcome_figure
 from ..result import finite_json
 from ..scenario import read_file, shown_path
-from .cells import frame_from_json, run_point, write_atomic
+from ..atomic_file import write_atomic
+from .cells import frame_from_json, run_point
 from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
 from .executor import LocalExecutor
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 
@@ -64,18 +61,3 @@ def run_point(spec: dict, progress: bool = False) -> dict:
         **{name: frame_to_json(frame) for name, frame in tables.items()},
         "result": json.loads(json.dumps(result.to_dict(), default=_plain)),
     }
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: never half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
