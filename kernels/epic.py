@@ -53,7 +53,8 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # 1 macro-weapon, 2 titan killer (1), 3 no save; a self_hit critical's hits on itself too), U_HOLO_LOST its
 # degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
 # its losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save
-# hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
+# hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage critical's further D6 (0: none),
+# U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
 # U_CHARS its attached characters that added damage capacity (a Land Train's battlecars: a lose_character
 # critical removes one at random), their DC in U_CH_DC + i and void shields in U_CH_VS + i (i < U_CHARS).
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \

@@ -108,8 +108,8 @@ def die(state, sides):
 @njit(cache=True, inline="always")
 def d6(state):
     """One D6 (1..6)."""
-    die, state[0], state[1], state[2], state[3] = d6_reg(state[0], state[1], state[2], state[3])
-    return die
+    face, state[0], state[1], state[2], state[3] = d6_reg(state[0], state[1], state[2], state[3])
+    return face
 
 
 @njit(cache=True, inline="always")
