@@ -348,9 +348,9 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
     not walk it; the output is the same.  Called with arguments (tests, a notebook), main changes none of this:
     the collector runs during the imports, and nothing is frozen."""
     script = Path(sys.executable).with_name("wargame-odds")
-    report = ("import atexit, gc, os, sys\n"
+    report = ("import atexit, gc, json, os, sys\n"
               "import analysis.gc_pause as pause\n"
-              "seen = {'collections': 0}\n"
+              "seen = {'collections': 0, 'at_pause': 0}\n"
               "gc.callbacks.append(lambda phase, info: seen.update(collections=seen['collections'] + (phase == 'start')))\n"
               "start, resume = pause.pause, pause.resume\n"
               "def paused():\n"
@@ -358,12 +358,16 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
               "    start()\n"
               "pause.pause = paused\n"
               "def first_chunk_done():\n"
-              "    seen.setdefault('at_first_chunk', (seen['collections'] - seen.get('at_pause', 0), gc.get_freeze_count() > 0))\n"
-              "    resume()\n"
-              "    seen.setdefault('after', (gc.isenabled(), gc.get_freeze_count() > 0))\n"
+              "    if 'collected_before_first_chunk' not in seen:\n"
+              "        seen.update(collected_before_first_chunk=seen['collections'] - seen['at_pause'],\n"
+              "                    frozen_before_first_chunk=gc.get_freeze_count() > 0)\n"
+              "        resume()\n"
+              "        seen.update(enabled_after=gc.isenabled(), frozen_after=gc.get_freeze_count() > 0)\n"
+              "    else:\n"
+              "        resume()\n"
               "pause.resume = first_chunk_done\n"
-              "atexit.register(lambda: print(seen['at_first_chunk'], seen['after'], os.environ.get("
-              "'PYDANTIC_DISABLE_PLUGINS'), 'frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n")
+              "atexit.register(lambda: print(json.dumps(dict(seen, plugins=os.environ.get('PYDANTIC_DISABLE_PLUGINS'),\n"
+              "                                              frozen_at_exit=gc.get_freeze_count() > 0)), file=sys.stderr))\n")
     argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
     environment = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
     program = subprocess.run([sys.executable, "-c", report + f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\n"
@@ -374,10 +378,12 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
                              f"main({argv!r}, standalone_mode=False)\n"],
                             env=environment, capture_output=True, text=True, timeout=900)
     assert program.returncode == 0 and called.returncode == 0, program.stderr + called.stderr
-    assert program.stderr.strip().splitlines()[-1] == "(0, False) (True, True) __all__ frozen True"
-    collections, frozen = eval(called.stderr.strip().splitlines()[-1].split(") (")[0] + ")")
-    assert collections > 0 and not frozen
-    assert called.stderr.strip().splitlines()[-1].endswith(") (True, False) None frozen False")
+    as_program, as_call = _last_json(program.stderr), _last_json(called.stderr)
+    steps = ("collected_before_first_chunk", "frozen_before_first_chunk", "enabled_after", "frozen_after", "plugins",
+             "frozen_at_exit")
+    assert [as_program[k] for k in steps] == [0, False, True, True, "__all__", True], as_program
+    assert as_call["collected_before_first_chunk"] > 0, as_call
+    assert [as_call[k] for k in steps[1:]] == [False, True, False, None, False], as_call
     assert program.stdout == called.stdout and json.loads(program.stdout)["trials"] == 1000
 
 
