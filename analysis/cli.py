@@ -55,6 +55,9 @@ COMMANDS = {
     "t9a-table": ("analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
                   "enumeration)."),
 }
+#: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which the runner ends
+#: after its first chunk, ends as they start.
+NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table"})
 
 
 class CliGroup(click.Group):
@@ -64,7 +67,8 @@ class CliGroup(click.Group):
     def main(self, args=None, *rest, **extra):
         """click's ``main``; run as the ``wargame-odds`` program (no ``args``: it reads the command line and the
         process ends with the command), the garbage collector pauses during start-up (:mod:`analysis.gc_pause`:
-        the runner resumes it after the first chunk) and what the command leaves is moved out of its reach
+        the runner resumes it after the first chunk, a report as it writes its output, a command of
+        :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
         (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every
         object Numba and pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory
         the operating system takes back anyway.  The program also leaves pydantic's plugins off (unless the
@@ -92,6 +96,8 @@ class CliGroup(click.Group):
         return sorted(set(self.commands) | set(COMMANDS))
 
     def get_command(self, ctx, name):
+        if name in NO_TRIALS:
+            gc_pause.resume()
         if name not in self.commands and name in COMMANDS:
             for command in importlib.import_module(COMMANDS[name][0]).cli_commands:
                 self.add_command(command)

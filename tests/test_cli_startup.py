@@ -387,6 +387,31 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
     assert program.stdout == called.stdout and json.loads(program.stdout)["trials"] == 1000
 
 
+@pytest.mark.parametrize("argv", [["units", "search", "Space Marine", "--json"], ["t9a-table", "--distances", "6"]])
+def test_a_command_that_runs_no_trials_runs_with_the_collector_on(argv):
+    """§1 warm run: the start-up pause ends as a command that runs no trials starts (analysis.cli.NO_TRIALS), since
+    no first chunk of trials will end it: the collector is on, with start-up's objects frozen, when the command
+    runs (checked as the command's module is imported) and at exit."""
+    script = Path(sys.executable).with_name("wargame-odds")
+    module = COMMANDS[argv[0]][0]
+    code = ("import atexit, gc, json, sys\n"
+            "seen = {}\n"
+            "class Watch:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name == {module!r} and 'at_import' not in seen:\n"
+            "            seen['at_import'] = gc.isenabled()\n"
+            "sys.meta_path.insert(0, Watch())\n"
+            "atexit.register(lambda: print(json.dumps(dict(seen, at_exit=gc.isenabled(),\n"
+            "                                              frozen=gc.get_freeze_count() > 0)), file=sys.stderr))\n"
+            f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\n"
+            f"try:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+            "except SystemExit as e:\n    assert not e.code, e.code\n")
+    program = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert program.returncode == 0, program.stderr
+    assert _last_json(program.stderr) == {"at_import": True, "at_exit": True, "frozen": True}
+    assert program.stdout.strip()
+
+
 def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
     """§1 warm run: :mod:`analysis.gc_pause` turns off only a collector that was on, and turns back on only one
     it turned off (a notebook or a test that runs with the collector off keeps it off)."""

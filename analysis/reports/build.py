@@ -42,6 +42,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from .. import gc_pause
 from ..errors import UserError
 from ..headline import sentences, summary
 from ..labels import (axis_label, estimate_text, group_label, names, percent, quantity_label, readable_rows,
@@ -431,7 +432,9 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
     """Write tables, plots, report.json and index.html from the stored points; returns index.html.
 
     Runs inside :func:`output_folder` (``manifest`` is what it returned): only files the manifest
-    lists are replaced or deleted."""
+    lists are replaced or deleted.  The collector is on from here (:mod:`analysis.gc_pause`): a report whose
+    points were all stored runs no trials to turn it back on, and its plots build cyclic garbage."""
+    gc_pause.resume()
     import jinja2
     import matplotlib
 

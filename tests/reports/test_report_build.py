@@ -127,6 +127,28 @@ def test_killed_run_resumes_to_the_same_files(local_build, small_definition, tmp
     assert (out / "index.html").exists()
 
 
+def test_a_report_with_every_point_stored_writes_its_output_with_the_collector_on(local_build, small_definition,
+                                                                                  tmp_path):
+    """Run as the program, the collector is paused at start-up until the first chunk of trials (analysis.gc_pause);
+    a report whose points are all stored runs none, so it turns the collector back on as it starts writing its
+    tables and plots (which build cyclic garbage)."""
+    import gc
+    import shutil
+
+    from analysis import gc_pause
+
+    out = tmp_path / "stored"
+    shutil.copytree(local_build, out)
+    gc_pause.pause()
+    try:
+        build(load_report(small_definition), out=out, progress=False)
+        assert gc.isenabled()
+    finally:
+        gc_pause.resume()
+        gc.unfreeze()
+        gc.enable()
+
+
 def test_a_changed_cell_is_recomputed_and_the_others_reused(local_build, small_definition, tmp_path):
     import shutil
 
