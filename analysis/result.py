@@ -178,37 +178,40 @@ class Result:
             line += f"  precision ±{self.info.precision} {state}"
         return line
 
-    def headline(self) -> list[str]:
-        """Plain sentences: who fights whom, each side's chance of winning, who breaks or routs."""
+    def headline(self, data: dict | None = None) -> list[str]:
+        """Plain sentences: who fights whom, each side's chance of winning, who breaks or routs (``data``:
+        :meth:`to_dict`, when the caller has it already)."""
         from .headline import sentences
 
-        return sentences(self.to_dict())
+        return sentences(self.to_dict() if data is None else data)
 
-    def readable_rows(self) -> list[dict]:
-        """The table as a player reads it: readable labels, percentages, no repeated numbers."""
+    def readable_rows(self, data: dict | None = None) -> list[dict]:
+        """The table as a player reads it: readable labels, percentages, no repeated numbers (``data`` as for
+        :meth:`headline`)."""
         from .labels import readable_rows, sides_of
 
-        return readable_rows(self.system, self.rows(), sides_of(self.to_dict()))
+        return readable_rows(self.system, self.rows(), sides_of(self.to_dict() if data is None else data))
 
     def text(self, distributions: bool = False, at_least: bool = False) -> str:
         """The headline, the notes, then the full table; optionally every distribution and its
         "at least N" table, labelled."""
-        from .labels import text_table
+        from .labels import sides_of, text_table
 
-        blocks = [self._header(), "\n".join(self.headline())]
+        data = self.to_dict()
+        blocks = [self._header(), "\n".join(self.headline(data))]
         if self.notes:
             blocks.append("\n".join(f"note: {n}" for n in self.notes))
-        blocks.append("All estimates (95 % interval in brackets)\n" + text_table(self.readable_rows()))
+        blocks.append("All estimates (95 % interval in brackets)\n" + text_table(self.readable_rows(data)))
         if distributions:
-            blocks.append(self._distribution_text("Distributions", "P(exactly this value)", None))
+            blocks.append(self._distribution_text("Distributions", "P(exactly this value)", None, sides_of(data)))
         if at_least:
-            blocks.append(self._distribution_text('"At least N" tables', "P(at least this value)", "at_least"))
+            blocks.append(self._distribution_text('"At least N" tables', "P(at least this value)", "at_least",
+                                                  sides_of(data)))
         return "\n\n".join(b for b in blocks if b)
 
-    def _distribution_text(self, heading: str, column: str, kind: str | None) -> str:
-        from .labels import axis_label, group_label, percent, sides_of
+    def _distribution_text(self, heading: str, column: str, kind: str | None, sides) -> str:
+        from .labels import axis_label, group_label, percent
 
-        sides = sides_of(self.to_dict())
         lines = [heading]
         for path, leaf in self.leaves():
             if not isinstance(leaf, Distribution):
@@ -229,10 +232,11 @@ class Result:
     def _repr_html_(self) -> str:
         from .labels import html_table
 
+        data = self.to_dict()
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        headline = "".join(f"<li>{html.escape(s)}</li>" for s in self.headline())
+        headline = "".join(f"<li>{html.escape(s)}</li>" for s in self.headline(data))
         return (f"<h4>{html.escape(self._header())}</h4><ul>{headline}</ul>{notes}"
-                + html_table(self.readable_rows()))
+                + html_table(self.readable_rows(data)))
 
     def plot(self):
         """Every probability in percent with its 95 % error bar, and an "at least N" curve of

@@ -126,11 +126,12 @@ class TurnResult(EpicResult):
                 "sides": None, **{k: out[k] for k in ("formations", "turn", "run", "notes")}}
         return out
 
-    def headline(self) -> list[str]:
-        """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals."""
+    def headline(self, data: dict | None = None) -> list[str]:
+        """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals (``data``:
+        :meth:`to_dict`, when the caller has it already)."""
         from ..headline import sentences
 
-        return sentences(self.to_dict(), self.rows())  # rows, not table(): no pandas for a headline
+        return sentences(self.to_dict() if data is None else data, self.rows())  # rows, not table(): no pandas
 
 
 class TurnJob:
