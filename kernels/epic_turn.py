@@ -26,6 +26,10 @@ Turn tables (``analysis/epic/engine.py::TurnArrays``), a tuple of int64 2-D arra
 ``T[T_FORMS]`` per formation (TF_* columns), ``T[T_INFO]`` row 0: I_* values.
 """
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
+
 from .jit import njit
 
 from . import epic as K
@@ -663,6 +667,230 @@ def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
     return True, kind, flags, value, simple
 
 
+# Rows of :func:`_plain_lanes`' per-lane state (each ``[row * LANES + lane]``, on its stack): the lane makes a plain
+# attack; its shooter's living units, those counted from the back so far, suppression's BMs left and whether it
+# stopped; the units that fire and their shots; the to-hit roll's need; the target's living units; hits; a die
+# rolled; the target was broken when the attack began, the kills and the TSKNF carry of its BM's no-save hit (§3.3).
+PL_ON, PL_SEEN, PL_AFTER, PL_BUDGET, PL_STOP, PL_NF, PL_SHOTS, PL_NEED, PL_LIVING, PL_HITS, PL_FACE, PL_BROKEN, \
+    PL_KILLS, PL_CARRY = range(14)
+PL_ROWS = 14
+
+
+@intrinsic
+def _plain_rows(typingctx):
+    """An uninitialised int64 array of ``PL_ROWS * LANES`` elements on the calling function's stack (the per-lane
+    state of :func:`_plain_lanes`: the turn's scratch array has no room for it, and the kernel allocates nothing)."""
+    ary_t = types.Array(types.int64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        n = PL_ROWS * K.LANES
+        data = cgutils.alloca_once(builder, context.get_value_type(types.int64), size=n)
+        ary = make_array(ary_t)(context, builder)
+        intp = context.get_value_type(types.intp)
+        populate_array(ary, data=data, shape=[intp(n)], strides=[intp(8)], itemsize=intp(8), meminfo=None)
+        return ary._getvalue()
+    return ary_t(), codegen
+
+
+@njit(cache=True, _nrt=False)
+def _lane_die(rs, l, use):
+    """One D6 for lane ``l`` if ``use`` (1 / 0), branch-free (``kernels.epic._roll``'s step): the face, 0 when
+    ``use`` is 0 or the draw is rejected (then the caller redraws it with :func:`_d6`); a lane that does not roll
+    keeps its generator."""
+    L = K.LANES
+    s0 = K._at(rs, l)
+    s1 = K._at(rs, L + l)
+    s2 = K._at(rs, 2 * L + l)
+    s3 = K._at(rs, 3 * L + l)
+    w, n0, n1, n2, n3 = K.next_reg(s0, s1, s2, s3)
+    K._put(rs, l, n0 if use else s0)
+    K._put(rs, L + l, n1 if use else s1)
+    K._put(rs, 2 * L + l, n2 if use else s2)
+    K._put(rs, 3 * L + l, n3 if use else s3)
+    m = (w >> K._U32) * _SIX
+    good = use & np.int64((m & K._LOW32) >= _FOUR)
+    return (np.int64(m >> K._U32) + 1) * good
+
+
+@njit(cache=True, _nrt=False)
+def _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed, crossfire,
+                 p_kind, p_flags, p_value, simple, ushots, acc, ex, spl, splashes, tu, units, forms, fu, fb, hp, alive,
+                 n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk):
+    """:func:`shoot_lanes`' plain attacks (:func:`_plain_attack`) in the lanes of ``l0..l1`` that attack, the steps of
+    §3 up to the to-hit rolls in lock-step across the lanes, each a loop over the lanes without branches (units outer,
+    lanes inner: a unit's row of ``hp`` is contiguous): who fires and suppression (§3.1, §3.2: the suppressed units
+    counted from the back), the target's living units, the BM for coming under fire (§3.3; at a broken target its
+    no-save hit, lane by lane), the to-hit rolls (§3.5: one masked loop per die, as ``kernels.epic._roll``).  Then
+    lane by lane: the hits round-robin from the front (§3.7–§3.10; where they are no more than the exposed units and
+    each save is one roll at most, a walk over the first living units, one hit each), the kills' BMs and the break test
+    (§3.11).  A lane's generator moves only for its own dice, so each lane's dice are its stream's in the order of its
+    trial.  Returns the dice rolled."""
+    L = K.LANES
+    b = _plain_rows()
+    on, seen, after, budget, stop = b[PL_ON * L:], b[PL_SEEN * L:], b[PL_AFTER * L:], b[PL_BUDGET * L:], b[PL_STOP * L:]
+    nf, shots, need, living, hits = b[PL_NF * L:], b[PL_SHOTS * L:], b[PL_NEED * L:], b[PL_LIVING * L:], b[PL_HITS * L:]
+    face, was_broken, killed, carry = b[PL_FACE * L:], b[PL_BROKEN * L:], b[PL_KILLS * L:], b[PL_CARRY * L:]
+    for l in range(l0, l1):
+        attacks = K._at(lane_mod, l) != NO_ATTACK
+        for r in range(3):  # a lane that attacks starts from no hits, kills, BMs placed
+            K._put(res, r * L + l, 0 if attacks else K._at(res, r * L + l))
+        K._put(on, l, np.int64(attacks) & np.int64(K._at(broken, shooter * L + l) == 0))
+        K._put(was_broken, l, np.int64(K._at(broken, target * L + l) != 0))
+        K._put(seen, l, 0)
+        K._put(after, l, 0)
+        K._put(budget, l, K._at(bm, shooter * L + l))
+        K._put(stop, l, 0)
+        K._put(nf, l, 0)
+        K._put(shots, l, 0)
+        K._put(living, l, 0)
+        K._put(hits, l, 0)
+        K._put(killed, l, 0)
+        K._put(carry, l, 0)
+    s0, s1 = K._at(fb, shooter), K._at(fb, shooter + 1)
+    for k in range(s0, s1):
+        row = K._at(fu, k) * L
+        for l in range(l0, l1):
+            K._put(seen, l, K._at(seen, l) + np.int64(K._at(hp, row + l) > 0))
+    # §3.1 who can fire (living units among the first in_range, with a ground weapon), §3.2 suppression from the
+    # back in strict order (TSKNF units cost 2 BMs, a war engine its starting DC): from the back, a unit able to fire
+    # is suppressed while the BMs last; the first one they cannot pay for and every one in front of it fire
+    tsknf = _cell(forms, shooter, K.F_COLS, K.F_TSKNF) != 0
+    for k in range(s1 - 1, s0 - 1, -1):
+        u = K._at(fu, k)
+        row = u * L
+        cost = 2 if tsknf else _cell(units, u, K.U_COLS, K.U_DC)
+        fires = np.int64(_cell(tu, u, TU_COLS, TU_FIRES) != 0)
+        per_unit = K._at(ushots, u)
+        for l in range(l0, l1):
+            alive_here = np.int64(K._at(hp, row + l) > 0)
+            behind = K._at(after, l) + alive_here
+            K._put(after, l, behind)
+            able = alive_here & fires & np.int64((in_range == NONE) | (K._at(seen, l) - behind < in_range))
+            held = K._at(budget, l)
+            suppressed = able & np.int64(K._at(stop, l) == 0) & np.int64(held >= cost)
+            K._put(budget, l, held - cost * suppressed)
+            firing = able - suppressed
+            K._put(stop, l, K._at(stop, l) | firing)
+            K._put(nf, l, K._at(nf, l) + firing)
+            K._put(shots, l, K._at(shots, l) + per_unit * firing)
+    t0, t1 = K._at(fb, target), K._at(fb, target + 1)
+    for k in range(t0, t1):
+        row = K._at(fu, k) * L
+        for l in range(l0, l1):
+            K._put(living, l, K._at(living, l) + np.int64(K._at(hp, row + l) > 0))
+    # an attack (someone fires, the target has a living unit: else no attack, no BM, TP-FAQ Place Blast Marker) places
+    # its BM (§3.3, TP 1.9.4; at a broken target a no-save hit, lane by lane: _broken_hits); its to-hit rolls: a need
+    # of 7+ lane by lane (_to_hit), others in lock-step below
+    not_ic = np.int64((p_flags & HF_IC) == 0)
+    nd = 0
+    most = 0
+    lo = l1  # the lanes that attack lie in lo..hi
+    hi = l0
+    for l in range(l0, l1):
+        attack = K._at(on, l) & np.int64(K._at(nf, l) > 0) & np.int64(K._at(living, l) > 0)
+        K._put(on, l, attack)
+        lo = K._min(lo, l if attack else l1)
+        hi = K._max(hi, l + 1 if attack else l0)
+        K._put(bm, target * L + l, K._at(bm, target * L + l) + attack * (1 - K._at(was_broken, l)))
+        if attack and K._at(was_broken, l):
+            for i in range(8):
+                acc[i] = 0
+            nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
+                               n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+            K._put(killed, l, acc[1])
+            K._put(carry, l, acc[2])
+        mod = K._at(lane_mod, l) - np.int64(K._at(lane_cover, l) != 0) * not_ic
+        K._put(need, l, p_value - mod)
+        n = K._at(shots, l) * attack
+        if attack and p_value - mod > 6:
+            for _ in range(n):
+                h, k2 = _to_hit(rs, l, p_value, mod)
+                nd += k2
+                K._put(hits, l, K._at(hits, l) + h)
+            n = 0
+        nd += n
+        K._put(shots, l, n)
+        most = K._max(most, n)
+    for j in range(most):
+        rejected = 0
+        for l in range(lo, hi):
+            f = _lane_die(rs, l, np.int64(j < K._at(shots, l)))
+            K._put(face, l, f)
+            K._put(hits, l, K._at(hits, l) + np.int64((f > 1) & (f >= K._at(need, l))))  # f 0: no die, or redrawn
+            rejected |= np.int64(j < K._at(shots, l)) & np.int64(f == 0)
+        if rejected:
+            for l in range(lo, hi):
+                if j < K._at(shots, l) and K._at(face, l) == 0:
+                    f = _d6(rs, l)
+                    K._put(hits, l, K._at(hits, l) + np.int64((f != 1) & (f >= K._at(need, l))))
+    # §3.7–§3.10 lane by lane: hit j on the j-th exposed unit from the front, round-robin (what the allocation does
+    # when every unit can take every hit and holds one), each resolved in turn; then the kills' BMs (at a broken target
+    # no-save hits), and §3.11 the break test of a target that was not broken
+    for l in range(lo, hi):
+        if not K._at(on, l):
+            continue
+        nh = K._at(hits, l)
+        broken_before = K._at(was_broken, l) != 0
+        for i in range(8):
+            acc[i] = 0
+        acc[0] = 1 - np.int64(broken_before)  # the BM for coming under fire
+        acc[1] = K._at(killed, l)
+        acc[2] = K._at(carry, l)
+        n_living = K._at(living, l) - acc[1]
+        cs = K._at(lane_cs, l) if K._at(lane_cover, l) else K.NO_ROLL
+        if nh <= (n_living if n_exposed == NONE else K._min(n_living, n_exposed)):
+            j = 0  # one hit each for the first nh living units: a walk that stops at the last
+            for k in range(t0, t1):
+                if j == nh:
+                    break
+                u = K._at(fu, k)
+                if K._at(hp, u * L + l) > 0:
+                    j += 1
+                    if not simple:
+                        nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire,
+                                           acc, wst, n_units)
+                        continue
+                    need_save = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
+                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
+                    rolled = need_save < K.NO_ROLL
+                    nd += rolled
+                    if not (rolled and _d6(rs, l) >= need_save):
+                        _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
+        else:  # §3.4 the exposed units, branch-free; the hits go round them
+            ne = 0
+            for k in range(t0, t1):
+                u = K._at(fu, k)
+                ex[ne] = u
+                ne += (K._at(hp, u * L + l) > 0) & ((n_exposed == NONE) | (ne < n_exposed))
+            i = 0
+            for _ in range(nh if ne > 0 else 0):
+                u = K._at(ex, i)
+                if not simple:
+                    nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire, acc,
+                                       wst, n_units)
+                elif K._at(hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
+                    need_save = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
+                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
+                    rolled = need_save < K.NO_ROLL
+                    nd += rolled
+                    if not (rolled and _d6(rs, l) >= need_save):
+                        _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
+                i = i + 1 if i + 1 < ne else 0
+        if broken_before:
+            nd += _broken_hits(rs, l, target, acc[3], acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words,
+                               wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
+        else:
+            _place(l, target, acc[3], acc, bm)
+            size = K._at(living, l) - acc[1]  # (every unit of the target has a damage capacity of 1)
+            if size > 0 and _fails_at_size(forms, bm, target, l, size):
+                nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash,
+                             n_forms, losses_bm, kills, bm, broken, stk)
+        res[l] = nh
+        res[L + l] = acc[1]
+        res[2 * L + l] = acc[0]
+    return nd
+
+
 @njit(cache=True, _nrt=False)
 def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed, crossfire, ap_at,
                 declare_at, per_template, wpn, wb, tu, bar, mh, splashes, scr, units, forms, fu, fb, hp, alive,
@@ -689,6 +917,11 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
     spl = scr[o + 8:o + 8 + n_forms]  # formations a critical's splash put BMs on
     ushots = scr[o + 8 + n_forms:o + 8 + n_forms + n_units]
     plain, p_kind, p_flags, p_value, simple = _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots)
+    if plain:
+        return _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed,
+                            crossfire, p_kind, p_flags, p_value, simple, ushots, acc, ex, spl, splashes, tu, units, forms,
+                            fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm,
+                            kills, stk)
     nd = 0
     for l in range(l0, l1):
         modifier = K._at(lane_mod, l)
@@ -735,56 +968,6 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                                n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
         else:
             _place(l, target, 1, acc, bm)
-        if plain and not was_broken:  # (_plain_attack) the steps below, with the hits counted
-            ne = 0
-            n_living = 0
-            for k in range(K._at(fb, target), K._at(fb, target + 1)):  # §3.4, branch-free
-                u = K._at(fu, k)
-                living = K._at(hp, u * L + l) > 0
-                n_living += living
-                ex[ne] = u
-                ne += living & ((n_exposed == NONE) | (ne < n_exposed))
-            shots = 0
-            for i in range(nf):
-                shots += K._at(ushots, cand[i])
-            mod = modifier - (1 if cover and (p_flags & HF_IC) == 0 else 0)
-            nh = 0
-            if p_value - mod <= 6:  # §3.5 _to_hit's one roll, inline
-                need = p_value - mod
-                for _ in range(shots):
-                    first = _d6(rs, l)
-                    nh += (first != 1) & (first >= need)
-                nd += shots
-            else:
-                for _ in range(shots):
-                    hit, k2 = _to_hit(rs, l, p_value, mod)
-                    nd += k2
-                    nh += hit
-            if nh > 0 and ne > 0:  # §3.7–§3.10 round-robin from the front, each hit resolved in turn
-                cs = cover_save if cover else K.NO_ROLL
-                i = 0
-                for _ in range(nh):
-                    u = K._at(ex, i)
-                    if not simple:
-                        nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire,
-                                           acc, wst, n_units)
-                    elif K._at(hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
-                        first = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
-                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
-                        rolled = first < K.NO_ROLL
-                        nd += rolled
-                        if not (rolled and _d6(rs, l) >= first):
-                            _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
-                    i = i + 1 if i + 1 < ne else 0
-                _place(l, target, acc[3], acc, bm)
-            size = n_living - acc[1]  # §3.11 (every unit of the target has a damage capacity of 1)
-            if size > 0 and _fails_at_size(forms, bm, target, l, size):
-                nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash,
-                             n_forms, losses_bm, kills, bm, broken, stk)
-            res[l] = nh
-            res[L + l] = acc[1]
-            res[2 * L + l] = acc[0]
-            continue
         # §3.4 exposed units: the first n_exposed living ones; a mixed target has living war engines and others; which
         # of the exposed units can take AT hits (the AP/AT choice below)
         ne = 0
