@@ -26,9 +26,6 @@ Turn tables (``analysis/epic/engine.py::TurnArrays``), a tuple of int64 2-D arra
 ``T[T_FORMS]`` per formation (TF_* columns), ``T[T_INFO]`` row 0: I_* values.
 """
 import numpy as np
-from numba.core import cgutils, types
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array, populate_array
 
 from .jit import njit
 
@@ -84,8 +81,8 @@ HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
 
 def scratch_size(n_units, n_forms, max_hits):
     """Elements of the per-block scratch array :func:`turn_lanes` works in (its per-lane state, then
-    :func:`shoot_lanes`')."""
-    return (n_forms + 8) * K.LANES + n_forms + 5 * n_units + 4 * max_hits + 8
+    :func:`shoot_lanes`', the per-lane rows of :func:`_plain_lanes` last)."""
+    return (n_forms + 8 + PL_ROWS) * K.LANES + n_forms + 5 * n_units + 4 * max_hits + 8
 
 
 # -- small steps ---------------------------------------------------------------------------------------
@@ -667,29 +664,14 @@ def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
     return True, kind, flags, value, simple
 
 
-# Rows of :func:`_plain_lanes`' per-lane state (each ``[row * LANES + lane]``, on its stack): the lane makes a plain
-# attack; its shooter's living units, those counted from the back so far, suppression's BMs left and whether it
-# stopped; the units that fire and their shots; the to-hit roll's need; the target's living units; hits; a die
-# rolled; the target was broken when the attack began, the kills and the TSKNF carry of its BM's no-save hit (§3.3).
+# Rows of :func:`_plain_lanes`' per-lane state ``rows`` (each ``[row * LANES + lane]``, the last part of the turn's
+# scratch array, :func:`scratch_size`): the lane makes a plain attack; its shooter's living units, those counted
+# from the back so far, suppression's BMs left and whether it stopped; the units that fire and their shots; the
+# to-hit roll's need; the target's living units; hits; a die rolled; the target was broken when the attack began,
+# the kills and the TSKNF carry of its BM's no-save hit (§3.3).
 PL_ON, PL_SEEN, PL_AFTER, PL_BUDGET, PL_STOP, PL_NF, PL_SHOTS, PL_NEED, PL_LIVING, PL_HITS, PL_FACE, PL_BROKEN, \
     PL_KILLS, PL_CARRY = range(14)
 PL_ROWS = 14
-
-
-@intrinsic
-def _plain_rows(typingctx):
-    """An uninitialised int64 array of ``PL_ROWS * LANES`` elements on the calling function's stack (the per-lane
-    state of :func:`_plain_lanes`: the turn's scratch array has no room for it, and the kernel allocates nothing)."""
-    ary_t = types.Array(types.int64, 1, "C")
-
-    def codegen(context, builder, signature, args):
-        n = PL_ROWS * K.LANES
-        data = cgutils.alloca_once(builder, context.get_value_type(types.int64), size=n)
-        ary = make_array(ary_t)(context, builder)
-        intp = context.get_value_type(types.intp)
-        populate_array(ary, data=data, shape=[intp(n)], strides=[intp(8)], itemsize=intp(8), meminfo=None)
-        return ary._getvalue()
-    return ary_t(), codegen
 
 
 @njit(cache=True, _nrt=False)
@@ -715,7 +697,7 @@ def _lane_die(rs, l, use):
 @njit(cache=True, _nrt=False)
 def _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed, crossfire,
                  p_kind, p_flags, p_value, simple, ushots, acc, ex, spl, splashes, tu, units, forms, fu, fb, hp, alive,
-                 n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk):
+                 n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk, rows):
     """:func:`shoot_lanes`' plain attacks (:func:`_plain_attack`) in the lanes of ``l0..l1`` that attack, the steps of
     §3 up to the to-hit rolls in lock-step across the lanes, each a loop over the lanes without branches (units outer,
     lanes inner: a unit's row of ``hp`` is contiguous): who fires and suppression (§3.1, §3.2: the suppressed units
@@ -726,10 +708,11 @@ def _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target
     (§3.11).  A lane's generator moves only for its own dice, so each lane's dice are its stream's in the order of its
     trial.  Returns the dice rolled."""
     L = K.LANES
-    b = _plain_rows()
-    on, seen, after, budget, stop = b[PL_ON * L:], b[PL_SEEN * L:], b[PL_AFTER * L:], b[PL_BUDGET * L:], b[PL_STOP * L:]
-    nf, shots, need, living, hits = b[PL_NF * L:], b[PL_SHOTS * L:], b[PL_NEED * L:], b[PL_LIVING * L:], b[PL_HITS * L:]
-    face, was_broken, killed, carry = b[PL_FACE * L:], b[PL_BROKEN * L:], b[PL_KILLS * L:], b[PL_CARRY * L:]
+    on, seen, after, budget, stop = (rows[PL_ON * L:], rows[PL_SEEN * L:], rows[PL_AFTER * L:],
+                                     rows[PL_BUDGET * L:], rows[PL_STOP * L:])
+    nf, shots, need, living, hits = (rows[PL_NF * L:], rows[PL_SHOTS * L:], rows[PL_NEED * L:],
+                                     rows[PL_LIVING * L:], rows[PL_HITS * L:])
+    face, was_broken, killed, carry = rows[PL_FACE * L:], rows[PL_BROKEN * L:], rows[PL_KILLS * L:], rows[PL_CARRY * L:]
     for l in range(l0, l1):
         attacks = K._at(lane_mod, l) != NO_ATTACK
         for r in range(3):  # a lane that attacks starts from no hits, kills, BMs placed
@@ -916,12 +899,13 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
     acc = scr[o:o + 8]  # placed, kills, TSKNF carry, markers, first kill
     spl = scr[o + 8:o + 8 + n_forms]  # formations a critical's splash put BMs on
     ushots = scr[o + 8 + n_forms:o + 8 + n_forms + n_units]
+    rows = scr[o + 8 + n_forms + n_units:o + 8 + n_forms + n_units + PL_ROWS * L]  # _plain_lanes' per-lane state
     plain, p_kind, p_flags, p_value, simple = _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots)
     if plain:
         return _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target, in_range, n_exposed,
-                            crossfire, p_kind, p_flags, p_value, simple, ushots, acc, ex, spl, splashes, tu, units, forms,
-                            fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm,
-                            kills, stk)
+                            crossfire, p_kind, p_flags, p_value, simple, ushots, acc, ex, spl, splashes, tu, units,
+                            forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash, n_forms,
+                            losses_bm, kills, stk, rows)
     nd = 0
     for l in range(l0, l1):
         modifier = K._at(lane_mod, l)
