@@ -2102,8 +2102,8 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
                                        use_leaders, pflat, prow, stk, fight)
             for l in range(L):
                 st = _at(start, l)
-                live[l] = fight[l] if st else live[l]
-                winner[l] = (WIN_UNRESOLVED if fight[l] else WIN_NO_ASSAULT) if st else winner[l]
+                _put(live, l, _at(fight, l) if st else _at(live, l))
+                _put(winner, l, (WIN_UNRESOLVED if _at(fight, l) else WIN_NO_ASSAULT) if st else _at(winner, l))
             for f in range(n_forms):
                 for l in range(L):
                     _put(broken0, f * L + l, _at(broken, f * L + l) if _at(start, l) else _at(broken0, f * L + l))

@@ -191,15 +191,15 @@ def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_u
     """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.  The
     losses its war engines' withdrawal damage books count for nothing in the turn, and the assault starts from
     none (analysis.epic.turn.Turn.assault), so they are dropped.  Returns the dice rolled."""
-    broken[f * K.LANES + l] = 1
-    bm[f * K.LANES + l] = 0
+    K._put(broken, f * K.LANES + l, 1)
+    K._put(bm, f * K.LANES + l, 0)
     nd = 0
     # _withdraw_lane's own test, made here: most formations lose nothing in a withdrawal, and the call is dear
     if K._at(trapped, f) > 0.0 or _cell(forms, f, K.F_COLS, K.F_WE_WD) > 0 or _cell(forms, f, K.F_COLS, K.F_SPEED0):
         nd = K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
                               K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
     for g in range(n_forms):
-        losses_bm[g * K.LANES + l] = 0
+        K._put(losses_bm, g * K.LANES + l, 0)
     return nd
 
 
@@ -1162,12 +1162,12 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
     passed = scr[o + 4 * L:o + 5 * L]  # the action test's die, then whether the test passed
     res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
     work = scr[o + 8 * L:]  # shoot_lanes' scratch
-    for l in range(L):
-        fight[l] = 0 if start[l] else fight[l]
+    for l in range(L):  # lane loops with K._at / K._put, without branches: LLVM vectorises them
+        K._put(fight, l, 0 if K._at(start, l) else K._at(fight, l))
     for f in range(n_forms):
         ow = T[T_FORMS][f, TF_OVERWATCH]
         for l in range(L):
-            overwatch[f * L + l] = ow if start[l] else overwatch[f * L + l]
+            K._put(overwatch, f * L + l, ow if K._at(start, l) else K._at(overwatch, f * L + l))
     nd = 0
     for k in range(acts.shape[0]):
         f = acts[k, A_FORM]
@@ -1177,18 +1177,18 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
         _lanes_any_alive(alive, fmasks, side, f, n_words, acted)
         for l in range(L):  # who acts: neither broken nor wiped out (TP 1.13); acting ends an overwatch (TP 1.10)
             a = K._at(acted, l) & np.int64(K._at(start, l) != 0) & np.int64(K._at(broken, f * L + l) == 0)
-            acted[l] = a
-            lane_mod[l] = NO_ATTACK
-            overwatch[f * L + l] = 0 if a else overwatch[f * L + l]
+            K._put(acted, l, a)
+            K._put(lane_mod, l, NO_ATTACK)
+            K._put(overwatch, f * L + l, 0 if a else K._at(overwatch, f * L + l))
         if action == HOLD:
             for l in range(L):
-                passed[l] = acted[l]  # declared Hold: no action test (reading)
+                K._put(passed, l, K._at(acted, l))  # declared Hold: no action test (reading)
         else:  # the action tests (TP 1.6.2, 1.6.3)
             nd += K._roll(rs, passed, _SIX, _FOUR, acted, 0, 0)
             need = forms[f, K.F_INIT] + acts[k, A_RETAIN]
             for l in range(L):
-                passed[l] = np.int64(K._at(acted, l) != 0
-                                     and K._at(passed, l) - np.int64(K._at(bm, f * L + l) > 0) >= need)
+                K._put(passed, l, K._at(acted, l)
+                       & np.int64(K._at(passed, l) - np.int64(K._at(bm, f * L + l) > 0) >= need))
         attacks = False
         for l in range(L):
             if not acted[l]:
@@ -1233,10 +1233,6 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
                                           forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
                                           n_forms, losses_bm, kills, stk)
                         lane_mod[l] = NO_ATTACK  # its results are not the activation's
-                    # broken or dead before contact, or nobody to charge: no assault (TP 1.13.3)
-                    fight[l] = not (K._at(broken, f * L + l) or not _any_alive(alive, fmasks, side, f, l, n_words)
-                                    or not _any_alive(alive, fmasks, _cell(forms, target, K.F_COLS, K.F_SIDE), target,
-                                                      l, n_words))
             if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
                 cover = acts[k, A_COVER]
                 cover_save = acts[k, A_COVER_SAVE]
@@ -1259,13 +1255,20 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
         n_acted = 0
         n_passed = 0
         for l in range(L):
-            n_acted += acted[l]
-            n_passed += passed[l]
+            n_acted += K._at(acted, l)
+            n_passed += K._at(passed, l)
         pflat[prow + acts[k, A_O_ACTED]] += n_acted
         pflat[prow + acts[k, A_O_PASSED]] += n_passed
-        if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4), counted for every starting lane
-            target_living = lane_cover  # a free row once the attack is made
+        target_living = lane_cover  # rows free once the attack is made and counted
+        if target != NONE and (action == ENGAGE or acts[k, A_MAY_SHOOT]):
             _lanes_any_alive(alive, fmasks, _cell(forms, target, K.F_COLS, K.F_SIDE), target, n_words, target_living)
+        if action == ENGAGE:  # a passed engage after the overwatch fire: broken or dead before contact, or nobody
+            living = acted  # to charge: no assault (TP 1.13.3); the lane made no attack in between
+            _lanes_any_alive(alive, fmasks, side, f, n_words, living)
+            for l in range(L):
+                go = K._at(living, l) & K._at(target_living, l) & np.int64(K._at(broken, f * L + l) == 0)
+                K._put(fight, l, go if K._at(passed, l) else K._at(fight, l))
+        if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4), counted for every starting lane
             o_hits, top_hits = prow + acts[k, A_O_HITS], acts[k, A_N_HITS] - 1
             o_kills, top_kills = prow + acts[k, A_O_KILLS], acts[k, A_N_KILLS] - 1
             o_bmp, top_bmp = prow + acts[k, A_O_BMP], acts[k, A_N_BMP] - 1
