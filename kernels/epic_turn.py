@@ -150,6 +150,21 @@ def _lanes_any_alive(alive, fmasks, side, f, n_words, out):
 
 
 @njit(cache=True, _nrt=False)
+def _count_slots(values, off, n_slots, n, pflat, o):
+    """``pflat[o + s] += `` the lanes ``l`` with ``values[off + l] == s``, for the slots ``s`` in turn until the
+    ``n`` lanes to count are counted (-1 counts nowhere): compares in lane loops that LLVM vectorises, instead of
+    one increment per lane, which chain through memory when the lanes share a slot."""
+    for s in range(n_slots):
+        if n == 0:
+            break
+        c = 0
+        for l in range(K.LANES):
+            c += np.int64(K._at(values, off + l) == s)
+        K._bump(pflat, o + s, c)
+        n -= c
+
+
+@njit(cache=True, _nrt=False)
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
@@ -1162,6 +1177,11 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
     passed = scr[o + 4 * L:o + 5 * L]  # the action test's die, then whether the test passed
     res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
     work = scr[o + 8 * L:]  # shoot_lanes' scratch
+    n_start = 0
+    for l in range(L):
+        n_start += np.int64(K._at(start, l) != 0)
+    if n_start == 0:
+        return 0
     for l in range(L):  # lane loops with K._at / K._put, without branches: LLVM vectorises them
         fl = K._at(fight, l)
         K._put(fight, l, 0 if K._at(start, l) else fl)
@@ -1286,17 +1306,23 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
             o_kills, top_kills = prow + acts[k, A_O_KILLS], acts[k, A_N_KILLS] - 1
             o_bmp, top_bmp = prow + acts[k, A_O_BMP], acts[k, A_N_BMP] - 1
             o_bma, top_bma = prow + acts[k, A_O_BMA], acts[k, A_N_BMA] - 1
+            bm_after = lane_cs  # each lane's slot of the four counts, in place (-1: not counted)
             n_broken = 0
             for l in range(L):
-                st = np.int64(K._at(start, l) != 0)
-                shot = np.int64(K._at(lane_mod, l) != NO_ATTACK)
-                alive_g = K._at(target_living, l)
+                st = K._at(start, l) != 0
+                shot = K._at(lane_mod, l) != NO_ATTACK
+                hits, kills_l, placed = K._at(res, l), K._at(res, L + l), K._at(res, 2 * L + l)
                 brk = np.int64(K._at(broken, target * L + l) != 0)
+                alive_g = K._at(target_living, l)
                 standing = alive_g * (1 - brk)
-                n_broken += st * brk * alive_g
-                K._bump(pflat, o_hits + K._min(shot * K._at(res, l), top_hits), st)
-                K._bump(pflat, o_kills + K._min(shot * K._at(res, L + l), top_kills), st)
-                K._bump(pflat, o_bmp + K._min(shot * K._at(res, 2 * L + l), top_bmp), st)
-                K._bump(pflat, o_bma + K._min(standing * K._at(bm, target * L + l), top_bma), st)
+                n_broken += np.int64(st) * brk * alive_g
+                K._put(res, l, K._min(hits if shot else 0, top_hits) if st else -1)
+                K._put(res, L + l, K._min(kills_l if shot else 0, top_kills) if st else -1)
+                K._put(res, 2 * L + l, K._min(placed if shot else 0, top_bmp) if st else -1)
+                K._put(bm_after, l, K._min(standing * K._at(bm, target * L + l), top_bma) if st else -1)
             pflat[prow + acts[k, A_O_BROKEN]] += n_broken
+            _count_slots(res, 0, top_hits + 1, n_start, pflat, o_hits)
+            _count_slots(res, L, top_kills + 1, n_start, pflat, o_kills)
+            _count_slots(res, 2 * L, top_bmp + 1, n_start, pflat, o_bmp)
+            _count_slots(bm_after, 0, top_bma + 1, n_start, pflat, o_bma)
     return nd
