@@ -1174,9 +1174,11 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
     lane_cover = scr[o + L:o + 2 * L]
     lane_cs = scr[o + 2 * L:o + 3 * L]
     acted = scr[o + 3 * L:o + 4 * L]
-    passed = scr[o + 4 * L:o + 5 * L]  # the action test's die, then whether the test passed
+    passed = scr[o + 4 * L:o + 5 * L]
     res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
     work = scr[o + 8 * L:]  # shoot_lanes' scratch
+    dice = res.view(np.int32)  # before the attack: the action tests' dice and who rolls, int32 rows as K._roll takes
+    test_die, test_need = dice[0:L], dice[L:2 * L]
     n_start = 0
     for l in range(L):
         n_start += np.int64(K._at(start, l) != 0)
@@ -1221,12 +1223,14 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
                     if acted[l]:
                         nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
         else:  # the action tests (TP 1.6.2, 1.6.3)
-            nd += K._roll(rs, passed, _SIX, _FOUR, acted, 0, 0)
+            for l in range(L):
+                K._put(test_need, l, K._at(acted, l))
+            nd += K._roll(rs, test_die, _SIX, _FOUR, test_need, 0, 0)
             need = forms[f, K.F_INIT] + acts[k, A_RETAIN]
             n_failed = 0
             for l in range(L):
                 a = K._at(acted, l)
-                p = a & np.int64(K._at(passed, l) - np.int64(K._at(bm, f * L + l) > 0) >= need)
+                p = a & np.int64(np.int64(K._at(test_die, l)) - np.int64(K._at(bm, f * L + l) > 0) >= need)
                 K._put(passed, l, p)
                 K._put(lane_mod, l, pass_mod if p else NO_ATTACK)
                 n_failed += a - p
