@@ -2101,13 +2101,12 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
                                        bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills,
                                        use_leaders, pflat, prow, stk, fight)
             for l in range(L):
-                st, fl, live0, winner0 = _at(start, l), _at(fight, l), _at(live, l), _at(winner, l)
-                _put(live, l, fl if st else live0)
-                _put(winner, l, (WIN_UNRESOLVED if fl else WIN_NO_ASSAULT) if st else winner0)
+                st = _at(start, l)
+                _put(live, l, _at(fight, l) if st else _at(live, l))
+                _put(winner, l, (WIN_UNRESOLVED if _at(fight, l) else WIN_NO_ASSAULT) if st else _at(winner, l))
             for f in range(n_forms):
                 for l in range(L):
-                    b, b0 = _at(broken, f * L + l), _at(broken0, f * L + l)
-                    _put(broken0, f * L + l, b if _at(start, l) else b0)
+                    _put(broken0, f * L + l, _at(broken, f * L + l) if _at(start, l) else _at(broken0, f * L + l))
         for step in range(first_step, 3):
             if step == G_SUPPORT:  # §3 early ends
                 _early_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane)

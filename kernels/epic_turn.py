@@ -150,21 +150,6 @@ def _lanes_any_alive(alive, fmasks, side, f, n_words, out):
 
 
 @njit(cache=True, _nrt=False)
-def _count_slots(values, off, n_slots, n, pflat, o):
-    """``pflat[o + s] += `` the lanes ``l`` with ``values[off + l] == s``, for the slots ``s`` in turn until the
-    ``n`` lanes to count are counted (-1 counts nowhere): compares in lane loops that LLVM vectorises, instead of
-    one increment per lane, which chain through memory when the lanes share a slot."""
-    for s in range(n_slots):
-        if n == 0:
-            break
-        c = 0
-        for l in range(K.LANES):
-            c += np.int64(K._at(values, off + l) == s)
-        K._bump(pflat, o + s, c)
-        n -= c
-
-
-@njit(cache=True, _nrt=False)
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
@@ -1179,19 +1164,12 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
     work = scr[o + 8 * L:]  # shoot_lanes' scratch
     dice = res.view(np.int32)  # before the attack: the action tests' dice and who rolls, int32 rows as K._roll takes
     test_die, test_need = dice[0:L], dice[L:2 * L]
-    n_start = 0
-    for l in range(L):
-        n_start += np.int64(K._at(start, l) != 0)
-    if n_start == 0:
-        return 0
     for l in range(L):  # lane loops with K._at / K._put, without branches: LLVM vectorises them
-        fl = K._at(fight, l)
-        K._put(fight, l, 0 if K._at(start, l) else fl)
+        K._put(fight, l, 0 if K._at(start, l) else K._at(fight, l))
     for f in range(n_forms):
-        ow0 = T[T_FORMS][f, TF_OVERWATCH]
+        ow = T[T_FORMS][f, TF_OVERWATCH]
         for l in range(L):
-            ow = K._at(overwatch, f * L + l)
-            K._put(overwatch, f * L + l, ow0 if K._at(start, l) else ow)
+            K._put(overwatch, f * L + l, ow if K._at(start, l) else K._at(overwatch, f * L + l))
     nd = 0
     for k in range(acts.shape[0]):
         f = acts[k, A_FORM]
@@ -1201,59 +1179,50 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
         _lanes_any_alive(alive, fmasks, side, f, n_words, acted)
         for l in range(L):  # who acts: neither broken nor wiped out (TP 1.13); acting ends an overwatch (TP 1.10)
             a = K._at(acted, l) & np.int64(K._at(start, l) != 0) & np.int64(K._at(broken, f * L + l) == 0)
-            ow = K._at(overwatch, f * L + l)
             K._put(acted, l, a)
-            K._put(overwatch, f * L + l, 0 if a else ow)
-        # the attack of a lane that passed its test, and of the Hold (TP 1.6.1): their to-hit modifiers, NO_ATTACK none
-        if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
-            pass_mod = TO_HIT_MODIFIER[action]
-        elif action == MARSHAL and target != NONE:  # shoots at −1, then regroups (below)
-            pass_mod = -1
-        else:
-            pass_mod = NO_ATTACK
-        hold_mod = 0 if acts[k, A_HOLD] == HOLD_SHOOT and target != NONE else NO_ATTACK
-        hold_regroup = acts[k, A_HOLD] == HOLD_REGROUP
-        if action == HOLD:  # declared Hold: no action test (reading)
+            K._put(lane_mod, l, NO_ATTACK)
+            K._put(overwatch, f * L + l, 0 if a else K._at(overwatch, f * L + l))
+        if action == HOLD:
             for l in range(L):
-                a = K._at(acted, l)
-                K._put(passed, l, a)
-                K._put(lane_mod, l, hold_mod if a else NO_ATTACK)
-            if hold_regroup:
-                for l in range(L):
-                    if acted[l]:
-                        nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
+                K._put(passed, l, K._at(acted, l))  # declared Hold: no action test (reading)
         else:  # the action tests (TP 1.6.2, 1.6.3)
             for l in range(L):
                 K._put(test_need, l, K._at(acted, l))
             nd += K._roll(rs, test_die, _SIX, _FOUR, test_need, 0, 0)
             need = forms[f, K.F_INIT] + acts[k, A_RETAIN]
-            n_failed = 0
             for l in range(L):
-                a = K._at(acted, l)
-                p = a & np.int64(np.int64(K._at(test_die, l)) - np.int64(K._at(bm, f * L + l) > 0) >= need)
-                K._put(passed, l, p)
-                K._put(lane_mod, l, pass_mod if p else NO_ATTACK)
-                n_failed += a - p
-            if action == OVERWATCH:
-                for l in range(L):
-                    ow = K._at(overwatch, f * L + l)
-                    K._put(overwatch, f * L + l, 1 if K._at(passed, l) else ow)
-            if n_failed > 0:
-                for l in range(L):
-                    if not acted[l] or passed[l]:
-                        continue
-                    bm[f * L + l] += 1  # a failed test
-                    if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
-                        nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
-                                     splash, n_forms, losses_bm, kills, bm, broken, stk)
-                    elif hold_mod != NO_ATTACK:  # the Hold: shoot at modifier 0, move, or regroup
-                        lane_mod[l] = hold_mod
-                    elif hold_regroup:
-                        nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
-            if action == ENGAGE and acts[k, A_OWF1] > acts[k, A_OWF0]:
-                for l in range(L):
-                    if not passed[l]:
-                        continue
+                K._put(passed, l, K._at(acted, l)
+                       & np.int64(np.int64(K._at(test_die, l)) - np.int64(K._at(bm, f * L + l) > 0) >= need))
+        attacks = False
+        for l in range(L):
+            if not acted[l]:
+                continue
+            shoots = False
+            hold = action == HOLD
+            modifier = 0
+            if not hold and not passed[l]:
+                bm[f * L + l] += 1
+                if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
+                    nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
+                                 splash, n_forms, losses_bm, kills, bm, broken, stk)
+                else:
+                    hold = True
+            if hold:  # the Hold (TP 1.6.1): shoot at modifier 0, move, or regroup
+                if acts[k, A_HOLD] == HOLD_SHOOT and target != NONE:
+                    shoots = True
+                    modifier = 0
+                elif acts[k, A_HOLD] == HOLD_REGROUP:
+                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
+            elif passed[l]:
+                if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
+                    shoots = True
+                    modifier = TO_HIT_MODIFIER[action]
+                elif action == MARSHAL and target != NONE:  # shoots at −1, then regroups (below)
+                    shoots = True
+                    modifier = -1
+                elif action == OVERWATCH:
+                    overwatch[f * L + l] = 1
+                elif action == ENGAGE:
                     for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
                         g = owf[i, 0]
                         if not overwatch[g * L + l] or K._at(broken, g * L + l) \
@@ -1268,18 +1237,16 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
                                           forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
                                           n_forms, losses_bm, kills, stk)
                         lane_mod[l] = NO_ATTACK  # its results are not the activation's
-        attacks = False
-        if target != NONE:  # the attacks at the target, with its overwatch cover (TP 1.8.4)
-            cover = acts[k, A_COVER]
-            cover_save = acts[k, A_COVER_SAVE]
-            ow_cover = cover == 0 and acts[k, A_OW_COVER] != 0  # infantry on overwatch count as in cover, 5+
-            n_attacks = 0
-            for l in range(L):
-                n_attacks += np.int64(K._at(lane_mod, l) != NO_ATTACK)
-                ow = np.int64(ow_cover) & np.int64(K._at(overwatch, target * L + l) != 0)
-                K._put(lane_cover, l, 1 if ow else cover)
-                K._put(lane_cs, l, 5 if ow else cover_save)
-            attacks = n_attacks > 0
+            if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
+                cover = acts[k, A_COVER]
+                cover_save = acts[k, A_COVER_SAVE]
+                if overwatch[target * L + l] and not cover and acts[k, A_OW_COVER]:
+                    cover = 1
+                    cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
+                lane_mod[l] = modifier
+                lane_cover[l] = cover
+                lane_cs[l] = cover_save
+                attacks = True
         if attacks:  # the attacks of every lane
             nd += shoot_lanes(rs, 0, L, lane_mod, lane_cover, lane_cs, res, f, target, acts[k, A_IN_RANGE],
                               acts[k, A_EXPOSED], acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE],
@@ -1310,23 +1277,17 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
             o_kills, top_kills = prow + acts[k, A_O_KILLS], acts[k, A_N_KILLS] - 1
             o_bmp, top_bmp = prow + acts[k, A_O_BMP], acts[k, A_N_BMP] - 1
             o_bma, top_bma = prow + acts[k, A_O_BMA], acts[k, A_N_BMA] - 1
-            bm_after = lane_cs  # each lane's slot of the four counts, in place (-1: not counted)
             n_broken = 0
             for l in range(L):
-                st = K._at(start, l) != 0
-                shot = K._at(lane_mod, l) != NO_ATTACK
-                hits, kills_l, placed = K._at(res, l), K._at(res, L + l), K._at(res, 2 * L + l)
-                brk = np.int64(K._at(broken, target * L + l) != 0)
+                st = np.int64(K._at(start, l) != 0)
+                shot = np.int64(K._at(lane_mod, l) != NO_ATTACK)
                 alive_g = K._at(target_living, l)
+                brk = np.int64(K._at(broken, target * L + l) != 0)
                 standing = alive_g * (1 - brk)
-                n_broken += np.int64(st) * brk * alive_g
-                K._put(res, l, K._min(hits if shot else 0, top_hits) if st else -1)
-                K._put(res, L + l, K._min(kills_l if shot else 0, top_kills) if st else -1)
-                K._put(res, 2 * L + l, K._min(placed if shot else 0, top_bmp) if st else -1)
-                K._put(bm_after, l, K._min(standing * K._at(bm, target * L + l), top_bma) if st else -1)
+                n_broken += st * brk * alive_g
+                K._bump(pflat, o_hits + K._min(shot * K._at(res, l), top_hits), st)
+                K._bump(pflat, o_kills + K._min(shot * K._at(res, L + l), top_kills), st)
+                K._bump(pflat, o_bmp + K._min(shot * K._at(res, 2 * L + l), top_bmp), st)
+                K._bump(pflat, o_bma + K._min(standing * K._at(bm, target * L + l), top_bma), st)
             pflat[prow + acts[k, A_O_BROKEN]] += n_broken
-            _count_slots(res, 0, top_hits + 1, n_start, pflat, o_hits)
-            _count_slots(res, L, top_kills + 1, n_start, pflat, o_kills)
-            _count_slots(res, 2 * L, top_bmp + 1, n_start, pflat, o_bmp)
-            _count_slots(bm_after, 0, top_bma + 1, n_start, pflat, o_bma)
     return nd
