@@ -2097,15 +2097,16 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
         if anylive == 0:
             break
         if turn is not None:  # a turn scenario (rules[R_TURN]): the activations of each new trial, then its assault
-            nd += epic_turn.turn_lanes(start, rs, turn, tscr, units, forms, fu, fb, hp, alive, n_words, bm, broken,
-                                       trapped, wst, n_units, splash, n_forms, losses_bm, kills, use_leaders, pflat,
-                                       prow, stk, fight)
+            nd += epic_turn.turn_lanes(start, rs, turn, tscr, units, forms, fu, fb, flat_fmasks, hp, alive, n_words,
+                                       bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills,
+                                       use_leaders, pflat, prow, stk, fight)
             for l in range(L):
-                if start[l]:
-                    live[l] = fight[l]
-                    winner[l] = WIN_UNRESOLVED if fight[l] else WIN_NO_ASSAULT
-                    for f in range(n_forms):
-                        broken0[f * L + l] = broken[f * L + l]
+                st = _at(start, l)
+                _put(live, l, _at(fight, l) if st else _at(live, l))
+                _put(winner, l, (WIN_UNRESOLVED if _at(fight, l) else WIN_NO_ASSAULT) if st else _at(winner, l))
+            for f in range(n_forms):
+                for l in range(L):
+                    _put(broken0, f * L + l, _at(broken, f * L + l) if _at(start, l) else _at(broken0, f * L + l))
         for step in range(first_step, 3):
             if step == G_SUPPORT:  # §3 early ends
                 _early_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane)

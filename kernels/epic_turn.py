@@ -129,6 +129,28 @@ def _any_living(hp, fu, fb, f, l):
 
 
 @njit(cache=True, _nrt=False)
+def _any_alive(alive, fmasks, side, f, l, n_words):
+    """:func:`_any_living` from the alive bit masks: any of formation ``f``'s bits (``fmasks[f * n_words + w]``,
+    ``kernels.epic._rows_living``) set in its ``side``'s words of lane ``l``; no branch on the units."""
+    found = K._ZERO
+    for w in range(n_words):
+        found |= K._abit(alive, side, w, l, n_words) & K._at(fmasks, f * n_words + w)
+    return found != K._ZERO
+
+
+@njit(cache=True, _nrt=False)
+def _lanes_any_alive(alive, fmasks, side, f, n_words, out):
+    """``out[l]`` = :func:`_any_alive` in every lane: word by word, lane loops without branches."""
+    for l in range(K.LANES):
+        out[l] = 0
+    for w in range(n_words):
+        m = K._at(fmasks, f * n_words + w)
+        row = (side * n_words + w) * K.LANES
+        for l in range(K.LANES):
+            K._put(out, l, K._at(out, l) | np.int64(K._at(alive, row + l) & m != K._ZERO))
+
+
+@njit(cache=True, _nrt=False)
 def _size(hp, fu, fb, units, f, l):
     """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
     size = 0
@@ -170,12 +192,15 @@ def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_u
     """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.  The
     losses its war engines' withdrawal damage books count for nothing in the turn, and the assault starts from
     none (analysis.epic.turn.Turn.assault), so they are dropped.  Returns the dice rolled."""
-    broken[f * K.LANES + l] = 1
-    bm[f * K.LANES + l] = 0
-    nd = K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
-                          K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
+    K._put(broken, f * K.LANES + l, 1)
+    K._put(bm, f * K.LANES + l, 0)
+    nd = 0
+    # _withdraw_lane's own test, made here: most formations lose nothing in a withdrawal, and the call is dear
+    if K._at(trapped, f) > 0.0 or _cell(forms, f, K.F_COLS, K.F_WE_WD) > 0 or _cell(forms, f, K.F_COLS, K.F_SPEED0):
+        nd = K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
+                              K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
     for g in range(n_forms):
-        losses_bm[g * K.LANES + l] = 0
+        K._put(losses_bm, g * K.LANES + l, 0)
     return nd
 
 
@@ -1281,12 +1306,14 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
 # -- the turn (docs/epic-turn.md §2) ---------------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def turn_lanes(start, rs, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
-               n_forms, losses_bm, kills, use_leaders, pflat, prow, stk, fight):
+def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_words, bm, broken, trapped, wst, n_units,
+               splash, n_forms, losses_bm, kills, use_leaders, pflat, prow, stk, fight):
     """The activations of the trials that the lanes ``l`` with ``start[l]`` begin (analysis.epic.turn.run_turn_trial
     up to the assault), counted into ``pflat[prow + ...]``; ``fight[l]``: the engage led to an assault.  Activation
-    by activation, each step lane by lane: every lane's dice still come from its own stream in the order of its own
-    trial, and each attack is one :func:`shoot_lanes` call for all the lanes.  Returns the dice rolled."""
+    by activation: which lanes act and their action tests for all lanes at once (``kernels.epic._roll``: a lane's
+    generator moves only if it rolls), then the rest lane by lane; every lane's dice still come from its own
+    stream in the order of its own trial, and each attack is one :func:`shoot_lanes` call for all the lanes.
+    ``fmasks``: the formations' unit bits (``fmasks[f * n_words + w]``).  Returns the dice rolled."""
     L = K.LANES
     acts = T[T_ACTS]
     owf = T[T_OWF]
@@ -1302,44 +1329,51 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, 
     passed = scr[o + 4 * L:o + 5 * L]
     res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
     work = scr[o + 8 * L:]  # shoot_lanes' scratch
-    for l in range(L):
-        if start[l]:
-            fight[l] = 0
-            for f in range(n_forms):
-                overwatch[f * L + l] = T[T_FORMS][f, TF_OVERWATCH]
+    dice = res.view(np.int32)  # before the attack: the action tests' dice and who rolls, int32 rows as K._roll takes
+    test_die, test_need = dice[0:L], dice[L:2 * L]
+    for l in range(L):  # lane loops with K._at / K._put, without branches: LLVM vectorises them
+        K._put(fight, l, 0 if K._at(start, l) else K._at(fight, l))
+    for f in range(n_forms):
+        ow = T[T_FORMS][f, TF_OVERWATCH]
+        for l in range(L):
+            K._put(overwatch, f * L + l, ow if K._at(start, l) else K._at(overwatch, f * L + l))
     nd = 0
     for k in range(acts.shape[0]):
         f = acts[k, A_FORM]
         action = acts[k, A_ACTION]
         target = acts[k, A_TARGET]
+        side = _cell(forms, f, K.F_COLS, K.F_SIDE)
+        _lanes_any_alive(alive, fmasks, side, f, n_words, acted)
+        for l in range(L):  # who acts: neither broken nor wiped out (TP 1.13); acting ends an overwatch (TP 1.10)
+            a = K._at(acted, l) & np.int64(K._at(start, l) != 0) & np.int64(K._at(broken, f * L + l) == 0)
+            K._put(acted, l, a)
+            K._put(lane_mod, l, NO_ATTACK)
+            K._put(overwatch, f * L + l, 0 if a else K._at(overwatch, f * L + l))
+        if action == HOLD:
+            for l in range(L):
+                K._put(passed, l, K._at(acted, l))  # declared Hold: no action test (reading)
+        else:  # the action tests (TP 1.6.2, 1.6.3)
+            for l in range(L):
+                K._put(test_need, l, K._at(acted, l))
+            nd += K._roll(rs, test_die, _SIX, _FOUR, test_need, 0, 0)
+            need = forms[f, K.F_INIT] + acts[k, A_RETAIN]
+            for l in range(L):
+                K._put(passed, l, K._at(acted, l)
+                       & np.int64(np.int64(K._at(test_die, l)) - np.int64(K._at(bm, f * L + l) > 0) >= need))
         attacks = False
         for l in range(L):
-            lane_mod[l] = NO_ATTACK
-            if not start[l]:
+            if not acted[l]:
                 continue
-            acted[l] = 0
-            passed[l] = 0
-            if K._at(broken, f * L + l) or not _any_living(hp, fu, fb, f, l):  # TP 1.13
-                continue
-            acted[l] = 1
             shoots = False
-            hold = False
+            hold = action == HOLD
             modifier = 0
-            overwatch[f * L + l] = 0  # acting ends a standing overwatch (TP 1.10)
-            if action == HOLD:
-                passed[l] = 1  # declared Hold: no action test (reading)
-                hold = True
-            else:  # the action test (TP 1.6.2, 1.6.3)
-                roll = _d6(rs, l)
-                nd += 1
-                passed[l] = roll - np.int64(K._at(bm, f * L + l) > 0) - acts[k, A_RETAIN] >= forms[f, K.F_INIT]
-                if not passed[l]:
-                    bm[f * L + l] += 1
-                    if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
-                        nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
-                                     splash, n_forms, losses_bm, kills, bm, broken, stk)
-                    else:
-                        hold = True
+            if not hold and not passed[l]:
+                bm[f * L + l] += 1
+                if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
+                    nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
+                                 splash, n_forms, losses_bm, kills, bm, broken, stk)
+                else:
+                    hold = True
             if hold:  # the Hold (TP 1.6.1): shoot at modifier 0, move, or regroup
                 if acts[k, A_HOLD] == HOLD_SHOOT and target != NONE:
                     shoots = True
@@ -1358,7 +1392,8 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, 
                 elif action == ENGAGE:
                     for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
                         g = owf[i, 0]
-                        if not overwatch[g * L + l] or K._at(broken, g * L + l) or not _any_living(hp, fu, fb, g, l):
+                        if not overwatch[g * L + l] or K._at(broken, g * L + l) \
+                                or not _any_alive(alive, fmasks, _cell(forms, g, K.F_COLS, K.F_SIDE), g, l, n_words):
                             continue
                         overwatch[g * L + l] = 0
                         lane_mod[l] = 0
@@ -1369,9 +1404,6 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, 
                                           forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
                                           n_forms, losses_bm, kills, stk)
                         lane_mod[l] = NO_ATTACK  # its results are not the activation's
-                    # broken or dead before contact, or nobody to charge: no assault (TP 1.13.3)
-                    fight[l] = not (K._at(broken, f * L + l) or not _any_living(hp, fu, fb, f, l)
-                                    or not _any_living(hp, fu, fb, target, l))
             if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
                 cover = acts[k, A_COVER]
                 cover_save = acts[k, A_COVER_SAVE]
@@ -1387,24 +1419,42 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, hp, alive, n_words, bm, 
                               acts[k, A_EXPOSED], acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE],
                               acts[k, A_TEMPLATES], wpn, wb, tu, bar, mh, splashes, work, units, forms, fu, fb, hp,
                               alive, n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk)
+        if action == MARSHAL:
+            for l in range(L):
+                if passed[l] and not K._at(broken, f * L + l):  # after its attack, unless broken
+                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
+        n_acted = 0
+        n_passed = 0
         for l in range(L):
-            if not start[l]:
-                continue
-            if passed[l] and action == MARSHAL and not K._at(broken, f * L + l):  # after its attack, unless broken
-                nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
-            pflat[prow + acts[k, A_O_ACTED]] += acted[l]
-            pflat[prow + acts[k, A_O_PASSED]] += passed[l]
-            if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4)
-                shot = lane_mod[l] != NO_ATTACK
-                hits = res[l] if shot else 0
-                kills_k = res[L + l] if shot else 0
-                placed = res[2 * L + l] if shot else 0
-                alive_g = _any_living(hp, fu, fb, target, l)
-                brk = K._at(broken, target * L + l) != 0
-                after = K._at(bm, target * L + l) if alive_g and not brk else 0
-                pflat[prow + acts[k, A_O_BROKEN]] += np.int64(brk and alive_g)
-                pflat[prow + acts[k, A_O_HITS] + min(hits, acts[k, A_N_HITS] - 1)] += 1
-                pflat[prow + acts[k, A_O_KILLS] + min(kills_k, acts[k, A_N_KILLS] - 1)] += 1
-                pflat[prow + acts[k, A_O_BMP] + min(placed, acts[k, A_N_BMP] - 1)] += 1
-                pflat[prow + acts[k, A_O_BMA] + min(after, acts[k, A_N_BMA] - 1)] += 1
+            n_acted += K._at(acted, l)
+            n_passed += K._at(passed, l)
+        pflat[prow + acts[k, A_O_ACTED]] += n_acted
+        pflat[prow + acts[k, A_O_PASSED]] += n_passed
+        target_living = lane_cover  # rows free once the attack is made and counted
+        if target != NONE and (action == ENGAGE or acts[k, A_MAY_SHOOT]):
+            _lanes_any_alive(alive, fmasks, _cell(forms, target, K.F_COLS, K.F_SIDE), target, n_words, target_living)
+        if action == ENGAGE:  # a passed engage after the overwatch fire: broken or dead before contact, or nobody
+            living = acted  # to charge: no assault (TP 1.13.3); the lane made no attack in between
+            _lanes_any_alive(alive, fmasks, side, f, n_words, living)
+            for l in range(L):
+                go = K._at(living, l) & K._at(target_living, l) & np.int64(K._at(broken, f * L + l) == 0)
+                K._put(fight, l, go if K._at(passed, l) else K._at(fight, l))
+        if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4), counted for every starting lane
+            o_hits, top_hits = prow + acts[k, A_O_HITS], acts[k, A_N_HITS] - 1
+            o_kills, top_kills = prow + acts[k, A_O_KILLS], acts[k, A_N_KILLS] - 1
+            o_bmp, top_bmp = prow + acts[k, A_O_BMP], acts[k, A_N_BMP] - 1
+            o_bma, top_bma = prow + acts[k, A_O_BMA], acts[k, A_N_BMA] - 1
+            n_broken = 0
+            for l in range(L):
+                st = np.int64(K._at(start, l) != 0)
+                shot = np.int64(K._at(lane_mod, l) != NO_ATTACK)
+                alive_g = K._at(target_living, l)
+                brk = np.int64(K._at(broken, target * L + l) != 0)
+                standing = alive_g * (1 - brk)
+                n_broken += st * brk * alive_g
+                K._bump(pflat, o_hits + K._min(shot * K._at(res, l), top_hits), st)
+                K._bump(pflat, o_kills + K._min(shot * K._at(res, L + l), top_kills), st)
+                K._bump(pflat, o_bmp + K._min(shot * K._at(res, 2 * L + l), top_bmp), st)
+                K._bump(pflat, o_bma + K._min(standing * K._at(bm, target * L + l), top_bma), st)
+            pflat[prow + acts[k, A_O_BROKEN]] += n_broken
     return nd
