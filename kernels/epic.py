@@ -209,10 +209,10 @@ LV_ROWS = 30
 # 2 losses_bm, 3 tested, 4 passed, 5 bm_a, 6 broken_a, 7 fa, 8 cas_a, 9 dmg_a, 10 sh_a, 11 broken0; and of its
 # ``per_lane`` table (each ``[lane]``): 0 winner, 1 margin, 2 by_roll, 3 rnd, 4 live, 5 fight, 6 fight0, 7 ended,
 # 8 contact, 9 val, 10 nn, 11 h, 12 d, 13 d2, 14 d3, 15 d4, 16 nmw, 17 ntk, 18 cap, 19 qq, 20 rr, 21 prefix,
-# 22 snipe, 23 snipe_un, 24 loser, 25 cons, 26 withdrew, 27 start.  The phase functions take the tables and
-# name the rows they use.
+# 22 snipe, 23 snipe_un, 24 loser, 25 cons, 26 withdrew, 27 start, 28 test_die, 29 test_need (a turn's action
+# tests, kernels.epic_turn.turn_lanes).  The phase functions take the tables and name the rows they use.
 FORM_ROWS = 12
-LANE_ROWS = 28
+LANE_ROWS = 30
 
 
 # The generator: lane l's xoshiro256** state is rs[l], rs[L + l], rs[2L + l], rs[3L + l].
@@ -2099,7 +2099,7 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
         if turn is not None:  # a turn scenario (rules[R_TURN]): the activations of each new trial, then its assault
             nd += epic_turn.turn_lanes(start, rs, turn, tscr, units, forms, fu, fb, flat_fmasks, hp, alive, n_words,
                                        bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills,
-                                       use_leaders, pflat, prow, stk, fight)
+                                       use_leaders, pflat, prow, stk, fight, per_lane[28], per_lane[29])
             for l in range(L):
                 st = _at(start, l)
                 _put(live, l, _at(fight, l) if st else _at(live, l))

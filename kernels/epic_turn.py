@@ -1307,13 +1307,14 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
 
 @njit(cache=True, _nrt=False)
 def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-               splash, n_forms, losses_bm, kills, use_leaders, pflat, prow, stk, fight):
+               splash, n_forms, losses_bm, kills, use_leaders, pflat, prow, stk, fight, test_die, test_need):
     """The activations of the trials that the lanes ``l`` with ``start[l]`` begin (analysis.epic.turn.run_turn_trial
     up to the assault), counted into ``pflat[prow + ...]``; ``fight[l]``: the engage led to an assault.  Activation
     by activation: which lanes act and their action tests for all lanes at once (``kernels.epic._roll``: a lane's
     generator moves only if it rolls), then the rest lane by lane; every lane's dice still come from its own
     stream in the order of its own trial, and each attack is one :func:`shoot_lanes` call for all the lanes.
-    ``fmasks``: the formations' unit bits (``fmasks[f * n_words + w]``).  Returns the dice rolled."""
+    ``fmasks``: the formations' unit bits (``fmasks[f * n_words + w]``); ``test_die`` and ``test_need``: int32 rows
+    (as ``K._roll`` takes them) for the action tests' dice and who rolls.  Returns the dice rolled."""
     L = K.LANES
     acts = T[T_ACTS]
     owf = T[T_OWF]
@@ -1329,8 +1330,6 @@ def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_wor
     passed = scr[o + 4 * L:o + 5 * L]
     res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
     work = scr[o + 8 * L:]  # shoot_lanes' scratch
-    dice = res.view(np.int32)  # before the attack: the action tests' dice and who rolls, int32 rows as K._roll takes
-    test_die, test_need = dice[0:L], dice[L:2 * L]
     for l in range(L):  # lane loops with K._at / K._put, without branches: LLVM vectorises them
         K._put(fight, l, 0 if K._at(start, l) else K._at(fight, l))
     for f in range(n_forms):
