@@ -489,6 +489,14 @@ def _snipe_lane(rs, l, side, hits, hs, units, alive, masks, base, n_words):
 
 
 @njit(cache=True)
+def _withdrawal_can_cost(trapped, forms, f, speed_zero_die):
+    """Can formation ``f``'s withdrawal cost it anything (:func:`_withdraw_lane`): trapped units, war-engine damage,
+    or speed-0 units that die (``speed_zero_die``)?"""
+    return _at(trapped, f) > 0.0 or _at(forms, f * F_COLS + F_WE_WD) > 0 or (
+        speed_zero_die and _at(forms, f * F_COLS + F_SPEED0) != 0)
+
+
+@njit(cache=True)
 def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, alive, n_words, wst, n_units, mode,
                    splashes, splash, n_forms, losses_bm, kills, bm, broken, stk):
     """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2; a war engine's damage rolls for criticals,
@@ -496,7 +504,7 @@ def _withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, speed_zero_die, forms, 
     p = _at(trapped, f)
     we_damage = _at(forms, f * F_COLS + F_WE_WD)
     nd = 0
-    if p > 0.0 or we_damage > 0 or (speed_zero_die and _at(forms, f * F_COLS + F_SPEED0)):
+    if _withdrawal_can_cost(trapped, forms, f, speed_zero_die):
         for k in range(_at(fb, f), _at(fb, f + 1)):
             u = _at(fu, k)
             if _at(hp, u * LANES + l) == 0 or _at(units, u * U_COLS + U_FEARLESS):

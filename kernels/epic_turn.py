@@ -195,8 +195,8 @@ def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_u
     K._put(broken, f * K.LANES + l, 1)
     K._put(bm, f * K.LANES + l, 0)
     nd = 0
-    # _withdraw_lane's own test, made here: most formations lose nothing in a withdrawal, and the call is dear
-    if K._at(trapped, f) > 0.0 or _cell(forms, f, K.F_COLS, K.F_WE_WD) > 0 or _cell(forms, f, K.F_COLS, K.F_SPEED0):
+    # _withdraw_lane's own test, made before the call: most formations lose nothing in a withdrawal (the call is dear)
+    if K._withdrawal_can_cost(trapped, forms, f, True):
         nd = K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
                               K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
     for g in range(n_forms):
