@@ -31,16 +31,16 @@ from .atomic_file import write_atomic
 
 KERNELS = Path(kernels.__file__).resolve().parent
 CHECKOUT = KERNELS.parent if (KERNELS.parent / "pyproject.toml").is_file() else None
-#: Folders whose cached functions inline code from ``kernels/``.
-DEPENDENT = (KERNELS,) + ((CHECKOUT / "tests", CHECKOUT / "benchmarks") if CHECKOUT else ())
+#: Folders whose cached functions inline code from ``kernels/`` (the Epic kernel's package included).
+DEPENDENT = (KERNELS, KERNELS / "epic") + ((CHECKOUT / "tests", CHECKOUT / "benchmarks") if CHECKOUT else ())
 STAMP = "kernels-sources.sha256"
 
 
 def sources_digest(folder: Path = KERNELS) -> str:
-    """SHA-256 over the names and contents of the package's ``*.py`` files."""
+    """SHA-256 over the names and contents of the package's ``*.py`` files, its subpackages' included."""
     digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -287,7 +287,7 @@ KERNEL_COMPILES = {
     "kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
     "kernels.t9a": ("The 9th Age kernel", "about 15 s"),
 }
-#: The Epic block function's turn variant (``kernels.epic._run_block`` given turn tables), which a turn
+#: The Epic block function's turn variant (``kernels.epic.block._run_block`` given turn tables), which a turn
 #: scenario compiles on its first run even when the assault variant is in the cache.
 EPIC_TURN_COMPILE = ("the Epic Armageddon kernel for turns", "about a minute and a half")
 
@@ -297,13 +297,13 @@ def announced_compile(dispatcher, args=()) -> tuple[str, str] | None:
     None for a function outside the kernels."""
     func = getattr(dispatcher, "py_func", None)
     module = getattr(func, "__module__", "")
-    if module == "kernels.epic_turn":
+    if module in ("kernels.epic.turn", "kernels.epic.shooting"):
         return EPIC_TURN_COMPILE
-    if module == "kernels.epic" and func.__name__ == "_run_block" and args:
+    if module == "kernels.epic.block" and func.__name__ == "_run_block" and args:
         turn = list(inspect.signature(func).parameters).index("turn")
         if not isinstance(args[turn], types.NoneType):
             return EPIC_TURN_COMPILE
-    return KERNEL_COMPILES.get(module)
+    return KERNEL_COMPILES.get("kernels.epic" if module.startswith("kernels.epic.") else module)
 
 
 class CompileNotice(event.Listener):

@@ -15,7 +15,7 @@ from numba import njit
 from numba.core import event
 
 import kernels
-from kernels.epic import _buffer_sizes
+from kernels.epic.block import _buffer_sizes
 from analysis.cli import COMMANDS, SYSTEMS, main
 from analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
 
@@ -121,7 +121,7 @@ def test_compile_notice_is_one_line_for_a_kernel_compile(module, capsys):
     Numba's compile event (fired on a cache miss only) of a kernels.* function prints one line, once;
     a compile elsewhere prints nothing."""
     kernel = importlib.import_module(module).run_blocks if module != "kernels.epic" else \
-        importlib.import_module(module)._run_block
+        importlib.import_module("kernels.epic.block")._run_block
     notice = CompileNotice()
     with event.install_listener("numba:compile", notice):
         for dispatcher in (kernel, kernel):  # a nested compile of the same run stays silent
@@ -140,7 +140,7 @@ def test_compile_notice_names_the_epic_turn_variant(capsys):
     kernel with its own duration; compiled for an assault (no turn tables), as the Epic kernel."""
     from numba.core import types
 
-    from kernels import epic
+    from kernels.epic import block as epic
 
     params = list(inspect.signature(epic._run_block.py_func).parameters)
     for turn_type, expected in ((types.UniTuple(types.int64[:, :], 2), EPIC_TURN_COMPILE),
@@ -294,11 +294,14 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
             "from numba import njit\n"
             "from numba.core import event\n"
             "from numba.core.caching import NullCache\n"
-            "import kernels.epic as K, kernels.epic_turn as T\n"
+            "import sys\n"
+            "import kernels.epic.block\n"
+            "from kernels.epic import dice as K, layout\n"
             "from kernels.jit import HelperDispatcher\n"
             f"epic.simulate(epic.load({str(ROOT / 'analysis' / 'scenarios' / 'epic' / 'assault_marines_vs_warband.toml')!r}),"
             " trials=1000, progress=False)\n"
-            "helpers = [f for m in (K, T) for f in vars(m).values() if isinstance(f, HelperDispatcher)]\n"
+            "helpers = [f for name, m in list(sys.modules.items()) if name.startswith('kernels.epic.')\n"
+            "           for f in vars(m).values() if isinstance(f, HelperDispatcher)]\n"
             "print(len(helpers), sum(not isinstance(f._cache, NullCache) for f in helpers))\n"
             "compiled = []\n"
             "class Seen(event.Listener):\n"
@@ -310,7 +313,7 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
             "def roll(rs):\n"
             "    return K._d6(rs, 0)\n"
             "with event.install_listener('numba:compile', Seen()):\n"
-            "    value = roll(np.arange(4 * K.LANES, dtype=np.uint64) + np.uint64(12345))\n"
+            "    value = roll(np.arange(4 * layout.LANES, dtype=np.uint64) + np.uint64(12345))\n"
             "print(compiled, 1 <= value <= 6, isinstance(K._d6._cache, NullCache))\n")
     child = _warm_child(code)
     counts, loaded = child.stdout.splitlines()[-2:]
@@ -325,7 +328,7 @@ def test_a_cached_kernel_links_into_a_function_compiled_later():
     code = ("import numpy as np\n"
             "import analysis.runner\n"
             "from numba import njit\n"
-            "from kernels.epic import _buffer_sizes\n"
+            "from kernels.epic.block import _buffer_sizes\n"
             "dc = np.arange(12, dtype=np.int64)\n"
             "direct = _buffer_sizes(12, 3, 1, 5, True, dc)[0]\n"
             "library = _buffer_sizes.overloads[_buffer_sizes.signatures[0]].library\n"

@@ -237,8 +237,10 @@ def test_stale_kernel_cache_is_dropped_when_any_kernel_source_changes(tmp_path):
 def test_kernel_cache_folders_are_numbas_own():
     """The folders checked are the ones Numba caches in (NUMBA_CACHE_DIR or __pycache__): the kernels'
     and, in a checkout, those of the jitted test and benchmark helpers built on kernels.rng."""
-    from kernels import epic
+    from kernels import epic, rng
+    from kernels.epic import block
 
-    assert cache_folder() == Path(epic._run_block._cache._impl.locator.get_cache_path())
+    assert cache_folder() == Path(rng.seed_stream._cache._impl.locator.get_cache_path())
+    assert cache_folder(Path(epic.__file__).parent) == Path(block._run_block._cache._impl.locator.get_cache_path())
     assert cache_folder(Path(__file__).parent) == Path(_faces_kernel._cache._impl.locator.get_cache_path())
     assert Path(__file__).parent in DEPENDENT

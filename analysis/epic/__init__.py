@@ -69,7 +69,7 @@ class ReferenceJob:
         self._run_trial = run_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.epic import TRIAL_STREAM_KEY
+        from kernels.epic.layout import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
         counts = self.compiled.layout.zeros()

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import epic as K
-from kernels import epic_turn as T
+from kernels.epic import layout as K
+from kernels.epic import turn_layout as T
+from kernels.epic.block import assault_kernel
 
 from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, OUTSIDE,
                       SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_ORDINARY, SPLASH_TITAN_KILLER, SUPPORT, Abilities,
@@ -19,7 +20,7 @@ from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, N
 from .outcome import precision_successes
 from .turn_model import ACTIONS, flier
 
-_CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic CRIT_* code
+_CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic.layout CRIT_* code
     "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
     "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
     "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
@@ -49,7 +50,7 @@ def _bounds(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 def _row(u: UnitSlot, count: int, d3: bool, vc: int, vn: int, a: Abilities, sniper: bool, bc: int, reach: int,
          ff_vc: bool, support: bool, dvc: int, dvn: int, spare: int = -1) -> list[int]:
-    """One source row (columns in ``kernels.epic``): ``a`` the abilities of its hits; ``spare`` -1 for an
+    """One source row (columns in ``kernels.epic.layout``): ``a`` the abilities of its hits; ``spare`` -1 for an
     extra-attack line, else (main dice) the starting DC its unit may lose before the row rolls fewer dice."""
     kind = 2 if a.titan_killer else int(a.macro_weapon)
     tk = a.titan_killer_damage
@@ -130,7 +131,7 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
 
 @dataclass
 class KernelArrays:
-    """The integer tables ``kernels.epic.assault_kernel`` takes (column names in ``kernels.epic``)."""
+    """The integer tables ``kernels.epic.block.assault_kernel`` takes (column names in ``kernels.epic.layout``)."""
 
     units: np.ndarray
     src: np.ndarray
@@ -152,7 +153,7 @@ class KernelArrays:
     side_off: np.ndarray
     form_off: np.ndarray
     n_counts: int
-    turn: tuple | None = None  # a turn scenario's tables (kernels/epic_turn.py); None for an assault
+    turn: tuple | None = None  # a turn scenario's tables (kernels/epic/turn_layout.py); None for an assault
 
     @classmethod
     def build(cls, c: CompiledEpic) -> "KernelArrays":
@@ -345,7 +346,7 @@ class KernelArrays:
         the seed, the cell and ``t``; otherwise one stream per lane of each block of ``BLOCK_TRIALS``
         trials (``kernels.epic``: a block runs ``LANES`` trials in lock-step).
         """
-        counts, dice = K.assault_kernel(
+        counts, dice = assault_kernel(
             self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
             self.forms, self.fu, self.fb, self.fwe, self.fweb, self.splash, self.trapped, self.rules, self.side_off,
             self.form_off, self.n_counts,
@@ -370,7 +371,7 @@ def _value(v: int | None) -> int:
 
 
 def turn_tables(ct) -> tuple:
-    """The turn tables of kernels/epic_turn.py for a ``CompiledTurn`` (its activations, weapon lines, unit
+    """The turn tables of kernels/epic/turn_layout.py for a ``CompiledTurn`` (its activations, weapon lines, unit
     types, the barrage table, the count offsets of each activation's results)."""
     from .shooting import barrage_table, dice_of, fires_at_ground, titan_killer_dice  # not imported by assault runs
     c, lay = ct.compiled, ct.compiled.layout
@@ -451,7 +452,7 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
         kind = flier(scenario, formation)
         if kind is not None:
             return f"formations[{k}]", f"an {kind} formation"
-    # the turn's shooting takes a war engine's starting DC as fixed (kernels/epic_turn.py): a lose_character
+    # the turn's shooting takes a war engine's starting DC as fixed (kernels/epic/shooting.py): a lose_character
     # critical that removes a battlecar changes it
     for u in c.units:
         if u.critical is not None and u.critical.kind == "lose_character" and u.characters_capacity:

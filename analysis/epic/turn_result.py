@@ -150,7 +150,7 @@ class TurnJob:
         self._run = run_turn_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.epic import TRIAL_STREAM_KEY
+        from kernels.epic.layout import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
         from . import block_rng

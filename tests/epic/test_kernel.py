@@ -15,7 +15,7 @@ from analysis.epic import simulate
 from analysis.epic.compile import compile_scenario
 from analysis.epic.engine import KernelJob
 from analysis.epic import loads
-from kernels import epic as K
+from kernels.epic import layout as K
 from epic_helpers import SIGMAS, compare_results
 
 KERNEL_TRIALS = 1_000_000

@@ -2,7 +2,7 @@
 
 docs/epic-engine.md §10.4: every point of damage on a war engine with a critical effect rolls for a critical
 hit, applied at once (TP 3.2.3), so one hit can start a chain of criticals, each with its own damage; the
-kernel resolves such chains on a stack sized from the scenario's damage capacity (kernels/epic.py
+kernel resolves such chains on a stack sized from the scenario's damage capacity (kernels/epic/damage.py
 ``_stack_frames``: 1 + 2 × the starting DC of all units), whatever its units average.  Two titans of 20 DC
 (the most a profile takes), one with battlecars adding 20 more, fight here: the kernel (100,000 trials) and
 the reference engine (3,000 trials) are compared on every reported quantity at 5 standard errors, with a

@@ -1,4 +1,4 @@
-"""The Numba kernel runs Epic turns (kernels/epic_turn.py) with the reference engine's results.
+"""The Numba kernel runs Epic turns (kernels/epic/turn.py) with the reference engine's results.
 
 Each scenario below exercises clauses of docs/epic-turn.md (TP = NetEA Tournament Pack); the kernel
 (20,000 trials) and the reference engine (3,000 trials) are compared on every reported quantity, the
@@ -487,13 +487,13 @@ def test_scenarios_reach_the_rules_they_are_for():
 
 def test_block_function_has_an_assault_and_a_turn_variant_only():
     """Issue 12 §1 'no kernel compiled twice for one signature': an assault and a turn run the block function
-    compiled for two deliberate variants (kernels/epic.py, ``assault_kernel``), which differ only in the turn
+    compiled for two deliberate variants (kernels/epic/block.py, ``assault_kernel``), which differ only in the turn
     tables argument: None for an assault (the turn code is pruned from that variant), the tables for a turn."""
     import inspect
 
     from numba.core import types
 
-    from kernels import epic as K
+    from kernels.epic import block as K
 
     epic.simulate(epic.loads(SCENARIOS["shoot_then_assault"]), trials=256, seed=1)
     epic.simulate(epic.load(TURNS.parent / "assault_marines_vs_warband.toml"), trials=256, seed=1)

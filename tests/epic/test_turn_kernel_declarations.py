@@ -1,4 +1,4 @@
-"""The default shooting policies at mixed targets on the Numba kernel (kernels/epic_turn.py) against the reference.
+"""The default shooting policies at mixed targets on the Numba kernel (kernels/epic/shooting.py) against the reference.
 
 docs/epic-turn.md §3.5 (TP 1.9.5, 3.2.1): at a formation of war engines and other units every weapon is declared,
 before any dice, "at the war engines" or "at the others" (``declare_at``: "auto", the default policy, or forced),

@@ -1,4 +1,4 @@
-"""A plain attack on the Numba kernel (kernels/epic_turn.py: alike weapon lines at a target needing no choice, whose
+"""A plain attack on the Numba kernel (kernels/epic/shooting.py: alike weapon lines at a target needing no choice, whose
 hits the kernel counts and resolves round-robin without listing them) against exact values.
 
 docs/epic-turn.md §3.5 (to-hit rolls, TP 1.9.5), §3.7 (hits allocated round-robin from the front to the exposed

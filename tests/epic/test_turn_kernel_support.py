@@ -1,4 +1,4 @@
-"""Support formations in a turn on the Numba kernel (kernels/epic.py::_cut_row_dice) against the reference engine.
+"""Support formations in a turn on the Numba kernel (kernels/epic/assault.py::_cut_row_dice) against the reference engine.
 
 docs/epic-turn.md §2, TP 1.12.6: a formation with ``role = "support"`` gives supporting fire in the turn's
 assault only if it is unbroken then; the turn may break it before the assault (shot at, or a failed action

@@ -1,4 +1,4 @@
-"""War engines in a turn on the Numba kernel (kernels/epic_turn.py) against the reference engine.
+"""War engines in a turn on the Numba kernel (kernels/epic/shooting.py) against the reference engine.
 
 docs/epic-turn.md §3.13 (TP 3.2, TP-SR Imperial Void Shields, Power Fields): each scenario below is run on
 the kernel (8,000 trials) and the reference engine (1,500 trials) and every reported quantity is compared at

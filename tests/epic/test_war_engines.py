@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import analysis.epic as epic
-import kernels.epic as K
+import kernels.epic.layout as K
 from analysis.cli import main
 from analysis.epic.compile import ATTACKER, DEFENDER
 from analysis.epic.dice import Dice, parse_dice

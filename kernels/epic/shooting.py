@@ -1,258 +1,26 @@
-"""The Epic turn in the Numba kernel: the activations of the trials a block's lanes begin, before their assaults.
-
-``kernels.epic._run_block`` calls :func:`turn_lanes` in each round where lanes start a trial of a turn scenario
-(``rules[R_TURN]``), once their starting state is set.  The activations (action test, shooting, regroup,
-overwatch, the charge and the overwatch fire it draws) change each lane's units (``hp`` and the alive masks),
-blast markers and broken flags in place; the assault code of ``kernels.epic`` then fights from that state (or
-not at all: :func:`turn_lanes` sets ``fight[l]`` when the ``engage`` activation led to an assault), followed by
-the end phase.  Each activation's results are counted into the block's count row.
-
-The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``,
-``analysis/epic/shooting.py``; ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).
-War engines are shot at with the assault's war-engine steps (``kernels.epic._shields_lane``,
-``_we_resolve_lane``: damage, criticals, splashes) on the lane's war-engine state ``wst`` (empty without
-war-engine rules), which the assault and the end phase then carry on; their damage is booked
-``K.BOOK_SHOT``, its BMs drained from ``losses_bm`` by the attack (§3.13).
-Activation by activation, and each step lane by lane (scalar code: a turn's shooting is short and branchy), so
-that one :func:`shoot_lanes` call makes an attack in every lane and a lane's dice keep the order of its trial.  Like
-``_run_block``, the steps are compiled without reference counting (``_nrt=False``): they only take views
-of the caller's arrays.
-
-Turn tables (``analysis/epic/engine.py::TurnArrays``), a tuple of int64 2-D arrays ``T``:
-``T[T_ACTS]`` one row per activation (A_* columns, with the count offsets of its results),
-``T[T_OWF]`` the formations each ``engage`` draws overwatch fire from (column 0, rows A_OWF0..A_OWF1),
-``T[T_WPN]`` weapon lines (WP_* columns), ``T[T_WB]`` each unit's lines ``T[T_WB][u, 0]..T[T_WB][u + 1, 0]``,
-``T[T_TU]`` per unit (TU_* columns), ``T[T_BAR]`` the barrage table (BAR_* columns),
-``T[T_FORMS]`` per formation (TF_* columns), ``T[T_INFO]`` row 0: I_* values.
+"""A turn's shooting attack (rule step, docs/epic-turn.md §3; TP 1.9, 2.2, 3.2): who fires, the AP/AT choice and
+the declaration at a mixed target (§3.5), to-hit rolls, allocation of direct and barrage hits, saves, blast
+markers, war engines shot at (``kernels.epic.damage``), a broken target's hits, the break test.  One
+:func:`shoot_lanes` call makes an attack in every lane, lane by lane; a plain attack (alike lines at a target that
+needs no choice) takes the lock-step path of :func:`_plain_lanes`.
 """
 import numpy as np
 
-from .jit import njit
-
-from . import epic as K
-from .rng import _FOUR, _ONE, _SIX, _THREE
-
-NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
-NO_ATTACK = -99  # a lane's to-hit modifier (shoot_lanes) when it makes no attack
-T_ACTS, T_OWF, T_WPN, T_WB, T_TU, T_BAR, T_FORMS, T_INFO = range(8)
-# Activation columns.  A_IN_RANGE / A_EXPOSED / A_TEMPLATES: NONE for "all" / the default coverage;
-# A_COVER_SAVE: K.NO_ROLL when none; A_OW_COVER: the target is all infantry (on overwatch it counts as in
-# cover, TP 1.8.4); A_O_*: count offsets (A_N_*: slots of a histogram; -1 when the activation cannot shoot);
-# A_DECLARE the declaration at a mixed target (DECLARE_*).
-A_FORM, A_ACTION, A_TARGET, A_RETAIN, A_HOLD, A_CROSSFIRE, A_IN_RANGE, A_EXPOSED, A_COVER, A_COVER_SAVE, \
-    A_OW_COVER, A_AP_AT, A_TEMPLATES, A_MAY_SHOOT, A_OWF0, A_OWF1, A_O_ACTED, A_O_PASSED, A_O_BROKEN, A_O_HITS, \
-    A_N_HITS, A_O_KILLS, A_N_KILLS, A_O_BMP, A_N_BMP, A_O_BMA, A_N_BMA, A_DECLARE = range(28)
-A_COLS = 28
-ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range(8)  # actions
-HOLD_SHOOT, HOLD_MOVE, HOLD_REGROUP = range(3)  # the Hold after a failed action test
-AP_AT_AUTO, AP_AT_AP, AP_AT_AT = range(3)
-DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = range(3)  # "at the war engines" / "at the others" (TP 3.2.1)
-# A pooled direct hit's ``hunit`` (a barrage hit's is its unit): AIM_ALL into the one allocation, or the group
-# of a mixed target it was declared at (TP 3.2.1).
-AIM_ALL, AIM_WE, AIM_OTHERS = -1, -2, -3
-KIND_CHOOSE = 4  # a weapon line whose AP/AT type the default policy chooses (_fixed_type)
-TIE = 1e-9  # expectations closer than this are equal (analysis.epic.shooting.TIE)
-TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and overwatch fire shoot at 0
-# Weapon-line columns: to-hit values NONE when absent; WP_BARRAGE a barrage line; its shots and barrage points
-# are WP_SHOTS_N / WP_BP_N dice of WP_SHOTS_SIDES / WP_BP_SIDES plus WP_SHOTS / WP_BP, rolled each time the
-# weapon fires (TP 1.9.5, 1.9.8); WP_MACRO its hits are macro-weapon hits (``mw``, ``macro_weapon`` or titan
-# killer: what a barrage needs); a titan-killer hit's damage on a war engine is WP_TK_N dice of WP_TK_SIDES plus
-# WP_TK_PLUS (TP 2.2.9, 3.2.5).
-WP_COUNT, WP_SHOTS, WP_AP, WP_AT, WP_MW, WP_BP, WP_TK, WP_DISRUPT, WP_LANCE, WP_IC, WP_SNIPER, WP_MACRO, WP_TK_N, \
-    WP_TK_SIDES, WP_TK_PLUS, WP_BARRAGE, WP_SHOTS_N, WP_SHOTS_SIDES, WP_BP_N, WP_BP_SIDES = range(20)
-WP_COLS = 20
-# Per unit: type code, a disrupt hit on it places no BM (Expendable or Automata: TP-FAQ Disrupt, TP-SR Automata),
-# carries a weapon that can fire at ground units (§3.1), its death places a BM (not Expendable, or its whole
-# formation is: TP 2.1.22; not an Automaton or Automata unit: TP-SR; §3.10).
-TU_TYPE, TU_NO_DISRUPT_BM, TU_FIRES, TU_KILL_BM = range(4)
-TU_COLS = 4
-INF, LV, AV, WE, CH = range(5)  # unit type codes
-BAR_MIN, BAR_MAX, BAR_TEMPLATES, BAR_EXTRA, BAR_AP, BAR_AT = range(6)
-TF_OVERWATCH = 0  # per formation: on overwatch when the turn begins
-TF_COLS = 1
-# Row 0 of T[T_INFO]: the most to-hit successes one attack can score (scratch size); has a unit a critical whose
-# splash reaches a unit (kernels.epic._we_resolve_lane's ``splashes``).
-I_MAX_HITS, I_SPLASHES = range(2)
-I_COLS = 2
-# Fire types and hit flags.
-KIND_AP, KIND_AT, KIND_MW, KIND_TK = range(4)
-HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
-
-
-def scratch_size(n_units, n_forms, max_hits):
-    """Elements of the per-block scratch array :func:`turn_lanes` works in (its per-lane state, then
-    :func:`shoot_lanes`', the per-lane rows of :func:`_plain_lanes` last)."""
-    return (n_forms + 8 + PL_ROWS) * K.LANES + n_forms + 5 * n_units + 4 * max_hits + 8
-
-
-# -- small steps ---------------------------------------------------------------------------------------
-
-@njit(cache=True, _nrt=False)
-def _cell(table, row, cols, col):
-    """``table[row, col]`` of a C-contiguous table of ``cols`` columns: one load (``kernels.epic._at``), without the
-    index wraparound and the shape and stride reads of ``table[row, col]``."""
-    return K._at(table, row * cols + col)
-
-
-@njit(cache=True, _nrt=False)
-def _d6(rs, l):
-    return K._die(rs, l, _SIX, _FOUR)
-
-
-@njit(cache=True, _nrt=False)
-def _amount(rs, l, n, sides, plus):
-    """``n`` dice of ``sides`` (3 or 6) plus ``plus``: a weapon's shots, barrage points or titan-killer damage
-    (analysis.epic.dice.Dice.roll).  Returns (amount, dice rolled)."""
-    amount = plus
-    for _ in range(n):
-        amount += K._die(rs, l, _THREE, _ONE) if sides == 3 else _d6(rs, l)
-    return amount, n
-
-
-@njit(cache=True, _nrt=False)
-def _living(hp, fu, fb, f, l):
-    """Living units of formation ``f`` in lane ``l``."""
-    n = 0
-    for k in range(K._at(fb, f), K._at(fb, f + 1)):
-        n += K._at(hp, K._at(fu, k) * K.LANES + l) > 0
-    return n
-
-
-@njit(cache=True, _nrt=False)
-def _any_living(hp, fu, fb, f, l):
-    """Has formation ``f`` a living unit in lane ``l``?  (:func:`_living` > 0, stopping at the first: the front
-    units are usually alive.)"""
-    for k in range(K._at(fb, f), K._at(fb, f + 1)):
-        if K._at(hp, K._at(fu, k) * K.LANES + l) > 0:
-            return True
-    return False
-
-
-@njit(cache=True, _nrt=False)
-def _any_alive(alive, fmasks, side, f, l, n_words):
-    """:func:`_any_living` from the alive bit masks: any of formation ``f``'s bits (``fmasks[f * n_words + w]``,
-    ``kernels.epic._rows_living``) set in its ``side``'s words of lane ``l``; no branch on the units."""
-    found = K._ZERO
-    for w in range(n_words):
-        found |= K._abit(alive, side, w, l, n_words) & K._at(fmasks, f * n_words + w)
-    return found != K._ZERO
-
-
-@njit(cache=True, _nrt=False)
-def _lanes_any_alive(alive, fmasks, side, f, n_words, out):
-    """``out[l]`` = :func:`_any_alive` in every lane: word by word, lane loops without branches."""
-    for l in range(K.LANES):
-        out[l] = 0
-    for w in range(n_words):
-        m = K._at(fmasks, f * n_words + w)
-        row = (side * n_words + w) * K.LANES
-        for l in range(K.LANES):
-            K._put(out, l, K._at(out, l) | np.int64(K._at(alive, row + l) & m != K._ZERO))
-
-
-@njit(cache=True, _nrt=False)
-def _size(hp, fu, fb, units, f, l):
-    """Units alive, a war engine counting its starting DC (TP 3.3.3)."""
-    size = 0
-    for k in range(K._at(fb, f), K._at(fb, f + 1)):
-        u = K._at(fu, k)
-        if K._at(hp, u * K.LANES + l) > 0:
-            size += _cell(units, u, K.U_COLS, K.U_DC)
-    return size
-
-
-@njit(cache=True, _nrt=False)
-def _fails_at_size(forms, bm, f, l, size):
-    """BMs ≥ ``size``, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
-    per_unit = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
-    return K._at(bm, f * K.LANES + l) >= per_unit * size
-
-
-@njit(cache=True, _nrt=False)
-def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
-    """:func:`_fails_at_size` at the formation's :func:`_size`."""
-    return _fails_at_size(forms, bm, f, l, _size(hp, fu, fb, units, f, l))
-
-
-@njit(cache=True, _nrt=False)
-def _wound(hp, alive, units, u, l, n_words):
-    """One point of damage to unit ``u``; True if it died."""
-    i = u * K.LANES + l
-    left = K._at(hp, i) - 1
-    hp[i] = left
-    if left == 0:
-        K._clear_unit(alive, units, u, l, n_words, 1)
-        return True
-    return False
-
-
-@njit(cache=True, _nrt=False)
-def _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms, losses_bm,
-           kills, bm, broken, stk):
-    """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3): ``kernels.epic._withdraw_lane``.  The
-    losses its war engines' withdrawal damage books count for nothing in the turn, and the assault starts from
-    none (analysis.epic.turn.Turn.assault), so they are dropped.  Returns the dice rolled."""
-    K._put(broken, f * K.LANES + l, 1)
-    K._put(bm, f * K.LANES + l, 0)
-    nd = 0
-    # _withdraw_lane's own test, made before the call: most formations lose nothing in a withdrawal (the call is dear)
-    if K._withdrawal_can_cost(trapped, forms, f, True):
-        nd = K._withdraw_lane(rs, l, f, fu, fb, units, hp, trapped, True, forms, alive, n_words, wst, n_units,
-                              K.BOOK_LOSSES, False, splash, n_forms, losses_bm, kills, bm, broken, stk)
-    for g in range(n_forms):
-        K._put(losses_bm, g * K.LANES + l, 0)
-    return nd
-
-
-@njit(cache=True, _nrt=False)
-def _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units):
-    """Regroup points = the higher of 2D6 + 1 per Leader (Marines 2) (TP 1.13.1, 2.1.8): they remove BMs, then
-    the points left repair void shields that are down, front war engine first, at most the BMs held plus the
-    shields down (TP-SR Imperial Void Shields; reading, docs/epic-turn.md §2).  Returns the dice rolled."""
-    L = K.LANES
-    leaders = 0
-    missing = 0
-    for k in range(K._at(fb, f), K._at(fb, f + 1)):
-        u = K._at(fu, k)
-        if K._at(hp, u * L + l) > 0:
-            leaders += _cell(units, u, K.U_COLS, K.U_LEADER) * np.int64(use_leaders)
-            if wst.size > 0:
-                missing += _cell(units, u, K.U_COLS, K.U_VOID) - K._wat(wst, K.W_VOID, u, l, n_units)
-    per_leader = 2 if _cell(forms, f, K.F_COLS, K.F_TSKNF) else 1
-    a = _d6(rs, l)
-    b = _d6(rs, l)
-    i = f * L + l
-    points = min(max(a, b) + per_leader * leaders, K._at(bm, i) + missing)
-    removed = min(points, K._at(bm, i))
-    bm[i] -= removed
-    repairs = points - removed
-    for k in range(K._at(fb, f), K._at(fb, f + 1)):
-        if repairs == 0:
-            break
-        u = K._at(fu, k)
-        if K._at(hp, u * L + l) > 0:
-            up = K._wat(wst, K.W_VOID, u, l, n_units)
-            fixed = min(repairs, _cell(units, u, K.U_COLS, K.U_VOID) - up)
-            K._wput(wst, K.W_VOID, u, l, n_units, up + fixed)
-            repairs -= fixed
-    return 2
-
-
-@njit(cache=True, _nrt=False)
-def _to_hit(rs, l, value, modifier):
-    """One to-hit roll: D6 ≥ value − modifier, a natural 1 misses, 7/8/9 need a 6 then 4+/5+/6, 10+ cannot
-    hit (TP 1.9.5).  Returns (hit, dice rolled)."""
-    need = value - modifier
-    if need >= 10:
-        return False, 0
-    first = _d6(rs, l)
-    if first == 1:
-        return False, 1
-    if need <= 6:
-        return first >= need, 1
-    if first < 6:
-        return False, 1
-    return _d6(rs, l) >= need - 3, 2
+from ..jit import njit
+from .access import _at, _max, _min, _put
+from .breaks import _break, _fails_at_size, _fails_break_test
+from .damage import _we_resolve_lane
+from .dice import _amount, _d6, _lane_die, _to_hit
+from .layout import (BOOK_SHOT, E_HULL, F_COLS, F_TSKNF, H_DISRUPT, LANES, NO_ROLL, U_ARMOUR, U_COLS, U_DC, U_FEARLESS,
+                     U_INV_DEG, U_INV_ON, U_RA, U_SNIPE, W_FIELD, W_SHADOW, W_VOID)
+from .saves import _automaton_saved, _first_save, _invulnerable, _saved, _shields_lane, _unsaved
+from .turn_layout import (AIM_ALL, AIM_OTHERS, AIM_WE, AP_AT_AP, AP_AT_AT, AV, BAR_AP, BAR_AT, BAR_EXTRA, BAR_MAX,
+                          BAR_MIN, BAR_TEMPLATES, DECLARE_OTHERS, DECLARE_WE, HF_DISRUPT, HF_IC, HF_LANCE, HF_SNIPER,
+                          INF, KIND_AP, KIND_AT, KIND_CHOOSE, KIND_MW, KIND_TK, LV, NONE, NO_ATTACK, TIE, TU_COLS,
+                          TU_FIRES, TU_KILL_BM, TU_NO_DISRUPT_BM, TU_TYPE, WE, WP_AP, WP_AT, WP_BARRAGE, WP_BP, WP_BP_N,
+                          WP_BP_SIDES, WP_COLS, WP_COUNT, WP_DISRUPT, WP_IC, WP_LANCE, WP_MACRO, WP_MW, WP_SHOTS,
+                          WP_SHOTS_N, WP_SHOTS_SIDES, WP_SNIPER, WP_TK, WP_TK_N, WP_TK_PLUS, WP_TK_SIDES)
+from .units import _any_living, _cell, _living, _wat, _wound
 
 
 @njit(cache=True, _nrt=False)
@@ -278,85 +46,6 @@ def _can_take(unit_type, kind):
 
 
 @njit(cache=True, _nrt=False)
-def _invulnerable(l, u, units, wst, n_units):
-    """Unit ``u``'s invulnerable-type save in lane ``l`` (6+; deflector shield 5+, living metal 4+; K.NO_ROLL none):
-    ``U_INV_ON``, or ``U_INV_DEG`` once a degrade critical has taken the deflector away."""
-    if wst.size > 0 and K._wat(wst, K.W_DEGRADED, u, l, n_units) != 0:
-        return _cell(units, u, K.U_COLS, K.U_INV_DEG)
-    return _cell(units, u, K.U_COLS, K.U_INV_ON)
-
-
-@njit(cache=True, _nrt=False)
-def _first_save(kind, flags, cover_save, crossfire, armour_save):
-    """The armour save after Crossfire and Sniper (−1 each), and a hit's first save roll: for AP and AT hits the
-    armour or an infantry cover save (``cover_save``, not against Ignore Cover), the better; none (K.NO_ROLL) for
-    MW and TK hits (:func:`_saved`).  Returns (armour, first)."""
-    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(armour_save + worse, K.NO_ROLL)
-    first = K.NO_ROLL
-    if kind == KIND_AP or kind == KIND_AT:
-        first = armour
-        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
-            first = min(armour, min(cover_save + worse, K.NO_ROLL))
-    return armour, first
-
-
-@njit(cache=True, _nrt=False)
-def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
-    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
-    the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
-    (:func:`_invulnerable`): armour or an infantry cover save, Reinforced Armour's re-roll on armour (not against
-    Lance), Crossfire and Sniper −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then the unmodified
-    invulnerable-type save.  The unit's values come as scalars: the call is made for every hit.
-    Returns (saved, dice rolled)."""
-    armour, first = _first_save(kind, flags, cover_save, crossfire, armour_save)
-    nd = 0
-    if kind == KIND_AP or kind == KIND_AT:
-        if first < K.NO_ROLL:
-            nd += 1
-            if _d6(rs, l) >= first:
-                return True, nd
-        if ra and (flags & HF_LANCE) == 0 and armour < K.NO_ROLL:
-            nd += 1
-            if _d6(rs, l) >= armour:
-                return True, nd
-    elif kind == KIND_MW and ra and armour < K.NO_ROLL:
-        nd += 1
-        if _d6(rs, l) >= armour:
-            return True, nd
-    if inv < K.NO_ROLL:
-        nd += 1
-        return _d6(rs, l) >= inv, nd
-    return False, nd
-
-
-# -- the default policies: AP or AT, and the declaration at a mixed target (§3.5) ------------------------
-
-@njit(cache=True, _nrt=False)
-def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
-    """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
-    fails (analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
-    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(_cell(units, u, K.U_COLS, K.U_ARMOUR) + worse, K.NO_ROLL)
-    ra = _cell(units, u, K.U_COLS, K.U_RA) != 0
-    chance = 1.0
-    if kind == KIND_AP or kind == KIND_AT:
-        first = armour
-        if cover_save < K.NO_ROLL and (flags & HF_IC) == 0:
-            first = min(armour, min(cover_save + worse, K.NO_ROLL))
-        if first < K.NO_ROLL:
-            chance *= max(first - 1, 0) / 6
-        if ra and (flags & HF_LANCE) == 0 and armour < K.NO_ROLL:
-            chance *= max(armour - 1, 0) / 6
-    elif kind == KIND_MW and ra and armour < K.NO_ROLL:
-        chance *= max(armour - 1, 0) / 6
-    inv = _invulnerable(l, u, units, wst, n_units)
-    if inv < K.NO_ROLL:
-        chance *= max(inv - 1, 0) / 6
-    return chance
-
-
-@njit(cache=True, _nrt=False)
 def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save, crossfire, wst, n_units):
     """What weapon line ``w``'s shots of ``kind`` are expected to do to the exposed units ``ex[:ne]`` of
     ``group`` (AIM_WE: the war engines, their expected damage; AIM_OTHERS: the other units, their expected
@@ -364,7 +53,7 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
     E = mean shots × P(hit); p = the mean of :func:`_unsaved` over the units that can take ``kind``; kills
     min(E × p, their number); damage min(max(E × d − shields, 0) × p, their damage left), d the mean
     titan-killer damage (else 1), shields their standing void shields and power fields and d per shadowfield."""
-    L = K.LANES
+    L = LANES
     on_we = group == AIM_WE
     damage = 1.0
     if kind == KIND_TK and on_we:
@@ -381,12 +70,12 @@ def _harm(l, w, kind, value, mod, group, ex, ne, wpn, tu, units, hp, cover_save,
         n += 1
         unsaved += _unsaved(l, u, units, kind, np.int64(wpn[w, WP_SNIPER] * HF_SNIPER + wpn[w, WP_LANCE] * HF_LANCE
                                                          + wpn[w, WP_IC] * HF_IC),
-                            cover_save if t == INF else K.NO_ROLL, crossfire, wst, n_units)
+                            cover_save if t == INF else NO_ROLL, crossfire, wst, n_units)
         if on_we:
             if wst.size > 0:
-                shields += K._wat(wst, K.W_VOID, u, l, n_units) + K._wat(wst, K.W_FIELD, u, l, n_units) \
-                    + K._wat(wst, K.W_SHADOW, u, l, n_units) * damage
-            left += K._at(hp, u * L + l)
+                shields += _wat(wst, W_VOID, u, l, n_units) + _wat(wst, W_FIELD, u, l, n_units) \
+                    + _wat(wst, W_SHADOW, u, l, n_units) * damage
+            left += _at(hp, u * L + l)
     if n == 0:
         return 0.0
     unsaved /= n
@@ -463,10 +152,8 @@ def _aim(l, w, kind, mod, declare_at, mixed, has_we, ex, ne, wpn, tu, units, hp,
     return kind, (AIM_WE if damage >= kills - TIE else AIM_OTHERS)
 
 
-# -- war engines as targets (§3.13) -----------------------------------------------------------------------
-
 @njit(cache=True, _nrt=False)
-def _we_damage(rs, l, h, hkind, hline, wpn):
+def _shot_damage(rs, l, h, hkind, hline, wpn):
     """The damage of hit ``h`` allocated to a war engine: a titan-killer hit rolls its line's dice at once and
     counts as that many hits (TP 2.2.9, 3.2.5; analysis.epic.war_engines.titan_killer_damage); any other, 1.
     Returns (damage, dice rolled)."""
@@ -478,12 +165,12 @@ def _we_damage(rs, l, h, hkind, hline, wpn):
 
 @njit(cache=True, _nrt=False)
 def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, losses_bm, bm, broken):
-    """Place the BMs war-engine damage booked (kernels.epic.BOOK_SHOT, one per point; none for a broken target's
+    """Place the BMs war-engine damage booked (BOOK_SHOT, one per point; none for a broken target's
     no-save hits): the target's wait in ``acc`` for the end of the save step, the first counting 2 in a
     crossfire; another formation's (a critical's splash) go on it at once if it is unbroken with a living unit,
     and it is marked in ``spl`` for a break check after the attack (TP 1.9.4, 1.11, 3.2.2, 3.2.3;
     analysis.epic.shooting.AttackState.book_damage)."""
-    L = K.LANES
+    L = LANES
     for g in range(n_forms):
         i = g * L + l
         n = losses_bm[i]
@@ -495,7 +182,7 @@ def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, loss
         if g == target:
             acc[3] += n + (1 if crossfire and acc[4] == 0 else 0)
             acc[4] = 1
-        elif not K._at(broken, i) and _any_living(hp, fu, fb, g, l):
+        elif not _at(broken, i) and _any_living(hp, fu, fb, g, l):
             bm[i] += n
             spl[g] = 1
 
@@ -504,10 +191,10 @@ def _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, loss
 def _hull(rs, l, u, points, how, target, converting, crossfire, acc, spl, splashes, units, hp, alive, n_words, wst,
           n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
     """``points`` of damage on war engine ``u``'s hull with all that follows (a BM and a critical roll per point,
-    criticals at once, splashes: kernels.epic._we_resolve_lane, TP 3.2.2–3.2.4), booked for the attack on
+    criticals at once, splashes: kernels.epic.damage._we_resolve_lane, TP 3.2.2–3.2.4), booked for the attack on
     ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
     before = _living(hp, fu, fb, target, l)
-    nd = K._we_resolve_lane(rs, l, K.E_HULL, u, 0, how, points, K.BOOK_SHOT, 0, units, hp, wst, n_units, alive,
+    nd = _we_resolve_lane(rs, l, E_HULL, u, 0, how, points, BOOK_SHOT, 0, units, hp, wst, n_units, alive,
                             n_words, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
     acc[1] += before - _living(hp, fu, fb, target, l)
     _drain(l, target, converting, crossfire, acc, spl, hp, fu, fb, n_forms, losses_bm, bm, broken)
@@ -519,15 +206,15 @@ def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, s
                     n_words, wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
     """One hit (``damage`` points for a titan killer) on living war engine ``u`` (§3.13; TP 2.2.2, 3.2.2–3.2.5;
     TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology; epic-shooting §13 Q11): void shields and
-    power fields stop a point each, a shadowfield the hit, with no save and no BM (kernels.epic._shields_lane);
+    power fields stop a point each, a shadowfield the hit, with no save and no BM (kernels.epic.saves._shields_lane);
     a disrupt hit that gets through places 1 BM and its points none; each point left is saved on its own
     (:func:`_saved`, no cover); the unsaved ones go to the hull (:func:`_hull`); a hit on a war engine already
     destroyed is lost.  Returns dice."""
-    if K._at(hp, u * K.LANES + l) == 0:
+    if _at(hp, u * LANES + l) == 0:
         return 0
     points = damage
     if wst.size > 0:
-        points = K._shields_lane(l, u, points, wst, n_units)
+        points = _shields_lane(l, u, points, wst, n_units)
     if points == 0:
         return 0
     flags = hflag[h]
@@ -537,24 +224,22 @@ def _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, s
     nd = 0
     unsaved = 0
     for _ in range(points):
-        saved, k = _saved(rs, l, hkind[h], flags, K.NO_ROLL, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
-                          _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
+        saved, k = _saved(rs, l, hkind[h], flags, NO_ROLL, crossfire, _cell(units, u, U_COLS, U_ARMOUR),
+                          _cell(units, u, U_COLS, U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
         nd += k
         unsaved += 1 - np.int64(saved)
     if unsaved > 0:
-        nd += _hull(rs, l, u, unsaved, K.H_DISRUPT if disrupt else 0, target, False, crossfire, acc, spl, splashes,
+        nd += _hull(rs, l, u, unsaved, H_DISRUPT if disrupt else 0, target, False, crossfire, acc, spl, splashes,
                     units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms, losses_bm, kills, bm, broken,
                     stk)
     return nd
 
 
-# -- blast markers on the target (§3.10, §3.12) ------------------------------------------------------------
-
 @njit(cache=True, _nrt=False)
 def _place(l, target, n, acc, bm):
     """Place ``n`` BMs on a target that was not broken when the attack began (TP 1.9.4); ``acc[0]`` counts
     them."""
-    bm[target * K.LANES + l] += n
+    bm[target * LANES + l] += n
     acc[0] += n
 
 
@@ -569,21 +254,21 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
     carry] is updated.  Returns the dice rolled."""
     if n <= 0:
         return 0
-    if _cell(forms, target, K.F_COLS, K.F_TSKNF):
+    if _cell(forms, target, F_COLS, F_TSKNF):
         carry = acc[2] + n
         n = carry // 2
         acc[2] = carry - 2 * n
     nd = 0
     for _ in range(n):
         victim = NONE
-        for k in range(K._at(fb, target), K._at(fb, target + 1)):
-            u = K._at(fu, k)
-            if K._at(hp, u * K.LANES + l) > 0 and not _cell(units, u, K.U_COLS, K.U_FEARLESS):
+        for k in range(_at(fb, target), _at(fb, target + 1)):
+            u = _at(fu, k)
+            if _at(hp, u * LANES + l) > 0 and not _cell(units, u, U_COLS, U_FEARLESS):
                 victim = u
                 break
         if victim == NONE:
             break
-        saved, d = K._automaton_saved(rs, l, victim, units, wst, n_units)
+        saved, d = _automaton_saved(rs, l, victim, units, wst, n_units)
         nd += d
         if saved:
             continue
@@ -598,7 +283,7 @@ def _broken_hits(rs, l, target, n, acc, spl, splashes, tu, fu, fb, units, forms,
 @njit(cache=True, _nrt=False)
 def _resolve(rs, l, h, u, hkind, hflag, tu, units, hp, alive, n_words, cover_save, crossfire, acc, wst, n_units):
     """Hit ``h`` of the attack's list allocated to unit ``u``: :func:`_resolve_hit`."""
-    return _resolve_hit(rs, l, u, K._at(hkind, h), K._at(hflag, h), tu, units, hp, alive, n_words, cover_save,
+    return _resolve_hit(rs, l, u, _at(hkind, h), _at(hflag, h), tu, units, hp, alive, n_words, cover_save,
                         crossfire, acc, wst, n_units)
 
 
@@ -612,11 +297,11 @@ def _resolve_hit(rs, l, u, kind, flags, tu, units, hp, alive, n_words, cover_sav
     disrupt = (flags & HF_DISRUPT) != 0
     if disrupt and not _cell(tu, u, TU_COLS, TU_NO_DISRUPT_BM):
         acc[3] += 1
-    if K._at(hp, u * K.LANES + l) == 0:
+    if _at(hp, u * LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
-    cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL
-    saved, nd = _saved(rs, l, kind, flags, cs, crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR),
-                       _cell(units, u, K.U_COLS, K.U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
+    cs = cover_save if _cell(tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL
+    saved, nd = _saved(rs, l, kind, flags, cs, crossfire, _cell(units, u, U_COLS, U_ARMOUR),
+                       _cell(units, u, U_COLS, U_RA) != 0, _invulnerable(l, u, units, wst, n_units))
     if not saved:
         _unsaved_hit(l, u, disrupt, tu, units, hp, alive, n_words, crossfire, acc)
     return nd
@@ -635,8 +320,6 @@ def _unsaved_hit(l, u, disrupt, tu, units, hp, alive, n_words, crossfire, acc):
     acc[4] = 1
 
 
-# -- the shooting attack (§3) ----------------------------------------------------------------------------
-
 @njit(cache=True, _nrt=False)
 def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
     """Is every attack of ``shooter`` at ``target`` plain, so that :func:`shoot_lanes` can count its hits instead
@@ -650,8 +333,8 @@ def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
     of the target has Reinforced Armour or an invulnerable-type save (a hit's saves are then its first save roll
     at most); ``ushots[u]``: each shooter unit's shots."""
     w0 = NONE
-    for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):
-        u = K._at(fu, k)
+    for k in range(_at(fb, shooter), _at(fb, shooter + 1)):
+        u = _at(fu, k)
         ushots[u] = 0
         for w in range(wb[u, 0], wb[u + 1, 0]):
             if wpn[w, WP_BARRAGE] or wpn[w, WP_SHOTS_N] or wpn[w, WP_SNIPER]:
@@ -668,21 +351,21 @@ def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
         return False, NONE, 0, NONE, False
     at_able = False
     simple = wpn[w0, WP_DISRUPT] == 0
-    for k in range(K._at(fb, target), K._at(fb, target + 1)):
-        u = K._at(fu, k)
+    for k in range(_at(fb, target), _at(fb, target + 1)):
+        u = _at(fu, k)
         t = tu[u, TU_TYPE]
-        if t == WE or units[u, K.U_DC] != 1:
+        if t == WE or units[u, U_DC] != 1:
             return False, NONE, 0, NONE, False
         at_able |= _can_take(t, KIND_AT)
-        simple &= units[u, K.U_RA] == 0 and units[u, K.U_INV_ON] == K.NO_ROLL and units[u, K.U_INV_DEG] == K.NO_ROLL
+        simple &= units[u, U_RA] == 0 and units[u, U_INV_ON] == NO_ROLL and units[u, U_INV_DEG] == NO_ROLL
     ap, at, mw = wpn[w0, WP_AP], wpn[w0, WP_AT], wpn[w0, WP_MW]
     kind = _fixed_type(ap, at, mw, wpn[w0, WP_TK], ap_at)
     if kind == KIND_CHOOSE:
         if at_able:
             return False, NONE, 0, NONE, False  # the policy weighs AP and AT
         kind = KIND_AP
-    for k in range(K._at(fb, target), K._at(fb, target + 1)):
-        if not _can_take(tu[K._at(fu, k), TU_TYPE], kind):
+    for k in range(_at(fb, target), _at(fb, target + 1)):
+        if not _can_take(tu[_at(fu, k), TU_TYPE], kind):
             return False, NONE, 0, NONE, False
     flags = HF_IC * wpn[w0, WP_IC] + HF_DISRUPT * wpn[w0, WP_DISRUPT] + HF_LANCE * wpn[w0, WP_LANCE]
     value = mw if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
@@ -696,27 +379,9 @@ def _plain_attack(shooter, target, ap_at, wpn, wb, tu, units, fu, fb, ushots):
 # the kills and the TSKNF carry of its BM's no-save hit (§3.3).
 PL_ON, PL_SEEN, PL_AFTER, PL_BUDGET, PL_STOP, PL_NF, PL_SHOTS, PL_NEED, PL_LIVING, PL_HITS, PL_FACE, PL_BROKEN, \
     PL_KILLS, PL_CARRY = range(14)
+
+
 PL_ROWS = 14
-
-
-@njit(cache=True, _nrt=False)
-def _lane_die(rs, l, use):
-    """One D6 for lane ``l`` if ``use`` (1 / 0), branch-free (``kernels.epic._roll``'s step): the face, 0 when
-    ``use`` is 0 or the draw is rejected (then the caller redraws it with :func:`_d6`); a lane that does not roll
-    keeps its generator."""
-    L = K.LANES
-    s0 = K._at(rs, l)
-    s1 = K._at(rs, L + l)
-    s2 = K._at(rs, 2 * L + l)
-    s3 = K._at(rs, 3 * L + l)
-    w, n0, n1, n2, n3 = K.next_reg(s0, s1, s2, s3)
-    K._put(rs, l, n0 if use else s0)
-    K._put(rs, L + l, n1 if use else s1)
-    K._put(rs, 2 * L + l, n2 if use else s2)
-    K._put(rs, 3 * L + l, n3 if use else s3)
-    m = (w >> K._U32) * _SIX
-    good = use & np.int64((m & K._LOW32) >= _FOUR)
-    return (np.int64(m >> K._U32) + 1) * good
 
 
 @njit(cache=True, _nrt=False)
@@ -727,65 +392,65 @@ def _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target
     §3 up to the to-hit rolls in lock-step across the lanes, each a loop over the lanes without branches (units outer,
     lanes inner: a unit's row of ``hp`` is contiguous): who fires and suppression (§3.1, §3.2: the suppressed units
     counted from the back), the target's living units, the BM for coming under fire (§3.3; at a broken target its
-    no-save hit, lane by lane), the to-hit rolls (§3.5: one masked loop per die, as ``kernels.epic._roll``).  Then
+    no-save hit, lane by lane), the to-hit rolls (§3.5: one masked loop per die, as ``kernels.epic.dice._roll``).  Then
     lane by lane: the hits round-robin from the front (§3.7–§3.10; where they are no more than the exposed units and
     each save is one roll at most, a walk over the first living units, one hit each), the kills' BMs and the break test
     (§3.11).  A lane's generator moves only for its own dice, so each lane's dice are its stream's in the order of its
     trial.  Returns the dice rolled."""
-    L = K.LANES
+    L = LANES
     on, seen, after, budget, stop = (rows[PL_ON * L:], rows[PL_SEEN * L:], rows[PL_AFTER * L:],
                                      rows[PL_BUDGET * L:], rows[PL_STOP * L:])
     nf, shots, need, living, hits = (rows[PL_NF * L:], rows[PL_SHOTS * L:], rows[PL_NEED * L:],
                                      rows[PL_LIVING * L:], rows[PL_HITS * L:])
     face, was_broken, killed, carry = rows[PL_FACE * L:], rows[PL_BROKEN * L:], rows[PL_KILLS * L:], rows[PL_CARRY * L:]
     for l in range(l0, l1):
-        attacks = K._at(lane_mod, l) != NO_ATTACK
+        attacks = _at(lane_mod, l) != NO_ATTACK
         for r in range(3):  # a lane that attacks starts from no hits, kills, BMs placed
-            K._put(res, r * L + l, 0 if attacks else K._at(res, r * L + l))
-        K._put(on, l, np.int64(attacks) & np.int64(K._at(broken, shooter * L + l) == 0))
-        K._put(was_broken, l, np.int64(K._at(broken, target * L + l) != 0))
-        K._put(seen, l, 0)
-        K._put(after, l, 0)
-        K._put(budget, l, K._at(bm, shooter * L + l))
-        K._put(stop, l, 0)
-        K._put(nf, l, 0)
-        K._put(shots, l, 0)
-        K._put(living, l, 0)
-        K._put(hits, l, 0)
-        K._put(killed, l, 0)
-        K._put(carry, l, 0)
-    s0, s1 = K._at(fb, shooter), K._at(fb, shooter + 1)
+            _put(res, r * L + l, 0 if attacks else _at(res, r * L + l))
+        _put(on, l, np.int64(attacks) & np.int64(_at(broken, shooter * L + l) == 0))
+        _put(was_broken, l, np.int64(_at(broken, target * L + l) != 0))
+        _put(seen, l, 0)
+        _put(after, l, 0)
+        _put(budget, l, _at(bm, shooter * L + l))
+        _put(stop, l, 0)
+        _put(nf, l, 0)
+        _put(shots, l, 0)
+        _put(living, l, 0)
+        _put(hits, l, 0)
+        _put(killed, l, 0)
+        _put(carry, l, 0)
+    s0, s1 = _at(fb, shooter), _at(fb, shooter + 1)
     for k in range(s0, s1):
-        row = K._at(fu, k) * L
+        row = _at(fu, k) * L
         for l in range(l0, l1):
-            K._put(seen, l, K._at(seen, l) + np.int64(K._at(hp, row + l) > 0))
+            _put(seen, l, _at(seen, l) + np.int64(_at(hp, row + l) > 0))
     # §3.1 who can fire (living units among the first in_range, with a ground weapon), §3.2 suppression from the
     # back in strict order (TSKNF units cost 2 BMs, a war engine its starting DC): from the back, a unit able to fire
     # is suppressed while the BMs last; the first one they cannot pay for and every one in front of it fire
-    tsknf = _cell(forms, shooter, K.F_COLS, K.F_TSKNF) != 0
+    tsknf = _cell(forms, shooter, F_COLS, F_TSKNF) != 0
     for k in range(s1 - 1, s0 - 1, -1):
-        u = K._at(fu, k)
+        u = _at(fu, k)
         row = u * L
-        cost = 2 if tsknf else _cell(units, u, K.U_COLS, K.U_DC)
+        cost = 2 if tsknf else _cell(units, u, U_COLS, U_DC)
         fires = np.int64(_cell(tu, u, TU_COLS, TU_FIRES) != 0)
-        per_unit = K._at(ushots, u)
+        per_unit = _at(ushots, u)
         for l in range(l0, l1):
-            alive_here = np.int64(K._at(hp, row + l) > 0)
-            behind = K._at(after, l) + alive_here
-            K._put(after, l, behind)
-            able = alive_here & fires & np.int64((in_range == NONE) | (K._at(seen, l) - behind < in_range))
-            held = K._at(budget, l)
-            suppressed = able & np.int64(K._at(stop, l) == 0) & np.int64(held >= cost)
-            K._put(budget, l, held - cost * suppressed)
+            alive_here = np.int64(_at(hp, row + l) > 0)
+            behind = _at(after, l) + alive_here
+            _put(after, l, behind)
+            able = alive_here & fires & np.int64((in_range == NONE) | (_at(seen, l) - behind < in_range))
+            held = _at(budget, l)
+            suppressed = able & np.int64(_at(stop, l) == 0) & np.int64(held >= cost)
+            _put(budget, l, held - cost * suppressed)
             firing = able - suppressed
-            K._put(stop, l, K._at(stop, l) | firing)
-            K._put(nf, l, K._at(nf, l) + firing)
-            K._put(shots, l, K._at(shots, l) + per_unit * firing)
-    t0, t1 = K._at(fb, target), K._at(fb, target + 1)
+            _put(stop, l, _at(stop, l) | firing)
+            _put(nf, l, _at(nf, l) + firing)
+            _put(shots, l, _at(shots, l) + per_unit * firing)
+    t0, t1 = _at(fb, target), _at(fb, target + 1)
     for k in range(t0, t1):
-        row = K._at(fu, k) * L
+        row = _at(fu, k) * L
         for l in range(l0, l1):
-            K._put(living, l, K._at(living, l) + np.int64(K._at(hp, row + l) > 0))
+            _put(living, l, _at(living, l) + np.int64(_at(hp, row + l) > 0))
     # an attack (someone fires, the target has a living unit: else no attack, no BM, TP-FAQ Place Blast Marker) places
     # its BM (§3.3, TP 1.9.4; at a broken target a no-save hit, lane by lane: _broken_hits); its to-hit rolls: a need
     # of 7+ lane by lane (_to_hit), others in lock-step below
@@ -795,91 +460,91 @@ def _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target
     lo = l1  # the lanes that attack lie in lo..hi
     hi = l0
     for l in range(l0, l1):
-        attack = K._at(on, l) & np.int64(K._at(nf, l) > 0) & np.int64(K._at(living, l) > 0)
-        K._put(on, l, attack)
-        lo = K._min(lo, l if attack else l1)
-        hi = K._max(hi, l + 1 if attack else l0)
-        K._put(bm, target * L + l, K._at(bm, target * L + l) + attack * (1 - K._at(was_broken, l)))
-        if attack and K._at(was_broken, l):
+        attack = _at(on, l) & np.int64(_at(nf, l) > 0) & np.int64(_at(living, l) > 0)
+        _put(on, l, attack)
+        lo = _min(lo, l if attack else l1)
+        hi = _max(hi, l + 1 if attack else l0)
+        _put(bm, target * L + l, _at(bm, target * L + l) + attack * (1 - _at(was_broken, l)))
+        if attack and _at(was_broken, l):
             for i in range(8):
                 acc[i] = 0
             nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
                                n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
-            K._put(killed, l, acc[1])
-            K._put(carry, l, acc[2])
-        mod = K._at(lane_mod, l) - np.int64(K._at(lane_cover, l) != 0) * not_ic
-        K._put(need, l, p_value - mod)
-        n = K._at(shots, l) * attack
+            _put(killed, l, acc[1])
+            _put(carry, l, acc[2])
+        mod = _at(lane_mod, l) - np.int64(_at(lane_cover, l) != 0) * not_ic
+        _put(need, l, p_value - mod)
+        n = _at(shots, l) * attack
         if attack and p_value - mod > 6:
             for _ in range(n):
                 h, k2 = _to_hit(rs, l, p_value, mod)
                 nd += k2
-                K._put(hits, l, K._at(hits, l) + h)
+                _put(hits, l, _at(hits, l) + h)
             n = 0
         nd += n
-        K._put(shots, l, n)
-        most = K._max(most, n)
+        _put(shots, l, n)
+        most = _max(most, n)
     for j in range(most):
         rejected = 0
         for l in range(lo, hi):
-            f = _lane_die(rs, l, np.int64(j < K._at(shots, l)))
-            K._put(face, l, f)
-            K._put(hits, l, K._at(hits, l) + np.int64((f > 1) & (f >= K._at(need, l))))  # f 0: no die, or redrawn
-            rejected |= np.int64(j < K._at(shots, l)) & np.int64(f == 0)
+            f = _lane_die(rs, l, np.int64(j < _at(shots, l)))
+            _put(face, l, f)
+            _put(hits, l, _at(hits, l) + np.int64((f > 1) & (f >= _at(need, l))))  # f 0: no die, or redrawn
+            rejected |= np.int64(j < _at(shots, l)) & np.int64(f == 0)
         if rejected:
             for l in range(lo, hi):
-                if j < K._at(shots, l) and K._at(face, l) == 0:
+                if j < _at(shots, l) and _at(face, l) == 0:
                     f = _d6(rs, l)
-                    K._put(hits, l, K._at(hits, l) + np.int64((f != 1) & (f >= K._at(need, l))))
+                    _put(hits, l, _at(hits, l) + np.int64((f != 1) & (f >= _at(need, l))))
     # §3.7–§3.10 lane by lane: hit j on the j-th exposed unit from the front, round-robin (what the allocation does
     # when every unit can take every hit and holds one), each resolved in turn; then the kills' BMs (at a broken target
     # no-save hits), and §3.11 the break test of a target that was not broken
     for l in range(lo, hi):
-        if not K._at(on, l):
+        if not _at(on, l):
             continue
-        nh = K._at(hits, l)
-        broken_before = K._at(was_broken, l) != 0
+        nh = _at(hits, l)
+        broken_before = _at(was_broken, l) != 0
         for i in range(8):
             acc[i] = 0
         acc[0] = 1 - np.int64(broken_before)  # the BM for coming under fire
-        acc[1] = K._at(killed, l)
-        acc[2] = K._at(carry, l)
-        n_living = K._at(living, l) - acc[1]
-        cs = K._at(lane_cs, l) if K._at(lane_cover, l) else K.NO_ROLL
-        if nh <= (n_living if n_exposed == NONE else K._min(n_living, n_exposed)):
+        acc[1] = _at(killed, l)
+        acc[2] = _at(carry, l)
+        n_living = _at(living, l) - acc[1]
+        cs = _at(lane_cs, l) if _at(lane_cover, l) else NO_ROLL
+        if nh <= (n_living if n_exposed == NONE else _min(n_living, n_exposed)):
             j = 0  # one hit each for the first nh living units: a walk that stops at the last
             for k in range(t0, t1):
                 if j == nh:
                     break
-                u = K._at(fu, k)
-                if K._at(hp, u * L + l) > 0:
+                u = _at(fu, k)
+                if _at(hp, u * L + l) > 0:
                     j += 1
                     if not simple:
                         nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire,
                                            acc, wst, n_units)
                         continue
-                    need_save = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
-                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
-                    rolled = need_save < K.NO_ROLL
+                    need_save = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL,
+                                            crossfire, _cell(units, u, U_COLS, U_ARMOUR))[1]
+                    rolled = need_save < NO_ROLL
                     nd += rolled
                     if not (rolled and _d6(rs, l) >= need_save):
                         _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
         else:  # §3.4 the exposed units, branch-free; the hits go round them
             ne = 0
             for k in range(t0, t1):
-                u = K._at(fu, k)
+                u = _at(fu, k)
                 ex[ne] = u
-                ne += (K._at(hp, u * L + l) > 0) & ((n_exposed == NONE) | (ne < n_exposed))
+                ne += (_at(hp, u * L + l) > 0) & ((n_exposed == NONE) | (ne < n_exposed))
             i = 0
             for _ in range(nh if ne > 0 else 0):
-                u = K._at(ex, i)
+                u = _at(ex, i)
                 if not simple:
                     nd += _resolve_hit(rs, l, u, p_kind, p_flags, tu, units, hp, alive, n_words, cs, crossfire, acc,
                                        wst, n_units)
-                elif K._at(hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
-                    need_save = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else K.NO_ROLL,
-                                            crossfire, _cell(units, u, K.U_COLS, K.U_ARMOUR))[1]
-                    rolled = need_save < K.NO_ROLL
+                elif _at(hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
+                    need_save = _first_save(p_kind, p_flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL,
+                                            crossfire, _cell(units, u, U_COLS, U_ARMOUR))[1]
+                    rolled = need_save < NO_ROLL
                     nd += rolled
                     if not (rolled and _d6(rs, l) >= need_save):
                         _unsaved_hit(l, u, False, tu, units, hp, alive, n_words, crossfire, acc)
@@ -889,7 +554,7 @@ def _plain_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target
                                wst, n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
         else:
             _place(l, target, acc[3], acc, bm)
-            size = K._at(living, l) - acc[1]  # (every unit of the target has a damage capacity of 1)
+            size = _at(living, l) - acc[1]  # (every unit of the target has a damage capacity of 1)
             if size > 0 and _fails_at_size(forms, bm, target, l, size):
                 nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash,
                              n_forms, losses_bm, kills, bm, broken, stk)
@@ -909,7 +574,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
     of §3.5 (AP_AT_*, DECLARE_*).  Lane by lane, each from its own stream: one call serves every lane of an
     activation (a call pushes every argument word).  The lane's hits, kills and BMs placed go to ``res[l]``,
     ``res[L + l]``, ``res[2L + l]``.  Returns the dice rolled."""
-    L = K.LANES
+    L = LANES
     cand = scr[0:n_units]
     ex = scr[n_units:2 * n_units]
     live = scr[2 * n_units:3 * n_units]
@@ -933,11 +598,11 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                             losses_bm, kills, stk, rows)
     nd = 0
     for l in range(l0, l1):
-        modifier = K._at(lane_mod, l)
+        modifier = _at(lane_mod, l)
         if modifier == NO_ATTACK:
             continue
-        cover = K._at(lane_cover, l)
-        cover_save = K._at(lane_cs, l)
+        cover = _at(lane_cover, l)
+        cover_save = _at(lane_cs, l)
         res[l] = 0
         res[L + l] = 0
         res[2 * L + l] = 0
@@ -945,25 +610,25 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
             acc[i] = 0
         for g in range(n_forms):
             spl[g] = 0
-        if K._at(broken, shooter * L + l) or not _any_living(hp, fu, fb, shooter, l):
+        if _at(broken, shooter * L + l) or not _any_living(hp, fu, fb, shooter, l):
             continue
         # §3.1 who can fire: living units among the first in_range, with a ground weapon
         nc = 0
         seen = 0
-        for k in range(K._at(fb, shooter), K._at(fb, shooter + 1)):  # branch-free but for the range
+        for k in range(_at(fb, shooter), _at(fb, shooter + 1)):  # branch-free but for the range
             if in_range != NONE and seen >= in_range:
                 break  # the units after are dead or out of range
-            u = K._at(fu, k)
-            living = K._at(hp, u * L + l) > 0
+            u = _at(fu, k)
+            living = _at(hp, u * L + l) > 0
             seen += living
             cand[nc] = u  # kept only if it fires (nc <= the units seen so far < n_units)
             nc += living & (_cell(tu, u, TU_COLS, TU_FIRES) != 0)
         # §3.2 suppression from the back, strict order; TSKNF units cost 2 BMs, a war engine its starting DC
-        budget = K._at(bm, shooter * L + l)
-        tsknf = _cell(forms, shooter, K.F_COLS, K.F_TSKNF) != 0
+        budget = _at(bm, shooter * L + l)
+        tsknf = _cell(forms, shooter, F_COLS, F_TSKNF) != 0
         suppressed = 0
         for i in range(nc - 1, -1, -1):
-            cost = 2 if tsknf else K._at(units, cand[i] * K.U_COLS + K.U_DC)
+            cost = 2 if tsknf else _at(units, cand[i] * U_COLS + U_DC)
             if budget < cost:
                 break
             budget -= cost
@@ -971,7 +636,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
         nf = nc - suppressed
         if nf == 0 or not _any_living(hp, fu, fb, target, l):
             continue  # no attack, no BM (TP-FAQ Place Blast Marker)
-        was_broken = K._at(broken, target * L + l) != 0
+        was_broken = _at(broken, target * L + l) != 0
         if was_broken:  # §3.3
             nd += _broken_hits(rs, l, target, 1, acc, spl, splashes, tu, fu, fb, units, forms, hp, alive, n_words, wst,
                                n_units, splash, n_forms, losses_bm, kills, bm, broken, stk)
@@ -983,9 +648,9 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
         has_we = False
         has_other = False
         at_able = False
-        for k in range(K._at(fb, target), K._at(fb, target + 1)):  # branch-free: the units' states are random
-            u = K._at(fu, k)
-            living = K._at(hp, u * L + l) > 0
+        for k in range(_at(fb, target), _at(fb, target + 1)):  # branch-free: the units' states are random
+            u = _at(fu, k)
+            living = _at(hp, u * L + l) > 0
             t = _cell(tu, u, TU_COLS, TU_TYPE)
             has_we |= living & (t == WE)
             has_other |= living & (t != WE)
@@ -1003,7 +668,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                 settled = KIND_AT
             elif not at_able:
                 settled = KIND_AP
-        cs = cover_save if cover else K.NO_ROLL
+        cs = cover_save if cover else NO_ROLL
         # §3.5 direct fire: per weapon line, before any dice, its type and the group it is declared at; the policies
         # only where they decide something, and once for a run of equal lines (the target does not change while the
         # shots are rolled, and units of one profile carry equal lines)
@@ -1014,7 +679,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
         any_barrage = False
         for i in range(nf):
             u = cand[i]
-            for w in range(K._at(wb, u), K._at(wb, u + 1)):
+            for w in range(_at(wb, u), _at(wb, u + 1)):
                 if _cell(wpn, w, WP_COLS, WP_BARRAGE):
                     any_barrage = True
                     continue  # fires in the barrage
@@ -1059,10 +724,10 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                         else:
                             hit, k2 = _to_hit(rs, l, value, mod)
                             nd += k2
-                        K._put(hkind, nh, kind)  # kept only if it hit (branch-free; nh <= the shots so far < mh)
-                        K._put(hflag, nh, flags)
-                        K._put(hunit, nh, group)
-                        K._put(hline, nh, w)
+                        _put(hkind, nh, kind)  # kept only if it hit (branch-free; nh <= the shots so far < mh)
+                        _put(hflag, nh, flags)
+                        _put(hunit, nh, group)
+                        _put(hline, nh, w)
                         nh += hit
         # §3.6 the barrage: every barrage line's BP added, one roll per unit under a template (a war engine under a
         # template's centre: ⌈starting DC / 2⌉, TP 3.2.1); a titan-killer barrage does its first line's damage
@@ -1113,7 +778,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                         if size > room:
                             break
                         room -= size
-                    attacks = (units[u, K.U_DC] + 1) // 2 if t == WE and taken == 0 else 1  # under the centre
+                    attacks = (units[u, U_DC] + 1) // 2 if t == WE and taken == 0 else 1  # under the centre
                     taken += 1
                     i += 1
                     infantry = t == INF or t == LV
@@ -1140,13 +805,13 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
             for i in range(ne):  # branch-free, as the exposed units above
                 live[nl] = ex[i]
                 cnt[nl] = 0
-                nl += K._at(hp, ex[i] * L + l) > 0
+                nl += _at(hp, ex[i] * L + l) > 0
             for h in range(nh):  # barrage hits land on the unit rolled for
                 u = hunit[h]
                 if u < 0 or (hkind[h] != k0 and hkind[h] != k1):
                     continue
                 if _cell(tu, u, TU_COLS, TU_TYPE) == WE:
-                    damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                    damage, k2 = _shot_damage(rs, l, h, hkind, hline, wpn)
                     nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc, spl, splashes,
                                                units, hp, alive, n_words, wst, n_units, splash, fu, fb, n_forms,
                                                losses_bm, kills, bm, broken, stk)
@@ -1180,11 +845,11 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                             if _can_take(_cell(tu, u, TU_COLS, TU_TYPE), hkind[h]):
                                 if pick == NONE:
                                     pick = u
-                                if _cell(units, u, K.U_COLS, K.U_SNIPE):
+                                if _cell(units, u, U_COLS, U_SNIPE):
                                     pick = u
                                     break
                         if pick != NONE and _cell(tu, pick, TU_COLS, TU_TYPE) == WE:
-                            damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)
+                            damage, k2 = _shot_damage(rs, l, h, hkind, hline, wpn)
                             nd += k2 + _hit_war_engine(rs, l, h, pick, damage, hkind, hflag, target, crossfire, acc,
                                                        spl, splashes, units, hp, alive, n_words, wst, n_units, splash,
                                                        fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
@@ -1251,7 +916,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                         if key1 > key0 or (key1 == key0 and first == k1):
                             kind = k1
                     u = gl[pick]
-                    block = units[u, K.U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
+                    block = units[u, U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
                     taken = 0
                     while taken < block and (rem0 if kind == k0 else rem1) > 0:
                         if kind == k0:
@@ -1267,7 +932,7 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
                             p1 += 1
                             rem1 -= 1
                         if t == WE:
-                            damage, k2 = _we_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
+                            damage, k2 = _shot_damage(rs, l, h, hkind, hline, wpn)  # rolled when allocated (TP 3.2.5)
                             taken += damage if hkind[h] == KIND_TK else 1
                             nd += k2 + _hit_war_engine(rs, l, h, u, damage, hkind, hflag, target, crossfire, acc,
                                                        spl, splashes, units, hp, alive, n_words, wst, n_units, splash,
@@ -1293,167 +958,11 @@ def shoot_lanes(rs, l0, l1, lane_mod, lane_cover, lane_cs, res, shooter, target,
             nd += _break(rs, l, target, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash,
                          n_forms, losses_bm, kills, bm, broken, stk)
         for g in range(n_forms):
-            if spl[g] and not K._at(broken, g * L + l) and _any_living(hp, fu, fb, g, l) \
+            if spl[g] and not _at(broken, g * L + l) and _any_living(hp, fu, fb, g, l) \
                     and _fails_break_test(hp, fu, fb, units, forms, bm, g, l):
                 nd += _break(rs, l, g, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units, splash, n_forms,
                              losses_bm, kills, bm, broken, stk)
         res[l] = nh
         res[L + l] = acc[1]
         res[2 * L + l] = acc[0]
-    return nd
-
-
-# -- the turn (docs/epic-turn.md §2) ---------------------------------------------------------------------
-
-@njit(cache=True, _nrt=False)
-def turn_lanes(start, rs, T, scr, units, forms, fu, fb, fmasks, hp, alive, n_words, bm, broken, trapped, wst, n_units,
-               splash, n_forms, losses_bm, kills, use_leaders, pflat, prow, stk, fight, test_die, test_need):
-    """The activations of the trials that the lanes ``l`` with ``start[l]`` begin (analysis.epic.turn.run_turn_trial
-    up to the assault), counted into ``pflat[prow + ...]``; ``fight[l]``: the engage led to an assault.  Activation
-    by activation: which lanes act and their action tests for all lanes at once (``kernels.epic._roll``: a lane's
-    generator moves only if it rolls), then the rest lane by lane; every lane's dice still come from its own
-    stream in the order of its own trial, and each attack is one :func:`shoot_lanes` call for all the lanes.
-    ``fmasks``: the formations' unit bits (``fmasks[f * n_words + w]``); ``test_die`` and ``test_need``: int32 rows
-    (as ``K._roll`` takes them) for the action tests' dice and who rolls.  Returns the dice rolled."""
-    L = K.LANES
-    acts = T[T_ACTS]
-    owf = T[T_OWF]
-    wpn, wb, tu, bar = T[T_WPN], T[T_WB], T[T_TU], T[T_BAR]
-    mh = T[T_INFO][0, I_MAX_HITS]
-    splashes = T[T_INFO][0, I_SPLASHES] != 0
-    overwatch = scr[0:n_forms * L]  # [f * L + l]
-    o = n_forms * L
-    lane_mod = scr[o:o + L]  # the lane's attack in this activation: its to-hit modifier, NO_ATTACK none
-    lane_cover = scr[o + L:o + 2 * L]
-    lane_cs = scr[o + 2 * L:o + 3 * L]
-    acted = scr[o + 3 * L:o + 4 * L]
-    passed = scr[o + 4 * L:o + 5 * L]
-    res = scr[o + 5 * L:o + 8 * L]  # hits, kills, BMs placed of the lane's attack
-    work = scr[o + 8 * L:]  # shoot_lanes' scratch
-    for l in range(L):  # lane loops with K._at / K._put, without branches: LLVM vectorises them
-        K._put(fight, l, 0 if K._at(start, l) else K._at(fight, l))
-    for f in range(n_forms):
-        ow = T[T_FORMS][f, TF_OVERWATCH]
-        for l in range(L):
-            K._put(overwatch, f * L + l, ow if K._at(start, l) else K._at(overwatch, f * L + l))
-    nd = 0
-    for k in range(acts.shape[0]):
-        f = acts[k, A_FORM]
-        action = acts[k, A_ACTION]
-        target = acts[k, A_TARGET]
-        side = _cell(forms, f, K.F_COLS, K.F_SIDE)
-        _lanes_any_alive(alive, fmasks, side, f, n_words, acted)
-        for l in range(L):  # who acts: neither broken nor wiped out (TP 1.13); acting ends an overwatch (TP 1.10)
-            a = K._at(acted, l) & np.int64(K._at(start, l) != 0) & np.int64(K._at(broken, f * L + l) == 0)
-            K._put(acted, l, a)
-            K._put(lane_mod, l, NO_ATTACK)
-            K._put(overwatch, f * L + l, 0 if a else K._at(overwatch, f * L + l))
-        if action == HOLD:
-            for l in range(L):
-                K._put(passed, l, K._at(acted, l))  # declared Hold: no action test (reading)
-        else:  # the action tests (TP 1.6.2, 1.6.3)
-            for l in range(L):
-                K._put(test_need, l, K._at(acted, l))
-            nd += K._roll(rs, test_die, _SIX, _FOUR, test_need, 0, 0)
-            need = forms[f, K.F_INIT] + acts[k, A_RETAIN]
-            for l in range(L):
-                K._put(passed, l, K._at(acted, l)
-                       & np.int64(np.int64(K._at(test_die, l)) - np.int64(K._at(bm, f * L + l) > 0) >= need))
-        attacks = False
-        for l in range(L):
-            if not acted[l]:
-                continue
-            shoots = False
-            hold = action == HOLD
-            modifier = 0
-            if not hold and not passed[l]:
-                bm[f * L + l] += 1
-                if _fails_break_test(hp, fu, fb, units, forms, bm, f, l):  # broken in its own action (TP 1.13.3)
-                    nd += _break(rs, l, f, fu, fb, units, hp, trapped, forms, alive, n_words, wst, n_units,
-                                 splash, n_forms, losses_bm, kills, bm, broken, stk)
-                else:
-                    hold = True
-            if hold:  # the Hold (TP 1.6.1): shoot at modifier 0, move, or regroup
-                if acts[k, A_HOLD] == HOLD_SHOOT and target != NONE:
-                    shoots = True
-                    modifier = 0
-                elif acts[k, A_HOLD] == HOLD_REGROUP:
-                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
-            elif passed[l]:
-                if action == ADVANCE or action == DOUBLE or action == SUSTAINED_FIRE:
-                    shoots = True
-                    modifier = TO_HIT_MODIFIER[action]
-                elif action == MARSHAL and target != NONE:  # shoots at −1, then regroups (below)
-                    shoots = True
-                    modifier = -1
-                elif action == OVERWATCH:
-                    overwatch[f * L + l] = 1
-                elif action == ENGAGE:
-                    for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):  # overwatch fire at the charger (TP 1.10)
-                        g = owf[i, 0]
-                        if not overwatch[g * L + l] or K._at(broken, g * L + l) \
-                                or not _any_alive(alive, fmasks, _cell(forms, g, K.F_COLS, K.F_SIDE), g, l, n_words):
-                            continue
-                        overwatch[g * L + l] = 0
-                        lane_mod[l] = 0
-                        lane_cover[l] = 0
-                        lane_cs[l] = K.NO_ROLL
-                        nd += shoot_lanes(rs, l, l + 1, lane_mod, lane_cover, lane_cs, res, g, f, NONE, NONE, 0,
-                                          AP_AT_AUTO, DECLARE_AUTO, NONE, wpn, wb, tu, bar, mh, splashes, work, units,
-                                          forms, fu, fb, hp, alive, n_words, bm, broken, trapped, wst, n_units, splash,
-                                          n_forms, losses_bm, kills, stk)
-                        lane_mod[l] = NO_ATTACK  # its results are not the activation's
-            if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
-                cover = acts[k, A_COVER]
-                cover_save = acts[k, A_COVER_SAVE]
-                if overwatch[target * L + l] and not cover and acts[k, A_OW_COVER]:
-                    cover = 1
-                    cover_save = 5  # infantry on overwatch count as in cover, 5+ (TP 1.8.4)
-                lane_mod[l] = modifier
-                lane_cover[l] = cover
-                lane_cs[l] = cover_save
-                attacks = True
-        if attacks:  # the attacks of every lane
-            nd += shoot_lanes(rs, 0, L, lane_mod, lane_cover, lane_cs, res, f, target, acts[k, A_IN_RANGE],
-                              acts[k, A_EXPOSED], acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE],
-                              acts[k, A_TEMPLATES], wpn, wb, tu, bar, mh, splashes, work, units, forms, fu, fb, hp,
-                              alive, n_words, bm, broken, trapped, wst, n_units, splash, n_forms, losses_bm, kills, stk)
-        if action == MARSHAL:
-            for l in range(L):
-                if passed[l] and not K._at(broken, f * L + l):  # after its attack, unless broken
-                    nd += _regroup(rs, l, f, fu, fb, units, forms, hp, bm, use_leaders, wst, n_units)
-        n_acted = 0
-        n_passed = 0
-        for l in range(L):
-            n_acted += K._at(acted, l)
-            n_passed += K._at(passed, l)
-        pflat[prow + acts[k, A_O_ACTED]] += n_acted
-        pflat[prow + acts[k, A_O_PASSED]] += n_passed
-        target_living = lane_cover  # rows free once the attack is made and counted
-        if target != NONE and (action == ENGAGE or acts[k, A_MAY_SHOOT]):
-            _lanes_any_alive(alive, fmasks, _cell(forms, target, K.F_COLS, K.F_SIDE), target, n_words, target_living)
-        if action == ENGAGE:  # a passed engage after the overwatch fire: broken or dead before contact, or nobody
-            living = acted  # to charge: no assault (TP 1.13.3); the lane made no attack in between
-            _lanes_any_alive(alive, fmasks, side, f, n_words, living)
-            for l in range(L):
-                go = K._at(living, l) & K._at(target_living, l) & np.int64(K._at(broken, f * L + l) == 0)
-                K._put(fight, l, go if K._at(passed, l) else K._at(fight, l))
-        if acts[k, A_MAY_SHOOT]:  # its results (docs/epic-turn.md §4), counted for every starting lane
-            o_hits, top_hits = prow + acts[k, A_O_HITS], acts[k, A_N_HITS] - 1
-            o_kills, top_kills = prow + acts[k, A_O_KILLS], acts[k, A_N_KILLS] - 1
-            o_bmp, top_bmp = prow + acts[k, A_O_BMP], acts[k, A_N_BMP] - 1
-            o_bma, top_bma = prow + acts[k, A_O_BMA], acts[k, A_N_BMA] - 1
-            n_broken = 0
-            for l in range(L):
-                st = np.int64(K._at(start, l) != 0)
-                shot = np.int64(K._at(lane_mod, l) != NO_ATTACK)
-                alive_g = K._at(target_living, l)
-                brk = np.int64(K._at(broken, target * L + l) != 0)
-                standing = alive_g * (1 - brk)
-                n_broken += st * brk * alive_g
-                K._bump(pflat, o_hits + K._min(shot * K._at(res, l), top_hits), st)
-                K._bump(pflat, o_kills + K._min(shot * K._at(res, L + l), top_kills), st)
-                K._bump(pflat, o_bmp + K._min(shot * K._at(res, 2 * L + l), top_bmp), st)
-                K._bump(pflat, o_bma + K._min(standing * K._at(bm, target * L + l), top_bma), st)
-            pflat[prow + acts[k, A_O_BROKEN]] += n_broken
     return nd

@@ -1,0 +1,232 @@
+"""The Epic kernel's layout: the columns of the tables Python builds (``analysis/epic/engine.py``) and the rows of
+the per-lane state a block works in, as named constants; nothing here runs.
+
+Clauses are cited as §n of ``docs/epic-engine.md`` (spec) and TP = NetEA Tournament Pack.
+"""
+import numpy as np
+
+
+NO_ROLL = 7  # a to-hit or save value no D6 reaches
+
+
+# Unit table columns (int64[N, U_COLS]); units in allocation order (CompiledEpic.units).
+# U_SAVE = min(armour, cover); U_SNIPE = a sniper's target (Inspiring, Leader or Supreme Commander);
+# U_LOSS_BM = its losses give a winner BMs (not Expendable, unless its whole formation is).
+# U_ASSAULT: of an assault formation; U_TARGET: and directly engaged (bc / ff: hits can reach it);
+# U_BCT: and bc, fighting in contact (not a firefighting Skimmer / Support Craft); U_INSPC: an Inspiring unit that counts for the result (§5, switch `inspiring`);
+# U_SIMPLE: neither Reinforced Armour nor Invulnerable Save (an ordinary hit = one save roll);
+# U_WORD, U_BIT: its bit in its side's alive masks (unit = side_base[side] + 64 * word + bit); U_WE: type WE.
+# War-engine rules (read only by the lane-by-lane path of scenarios with R_WE; docs/epic-engine.md §10):
+# U_VOID void shields, U_PF_FIX / U_PF_D3 / U_PF_D6 power fields (K + D3s + D6s, rolled at the start of each
+# trial), U_SHADOW shadowfields, U_HOLO holofield, U_KNIGHT knight shield, U_INV_ON the invulnerable-type
+# save's target (6 invulnerable, 5 deflector, 4 living metal; NO_ROLL none) and U_INV_DEG once a critical has
+# taken the deflector shield away, U_CRIT its critical kind (CRIT_*), U_CRIT_DMG the points it does,
+# U_CRIT_THEN a degraded unit's later kind, U_COVER its cover save, U_REGEN regeneration, U_SPLASH_ON the D6 a
+# critical's splash hits on (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
+# 1 macro-weapon, 2 titan killer (1), 3 no save; a self_hit critical's hits on itself too), U_HOLO_LOST its
+# degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
+# its losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save
+# hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage critical's further D6 (0: none),
+# U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
+# U_CHARS its attached characters that added damage capacity (a Land Train's battlecars: a lose_character
+# critical removes one at random), their DC in U_CH_DC + i and void shields in U_CH_VS + i (i < U_CHARS).
+U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
+    U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE, \
+    U_VOID, U_PF_FIX, U_PF_D3, U_PF_D6, U_SHADOW, U_HOLO, U_KNIGHT, U_INV_ON, U_INV_DEG, U_CRIT, U_CRIT_DMG, \
+    U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST, U_DISRUPT_BM, \
+    U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON, U_CHARS = range(47)
+
+
+MAX_CHARACTERS = 4  # per unit (analysis/epic/model.py: at most 4 characters per group)
+
+
+U_CH_DC = 47
+
+
+U_CH_VS = U_CH_DC + MAX_CHARACTERS
+
+
+U_COLS = U_CH_VS + MAX_CHARACTERS
+
+
+# Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
+# S_BC: the unit is engaged bc (uses S_VC while in contact).  S_REACH: where the row's hits may land while
+# the unit is in contact: REACH_ANY (every directly engaged enemy unit), or for a war engine's rows (TP 3.1.2)
+# REACH_CONTACT (its CC dice: only enemy units fighting in base contact, U_BCT) or REACH_NON_CONTACT (its FF
+# dice: only the others); out of contact every row reaches any unit.
+# War-engine rules (R_WE; docs/epic-engine.md §10): S_FF_VC its hits at S_VC are firefight hits too (those at
+# S_VN always are: void shields, power fields and shadowfields stop them), S_LANCE, S_IC ignore cover,
+# S_DISRUPT, S_TK_N / S_TK_SIDES / S_TK_PLUS a titan killer's damage against a war engine (N dice + K),
+# S_SUPPORT supporting fire, S_DVC / S_DVN its to-hit values once a critical has degraded its unit; S_SPARE -1
+# for an extra-attack line, else (main dice of a war engine, whose count is its starting DC) how many points of
+# starting DC its unit may lose with its characters before this row rolls fewer dice (the FF rest of the dice
+# goes first: TP 3.1.2; spec §10.4 lose_character).
+S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH, S_FF_VC, S_LANCE, S_IC, S_DISRUPT, S_TK_N, S_TK_SIDES, \
+    S_TK_PLUS, S_SUPPORT, S_DVC, S_DVN, S_SPARE = range(19)
+
+
+S_COLS = 19
+
+
+# Critical kinds (docs/epic-engine.md §10.4), U_CRIT.
+CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE, CRIT_SELF_HIT, \
+    CRIT_LOSE_CHARACTER = range(8)
+
+
+REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
+
+
+# Source groups (rows of the source table are sorted by group): side * 3 + step.
+# Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
+# in contact, hit class) as a unit mask (``pmask`` uint64[P, W], bounds ``pb`` by group, ``pinfo`` int64[P,
+# P_COLS]); a pool rolls one D6 per living unit of its mask.  Other sources stay rows of ``src``.
+P_VC, P_VN, P_CLASS = range(3)
+
+
+P_COLS = 3
+
+
+G_FIRST, G_NORMAL, G_SUPPORT = 0, 1, 2
+
+
+# Hit classes: kind (0 ordinary, 1 macro-weapon, 2 titan-killer) + 3 if sniper.
+N_CLASSES = 6
+
+
+# Formation table columns (int64[F, F_COLS]).
+# F_ANY_SC / F_ANY_LEADER: the formation has a Supreme Commander / a Leader (skips counting them).
+# F_N: its units; F_SIZE0: its starting size (WE = starting DC); F_SPEED0: it has a non-Fearless speed-0
+# bc / ff unit (withdrawal kills it); F_ANY_WE: it has a war engine; F_WE_WD: damage each of its
+# non-Fearless war engines takes when it withdraws (enemy units within 15 cm, TP 3.2.4), 0 if it has none.
+# F_OUTSIDE: a turn scenario's formation that takes no part in the assault (docs/epic-turn.md §2).
+F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER, \
+    F_N, F_SIZE0, F_SPEED0, F_ANY_WE, F_WE_WD, F_OUTSIDE = range(17)
+
+
+F_COLS = 17
+
+
+# Rule switches (int64[R_COLS]).
+# R_WE: the scenario uses war-engine rules (shields, fields, criticals, titan-killer dice, special saves,
+# lance, ignore cover, disrupt): its hits are resolved lane by lane (_we_allocations_lane).
+# R_TURN: a turn scenario: each trial's activations run first (kernels/py), then its assault if any.
+R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY, R_WE, R_TURN = range(10)
+
+
+R_COLS = 10
+
+
+# Side-level count offsets (int64[O_COLS]); O_NO_ASSAULT: a turn's trials without an assault.
+O_ATT, O_DEF, O_NONE, O_UNRES, O_NOROLL, O_ROUNDS, O_MARGIN, O_MAX_MARGIN, O_NO_ASSAULT = range(9)
+
+
+O_COLS = 9
+
+
+# Per-formation count offsets (int64[F, FO_COLS]).
+# FO_CRIT .. FO_SH_E: the war-engine results of a formation with war engines or shielded units (spec §10.9).
+FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, FO_BM_A, FO_BM_E, FO_CRIT, \
+    FO_DMG_A, FO_DMG_E, FO_SH_A, FO_SH_E = range(14)
+
+
+FO_COLS = 14
+
+
+# Unit sets as bit masks (uint64[2, M_COLS, W] per side, W words of 64 units; a formation's uint64[F, W]):
+# every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
+# in allocation order), bc ones that fight in contact (M_BC: their enemy is in contact), Inspiring ones that count for the result (M_INSP), war engines
+# (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC), non-Fearless units of its assault formations
+# (M_XHIT, those extra hits reach).  The living units are ``alive[w, side]``: counts are popcounts (a WE
+# counting its starting DC).
+M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE, M_LEADER, M_SC, M_XHIT = range(9)
+
+
+M_COLS = 9
+
+
+BC, OUT = 0, 2
+
+
+ATTACKER, DEFENDER = 0, 1
+
+
+WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # winner code = its count slot
+
+
+WIN_NO_ASSAULT = O_NO_ASSAULT
+
+
+#: Trial streams: trial ``t`` draws from the stream ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.
+TRIAL_STREAM_KEY = np.uint64(0x5452494C5354524D)
+
+
+LANES = 128
+
+
+LANE_INT = np.int32  # the integer rows of _run_block (see the module docstring)
+
+
+# Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
+# vectorise the lane loops without runtime alias checks between them).
+# LV_SIZE: a formation's size (WE = starting DC); LV_SCR0 / LV_SCR1: each side's Supreme Commander re-rolls left.
+LV_A, LV_HH, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RAWA, LV_RAWD, \
+    LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
+    LV_SLOT0, LV_SLOT1, LV_SLOT2, LV_SIZE, LV_SCR0, LV_SCR1 = range(30)
+
+
+LV_ROWS = 30
+
+
+# The rows of _run_block's ``per_form`` table (each ``[formation * LANES + lane]``), by index: 0 bm, 1 broken,
+# 2 losses_bm, 3 tested, 4 passed, 5 bm_a, 6 broken_a, 7 fa, 8 cas_a, 9 dmg_a, 10 sh_a, 11 broken0; and of its
+# ``per_lane`` table (each ``[lane]``): 0 winner, 1 margin, 2 by_roll, 3 rnd, 4 live, 5 fight, 6 fight0, 7 ended,
+# 8 contact, 9 val, 10 nn, 11 h, 12 d, 13 d2, 14 d3, 15 d4, 16 nmw, 17 ntk, 18 cap, 19 qq, 20 rr, 21 prefix,
+# 22 snipe, 23 snipe_un, 24 loser, 25 cons, 26 withdrew, 27 start, 28 test_die, 29 test_need (a turn's action
+# tests, kernels.epic.turn.turn_lanes).  The phase functions take the tables and name the rows they use.
+FORM_ROWS = 12
+
+
+LANE_ROWS = 30
+
+
+# -- war-engine rules, lane by lane (scenarios with R_WE; docs/epic-engine.md §10, cited as spec §10.n; the
+# reference engine's steps are analysis/epic/war_engines.py).  Per-unit state rows of ``wst``:
+# [(row * n_units + u) * LANES + lane].  W_DIED: when it was destroyed (a number that grows with each death in
+# the block; splash victims are the units living when a splash reaches their formation).  W_LOST_DC /
+# W_LOST_VOID: the starting DC and void shields it lost with its characters (lose_character), W_LOST_CHARS
+# which of them (bit i: its character i, units column U_CH_DC + i); W_BLOCK its block in the allocation under
+# way (its starting DC when the allocation began: the hits are allocated before any is resolved).
+W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID, \
+    W_LOST_CHARS, W_BLOCK = range(12)
+
+
+W_ROWS = 12
+
+
+# Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
+# it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
+# (BMs on the unit's unbroken formation; critical effects wait for the next end phase), or in a turn's shooting
+# attack (every point's BM held in ``losses_bm`` for the turn's shooting (kernels.epic.shooting) to place: docs/epic-turn.md §3.13).
+BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
+
+
+# Damage with its consequences (_we_resolve_lane) starts from a hit (shields and saves first), from points on
+# the hull, or from a critical's splash.  It runs the reference engine's nested steps (a critical's effect at
+# once, before the next point: TP 3.2.3) on an explicit stack ``stk``: stk[0] the death counter, then frames of
+# FRAME ints (kind, unit, a, b, c, d): T_HULL (a points left, b 1 if they place BMs), T_FURTHER (an extra_damage
+# critical's further D6), T_SELF (a self-hit D6 left), T_SPLASH (a formation, b its next unit, c victims left
+# there, d the death counter when its victims were chosen), T_LOSE (a lose_character critical's random
+# character).  A run holds at most 1 + 2 × the damage capacity of all units frames (each frame past the first
+# comes from a critical, at most two of them live at once, and each critical from a point of damage): the stack
+# is sized so (_stack_frames).
+E_HIT, E_HULL, E_SPLASH = range(3)
+
+
+T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = range(5)
+
+
+FRAME = 6
+
+
+# A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
+H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
