@@ -6,13 +6,13 @@ trials (the procedure of ``docs/epic-engine.md``) and writes the same count slot
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from kernels.epic import layout as K
 from kernels.epic import turn_layout as T
-from kernels.epic.block import assault_kernel
+from kernels.epic.block import assault_kernel, tables
 
 from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, OUTSIDE,
                       SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_ORDINARY, SPLASH_TITAN_KILLER, SUPPORT, Abilities,
@@ -153,7 +153,8 @@ class KernelArrays:
     side_off: np.ndarray
     form_off: np.ndarray
     n_counts: int
-    turn: tuple | None = None  # a turn scenario's tables (kernels/epic/turn_layout.py); None for an assault
+    turn: T.TurnTables | None = None  # a turn scenario's tables; None for an assault
+    _tables: K.Tables | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(cls, c: CompiledEpic) -> "KernelArrays":
@@ -337,6 +338,12 @@ class KernelArrays:
         arrays.turn = turn_tables(ct)
         return arrays
 
+    def tables(self) -> K.Tables:
+        """The kernel's :class:`kernels.epic.layout.Tables` of these arrays (built once)."""
+        if self._tables is None:
+            self._tables = tables(self)
+        return self._tables
+
     def run(self, key0: int, key1: int, first_block: int, n_trials: int,
             trial_streams: bool = False) -> tuple[np.ndarray, int]:
         """Counts of ``n_trials`` assaults and the number of D6 (and D3) rolled.
@@ -346,12 +353,8 @@ class KernelArrays:
         the seed, the cell and ``t``; otherwise one stream per lane of each block of ``BLOCK_TRIALS``
         trials (``kernels.epic``: a block runs ``LANES`` trials in lock-step).
         """
-        counts, dice = assault_kernel(
-            self.units, self.src, self.gb, self.pmask, self.pinfo, self.pb, self.masks, self.fmasks, self.base,
-            self.forms, self.fu, self.fb, self.fwe, self.fweb, self.splash, self.trapped, self.rules, self.side_off,
-            self.form_off, self.n_counts,
-            np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials), bool(trial_streams),
-            self.turn)
+        counts, dice = assault_kernel(self.tables(), self.n_counts, key0, key1, first_block, n_trials, trial_streams,
+                                      self.turn)
         return counts, int(dice)
 
 
@@ -370,7 +373,7 @@ def _value(v: int | None) -> int:
     return T.NONE if v is None else v
 
 
-def turn_tables(ct) -> tuple:
+def turn_tables(ct) -> T.TurnTables:
     """The turn tables of kernels/epic/turn_layout.py for a ``CompiledTurn`` (its activations, weapon lines, unit
     types, the barrage table, the count offsets of each activation's results)."""
     from .shooting import barrage_table, dice_of, fires_at_ground, titan_killer_dice  # not imported by assault runs
@@ -434,9 +437,9 @@ def turn_tables(ct) -> tuple:
         acts.append(row)
     forms = [[int(f.overwatch)] for f in scenario.formations]
     splashes = int(any(any(f.within_splash_of.values()) for f in scenario.formations))
-    return (_table(acts, T.A_COLS), _table(owf, 1), _table(weapons, T.WP_COLS), _table(bounds, 1),
-            _table(tunits, T.TU_COLS), _table(barrage, 6), _table(forms, T.TF_COLS),
-            _table([[max_hits, splashes]], T.I_COLS))
+    return T.TurnTables(acts=_table(acts, T.A_COLS), owf=_table(owf, 1), wpn=_table(weapons, T.WP_COLS),
+                        wb=_table(bounds, 1), tu=_table(tunits, T.TU_COLS), bar=_table(barrage, 6),
+                        forms=_table(forms, T.TF_COLS), info=_table([[max_hits, splashes]], T.I_COLS))
 
 
 def turn_kernel_unsupported(ct) -> tuple[str, str] | None:

@@ -12,6 +12,9 @@ from numba.extending import intrinsic
 
 from ..jit import njit
 
+#: The decorator of the kernel's functions: cached, and compiled without reference counting (no function of the
+#: kernel allocates: every array it touches is a view the driver made).
+kernel_function = njit(cache=True, _nrt=False)
 
 _ZERO = np.uint64(0)
 
@@ -56,17 +59,17 @@ def _put(typingctx, a, i, v):
     return types.none(a, i, v), codegen
 
 
-@njit(cache=True)
+@kernel_function
 def _min(a, b):
     return a if a < b else b
 
 
-@njit(cache=True)
+@kernel_function
 def _max(a, b):
     return a if a > b else b
 
 
-@njit(cache=True)
+@kernel_function
 def _bump(a, i, v):
     """``a.flat[i] += v``."""
     _put(a, i, _at(a, i) + v)

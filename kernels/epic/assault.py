@@ -4,21 +4,22 @@ hits round-robin over every lane at once), the early ends after the normal step 
 """
 import numpy as np
 
-from ..jit import njit
 from ..rng import _FOUR, _ONE, _SIX, _THREE
-from .access import _at, _max, _min, _popcount, _put
+from .access import _at, _max, _min, _popcount, _put, kernel_function
 from .allocation import _allocation_lane, _snipe_lane
 from .dice import _roll
-from .layout import (ATTACKER, CRIT_DEGRADE, LANES, LV_A, LV_ATT, LV_ATTT, LV_DEAD, LV_DFD, LV_HH, LV_KILLS, LV_NN,
-                     LV_UN, M_BC, M_COLS, M_TARGET, NO_ROLL, N_CLASSES, P_CLASS, P_VC, P_VN, REACH_ANY, S_BC, S_CLASS,
-                     S_COLS, S_D3, S_DVC, S_DVN, S_FF_VC, S_N, S_REACH, S_SPARE, S_SUPPORT, S_UNIT, S_VC, S_VN, U_BIT,
-                     U_CHARS, U_COLS, U_CRIT, U_DC, U_FORM, U_LOSS_BM, U_SAVE, U_SIMPLE, U_WORD, WIN_ATT, WIN_DEF,
-                     WIN_NONE, W_DEGRADED, W_LOST_DC)
+from .layout import (ATTACKER, CRIT_DEGRADE, FR_BROKEN0, LANES, LN_CAP, LN_CONTACT, LN_D, LN_FIGHT, LN_H, LN_LIVE,
+                     LN_NMW, LN_NN, LN_NTK, LN_PREFIX, LN_QQ, LN_RR, LN_SNIPE, LN_SNIPE_UN, LN_VAL, LN_WINNER, LV_A,
+                     LV_ATT, LV_ATTT, LV_DEAD, LV_DFD, LV_HH, LV_KILLS, LV_NN, LV_UN, M_BC, M_COLS, M_TARGET, NO_ROLL,
+                     N_CLASSES, P_CLASS, P_VC, P_VN, REACH_ANY, R_TURN, S_BC, S_CLASS, S_COLS, S_D3, S_DVC, S_DVN,
+                     S_FF_VC, S_N, S_REACH, S_SPARE, S_SUPPORT, S_UNIT, S_VC, S_VN, U_BIT, U_CHARS, U_COLS, U_CRIT,
+                     U_DC, U_FORM, U_LOSS_BM, U_SAVE, U_SIMPLE, U_WORD, WIN_ATT, WIN_DEF, WIN_NONE, W_DEGRADED,
+                     W_LOST_DC)
 from .saves import _general_hits
 from .units import _assault_sides_living, _rows_any, _wat
 
 
-@njit(cache=True)
+@kernel_function
 def _end_lanes(l, end, wn, winner, fight, live):
     """Lane ``l``'s trial ends now (``end`` 0 / 1) with winner code ``wn``: no roll, no more rounds."""
     _put(winner, l, wn if end else _at(winner, l))
@@ -26,34 +27,39 @@ def _end_lanes(l, end, wn, winner, fight, live):
     _put(live, l, _at(live, l) & (1 - end))
 
 
-@njit(cache=True)
-def _cut_row_dice(src, k, u, units, wst, n_units, broken0, turn, nn, h):
+@kernel_function
+def _cut_row_dice(tb, st, k, u, nn, h):
     """Source row ``k`` (of unit ``u``): its dice ``nn[l]`` and whether it rolls ``h[l]`` in each lane, less
     what it cannot roll there: a support formation that the turn broke gives no supporting fire (TP 1.12.6);
     a war engine rolls main dice for its starting DC now, the FF rest first going with its characters (S_SPARE;
     TP 3.1.2; spec §10.4 lose_character)."""
+    src = tb.src
+    units = tb.units
+    wst = st.wst
     spare = _at(src, k * S_COLS + S_SPARE)
-    silenced = turn and _at(src, k * S_COLS + S_SUPPORT) != 0
+    silenced = tb.rules[R_TURN] != 0 and _at(src, k * S_COLS + S_SUPPORT) != 0
     fewer = spare >= 0 and wst.size > 0 and _at(units, u * U_COLS + U_CHARS) > 0
     if not (silenced or fewer):
         return
+    broken0 = st.per_form[FR_BROKEN0]
     fl = _at(units, u * U_COLS + U_FORM) * LANES
     for l in range(LANES):
         if silenced and _at(broken0, fl + l):
             _put(nn, l, 0)
             _put(h, l, 0)
         elif fewer:
-            _put(nn, l, _max(0, _at(nn, l) - _max(0, _wat(wst, W_LOST_DC, u, l, n_units) - spare)))
+            _put(nn, l, _max(0, _at(nn, l) - _max(0, _wat(wst, W_LOST_DC, u, l, units.shape[0]) - spare)))
 
 
-@njit(cache=True, _nrt=False)
-def _early_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane):
+@kernel_function
+def _early_ends(tb, st):
     """§3 early ends: the lanes whose defenders' assault formations are gone or whose attackers have no unit left
     directly engaged end before the supporting fire."""
     L = LANES
-    winner, live, fight = per_lane[0], per_lane[4], per_lane[5]
-    _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
-    _rows_any(alive, flat_masks, flat_fmasks, ATTACKER, M_TARGET, lv, LV_ATTT * L, n_words, wes, web, units)
+    lv = st.lv
+    winner, live, fight = st.per_lane[LN_WINNER], st.per_lane[LN_LIVE], st.per_lane[LN_FIGHT]
+    _assault_sides_living(tb.sets, st.alive, st.lv)
+    _rows_any(tb.sets, st.alive, ATTACKER, M_TARGET, lv, LV_ATTT * L)
     for l in range(L):
         fl = _at(fight, l)
         dfd = _at(lv, LV_DFD * L + l)
@@ -61,41 +67,32 @@ def _early_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, pe
         att_t = _at(lv, LV_ATTT * L + l)
         end1 = fl & (1 - dfd)  # the defenders' assault formations are gone
         end2 = fl & dfd & (1 - att_t)  # no attacker left directly engaged
-        _end_lanes(l, end1 | end2, (WIN_ATT if att else WIN_NONE) if end1 else WIN_DEF, winner, fight,
-                   live)
+        _end_lanes(l, end1 | end2, (WIN_ATT if att else WIN_NONE) if end1 else WIN_DEF, winner, fight, live)
 
 
-@njit(cache=True, _nrt=False)
-def _roll_hits(side, step, rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, src, gb, pmask, pinfo, pb, hp,
-               hits, reach_hits, wst, shits, sff, we, turn_on, per_form, per_lane):
-    """§1 / §4: the to-hit rolls of ``side``'s units in step ``step`` (pooled rows, then source rows), into ``hits``
-    by class (with war-engine rules: per source row, ``shits`` / ``sff``); returns the dice rolled."""
+@kernel_function
+def _roll_pools(tb, st, side, g):
+    """§1: the dice pools of source group ``g`` (one D6 per living unit of a pool's mask, TP 1.12.5), their hits
+    into ``st.hits`` by class; returns the dice rolled."""
     L = LANES
-    n_units = units.shape[0]
+    n_words = tb.sets.n_words
+    per_lane = st.per_lane
+    fight, contact, val, nn, h = per_lane[LN_FIGHT], per_lane[LN_CONTACT], per_lane[LN_VAL], per_lane[LN_NN], \
+        per_lane[LN_H]
+    d = per_lane[LN_D]
     nd = 0
-    broken0 = per_form[11]
-    fight, contact, val, nn, h = per_lane[5], per_lane[8], per_lane[9], per_lane[10], per_lane[11]
-    d = per_lane[12]
-    for i in range(N_CLASSES * L):
-        hits[side * N_CLASSES * L + i] = 0
-    for i in range(6 * L):
-        reach_hits[side * 6 * L + i] = 0
-    g = side * 3 + step
-    if gb[g + 1] == gb[g] and pb[g + 1] == pb[g]:
-        return nd
-    _rows_any(alive, flat_masks, flat_fmasks, 1 - side, M_BC, contact, 0, n_words, wes, web, units)
-    for p in range(pb[g], pb[g + 1]):
-        vc = pinfo[p, P_VC]
-        vn = pinfo[p, P_VN]
-        cls = pinfo[p, P_CLASS]
+    for p in range(tb.pb[g], tb.pb[g + 1]):
+        vc = tb.pinfo[p, P_VC]
+        vn = tb.pinfo[p, P_VN]
+        cls = tb.pinfo[p, P_CLASS]
         maxn = 0
         for l in range(L):
             _put(nn, l, 0)
         for w in range(n_words):
-            m = pmask[p, w]
+            m = tb.pmask[p, w]
             row = (side * n_words + w) * L
             for l in range(L):
-                _put(nn, l, _at(nn, l) + _popcount(_at(alive, row + l) & m))
+                _put(nn, l, _at(nn, l) + _popcount(_at(st.alive, row + l) & m))
         for l in range(L):
             v = vc if _at(contact, l) else vn
             _put(val, l, v)
@@ -104,109 +101,143 @@ def _roll_hits(side, step, rs, alive, flat_masks, flat_fmasks, n_words, wes, web
             maxn = _max(maxn, n)
             _put(h, l, 0)
         for j in range(maxn):
-            nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
+            nd += _roll(st.rs, d, _SIX, _FOUR, nn, 0, j)
             for l in range(L):
                 _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
         hrow = (side * N_CLASSES + cls) * L
         for l in range(L):
-            _put(hits, hrow + l, _at(hits, hrow + l) + _at(h, l))
-    for k in range(gb[g], gb[g + 1]):
-        u = src[k, S_UNIT]
-        bcs = src[k, S_BC]
-        degrades = we and units[u, U_CRIT] == CRIT_DEGRADE
-        for l in range(L):
-            ok = fight[l] & np.int64(hp[u * L + l] > 0)
-            v = src[k, S_VC] if (contact[l] & bcs) else src[k, S_VN]
-            ok &= np.int64(v < NO_ROLL)
-            val[l] = v
-            nn[l] = src[k, S_N] * ok
-            h[l] = ok
-        if degrades:  # a degraded unit's new values (spec §10.4)
-            for l in range(L):
-                if wst[(W_DEGRADED * n_units + u) * L + l]:
-                    v = src[k, S_DVC] if (contact[l] & bcs) else src[k, S_DVN]
-                    ok = fight[l] & np.int64(hp[u * L + l] > 0) & np.int64(v < NO_ROLL)
-                    val[l] = v
-                    nn[l] = src[k, S_N] * ok
-                    h[l] = ok
-        _cut_row_dice(src, k, u, units, wst, n_units, broken0, turn_on, nn, h)
-        if src[k, S_D3]:
-            nd += _roll(rs, d, _THREE, _ONE, h, 0, 0)
-            for l in range(L):
-                nn[l] = d[l] * h[l]
-        maxn = 0
-        for l in range(L):
-            maxn = _max(maxn, nn[l])
-            h[l] = 0
-        for j in range(maxn):
-            nd += _roll(rs, d, _SIX, _FOUR, nn, 0, j)
-            for l in range(L):
-                h[l] += (j < nn[l]) & (d[l] >= val[l])
-        cls = src[k, S_CLASS]
-        reach = src[k, S_REACH]
-        if we:  # the row's hits; bit 0: firefight hits (spec §10.8.1), bit 1: a WE's, in contact
-            ffv = src[k, S_FF_VC]
-            for l in range(L):
-                routed = contact[l] & bcs
-                shits[k * L + l] = h[l]
-                sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
-            continue
-        if reach == REACH_ANY:
-            for l in range(L):
-                hits[(side * N_CLASSES + cls) * L + l] += h[l]
-        else:  # a war engine in contact: its CC / FF hits land only on some units (TP 3.1.2)
-            rrow = ((side * 2 + reach - 1) * 3 + cls) * L
-            for l in range(L):
-                routed = contact[l] & bcs
-                hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
-                reach_hits[rrow + l] += h[l] * routed
+            _put(st.hits, hrow + l, _at(st.hits, hrow + l) + _at(h, l))
     return nd
 
 
-@njit(cache=True, _nrt=False)
-def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt, tgb, units, src, gb, base, hp, hits,
-                   reach_hits, kills, lv, per_form, per_lane, taken):
-    """§2 allocation, saves and damage of the enemy's hits of step ``step`` on ``side``'s units (without war-engine
-    rules); kills count for the result when ``ck``; returns the dice rolled.  The ordinary hits go round-robin
-    over every lane at once, except in a lane where a war engine's ordinary hits reach only some units: there
-    they share one round-robin with them lane by lane (_allocation_lane), as the macro-weapon and titan-killer
-    hits do in every lane.  ``taken``: scratch of _allocation_lane."""
+@kernel_function
+def _roll_row(tb, st, side, k):
+    """§1: source row ``k``'s dice (its to-hit value CC in contact, else FF, a degraded unit's new values, spec §10.4;
+    less what _cut_row_dice takes; D3 dice first rolled for their number), its hits into ``st.hits`` by class, a
+    war engine's in contact into ``st.reach_hits`` (TP 3.1.2), or with war-engine rules per row into
+    ``st.shits`` / ``st.sff`` (bit 0: firefight hits, spec §10.8.1; bit 1: a WE's, in contact); returns the dice
+    rolled."""
     L = LANES
+    src = tb.src
+    hp = st.hp
+    per_lane = st.per_lane
+    fight, contact, val, nn, h, d = per_lane[LN_FIGHT], per_lane[LN_CONTACT], per_lane[LN_VAL], per_lane[LN_NN], \
+        per_lane[LN_H], per_lane[LN_D]
     nd = 0
-    losses_bm = per_form[2]
-    d, nmw, ntk, cap, qq = per_lane[12], per_lane[16], per_lane[17], per_lane[18], per_lane[19]
-    rr, prefix, snipe, snipe_un = per_lane[20], per_lane[21], per_lane[22], per_lane[23]
+    u = src[k, S_UNIT]
+    bcs = src[k, S_BC]
+    for l in range(L):  # its to-hit value (CC in contact, else FF), dice and whether it rolls in each lane
+        ok = fight[l] & np.int64(hp[u * L + l] > 0)
+        v = src[k, S_VC] if (contact[l] & bcs) else src[k, S_VN]
+        ok &= np.int64(v < NO_ROLL)
+        val[l] = v
+        nn[l] = src[k, S_N] * ok
+        h[l] = ok
+    if tb.we and tb.units[u, U_CRIT] == CRIT_DEGRADE:  # a degraded unit's new values (spec §10.4)
+        n_units = tb.units.shape[0]
+        for l in range(L):
+            if st.wst[(W_DEGRADED * n_units + u) * L + l]:
+                v = src[k, S_DVC] if (contact[l] & bcs) else src[k, S_DVN]
+                ok = fight[l] & np.int64(hp[u * L + l] > 0) & np.int64(v < NO_ROLL)
+                val[l] = v
+                nn[l] = src[k, S_N] * ok
+                h[l] = ok
+    if (src[k, S_SPARE] >= 0 and st.wst.size > 0) or (tb.rules[R_TURN] != 0 and src[k, S_SUPPORT] != 0):
+        _cut_row_dice(tb, st, k, u, nn, h)
+    if src[k, S_D3]:
+        nd += _roll(st.rs, d, _THREE, _ONE, h, 0, 0)
+        for l in range(L):
+            nn[l] = d[l] * h[l]
+    maxn = 0
+    for l in range(L):
+        maxn = _max(maxn, nn[l])
+        h[l] = 0
+    for j in range(maxn):
+        nd += _roll(st.rs, d, _SIX, _FOUR, nn, 0, j)
+        for l in range(L):
+            h[l] += (j < nn[l]) & (d[l] >= val[l])
+    cls = src[k, S_CLASS]
+    reach = src[k, S_REACH]
+    if tb.we:
+        ffv = src[k, S_FF_VC]
+        for l in range(L):
+            routed = contact[l] & bcs
+            st.shits[k * L + l] = h[l]
+            st.sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
+    elif reach == REACH_ANY:
+        for l in range(L):
+            st.hits[(side * N_CLASSES + cls) * L + l] += h[l]
+    else:  # a war engine in contact: its CC / FF hits land only on some units (TP 3.1.2)
+        rrow = ((side * 2 + reach - 1) * 3 + cls) * L
+        for l in range(L):
+            routed = contact[l] & bcs
+            st.hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
+            st.reach_hits[rrow + l] += h[l] * routed
+    return nd
+
+
+@kernel_function
+def _roll_hits(tb, st, side, step):
+    """§1 / §4: the to-hit rolls of ``side``'s units in step ``step`` (pooled rows, then source rows), into
+    ``st.hits`` by class (with war-engine rules: per source row, ``st.shits`` / ``st.sff``); returns the dice
+    rolled."""
+    L = LANES
+    for i in range(N_CLASSES * L):
+        st.hits[side * N_CLASSES * L + i] = 0
+    for i in range(6 * L):
+        st.reach_hits[side * 6 * L + i] = 0
+    g = side * 3 + step
+    if tb.gb[g + 1] == tb.gb[g] and tb.pb[g + 1] == tb.pb[g]:
+        return 0
+    _rows_any(tb.sets, st.alive, 1 - side, M_BC, st.per_lane[LN_CONTACT], 0)
+    nd = _roll_pools(tb, st, side, g)
+    for k in range(tb.gb[g], tb.gb[g + 1]):
+        nd += _roll_row(tb, st, side, k)
+    return nd
+
+
+@kernel_function
+def _plan_hits(tb, st, side, reaching):
+    """Each lane's share of the enemy's hits on ``side`` for §2: its ordinary hits' full passes ``qq`` and the rest
+    ``rr`` of the round-robin over the capacity ``cap`` (its living directly engaged units, a WE counting its
+    starting DC; none in a lane where a war engine's ordinary hits reach
+    only some units: those go lane by lane), its MW and TK hits, whether a sniper's hits wait (-2).  Returns (any
+    hit, any sniper hit, any MW, TK or restricted hit) over the lanes."""
+    L = LANES
+    per_lane = st.per_lane
+    hits = st.hits
+    reach_hits = st.reach_hits
+    nmw, ntk, cap, qq = per_lane[LN_NMW], per_lane[LN_NTK], per_lane[LN_CAP], per_lane[LN_QQ]
+    rr, prefix, snipe, snipe_un = per_lane[LN_RR], per_lane[LN_PREFIX], per_lane[LN_SNIPE], per_lane[LN_SNIPE_UN]
     hs = 1 - side
     anyhit = 0
     anysnipe = 0
     anymacro = 0
-    g = hs * 3 + step
-    reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
-    for k in range(gb[g], gb[g + 1]):
-        reaching |= src[k, S_REACH] != REACH_ANY
+    n_words = tb.sets.n_words
+    units = tb.units
     for l in range(L):  # living directly engaged units (a WE counting its starting DC)
         c = 0
         for w in range(n_words):
-            c += _popcount(_at(alive, (side * n_words + w) * L + l)
-                           & _at(flat_masks, (2 * w + side) * M_COLS + M_TARGET))
+            c += _popcount(_at(st.alive, (side * n_words + w) * L + l)
+                           & _at(tb.sets.masks, (2 * w + side) * M_COLS + M_TARGET))
         _put(cap, l, c)
-    for kw in range(web[side], web[side + 1]):
-        u = wes[kw]
+    for kw in range(tb.sets.web[side], tb.sets.web[side + 1]):
+        u = tb.sets.wes[kw]
         w = units[u, U_WORD]
         sh = np.uint64(units[u, U_BIT])
-        if (flat_masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
+        if (tb.sets.masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
             extra_dc = units[u, U_DC] - 1
             arow = (side * n_words + w) * L
             for l in range(L):
-                _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(alive, arow + l) >> sh) & _ONE))
+                _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(st.alive, arow + l) >> sh) & _ONE))
     hrow = hs * N_CLASSES * L
     crow = (hs * 6 + 0) * L  # a war engine's ordinary hits on units in contact; ``orow``: on the others
     orow = (hs * 6 + 3) * L
-    for l in range(L):  # the ordinary hits go round-robin here; MW / TK hits after them (below)
+    for l in range(L):  # the ordinary hits go round-robin here; MW / TK hits after them (_later_hits)
         c = _at(cap, l)
         has = np.int64(c > 0)
         joint = np.int64(reaching) * np.int64(_at(reach_hits, crow + l) + _at(reach_hits, orow + l) > 0)
-        t = _at(hits, hrow + l) * has * (1 - joint)  # a joint lane's are allocated lane by lane (below)
+        t = _at(hits, hrow + l) * has * (1 - joint)  # a joint lane's are allocated lane by lane (_joint_hits)
         mw = _at(hits, hrow + L + l) * has
         tk = _at(hits, hrow + 2 * L + l) * has
         ns = (_at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)) * has
@@ -221,49 +252,42 @@ def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt
         _put(qq, l, q)
         _put(rr, l, t - q * c1)
         _put(prefix, l, 0)
-        _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved below
+        _put(snipe, l, -2 if ns > 0 else -1)  # -2: resolved by _snipe_lane
         _put(snipe_un, l, 0)
     if reaching:
         for l in range(L):
             for i in range(6):
                 anyhit |= reach_hits[(hs * 6 + i) * L + l]
         anymacro |= anyhit
-    if anyhit == 0:
-        return nd
-    if anysnipe:
-        for l in range(L):
-            if snipe[l] == -2:
-                s_u, s_n, k = _snipe_lane(rs, l, side, hits, hs, units, alive, flat_masks, base,
-                                          n_words)
-                snipe[l] = s_u
-                snipe_un[l] = s_n
-                nd += k
-    krow = (1 - side) * L
-    for l in range(L):
-        lv[LV_KILLS * L + l] = 0
-    if reaching:  # the ordinary hits of a lane where a war engine's reach only some units: one round-robin
-        for l in range(L):
-            n_contact = reach_hits[crow + l]
-            n_other = reach_hits[orow + l]
-            if n_contact + n_other > 0:
-                o_done, o_nd = _allocation_lane(rs, l, side, 0, hits[hrow + l], n_contact, n_other, units, hp,
-                                                alive, losses_bm, tgt, tgb, n_words, taken)
-                lv[LV_KILLS * L + l] += o_done
-                nd += o_nd
-    for k in range(tgb[side], tgb[side + 1]):
-        u = tgt[k]
+    return anyhit, anysnipe, anymacro
+
+
+@kernel_function
+def _ordinary_hits(tb, st, side, anysnipe):
+    """§2 the ordinary (and sniper) hits on ``side`` in every lane at once, unit by unit in allocation order (lane
+    rows of ``lv``, vectorised): a unit's hits in each lane from the round-robin (``qq`` full passes and its part of
+    the rest ``rr`` after the ``prefix`` before it); their saves (one roll each for a unit without Reinforced Armour
+    or Invulnerable Save, lane by lane otherwise: _general_hits); its sniper hits' unsaved ones (_snipe_lane);
+    damage (at most its DC left), losses (its formation's BMs if it wins), kills (LV_KILLS), casualties removed.
+    Stops at the first unit past which no lane has a hit left.  Returns the dice rolled."""
+    L = LANES
+    lv = st.lv
+    per_lane = st.per_lane
+    d, qq, rr, prefix = per_lane[LN_D], per_lane[LN_QQ], per_lane[LN_RR], per_lane[LN_PREFIX]
+    snipe, snipe_un = per_lane[LN_SNIPE], per_lane[LN_SNIPE_UN]
+    units = tb.units
+    nd = 0
+    for k in range(tb.tgb[side], tb.tgb[side + 1]):
+        u = tb.tgt[k]
         dc = units[u, U_DC]
         sv = units[u, U_SAVE]
         simple = units[u, U_SIMPLE]
-        frow = units[u, U_FORM] * L
-        lossbm = units[u, U_LOSS_BM]
-        arow = (side * n_words + units[u, U_WORD]) * L
+        arow = (side * tb.sets.n_words + units[u, U_WORD]) * L
         sh = np.uint64(units[u, U_BIT])
-        hrow = u * L
         maxh = 0
         anygen = 0
-        for l in range(L):  # its hits in each lane (vectorised: lane rows of ``lv``)
-            a = np.int64((_at(alive, arow + l) >> sh) & _ONE)
+        for l in range(L):  # its hits in each lane
+            a = np.int64((_at(st.alive, arow + l) >> sh) & _ONE)
             pt = _min(dc, _max(0, _at(rr, l) - _at(prefix, l)))
             hv = (_at(qq, l) * dc + pt) * a
             _put(lv, LV_A * L + l, a)
@@ -274,17 +298,16 @@ def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt
             maxh = _max(maxh, hv * simple)
         if sv < NO_ROLL:
             for j in range(maxh):
-                nd += _roll(rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
+                nd += _roll(st.rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
                 for l in range(L):
-                    _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l)
-                         + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
+                    _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
         else:
             for l in range(L):
                 _put(lv, LV_UN * L + l, _at(lv, LV_HH * L + l))
         if anygen:
             for l in range(L):
                 if lv[LV_NN * L + l] > 0:
-                    g_un, g_nd = _general_hits(rs, l, u, units, lv[LV_NN * L + l])
+                    g_un, g_nd = _general_hits(st.rs, l, u, units, lv[LV_NN * L + l])
                     lv[LV_UN * L + l] += g_un
                     nd += g_nd
         if anysnipe:
@@ -293,47 +316,101 @@ def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt
                 _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + isn * _at(snipe_un, l))
                 _put(snipe, l, -1 if isn else _at(snipe, l))
         more = 0
+        frow = units[u, U_FORM] * L
+        lossbm = units[u, U_LOSS_BM]
         for l in range(L):  # damage, losses, kills; does any lane have hits left?
             a = _at(lv, LV_A * L + l)
             pf = _at(prefix, l) + dc * a
             _put(prefix, l, pf)
             more |= _at(qq, l) | np.int64(pf < _at(rr, l))
-            hpu = _at(hp, hrow + l)
+            hpu = _at(st.hp, u * L + l)
             done = _min(_at(lv, LV_UN * L + l), hpu)
             left = hpu - done
-            _put(hp, hrow + l, left)
-            _put(losses_bm, frow + l, _at(losses_bm, frow + l) + done * lossbm)
+            _put(st.hp, u * L + l, left)
+            _put(st.losses_bm, frow + l, _at(st.losses_bm, frow + l) + done * lossbm)
             _put(lv, LV_KILLS * L + l, _at(lv, LV_KILLS * L + l) + done)
             _put(lv, LV_DEAD * L + l, a & np.int64(left == 0))
         for l in range(L):
-            _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
+            _put(st.alive, arow + l, _at(st.alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
         if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
             break
-    if anymacro:  # the MW hits, then the TK hits, to the survivors, each one round-robin (TP 2.2.6, 2.2.9, 3.1.2)
-        for cls in range(1, 3):
-            for l in range(L):
-                n_any = nmw[l] if cls == 1 else ntk[l]
-                n_contact = reach_hits[crow + cls * L + l]
-                n_other = reach_hits[orow + cls * L + l]
-                if n_any + n_contact + n_other > 0:
-                    m_done, m_nd = _allocation_lane(rs, l, side, cls, n_any, n_contact, n_other, units, hp, alive,
-                                                    losses_bm, tgt, tgb, n_words, taken)
-                    lv[LV_KILLS * L + l] += m_done
-                    nd += m_nd
-    for l in range(L):
-        _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
     return nd
 
 
-@njit(cache=True, _nrt=False)
-def _supporting_fire_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane):
+@kernel_function
+def _later_hits(tb, st, side, first_cls):
+    """The allocations lane by lane (_allocation_lane) of the enemy's hits on ``side`` from class ``first_cls``
+    (0: the ordinary hits of a lane where a war engine's reach only some units; 1: the MW hits, then the TK hits,
+    to the survivors: TP 2.2.6, 2.2.9), each one round-robin with the war engine's restricted hits of its kind
+    (TP 3.1.2).  Returns the dice rolled."""
+    L = LANES
+    hs = 1 - side
+    per_lane = st.per_lane
+    hrow = hs * N_CLASSES * L
+    crow = (hs * 6 + 0) * L
+    orow = (hs * 6 + 3) * L
+    nd = 0
+    for cls in range(first_cls, 3 if first_cls > 0 else 1):
+        for l in range(L):
+            if cls == 0:
+                n_any = st.hits[hrow + l]
+            else:
+                n_any = per_lane[LN_NMW, l] if cls == 1 else per_lane[LN_NTK, l]
+            n_contact = st.reach_hits[crow + cls * L + l]
+            n_other = st.reach_hits[orow + cls * L + l]
+            if (n_contact + n_other > 0) if cls == 0 else (n_any + n_contact + n_other > 0):
+                done, k = _allocation_lane(tb, st, l, side, cls, n_any, n_contact, n_other)
+                st.lv[LV_KILLS * L + l] += done
+                nd += k
+    return nd
+
+
+@kernel_function
+def _allocate_hits(tb, st, side, step, ck):
+    """§2 allocation, saves and damage of the enemy's hits of step ``step`` on ``side``'s units (without war-engine
+    rules); kills count for the result when ``ck``; returns the dice rolled.  The ordinary hits go round-robin
+    over every lane at once (_ordinary_hits), except in a lane where a war engine's ordinary hits reach only some
+    units: there they share one round-robin with them lane by lane (_later_hits), as the macro-weapon and
+    titan-killer hits do in every lane."""
+    L = LANES
+    hs = 1 - side
+    g = hs * 3 + step
+    reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
+    for k in range(tb.gb[g], tb.gb[g + 1]):
+        reaching |= tb.src[k, S_REACH] != REACH_ANY
+    anyhit, anysnipe, anymacro = _plan_hits(tb, st, side, reaching)
+    if anyhit == 0:
+        return 0
+    nd = 0
+    snipe, snipe_un = st.per_lane[LN_SNIPE], st.per_lane[LN_SNIPE_UN]
+    if anysnipe:
+        for l in range(L):
+            if snipe[l] == -2:
+                s_u, s_n, k = _snipe_lane(tb, st, l, side)
+                snipe[l] = s_u
+                snipe_un[l] = s_n
+                nd += k
+    for l in range(L):
+        st.lv[LV_KILLS * L + l] = 0
+    if reaching:  # the ordinary hits of a lane where a war engine's reach only some units: one round-robin
+        nd += _later_hits(tb, st, side, 0)
+    nd += _ordinary_hits(tb, st, side, anysnipe)
+    if anymacro:  # the MW hits, then the TK hits, to the survivors, each one round-robin (TP 2.2.6, 2.2.9, 3.1.2)
+        nd += _later_hits(tb, st, side, 1)
+    krow = hs * L
+    for l in range(L):
+        _put(st.kills, krow + l, _at(st.kills, krow + l) + _at(st.lv, LV_KILLS * L + l) * ck)
+    return nd
+
+
+@kernel_function
+def _supporting_fire_ends(tb, st):
     """§4: the lanes where a side was wiped out by supporting fire end."""
     L = LANES
-    winner, live, fight = per_lane[0], per_lane[4], per_lane[5]
-    _assault_sides_living(alive, flat_masks, flat_fmasks, lv, n_words, wes, web, units)
+    winner, live, fight = st.per_lane[LN_WINNER], st.per_lane[LN_LIVE], st.per_lane[LN_FIGHT]
+    _assault_sides_living(tb.sets, st.alive, st.lv)
     for l in range(L):
         fl = _at(fight, l)
-        att = _at(lv, LV_ATT * L + l)
-        dfd = _at(lv, LV_DFD * L + l)
-        _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner,
-                   fight, live)
+        att = _at(st.lv, LV_ATT * L + l)
+        dfd = _at(st.lv, LV_DFD * L + l)
+        _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner, fight, live)

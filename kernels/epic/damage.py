@@ -5,9 +5,8 @@ self hits, splashes, a lost character) on an explicit stack.
 """
 import numpy as np
 
-from ..jit import njit
 from ..rng import _ONE, _THREE, _U32
-from .access import _ZERO, _at, _min, _popcount, _put
+from .access import _ZERO, _at, _min, _popcount, _put, kernel_function
 from .dice import _d6, _die
 from .layout import (BOOK_END_PHASE, BOOK_FIGHT, BOOK_LOSSES, BOOK_SHOT, CRIT_BREACH, CRIT_DEGRADE, CRIT_DESTROYED,
                      CRIT_EXTRA_DAMAGE, CRIT_FIRE, CRIT_LOSE_CHARACTER, CRIT_NONE, CRIT_SELF_HIT, E_HIT, E_HULL, FRAME,
@@ -20,7 +19,7 @@ from .saves import _automaton_saved, _we_hit_lane
 from .units import _clear_unit, _wat, _wput
 
 
-@njit(cache=True)
+@kernel_function
 def _stack_frames(dc0):
     """Frames of the _we_resolve_lane stack: 1 + 2 × the starting damage capacity of all units (``dc0``)."""
     total = 0
@@ -29,10 +28,11 @@ def _stack_frames(dc0):
     return 1 + 2 * total
 
 
-@njit(cache=True)
-def _we_start_lane(rs, l, units, wst, n_units):
+@kernel_function
+def _we_start_lane(rs, l, units, wst):
     """A trial's war-engine state in lane ``l``: shields and shadowfields up, power-field dice rolled once
     (spec §10.8.5), no critical effect yet.  Returns the dice rolled."""
+    n_units = units.shape[0]
     nd = 0
     for u in range(n_units):
         fields = _at(units, u * U_COLS + U_PF_FIX)
@@ -49,13 +49,16 @@ def _we_start_lane(rs, l, units, wst, n_units):
     return nd
 
 
-@njit(cache=True)
-def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, broken):
+@kernel_function
+def _book_lane(tb, st, u, l, points, markers, mode, ck):
     """Book ``points`` of damage done to unit ``u`` in lane ``l`` (``markers`` of them placing BMs if its
     formation wins, an Automaton's none): losses until the end phase, and in the fight kills for the other side
     (times ``ck``: 0 for supporting fire whose kills do not count; none for Automata); in the end phase, BMs on
     its unbroken formation (spec §6.4, §10.4, §10.6, §10.7; TP-SR Automaton, Automata); in a turn's shooting
-    attack (BOOK_SHOT), every marker in ``losses_bm`` for the turn's shooting (kernels.epic.shooting) to place (docs/epic-turn.md §3.13)."""
+    attack (BOOK_SHOT), every marker in ``losses_bm`` for kernels.epic.shooting to place (docs/epic-turn.md
+    §3.13)."""
+    units = tb.units
+    losses_bm = st.losses_bm
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
     if mode == BOOK_SHOT:  # a BM per point, Expendable or not (analysis.epic.shooting.AttackState.book_damage)
         _put(losses_bm, fl, _at(losses_bm, fl) + markers)
@@ -63,12 +66,12 @@ def _book_lane(units, u, l, points, markers, mode, ck, losses_bm, kills, bm, bro
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
     if mode == BOOK_FIGHT:
         kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
-        _put(kills, kl, _at(kills, kl) + points * ck)
-    elif mode == BOOK_END_PHASE and _at(broken, fl) == 0:
-        _put(bm, fl, _at(bm, fl) + points)
+        _put(st.kills, kl, _at(st.kills, kl) + points * ck)
+    elif mode == BOOK_END_PHASE and _at(st.broken, fl) == 0:
+        _put(st.bm, fl, _at(st.bm, fl) + points)
 
 
-@njit(cache=True)
+@kernel_function
 def _push(stk, top, kind, u, a, b):
     """Push a frame (``kind``, unit ``u``, a, b, 0, 0) onto ``stk`` holding ``top`` frames; returns the new top."""
     i = 1 + top * FRAME
@@ -81,30 +84,45 @@ def _push(stk, top, kind, u, a, b):
     return top + 1
 
 
-@njit(cache=True)
-def _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk):
+@kernel_function
+def _destroyed_lane(tb, st, u, l):
     """Unit ``u`` is destroyed in lane ``l``: no DC left, its alive bit cleared and, with war-engine rules, the
     next death number stamped on it (for the splash victims of a _we_resolve_lane run)."""
-    _put(hp, u * LANES + l, 0)
-    _clear_unit(alive, units, u, l, n_words, 1)
-    if wst.size > 0:
-        t = _at(stk, 0) + 1
-        _put(stk, 0, t)
-        _wput(wst, W_DIED, u, l, n_units, t)
+    _put(st.hp, u * LANES + l, 0)
+    _clear_unit(st.alive, tb.units, u, l, tb.sets.n_words, 1)
+    if st.wst.size > 0:
+        t = _at(st.stk, 0) + 1
+        _put(st.stk, 0, t)
+        _wput(st.wst, W_DIED, u, l, tb.units.shape[0], t)
 
 
-@njit(cache=True)
-def _lose_character_lane(rs, l, u, mode, ck, units, hp, wst, n_units, alive, n_words, losses_bm, kills, bm, broken,
-                         stk):
+@kernel_function
+def _hull_points(tb, st, u, l, points, markers, mode, ck):
+    """``points`` straight to unit ``u``'s hull in lane ``l``, booked as ``mode`` says (``markers`` 1 if they place
+    BMs), for a unit without a critical effect (nothing follows): points beyond its DC are lost."""
+    left = _at(st.hp, u * LANES + l)
+    done = _min(points, left)
+    if done > 0:
+        _put(st.hp, u * LANES + l, left - done)
+        _book_lane(tb, st, u, l, done, done * markers, mode, ck)
+        if done == left:
+            _destroyed_lane(tb, st, u, l)
+
+
+@kernel_function
+def _lose_character_lane(tb, st, l, u, mode, ck):
     """A lose_character critical on war engine ``u`` in lane ``l`` that still has a character adding damage
     capacity (DATA land-train; spec §10.4): one of them, picked by a die with a face for each (in their order),
     is removed; the starting DC and void shields drop by the character's (the shields up at most to the new
     number) and so does the DC left, those points booked as damage (``mode``, placing BMs); at 0 it is
     destroyed.  Returns the dice rolled."""
+    units = tb.units
+    wst = st.wst
+    n_units = units.shape[0]
     lost = np.uint64(_wat(wst, W_LOST_CHARS, u, l, n_units))
     n = _at(units, u * U_COLS + U_CHARS)
     sides = np.uint64(n - _popcount(lost))
-    pick = _die(rs, l, sides, (_ONE << _U32) % sides) - 1
+    pick = _die(st.rs, l, sides, (_ONE << _U32) % sides) - 1
     c = 0
     for i in range(n):
         if (lost >> np.uint64(i)) & _ONE == _ZERO:
@@ -119,26 +137,23 @@ def _lose_character_lane(rs, l, u, mode, ck, units, hp, wst, n_units, alive, n_w
     _wput(wst, W_LOST_VOID, u, l, n_units, void_lost)
     _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units),
                                            _at(units, u * U_COLS + U_VOID) - void_lost))
-    left = _at(hp, u * LANES + l)
-    gone = _min(dc, left)
-    if gone > 0:
-        _put(hp, u * LANES + l, left - gone)
-        _book_lane(units, u, l, gone, gone, mode, ck, losses_bm, kills, bm, broken)
-        if gone == left:
-            _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
+    _hull_points(tb, st, u, l, dc, 1, mode, ck)
     return 1
 
 
-@njit(cache=True)
-def _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words, splashes, losses_bm, kills, bm,
-                   broken, stk):
+@kernel_function
+def _critical_lane(tb, st, u, l, top, mode, ck, splashes):
     """A critical hit's effect on unit ``u`` in lane ``l``, at once (TP 3.2.3, 3.2.4; spec §10.4): destroyed (the
     DC it had left counts as kills and losses, then its splash), more points (an extra_damage critical's own
     kind then its further D6), a self hit, a reactor breach or a fire (rolled in the end phase); the first
     degrade critical degrades it with its damage, the later ones take the ``then`` kind (1 point for
     extra_damage); a lose_character critical removes a random character that added damage capacity (T_LOSE,
-    _lose_character_lane), or with none left destroys it.  What follows is pushed onto ``stk`` (``top``
+    _lose_character_lane), or with none left destroys it.  What follows is pushed onto the stack (``top``
     frames); returns the new top."""
+    units = tb.units
+    wst = st.wst
+    stk = st.stk
+    n_units = units.shape[0]
     kind = _at(units, u * U_COLS + U_CRIT)
     more = _at(units, u * U_COLS + U_CRIT_DMG)
     own = True
@@ -155,10 +170,7 @@ def _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words,
         kind = CRIT_DESTROYED
     splashes_here = splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0
     if kind == CRIT_DESTROYED:
-        left = _at(hp, u * LANES + l)
-        if left > 0:
-            _book_lane(units, u, l, left, left, mode, ck, losses_bm, kills, bm, broken)
-            _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
+        _hull_points(tb, st, u, l, _at(st.hp, u * LANES + l), 1, mode, ck)
         if splashes_here:
             top = _push(stk, top, T_SPLASH, u, -1, 0)
     elif kind == CRIT_EXTRA_DAMAGE:
@@ -174,41 +186,143 @@ def _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words,
     return top
 
 
-@njit(cache=True)
-def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, wst, n_units, alive, n_words,
-                     splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
+@kernel_function
+def _hull_frame(tb, st, l, i, top, mode, ck, splashes):
+    """A T_HULL frame at ``stk[i]``: its next point removes 1 DC (booked), then a D6 for a critical on a unit with
+    a critical effect: on a 6 the effect applies at once (not in the end phase, whose criticals resolve in the
+    next one), before the next point.  Returns (new top, dice rolled)."""
+    stk = st.stk
+    u = _at(stk, i + 1)
+    left = _at(st.hp, u * LANES + l)
+    n = _at(stk, i + 2)
+    if n == 0 or left == 0:
+        return top - 1, 0
+    _put(stk, i + 2, n - 1)
+    _put(st.hp, u * LANES + l, left - 1)
+    _book_lane(tb, st, u, l, 1, _at(stk, i + 3), mode, ck)
+    if left == 1:
+        _destroyed_lane(tb, st, u, l)
+    if _at(tb.units, u * U_COLS + U_CRIT) == CRIT_NONE:
+        return top, 0
+    if _d6(st.rs, l) < 6:
+        return top, 1
+    _wput(st.wst, W_CRIT, u, l, tb.units.shape[0], 1)
+    if mode != BOOK_END_PHASE:
+        top = _critical_lane(tb, st, u, l, top, mode, ck, splashes)
+    return top, 1
+
+
+@kernel_function
+def _further_frame(tb, st, l, i, top, splashes):
+    """A T_FURTHER frame: after an extra_damage critical's points, if the unit still lives, its further D6: on
+    U_FURTHER_ON or more a point (T_HULL), on a 1 its splash.  Returns (new top, dice rolled)."""
+    u = _at(st.stk, i + 1)
+    top -= 1
+    if _at(st.hp, u * LANES + l) == 0:
+        return top, 0
+    r = _d6(st.rs, l)
+    if r >= _at(tb.units, u * U_COLS + U_FURTHER_ON):
+        top = _push(st.stk, top, T_HULL, u, 1, 1)
+    elif r == 1 and splashes and _at(tb.units, u * U_COLS + U_SPLASH_ON) > 0:
+        top = _push(st.stk, top, T_SPLASH, u, -1, 0)
+    return top, 1
+
+
+@kernel_function
+def _self_frame(tb, st, l, i, top, splashes):
+    """A T_SELF frame: each D6 on U_SELF_ON or more is a hit of the splash's kind on the unit itself; then its
+    splash.  Returns (new top, dice rolled)."""
+    stk = st.stk
+    units = tb.units
+    u = _at(stk, i + 1)
+    n = _at(stk, i + 2)
+    if n == 0:
+        top -= 1
+        if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
+            top = _push(stk, top, T_SPLASH, u, -1, 0)
+        return top, 0
+    _put(stk, i + 2, n - 1)
+    nd = 1
+    if _d6(st.rs, l) >= _at(units, u * U_COLS + U_SELF_ON) and _at(st.hp, u * LANES + l) > 0:
+        unsaved, _, k = _we_hit_lane(st.rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, st.wst)
+        nd += k
+        if unsaved > 0:
+            top = _push(stk, top, T_HULL, u, unsaved, 1)
+    return top, nd
+
+
+@kernel_function
+def _splash_frame(tb, st, l, i, top):
+    """A T_SPLASH frame of unit ``u``'s critical: it hits the first ``splash[g, s]`` units of each formation g (s:
+    the source's formation) living when it reaches g, the source excepted, each on a D6 of U_SPLASH_ON or more,
+    with a firefight hit of U_SPLASH_KIND (spec §10.6).  Returns (new top, dice rolled)."""
+    stk = st.stk
+    units = tb.units
+    n_forms = tb.forms.shape[0]
+    fb = tb.fb
+    u = _at(stk, i + 1)
+    g = _at(stk, i + 2)
+    s_f = _at(units, u * U_COLS + U_FORM)
+    if _at(stk, i + 4) == 0:  # the next formation within reach: its victims are the units living now
+        g += 1
+        while g < n_forms and _at(tb.splash, g * n_forms + s_f) == 0:
+            g += 1
+        if g == n_forms:
+            return top - 1, 0
+        _put(stk, i + 2, g)
+        _put(stk, i + 3, _at(fb, g))
+        _put(stk, i + 4, _at(tb.splash, g * n_forms + s_f))
+        _put(stk, i + 5, _at(stk, 0))
+        return top, 0
+    then = _at(stk, i + 5)
+    kk = _at(stk, i + 3)
+    v = -1
+    while kk < _at(fb, g + 1):
+        w = _at(tb.fu, kk)
+        kk += 1
+        if w != u and (_at(st.hp, w * LANES + l) > 0 or _wat(st.wst, W_DIED, w, l, units.shape[0]) > then):
+            v = w
+            break
+    if v < 0:
+        _put(stk, i + 4, 0)
+        return top, 0
+    _put(stk, i + 3, kk)
+    _put(stk, i + 4, _at(stk, i + 4) - 1)
+    if _d6(st.rs, l) < _at(units, u * U_COLS + U_SPLASH_ON) or _at(st.hp, v * LANES + l) == 0:
+        return top, 1  # missed, or destroyed since its formation's victims were chosen: the hit is wasted
+    unsaved, _, k = _we_hit_lane(st.rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, st.wst)
+    if unsaved > 0:
+        top = _push(stk, top, T_HULL, v, unsaved, 1)
+    return top, 1 + k
+
+
+@kernel_function
+def _we_resolve_lane(tb, st, l, entry, u0, kind, how, points, mode, ck, splashes):
     """Damage to unit ``u0`` in lane ``l`` and all that follows from it, in the reference engine's order (spec
     §10.2–§10.6): ``entry`` E_HIT a hit of ``kind`` with flags ``how`` and ``points`` damage (shields, a disrupt
     hit's BM, saves), E_HULL ``points`` straight to the hull (with H_DISRUPT in ``how``: points that place no BM,
-    TP 2.2.2), E_SPLASH ``u0``'s critical splash.  Each point
-    removes 1 DC (points beyond its DC are lost), is booked as ``mode`` says (_book_lane) and, for a unit with a
-    critical effect, rolls a D6: on a 6 the effect applies at once (not in the end phase, whose criticals
-    resolve in the next one), before the next point; a splash (of a destroyed war engine, of a further-damage
-    roll of 1, after self hits) hits the first ``splash[g, s]`` units of each formation g (s: the source's
-    formation) living when it reaches g, the source excepted, each on a D6 of ``U_SPLASH_ON`` or more, with a
-    firefight hit of ``U_SPLASH_KIND``; a war engine it destroys splashes at once too.  Returns the dice rolled."""
-    effects = mode != BOOK_END_PHASE
+    TP 2.2.2), E_SPLASH ``u0``'s critical splash.  Each point removes 1 DC (points beyond its DC are lost), is
+    booked as ``mode`` says (_book_lane) and, for a unit with a critical effect, rolls a D6 (_hull_frame); a
+    splash (of a destroyed war engine, of a further-damage roll of 1, after self hits: ``splashes``) hits units
+    of the formations within its reach (_splash_frame); a war engine it destroys splashes at once too.  The
+    nested steps run on the explicit stack ``st.stk`` (layout: E_*, T_*).  Returns the dice rolled."""
     nd = 0
     top = 0
+    stk = st.stk
+    units = tb.units
     if entry == E_HIT:
-        unsaved, past, nd = _we_hit_lane(rs, l, u0, kind, how, points, units, wst, n_units)
+        unsaved, past, nd = _we_hit_lane(st.rs, l, u0, kind, how, points, units, st.wst)
         disrupt = (how & H_DISRUPT) != 0
         if disrupt and past and mode == BOOK_FIGHT:  # a BM for the hit itself, none for its points (TP 2.2.2)
             fl = _at(units, u0 * U_COLS + U_FORM) * LANES + l
-            _put(losses_bm, fl, _at(losses_bm, fl) + _at(units, u0 * U_COLS + U_DISRUPT_BM))
+            _put(st.losses_bm, fl, _at(st.losses_bm, fl) + _at(units, u0 * U_COLS + U_DISRUPT_BM))
         if unsaved == 0:
             return nd
         top = _push(stk, top, T_HULL, u0, unsaved, np.int64(not disrupt))
     elif entry == E_HULL:
         marks = np.int64((how & H_DISRUPT) == 0)
         if _at(units, u0 * U_COLS + U_CRIT) == CRIT_NONE:  # nothing can follow: no frame
-            left = _at(hp, u0 * LANES + l)
-            done = _min(points, left)
-            if done > 0:
-                _put(hp, u0 * LANES + l, left - done)
-                _book_lane(units, u0, l, done, done * marks, mode, ck, losses_bm, kills, bm, broken)
-                if done == left:
-                    _destroyed_lane(units, hp, wst, n_units, alive, n_words, u0, l, stk)
+            _hull_points(tb, st, u0, l, points, marks, mode, ck)
             return 0
         top = _push(stk, top, T_HULL, u0, points, marks)
     else:
@@ -216,103 +330,27 @@ def _we_resolve_lane(rs, l, entry, u0, kind, how, points, mode, ck, units, hp, w
     while top > 0:
         i = 1 + (top - 1) * FRAME
         t = _at(stk, i)
-        u = _at(stk, i + 1)
         if t == T_HULL:
-            left = _at(hp, u * LANES + l)
-            n = _at(stk, i + 2)
-            if n == 0 or left == 0:
-                top -= 1
-                continue
-            _put(stk, i + 2, n - 1)
-            _put(hp, u * LANES + l, left - 1)
-            _book_lane(units, u, l, 1, _at(stk, i + 3), mode, ck, losses_bm, kills, bm, broken)
-            if left == 1:
-                _destroyed_lane(units, hp, wst, n_units, alive, n_words, u, l, stk)
-            if _at(units, u * U_COLS + U_CRIT) == CRIT_NONE:
-                continue
-            nd += 1
-            if _d6(rs, l) < 6:
-                continue
-            _wput(wst, W_CRIT, u, l, n_units, 1)
-            if effects:
-                top = _critical_lane(u, l, top, mode, ck, units, hp, wst, n_units, alive, n_words, splashes,
-                                     losses_bm, kills, bm, broken, stk)
-        elif t == T_FURTHER:  # after the critical's extra damage, if it still lives
-            top -= 1
-            if _at(hp, u * LANES + l) > 0:
-                nd += 1
-                r = _d6(rs, l)
-                if r >= _at(units, u * U_COLS + U_FURTHER_ON):
-                    top = _push(stk, top, T_HULL, u, 1, 1)
-                elif r == 1 and splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
-                    top = _push(stk, top, T_SPLASH, u, -1, 0)
-        elif t == T_SELF:  # each D6 on U_SELF_ON or more: a hit of the splash's kind on itself; then the splash
-            n = _at(stk, i + 2)
-            if n == 0:
-                top -= 1
-                if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
-                    top = _push(stk, top, T_SPLASH, u, -1, 0)
-                continue
-            _put(stk, i + 2, n - 1)
-            nd += 1
-            if _d6(rs, l) >= _at(units, u * U_COLS + U_SELF_ON) and _at(hp, u * LANES + l) > 0:
-                unsaved, _, k = _we_hit_lane(rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, wst,
-                                             n_units)
-                nd += k
-                if unsaved > 0:
-                    top = _push(stk, top, T_HULL, u, unsaved, 1)
+            top, k = _hull_frame(tb, st, l, i, top, mode, ck, splashes)
+        elif t == T_FURTHER:
+            top, k = _further_frame(tb, st, l, i, top, splashes)
+        elif t == T_SELF:
+            top, k = _self_frame(tb, st, l, i, top, splashes)
         elif t == T_LOSE:
             top -= 1
-            nd += _lose_character_lane(rs, l, u, mode, ck, units, hp, wst, n_units, alive, n_words, losses_bm, kills,
-                                       bm, broken, stk)
-        else:  # T_SPLASH
-            g = _at(stk, i + 2)
-            s_f = _at(units, u * U_COLS + U_FORM)
-            if _at(stk, i + 4) == 0:  # the next formation within reach: its victims are the units living now
-                g += 1
-                while g < n_forms and _at(splash, g * n_forms + s_f) == 0:
-                    g += 1
-                if g == n_forms:
-                    top -= 1
-                    continue
-                _put(stk, i + 2, g)
-                _put(stk, i + 3, _at(fb, g))
-                _put(stk, i + 4, _at(splash, g * n_forms + s_f))
-                _put(stk, i + 5, _at(stk, 0))
-                continue
-            then = _at(stk, i + 5)
-            kk = _at(stk, i + 3)
-            v = -1
-            while kk < _at(fb, g + 1):
-                w = _at(fu, kk)
-                kk += 1
-                if w != u and (_at(hp, w * LANES + l) > 0 or _wat(wst, W_DIED, w, l, n_units) > then):
-                    v = w
-                    break
-            if v < 0:
-                _put(stk, i + 4, 0)
-                continue
-            _put(stk, i + 3, kk)
-            _put(stk, i + 4, _at(stk, i + 4) - 1)
-            nd += 1
-            if _d6(rs, l) < _at(units, u * U_COLS + U_SPLASH_ON) or _at(hp, v * LANES + l) == 0:
-                continue  # missed, or destroyed since its formation's victims were chosen: the hit is wasted
-            unsaved, _, k = _we_hit_lane(rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, wst,
-                                         n_units)
-            nd += k
-            if unsaved > 0:
-                top = _push(stk, top, T_HULL, v, unsaved, 1)
+            k = _lose_character_lane(tb, st, l, _at(stk, i + 1), mode, ck)
+        else:
+            top, k = _splash_frame(tb, st, l, i, top)
+        nd += k
     return nd
 
 
-@njit(cache=True)
-def _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes, splash, fu, fb, n_forms,
-                     losses_bm, kills, bm, broken, stk):
+@kernel_function
+def _broken_hit_lane(tb, st, l, u, splashes):
     """The no-save hit a BM becomes on broken formation's unit ``u`` in lane ``l`` (TP 1.13.4; spec §6.3): an
     Automaton may save it with its own save, no invulnerable save (TP-SR Automaton); a war engine's point rolls
     for criticals (spec §10.4).  Returns the dice rolled."""
-    saved, nd = _automaton_saved(rs, l, u, units, wst, n_units)
+    saved, nd = _automaton_saved(st.rs, l, u, tb.units, st.wst)
     if saved:
         return nd
-    return nd + _we_resolve_lane(rs, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, units, hp, wst, n_units, alive, n_words,
-                                 splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+    return nd + _we_resolve_lane(tb, st, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, splashes)

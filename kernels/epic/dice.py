@@ -5,13 +5,12 @@ dice depend on its own stream alone.  One die for a lane (``_die``, ``_d6``), on
 """
 import numpy as np
 
-from ..jit import njit
 from ..rng import _FOUR, _INV53, _LOW32, _ONE, _SIX, _THREE, _U11, _U32, next_reg, seed_stream
-from .access import _ZERO, _at, _put
+from .access import _ZERO, _at, _put, kernel_function
 from .layout import LANES
 
 
-@njit(cache=True)
+@kernel_function
 def _word(rs, l):
     w, s0, s1, s2, s3 = next_reg(_at(rs, l), _at(rs, LANES + l), _at(rs, 2 * LANES + l), _at(rs, 3 * LANES + l))
     _put(rs, l, s0)
@@ -21,7 +20,7 @@ def _word(rs, l):
     return w
 
 
-@njit(cache=True)
+@kernel_function
 def _die(rs, l, sides, threshold):
     """One die of ``sides`` faces for lane ``l`` (Lemire on the high 32 bits, exact rejection)."""
     m = (_word(rs, l) >> _U32) * sides
@@ -30,7 +29,7 @@ def _die(rs, l, sides, threshold):
     return np.int64(m >> _U32) + 1
 
 
-@njit(cache=True)
+@kernel_function
 def _roll(rs, out, sides, threshold, need, off, j):
     """One die into ``out[l]`` for each lane ``l`` with ``j < need[off + l]``; the other lanes' generators do
     not move, so a trial's dice depend only on its own stream.  (A rare rejected draw, marked 0, is redone
@@ -60,17 +59,17 @@ def _roll(rs, out, sides, threshold, need, off, j):
     return n
 
 
-@njit(cache=True)
+@kernel_function
 def _uniform(rs, l):
     return np.float64(_word(rs, l) >> _U11) * _INV53
 
 
-@njit(cache=True)
+@kernel_function
 def _d6(rs, l):
     return _die(rs, l, _SIX, _FOUR)
 
 
-@njit(cache=True)
+@kernel_function
 def _seed_lanes(rs, state, key0, key1, first_stream):
     """Lane ``l``'s generator state in ``rs`` (the layout ``_word`` reads): the stream ``(key0, key1,
     first_stream + l)``; ``state`` (uint64[4]) is scratch."""
@@ -80,7 +79,7 @@ def _seed_lanes(rs, state, key0, key1, first_stream):
             rs[k * LANES + l] = state[k]
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _amount(rs, l, n, sides, plus):
     """``n`` dice of ``sides`` (3 or 6) plus ``plus``: a weapon's shots, barrage points or titan-killer damage
     (analysis.epic.dice.Dice.roll).  Returns (amount, dice rolled)."""
@@ -90,7 +89,7 @@ def _amount(rs, l, n, sides, plus):
     return amount, n
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _to_hit(rs, l, value, modifier):
     """One to-hit roll: D6 ≥ value − modifier, a natural 1 misses, 7/8/9 need a 6 then 4+/5+/6, 10+ cannot
     hit (TP 1.9.5).  Returns (hit, dice rolled)."""
@@ -107,7 +106,7 @@ def _to_hit(rs, l, value, modifier):
     return _d6(rs, l) >= need - 3, 2
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _lane_die(rs, l, use):
     """One D6 for lane ``l`` if ``use`` (1 / 0), branch-free (``_roll``'s step): the face, 0 when
     ``use`` is 0 or the draw is rejected (then the caller redraws it with :func:`_d6`); a lane that does not roll

@@ -3,17 +3,18 @@ the per-lane state a block works in, as named constants; nothing here runs.
 
 Clauses are cited as §n of ``docs/epic-engine.md`` (spec) and TP = NetEA Tournament Pack.
 """
+from typing import NamedTuple
+
 import numpy as np
 
-
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
-
 
 # Unit table columns (int64[N, U_COLS]); units in allocation order (CompiledEpic.units).
 # U_SAVE = min(armour, cover); U_SNIPE = a sniper's target (Inspiring, Leader or Supreme Commander);
 # U_LOSS_BM = its losses give a winner BMs (not Expendable, unless its whole formation is).
 # U_ASSAULT: of an assault formation; U_TARGET: and directly engaged (bc / ff: hits can reach it);
-# U_BCT: and bc, fighting in contact (not a firefighting Skimmer / Support Craft); U_INSPC: an Inspiring unit that counts for the result (§5, switch `inspiring`);
+# U_BCT: and bc, fighting in contact (not a firefighting Skimmer / Support Craft); U_INSPC: an Inspiring unit
+# that counts for the result (§5, switch `inspiring`);
 # U_SIMPLE: neither Reinforced Armour nor Invulnerable Save (an ordinary hit = one save roll);
 # U_WORD, U_BIT: its bit in its side's alive masks (unit = side_base[side] + 64 * word + bit); U_WE: type WE.
 # War-engine rules (read only by the lane-by-lane path of scenarios with R_WE; docs/epic-engine.md §10):
@@ -36,18 +37,13 @@ U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_L
     U_CRIT_THEN, U_COVER, U_REGEN, U_SPLASH_ON, U_SPLASH_KIND, U_HOLO_LOST, U_DISRUPT_BM, \
     U_AUTOMATON, U_NECRON, U_FURTHER_ON, U_SELF_HITS, U_SELF_ON, U_CHARS = range(47)
 
-
 MAX_CHARACTERS = 4  # per unit (analysis/epic/model.py: at most 4 characters per group)
-
 
 U_CH_DC = 47
 
-
 U_CH_VS = U_CH_DC + MAX_CHARACTERS
 
-
 U_COLS = U_CH_VS + MAX_CHARACTERS
-
 
 # Attack-source table columns (int64[S, S_COLS]): a unit's main dice or one extra-attack line.
 # S_BC: the unit is engaged bc (uses S_VC while in contact).  S_REACH: where the row's hits may land while
@@ -64,17 +60,13 @@ U_COLS = U_CH_VS + MAX_CHARACTERS
 S_UNIT, S_N, S_D3, S_VC, S_VN, S_CLASS, S_BC, S_REACH, S_FF_VC, S_LANCE, S_IC, S_DISRUPT, S_TK_N, S_TK_SIDES, \
     S_TK_PLUS, S_SUPPORT, S_DVC, S_DVN, S_SPARE = range(19)
 
-
 S_COLS = 19
-
 
 # Critical kinds (docs/epic-engine.md §10.4), U_CRIT.
 CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE, CRIT_SELF_HIT, \
     CRIT_LOSE_CHARACTER = range(8)
 
-
 REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
-
 
 # Source groups (rows of the source table are sorted by group): side * 3 + step.
 # Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
@@ -82,16 +74,12 @@ REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
 # P_COLS]); a pool rolls one D6 per living unit of its mask.  Other sources stay rows of ``src``.
 P_VC, P_VN, P_CLASS = range(3)
 
-
 P_COLS = 3
-
 
 G_FIRST, G_NORMAL, G_SUPPORT = 0, 1, 2
 
-
 # Hit classes: kind (0 ordinary, 1 macro-weapon, 2 titan-killer) + 3 if sniper.
 N_CLASSES = 6
-
 
 # Formation table columns (int64[F, F_COLS]).
 # F_ANY_SC / F_ANY_LEADER: the formation has a Supreme Commander / a Leader (skips counting them).
@@ -102,69 +90,52 @@ N_CLASSES = 6
 F_SIDE, F_ASSAULT, F_INIT, F_BM0, F_BROKEN0, F_TSKNF, F_MOB, F_ENEMY30, F_CAP, F_ANY_SC, F_ANY_LEADER, \
     F_N, F_SIZE0, F_SPEED0, F_ANY_WE, F_WE_WD, F_OUTSIDE = range(17)
 
-
 F_COLS = 17
-
 
 # Rule switches (int64[R_COLS]).
 # R_WE: the scenario uses war-engine rules (shields, fields, criticals, titan-killer dice, special saves,
 # lance, ignore cover, disrupt): its hits are resolved lane by lane (_we_allocations_lane).
-# R_TURN: a turn scenario: each trial's activations run first (kernels/py), then its assault if any.
+# R_TURN: a turn scenario: each trial's activations run first (kernels/epic/turn.py), then its assault if any.
 R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY, R_WE, R_TURN = range(10)
 
-
 R_COLS = 10
-
 
 # Side-level count offsets (int64[O_COLS]); O_NO_ASSAULT: a turn's trials without an assault.
 O_ATT, O_DEF, O_NONE, O_UNRES, O_NOROLL, O_ROUNDS, O_MARGIN, O_MAX_MARGIN, O_NO_ASSAULT = range(9)
 
-
 O_COLS = 9
-
 
 # Per-formation count offsets (int64[F, FO_COLS]).
 # FO_CRIT .. FO_SH_E: the war-engine results of a formation with war engines or shielded units (spec §10.9).
 FO_DESTROYED, FO_BROKEN_A, FO_BROKEN_E, FO_TESTED, FO_PASSED, FO_CAS, FO_CAS_A, FO_BM_A, FO_BM_E, FO_CRIT, \
     FO_DMG_A, FO_DMG_E, FO_SH_A, FO_SH_E = range(14)
 
-
 FO_COLS = 14
-
 
 # Unit sets as bit masks (uint64[2, M_COLS, W] per side, W words of 64 units; a formation's uint64[F, W]):
 # every unit of the side (M_ALL), of its assault formations (M_ASSAULT), directly engaged ones (M_TARGET,
-# in allocation order), bc ones that fight in contact (M_BC: their enemy is in contact), Inspiring ones that count for the result (M_INSP), war engines
-# (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC), non-Fearless units of its assault formations
-# (M_XHIT, those extra hits reach).  The living units are ``alive[w, side]``: counts are popcounts (a WE
-# counting its starting DC).
+# in allocation order), bc ones that fight in contact (M_BC: their enemy is in contact), Inspiring ones that
+# count for the result (M_INSP), war engines (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC),
+# non-Fearless units of its assault formations (M_XHIT, those extra hits reach).  The living units are
+# ``alive[w, side]``: counts are popcounts (a WE counting its starting DC).
 M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE, M_LEADER, M_SC, M_XHIT = range(9)
-
 
 M_COLS = 9
 
-
 BC, OUT = 0, 2
-
 
 ATTACKER, DEFENDER = 0, 1
 
-
 WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # winner code = its count slot
 
-
 WIN_NO_ASSAULT = O_NO_ASSAULT
-
 
 #: Trial streams: trial ``t`` draws from the stream ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.
 TRIAL_STREAM_KEY = np.uint64(0x5452494C5354524D)
 
-
 LANES = 128
 
-
 LANE_INT = np.int32  # the integer rows of _run_block (see the module docstring)
-
 
 # Rows of the per-lane scratch array ``lv`` (one array with constant row offsets, so that LLVM can
 # vectorise the lane loops without runtime alias checks between them).
@@ -173,21 +144,23 @@ LV_A, LV_HH, LV_NN, LV_UN, LV_DEAD, LV_EX, LV_HIT, LV_CNT, LV_BMA, LV_BMD, LV_RA
     LV_NATT, LV_NDEF, LV_INSA, LV_INSD, LV_LEAD, LV_MOD, LV_OK, LV_TEST, LV_KILLS, LV_DFD, LV_ATT, LV_ATTT, \
     LV_SLOT0, LV_SLOT1, LV_SLOT2, LV_SIZE, LV_SCR0, LV_SCR1 = range(30)
 
-
 LV_ROWS = 30
 
-
-# The rows of _run_block's ``per_form`` table (each ``[formation * LANES + lane]``), by index: 0 bm, 1 broken,
-# 2 losses_bm, 3 tested, 4 passed, 5 bm_a, 6 broken_a, 7 fa, 8 cas_a, 9 dmg_a, 10 sh_a, 11 broken0; and of its
-# ``per_lane`` table (each ``[lane]``): 0 winner, 1 margin, 2 by_roll, 3 rnd, 4 live, 5 fight, 6 fight0, 7 ended,
-# 8 contact, 9 val, 10 nn, 11 h, 12 d, 13 d2, 14 d3, 15 d4, 16 nmw, 17 ntk, 18 cap, 19 qq, 20 rr, 21 prefix,
-# 22 snipe, 23 snipe_un, 24 loser, 25 cons, 26 withdrew, 27 start, 28 test_die, 29 test_need (a turn's action
-# tests, kernels.epic.turn.turn_lanes).  The phase functions take the tables and name the rows they use.
+# The rows of a block's ``per_form`` table (each ``[formation * LANES + lane]``): its BMs, broken flag, the BMs
+# its losses give it if it wins, rallied (tested, passed), after the assault (BMs, broken, living units,
+# casualties, war-engine damage and shields up), broken when the assault began.
+FR_BM, FR_BROKEN, FR_LOSSES_BM, FR_TESTED, FR_PASSED, FR_BM_A, FR_BROKEN_A, FR_ALIVE, FR_CAS_A, FR_DMG_A, FR_SH_A, \
+    FR_BROKEN0 = range(12)
 FORM_ROWS = 12
-
-
+# The rows of its ``per_lane`` table (each ``[lane]``): the trial's winner code, margin, decided by a roll, round,
+# a trial under way, fighting (and at the round's start), ended this round; the assault step's scratch (enemy in
+# contact, to-hit values, dice, hits, dice rolled, MW / TK hits, capacity, round-robin passes and rest, its
+# prefix, sniper target and its unsaved hits); the loser and whether consequences apply, a rally's withdrawal,
+# a trial started this round, a turn's action-test dice and needs (kernels.epic.turn.turn_lanes).
+LN_WINNER, LN_MARGIN, LN_BY_ROLL, LN_ROUND, LN_LIVE, LN_FIGHT, LN_FIGHT0, LN_ENDED, LN_CONTACT, LN_VAL, LN_NN, \
+    LN_H, LN_D, LN_D2, LN_D3, LN_D4, LN_NMW, LN_NTK, LN_CAP, LN_QQ, LN_RR, LN_PREFIX, LN_SNIPE, LN_SNIPE_UN, \
+    LN_LOSER, LN_CONS, LN_WITHDREW, LN_START, LN_TEST_DIE, LN_TEST_NEED = range(30)
 LANE_ROWS = 30
-
 
 # -- war-engine rules, lane by lane (scenarios with R_WE; docs/epic-engine.md §10, cited as spec §10.n; the
 # reference engine's steps are analysis/epic/war_engines.py).  Per-unit state rows of ``wst``:
@@ -199,16 +172,14 @@ LANE_ROWS = 30
 W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID, \
     W_LOST_CHARS, W_BLOCK = range(12)
 
-
 W_ROWS = 12
-
 
 # Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
 # it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
 # (BMs on the unit's unbroken formation; critical effects wait for the next end phase), or in a turn's shooting
-# attack (every point's BM held in ``losses_bm`` for the turn's shooting (kernels.epic.shooting) to place: docs/epic-turn.md §3.13).
+# attack (every point's BM held in ``losses_bm`` for the turn's shooting, kernels.epic.shooting, to place:
+# docs/epic-turn.md §3.13).
 BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
-
 
 # Damage with its consequences (_we_resolve_lane) starts from a hit (shields and saves first), from points on
 # the hull, or from a critical's splash.  It runs the reference engine's nested steps (a critical's effect at
@@ -221,12 +192,106 @@ BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
 # is sized so (_stack_frames).
 E_HIT, E_HULL, E_SPLASH = range(3)
 
-
 T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = range(5)
-
 
 FRAME = 6
 
-
 # A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
 H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
+
+
+class UnitSets(NamedTuple):
+    """The unit sets a count of living units reads (kernels.epic.units._rows_living): small, so that the many
+    calls that count pass little."""
+
+    units: np.ndarray  # int64[N, U_COLS]
+    masks: np.ndarray  # uint64[W * 2 * M_COLS]: unit sets, [(2 * w + side) * M_COLS + set]
+    fmasks: np.ndarray  # uint64[F * W]: each formation's units
+    wes: np.ndarray  # each side's units of DC > 1, bounds ``web``
+    web: np.ndarray
+    n_words: int  # words of 64 units per side in the alive masks
+
+
+class Tables(NamedTuple):
+    """A scenario's tables, read only (``analysis/epic/engine.py`` builds them; :func:`kernels.epic.block.tables`
+    adds what it derives): every rule step takes them as one argument."""
+
+    units: np.ndarray  # int64[N, U_COLS], units in allocation order
+    src: np.ndarray  # int64[S, S_COLS]: attack sources, sorted by group (side * 3 + step), bounds ``gb``
+    gb: np.ndarray
+    pmask: np.ndarray  # uint64[P, W]: dice pools, bounds ``pb`` by group, ``pinfo`` int64[P, P_COLS]
+    pinfo: np.ndarray
+    pb: np.ndarray
+    dc0: np.ndarray  # int64[N]: starting damage capacity
+    forms: np.ndarray  # int64[F, F_COLS]
+    fu: np.ndarray  # each formation's units, bounds ``fb``
+    fb: np.ndarray
+    fwe: np.ndarray  # each formation's war engines and shielded units, bounds ``fweb``
+    fweb: np.ndarray
+    splash: np.ndarray  # int64[F, F]: [g, s] units of formation g within the critical splash of formation s's
+    trapped: np.ndarray  # float64[F]: P(a unit is lost when the formation withdraws)
+    rules: np.ndarray  # int64[R_COLS]
+    side_off: np.ndarray  # int64[O_COLS]: side-level count offsets
+    form_off: np.ndarray  # int64[F, FO_COLS]: per-formation count offsets
+    sets: UnitSets  # the unit sets (alive-mask counts)
+    base: np.ndarray  # int64[2]: each side's first unit
+    ho: np.ndarray  # int64[F, 3]: each formation's joint histograms in the block's ``hist``
+    tgt: np.ndarray  # each side's directly engaged units in allocation order, bounds ``tgb``
+    tgb: np.ndarray
+    xh: np.ndarray  # each side's units a lost assault's extra hits reach, bounds ``xhb``
+    xhb: np.ndarray
+    all_tsknf: np.ndarray  # int64[2]: every assault formation of the side has They Shall Know No Fear
+    any_sc: np.ndarray  # int64[2]: the side's army has a Supreme Commander
+    splashes: bool  # has a unit a critical whose splash reaches a unit (spec §10.6)
+    we: bool  # war-engine rules (rules[R_WE]): hits resolved lane by lane, per-unit state in ``Lanes.wst``
+
+
+class Lanes(NamedTuple):
+    """A block's per-lane state, views of its work buffers (``[row * LANES + lane]``, see the module's rows), made
+    by :func:`kernels.epic.block.lanes`; zeroed when the block begins."""
+
+    rs: np.ndarray  # uint64[4 * LANES]: each lane's generator state (kernels.epic.dice)
+    alive: np.ndarray  # uint64[2 * W * LANES]: each side's living units, [(side * W + w) * LANES + lane]
+    state: np.ndarray  # uint64[4]: scratch for seeding a stream
+    hp: np.ndarray  # [N * LANES]: damage capacity left
+    kills: np.ndarray  # [2 * LANES]: each side's kills for the result roll
+    hits: np.ndarray  # [2 * N_CLASSES * LANES]: a step's hits of each side by class
+    reach_hits: np.ndarray  # [12 * LANES]: a war engine's hits in contact, [((side * 2 + reach - 1) * 3 + kind)]
+    lv: np.ndarray  # [LV_ROWS * LANES]: the steps' scratch rows
+    per_form: np.ndarray  # [FORM_ROWS, F * LANES]
+    per_lane: np.ndarray  # [LANE_ROWS, LANES]
+    bm: np.ndarray  # per_form[FR_BM]
+    broken: np.ndarray  # per_form[FR_BROKEN]
+    losses_bm: np.ndarray  # per_form[FR_LOSSES_BM]
+    elig: np.ndarray  # [N]: an allocation's scratch (a unit list, or the hits each unit takes)
+    wst: np.ndarray  # war-engine rules only: [W_ROWS * N * LANES] per-unit state (W_* rows)
+    shits: np.ndarray  # war-engine rules only: [S * LANES] a step's hits of each source row
+    sff: np.ndarray  # war-engine rules only: [S * LANES] their firefight and contact bits
+    stk: np.ndarray  # war-engine rules only: the stack of kernels.epic.damage._we_resolve_lane
+    hist: np.ndarray  # int64: the formations' joint histograms (Tables.ho)
+    tscr: np.ndarray  # int64: a turn's scratch (kernels.epic.turn.scratch_size), empty for an assault
+
+
+class Run(NamedTuple):
+    """What a block runs: its index ``b`` (its row of the counts), ``n_trials`` trials from global trial
+    ``first_trial``, on the streams of ``(key0, key1)``: one per lane of the block, or one per trial."""
+
+    b: int
+    n_trials: int
+    first_trial: int
+    key0: np.uint64
+    key1: np.uint64
+    trial_streams: bool
+
+
+class Blocks(NamedTuple):
+    """The blocks ``b0..b1`` of a run of ``n_trials`` trials from global block ``first_block`` (the run's block
+    ``b`` is global block ``first_block + b``), on the streams of ``(key0, key1)``: one call of the block function."""
+
+    b0: int
+    b1: int
+    n_trials: int
+    first_block: int
+    key0: np.uint64
+    key1: np.uint64
+    trial_streams: bool

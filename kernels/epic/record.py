@@ -3,25 +3,24 @@ each formation's joint histograms, folded into the count row at the end of the b
 """
 import numpy as np
 
-from ..jit import njit
-from .access import _at, _bump, _min, _put
-from .end_phase import _we_totals
+from .access import _at, _bump, _min, _put, kernel_function
 from .layout import (FO_BM_A, FO_BM_E, FO_BROKEN_A, FO_BROKEN_E, FO_CAS, FO_CAS_A, FO_CRIT, FO_DESTROYED, FO_DMG_A,
-                     FO_DMG_E, FO_PASSED, FO_SH_A, FO_SH_E, FO_TESTED, F_CAP, F_N, LANES, LV_SLOT0, LV_SLOT1, LV_SLOT2,
-                     O_MARGIN, O_MAX_MARGIN, O_NOROLL, O_ROUNDS, WIN_ATT, WIN_DEF, WIN_NO_ASSAULT, W_CRIT)
+                     FO_DMG_E, FO_PASSED, FO_SH_A, FO_SH_E, FO_TESTED, FR_ALIVE, FR_BM_A, FR_BROKEN_A, FR_CAS_A,
+                     FR_DMG_A, FR_PASSED, FR_SH_A, FR_TESTED, F_CAP, F_N, LANES, LN_BY_ROLL, LN_ENDED, LN_MARGIN,
+                     LN_ROUND, LN_WINNER, LV_SLOT0, LV_SLOT1, LV_SLOT2, O_MARGIN, O_MAX_MARGIN, O_NOROLL, O_ROUNDS,
+                     WIN_ATT, WIN_DEF, WIN_NO_ASSAULT, W_CRIT)
+from .units import _we_totals
 
 
-@njit(cache=True, _nrt=False)
-def _record(pflat, prow, side_off, form_off, forms, hist, ho, units, fwe, fweb, hp, wst, we, lv, per_form, per_lane):
-    """The counts of the lanes whose trial ended (analysis/epic/outcome.py::record): the block's count row and the
-    formations' joint histograms."""
-    L = LANES
-    n_units = units.shape[0]
-    n_forms = forms.shape[0]
-    bm, broken, tested, passed, bm_a = per_form[0], per_form[1], per_form[3], per_form[4], per_form[5]
-    broken_a, fa, cas_a, dmg_a, sh_a = per_form[6], per_form[7], per_form[8], per_form[9], per_form[10]
-    winner, margin, by_roll, rnd, ended = per_lane[0], per_lane[1], per_lane[2], per_lane[3], per_lane[7]
-    for l in range(L):  # the counts (analysis/epic/outcome.py::record) through per-block histograms
+@kernel_function
+def _record_sides(tb, st, pflat, prow):
+    """The side-level counts of the lanes whose trial ended (analysis/epic/outcome.py::record): the winner, won
+    without a roll, the rounds, the margin of a roll."""
+    per_lane = st.per_lane
+    side_off = tb.side_off
+    winner, margin, by_roll, rnd, ended = per_lane[LN_WINNER], per_lane[LN_MARGIN], per_lane[LN_BY_ROLL], \
+        per_lane[LN_ROUND], per_lane[LN_ENDED]
+    for l in range(LANES):
         if not ended[l]:
             continue
         wn = winner[l]
@@ -31,43 +30,76 @@ def _record(pflat, prow, side_off, form_off, forms, hist, ho, units, fwe, fweb, 
         _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, np.int64(wn != WIN_NO_ASSAULT))
         if by_roll[l]:
             _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
-    for f in range(n_forms):  # each formation's three joint histograms (slots in lanes, then counted)
-        n1 = forms[f, F_N] + 1
-        c1 = forms[f, F_CAP] + 1
-        h0 = ho[f, 0] + n1 - 1
-        h1 = ho[f, 1]
-        h2 = ho[f, 2]
-        for l in range(L):
-            i = f * L + l
-            al = np.int64(_at(fa, i) > 0)  # after the end phase too: broken and BMs only while alive
-            _put(lv, LV_SLOT0 * L + l, h0 + _at(cas_a, i) * n1 - _at(fa, i))
-            _put(lv, LV_SLOT1 * L + l, h1 + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1))
-            _put(lv, LV_SLOT2 * L + l, h2 + (4 * (_at(broken, i) & al) + 2 * _at(tested, i) + _at(passed, i)) * c1
-                 + _min(_at(bm, i) * al, c1 - 1))
-        for l in range(L):
-            if _at(ended, l):
-                _bump(hist, _at(lv, LV_SLOT0 * L + l), 1)
-                _bump(hist, _at(lv, LV_SLOT1 * L + l), 1)
-                _bump(hist, _at(lv, LV_SLOT2 * L + l), 1)
-    for f in range(n_forms):  # the war-engine results (spec §10.9)
-        if fweb[f + 1] == fweb[f]:
+
+
+@kernel_function
+def _record_histograms(tb, st, f):
+    """Formation ``f``'s three joint histograms (slots in lanes, then counted, for the lanes whose trial ended):
+    casualties after the assault and at the end; broken and BMs after the assault; broken, rallied and BMs at the
+    end (broken and BMs only while it lives)."""
+    L = LANES
+    lv = st.lv
+    per_form = st.per_form
+    tested, passed, bm_a = per_form[FR_TESTED], per_form[FR_PASSED], per_form[FR_BM_A]
+    broken_a, fa, cas_a = per_form[FR_BROKEN_A], per_form[FR_ALIVE], per_form[FR_CAS_A]
+    ended = st.per_lane[LN_ENDED]
+    n1 = tb.forms[f, F_N] + 1
+    c1 = tb.forms[f, F_CAP] + 1
+    h0 = tb.ho[f, 0] + n1 - 1
+    h1 = tb.ho[f, 1]
+    h2 = tb.ho[f, 2]
+    for l in range(L):
+        i = f * L + l
+        al = np.int64(_at(fa, i) > 0)  # after the end phase too: broken and BMs only while alive
+        _put(lv, LV_SLOT0 * L + l, h0 + _at(cas_a, i) * n1 - _at(fa, i))
+        _put(lv, LV_SLOT1 * L + l, h1 + _at(broken_a, i) * c1 + _min(_at(bm_a, i), c1 - 1))
+        _put(lv, LV_SLOT2 * L + l, h2 + (4 * (_at(st.broken, i) & al) + 2 * _at(tested, i) + _at(passed, i)) * c1
+             + _min(_at(st.bm, i) * al, c1 - 1))
+    for l in range(L):
+        if _at(ended, l):
+            _bump(st.hist, _at(lv, LV_SLOT0 * L + l), 1)
+            _bump(st.hist, _at(lv, LV_SLOT1 * L + l), 1)
+            _bump(st.hist, _at(lv, LV_SLOT2 * L + l), 1)
+
+
+@kernel_function
+def _record_war_engines(tb, st, f, pflat, prow):
+    """Formation ``f``'s war-engine results (spec §10.9) for the lanes whose trial ended: a critical, damage and
+    shields up after the assault and at the end."""
+    L = LANES
+    lv = st.lv
+    n_units = tb.units.shape[0]
+    form_off = tb.form_off
+    dmg_a, sh_a = st.per_form[FR_DMG_A], st.per_form[FR_SH_A]
+    ended = st.per_lane[LN_ENDED]
+    _we_totals(tb, st, f, lv, LV_SLOT0 * L, lv, LV_SLOT1 * L)
+    for l in range(L):
+        if not ended[l]:
             continue
-        _we_totals(fwe, fweb, f, units, hp, wst, n_units, we, lv, LV_SLOT0 * L, lv, LV_SLOT1 * L)
-        for l in range(L):
-            if not ended[l]:
-                continue
-            crit = 0
-            if we:
-                for kk in range(fweb[f], fweb[f + 1]):
-                    crit |= wst[(W_CRIT * n_units + fwe[kk]) * L + l]
-            pflat[prow + form_off[f, FO_CRIT]] += crit
-            pflat[prow + form_off[f, FO_DMG_A] + dmg_a[f * L + l]] += 1
-            pflat[prow + form_off[f, FO_DMG_E] + lv[LV_SLOT0 * L + l]] += 1
-            pflat[prow + form_off[f, FO_SH_A] + sh_a[f * L + l]] += 1
-            pflat[prow + form_off[f, FO_SH_E] + lv[LV_SLOT1 * L + l]] += 1
+        crit = 0
+        if tb.we:
+            for kk in range(tb.fweb[f], tb.fweb[f + 1]):
+                crit |= st.wst[(W_CRIT * n_units + tb.fwe[kk]) * L + l]
+        pflat[prow + form_off[f, FO_CRIT]] += crit
+        pflat[prow + form_off[f, FO_DMG_A] + dmg_a[f * L + l]] += 1
+        pflat[prow + form_off[f, FO_DMG_E] + lv[LV_SLOT0 * L + l]] += 1
+        pflat[prow + form_off[f, FO_SH_A] + sh_a[f * L + l]] += 1
+        pflat[prow + form_off[f, FO_SH_E] + lv[LV_SLOT1 * L + l]] += 1
 
 
-@njit(cache=True)
+@kernel_function
+def _record(tb, st, pflat, prow):
+    """The counts of the lanes whose trial ended (analysis/epic/outcome.py::record): the block's count row
+    ``pflat[prow:]`` and the formations' joint histograms."""
+    _record_sides(tb, st, pflat, prow)
+    for f in range(tb.forms.shape[0]):
+        _record_histograms(tb, st, f)
+    for f in range(tb.forms.shape[0]):
+        if tb.fweb[f + 1] > tb.fweb[f]:
+            _record_war_engines(tb, st, f, pflat, prow)
+
+
+@kernel_function
 def _fold_histograms(part, b, hist, ho, forms, form_off):
     """Add block ``b``'s joint histograms of each formation (``hist`` at the offsets ``ho``) to its count row."""
     for f in range(forms.shape[0]):

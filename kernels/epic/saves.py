@@ -5,9 +5,8 @@ and fields first, an Automaton's save of a broken formation's hit, and a shootin
 """
 import numpy as np
 
-from ..jit import njit
 from ..rng import _FOUR, _SIX
-from .access import _at, _min
+from .access import _at, _min, kernel_function
 from .dice import _d6, _die
 from .layout import (H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, NO_ROLL, U_ARMOUR, U_AUTOMATON, U_COLS, U_COVER, U_HOLO,
                      U_HOLO_LOST, U_INV, U_INV_DEG, U_INV_ON, U_KNIGHT, U_RA, U_SAVE, W_DEGRADED, W_FIELD, W_SHADOW,
@@ -16,7 +15,7 @@ from .turn_layout import HF_IC, HF_LANCE, HF_SNIPER, KIND_AP, KIND_AT, KIND_MW
 from .units import _cell, _wat, _wput
 
 
-@njit(cache=True)
+@kernel_function
 def _unsaved_lane(rs, l, cls, u, units):
     """(1 if one hit of class ``cls`` on unit ``u`` is not saved, dice rolled) in lane ``l`` (spec §2)."""
     sniper = cls >= 3
@@ -43,7 +42,7 @@ def _unsaved_lane(rs, l, cls, u, units):
     return np.int64(failed), nd
 
 
-@njit(cache=True)
+@kernel_function
 def _general_hits(rs, l, u, units, n):
     """(unsaved hits, dice) of ``n`` ordinary hits on unit ``u`` in lane ``l`` (Reinforced Armour or
     Invulnerable Save: a save may take more than one roll)."""
@@ -56,16 +55,17 @@ def _general_hits(rs, l, u, units, n):
     return un, nd
 
 
-@njit(cache=True)
-def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, main, wst, n_units, invulnerable):
+@kernel_function
+def _we_saved_lane(rs, l, u, units, wst, kind, how, main, invulnerable):
     """(1 if one hit (or one titan-killer point) on unit ``u`` is saved, dice) in lane ``l`` (spec §10.3): the
     main save (armour or cover; a holofield's 3+ or a knight shield's unmodified 4+ instead; none with
     ``main`` false), the Reinforced Armour re-roll on armour (only against ordinary hits without lance), then
-    the invulnerable-type save (6+; deflector 5+, living metal 4+) unless ``invulnerable`` is false.
-    ``kind`` 3: no save at all."""
+    the invulnerable-type save (6+; deflector 5+, living metal 4+) unless ``invulnerable`` is false.  ``how``: the
+    hit's H_* flags (sniper, lance, ignore cover, supporting fire).  ``kind`` 3: no save at all."""
     if kind == 3:
         return 0, 0
-    worse = np.int64(sniper)
+    n_units = units.shape[0]
+    worse = np.int64((how & H_SNIPER) != 0)
     armour = _min(_at(units, u * U_COLS + U_ARMOUR) + worse, NO_ROLL)
     ra = _at(units, u * U_COLS + U_RA) != 0
     degraded = _wat(wst, W_DEGRADED, u, l, n_units) != 0
@@ -75,10 +75,10 @@ def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, 
     if main:
         if holo:
             target = _min(3 + worse, NO_ROLL)
-        elif _at(units, u * U_COLS + U_KNIGHT) and support == 0:
+        elif _at(units, u * U_COLS + U_KNIGHT) and (how & H_SUPPORT) == 0:
             target = 4
         elif kind == 0:
-            cover = NO_ROLL if ignore_cover else _min(_at(units, u * U_COLS + U_COVER) + worse, NO_ROLL)
+            cover = NO_ROLL if how & H_IC else _min(_at(units, u * U_COLS + U_COVER) + worse, NO_ROLL)
             target = _min(armour, cover)
         elif kind == 1 and ra:
             target = armour
@@ -87,7 +87,7 @@ def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, 
         if target < NO_ROLL:
             nd += 1
             failed = _d6(rs, l) < target
-        if failed and ra and kind == 0 and not lance and armour < NO_ROLL:
+        if failed and ra and kind == 0 and (how & H_LANCE) == 0 and armour < NO_ROLL:
             nd += 1
             failed = _d6(rs, l) < armour
     inv = _at(units, u * U_COLS + (U_INV_DEG if degraded else U_INV_ON)) if invulnerable else NO_ROLL
@@ -97,7 +97,7 @@ def _we_saved_lane(rs, l, u, units, kind, sniper, lance, ignore_cover, support, 
     return np.int64(not failed), nd
 
 
-@njit(cache=True)
+@kernel_function
 def _shields_lane(l, u, points, wst, n_units):
     """Void shields, then power fields, stop one of a hit's ``points`` each on unit ``u`` in lane ``l``; what is
     left is absorbed whole by a shadowfield (TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology;
@@ -116,8 +116,8 @@ def _shields_lane(l, u, points, wst, n_units):
     return points
 
 
-@njit(cache=True)
-def _we_hit_lane(rs, l, u, kind, how, damage, units, wst, n_units):
+@kernel_function
+def _we_hit_lane(rs, l, u, kind, how, damage, units, wst):
     """Shields and saves against one hit on living unit ``u`` in lane ``l`` (spec §10.2, §10.3, §10.5): ``kind``
     0 ordinary, 1 macro-weapon, 2 titan killer, 3 no save (a splash); ``how`` its H_* flags; ``damage`` its
     points (a titan-killer hit on a war engine: rolled at allocation, else 1).  A firefight hit first takes down
@@ -125,42 +125,39 @@ def _we_hit_lane(rs, l, u, kind, how, damage, units, wst, n_units):
     close-combat hits go straight through.  Each point left is saved on its own, except that a holofield saves
     a hit of more than one point whole (and its points then take only the invulnerable save).  Returns (points
     that reach the hull, 1 if the hit got past the shields, dice rolled)."""
+    n_units = units.shape[0]
     points = damage
     if how & H_FF:
         points = _shields_lane(l, u, points, wst, n_units)
         if points == 0:
             return 0, 0, 0
-    sniper = (how & H_SNIPER) != 0
-    lance = (how & H_LANCE) != 0
-    ic = (how & H_IC) != 0
-    support = np.int64((how & H_SUPPORT) != 0)
     nd = 0
     degraded = _wat(wst, W_DEGRADED, u, l, n_units) != 0
     holo = _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST))
     whole = damage > 1 and holo
     if whole:
-        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, True, wst, n_units, True)
+        saved, k = _we_saved_lane(rs, l, u, units, wst, kind, how, True, True)
         nd += k
         if saved:
             return 0, 1, nd
     unsaved = 0
     for _ in range(points):
-        saved, k = _we_saved_lane(rs, l, u, units, kind, sniper, lance, ic, support, not whole, wst, n_units, True)
+        saved, k = _we_saved_lane(rs, l, u, units, wst, kind, how, not whole, True)
         nd += k
         unsaved += 1 - saved
     return unsaved, 1, nd
 
 
-@njit(cache=True)
-def _automaton_saved(rs, l, u, units, wst, n_units):
+@kernel_function
+def _automaton_saved(rs, l, u, units, wst):
     """(1 if unit ``u`` saves a broken formation's no-save hit in lane ``l``, dice): only an Automaton may, with
     its own save and no invulnerable save (TP-SR Automaton; the assault's §6.3 hits and a turn's shooting)."""
     if not _at(units, u * U_COLS + U_AUTOMATON):
         return 0, 0
-    return _we_saved_lane(rs, l, u, units, 0, False, False, False, 0, True, wst, n_units, False)
+    return _we_saved_lane(rs, l, u, units, wst, 0, 0, True, False)
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _invulnerable(l, u, units, wst, n_units):
     """Unit ``u``'s invulnerable-type save in lane ``l`` (6+; deflector shield 5+, living metal 4+; NO_ROLL none):
     ``U_INV_ON``, or ``U_INV_DEG`` once a degrade critical has taken the deflector away."""
@@ -169,7 +166,7 @@ def _invulnerable(l, u, units, wst, n_units):
     return _cell(units, u, U_COLS, U_INV_ON)
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _first_save(kind, flags, cover_save, crossfire, armour_save):
     """The armour save after Crossfire and Sniper (−1 each), and a hit's first save roll: for AP and AT hits the
     armour or an infantry cover save (``cover_save``, not against Ignore Cover), the better; none (NO_ROLL) for
@@ -184,7 +181,7 @@ def _first_save(kind, flags, cover_save, crossfire, armour_save):
     return armour, first
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
     the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
@@ -213,7 +210,7 @@ def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     return False, nd
 
 
-@njit(cache=True, _nrt=False)
+@kernel_function
 def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
     fails (analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""

@@ -1,0 +1,345 @@
+"""Step tests of the Epic kernel (issue 27 §2): each lane primitive or rule step of ``kernels/epic`` against the same
+step of the reference engine on crafted states, exact where the step is deterministic, else at 5 binomial standard
+errors of an exact value with fixed seeds.  The clause each test covers is in its name and docstring.
+
+A step runs through a small jitted wrapper here (the kernel's helpers are called from jitted code only) on the
+state of a block whose lanes all begin a trial (``_start``): the scenario's tables (``kernels.epic.block.tables``)
+and a zeroed :class:`kernels.epic.layout.Lanes` (``block.lanes``).
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction as F
+from math import sqrt
+
+import numpy as np
+import pytest
+from numba import njit
+
+from analysis.epic import reference as ref
+from analysis.epic.compile import NO_ABILITIES, Abilities
+from analysis.epic.engine import KernelArrays
+from analysis.epic.exact_steps import d6_test, markers_after_pass, rally_modifier, result_margins
+from epic_helpers import SIGMAS, exact_distribution
+from kernels.epic import block
+from kernels.epic.allocation import _round_robin_lane
+from kernels.epic.breaks import _fails_break_test, _withdraw_lane
+from kernels.epic.dice import _seed_lanes
+from kernels.epic.end_phase import _rally
+from kernels.epic.layout import (BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE, H_SNIPER, H_SUPPORT,
+                                 LANES, LN_ENDED, LN_FIGHT, LN_LIVE, LN_MARGIN, LN_WINNER, LV_OK, LV_SCR0, WIN_ATT,
+                                 WIN_DEF, Run)
+from kernels.epic.result import _result_roll
+from kernels.epic.saves import _unsaved_lane, _we_saved_lane
+from test_reference import formation
+
+L = LANES
+KEY0, KEY1 = np.uint64(0x1234), np.uint64(0x5678)
+
+
+@njit(cache=True)
+def _start(tb, st, key1):
+    """Every lane begins a trial of the block (streams keyed by ``KEY0``, ``key1``): hit points, alive masks,
+    formation state as _start_trials sets them."""
+    _seed_lanes(st.rs, st.state, KEY0, key1, 0)
+    st.per_lane[LN_LIVE, :] = 0
+    block._start_trials(tb, st, Run(0, LANES, 0, KEY0, key1, False), 0)
+
+
+def _state(compiled, seed: int = 0):
+    arrays = KernelArrays.build(compiled)
+    tb = block.tables(arrays)
+    st = block.lanes(tb, 0)
+    _start(tb, st, np.uint64(seed))
+    return tb, st
+
+
+# -- allocation: one round-robin per hit kind, war-engine blocks, restricted hits (exact) ----------------------
+
+@njit(cache=True)
+def _kernel_round_robin(tb, st, side, n_any, n_contact, n_other):
+    _round_robin_lane(tb, st, 0, side, n_any, n_contact, n_other)
+    return st.elig.copy()
+
+
+ENGINE = {"type": "WE", "armour": 5, "cc": 4, "ff": 4, "damage_capacity": 3}
+TROOPER = {"type": "INF", "armour": 5, "cc": 4, "ff": 4}
+MIXED = [("titan", 1, "bc"), ("trooper", 2, "bc"), ("titan", 1, "ff"), ("trooper", 2, "ff"), ("knight", 1, "bc")]
+
+
+def _mixed_target(compile_epic):
+    """A defender of war engines (DC 3 and 2) and troopers, in base contact and not, in allocation order."""
+    units = {"a": TROOPER, "titan": ENGINE, "knight": {**ENGINE, "damage_capacity": 2}, "trooper": TROOPER}
+    return compile_epic(units, [formation("A", "attacker", [("a", 1, "bc")]),
+                                formation("D", "defender", MIXED)])
+
+
+def test_round_robin_matches_the_reference_allocation_epic_shooting_3_7(compile_epic):
+    """epic-shooting §3.7, epic-armageddon §2.3, §2.10 (TP 1.9.6, 3.1.2, 3.2.1): the kernel's round-robin
+    (_round_robin_lane) gives each unit the hits the reference engine's ``allocate`` gives it, for every mix of 0
+    to 7 hits any unit may take, hits only units in base contact may take and hits only the others may take, over
+    a target of war engines (blocks of DC 3 and 2) and troopers in contact and not (exact, 512 allocations)."""
+    compiled = _mixed_target(compile_epic)
+    tb, st = _state(compiled)
+    trial = ref.new_trial(compiled, None)
+    eligible = trial.directly_engaged(DEFENDER)
+    first = int(tb.tgb[DEFENDER])
+    for n_any in range(8):
+        for n_contact in range(8):
+            for n_other in range(8):
+                taken = _kernel_round_robin(tb, st, DEFENDER, n_any, n_contact, n_other)
+                hits = ([ref.Hit(ref.ORDINARY, False)] * n_any + [ref.Hit(ref.ORDINARY, False, ref.CONTACT_ONLY)]
+                        * n_contact + [ref.Hit(ref.ORDINARY, False, ref.NON_CONTACT_ONLY)] * n_other)
+                counts = {id(u): 0 for u in eligible}
+                for _, unit, _ in ref.allocate(hits, eligible):
+                    counts[id(unit)] += 1
+                kernel = [int(taken[k - first]) for k in range(first, int(tb.tgb[DEFENDER + 1]))]
+                assert kernel == [counts[id(u)] for u in eligible], (n_any, n_contact, n_other)
+
+
+# -- saves (5 sigma against the reference's exact distribution) -----------------------------------------------
+
+@njit(cache=True)
+def _kernel_unsaved(rs, units, cls, u, reps):
+    failed = 0
+    for _ in range(reps):
+        for l in range(LANES):
+            f, _ = _unsaved_lane(rs, l, cls, u, units)
+            failed += f
+    return failed
+
+
+@njit(cache=True)
+def _kernel_we_saved(rs, units, wst, u, kind, how, reps):
+    saved = 0
+    for _ in range(reps):
+        for l in range(LANES):
+            s, _ = _we_saved_lane(rs, l, u, units, wst, kind, how, True, True)
+            saved += s
+    return saved
+
+
+def _close(count: int, n: int, p: F) -> bool:
+    if p in (0, 1):
+        return count == p * n
+    return abs(count / n - float(p)) <= SIGMAS * sqrt(float(p * (1 - p)) / n)
+
+
+SAVE_CASES = {  # case: (defender profile, its fields, hit kind, sniper)
+    "armour 4+": ({"type": "INF", "armour": 4, "cc": 4}, {}, ref.ORDINARY, False),
+    "cover 3+ on armour 5+": ({"type": "INF", "armour": 5, "cc": 4}, {"cover": 3}, ref.ORDINARY, False),
+    "reinforced armour re-rolls on armour": ({"type": "AV", "armour": 4, "cc": 4, "special": ["reinforced-armour"]},
+                                             {}, ref.ORDINARY, False),
+    "RA re-roll of a failed cover save, sniper": ({"type": "INF", "armour": 5, "cc": 4,
+                                                   "special": ["reinforced-armour"]}, {"cover": 3}, ref.ORDINARY,
+                                                  True),
+    "invulnerable after a failed save": ({"type": "INF", "armour": 4, "cc": 4, "special": ["invulnerable-save"]},
+                                         {}, ref.ORDINARY, False),
+    "macro-weapon: RA only": ({"type": "AV", "armour": 4, "cc": 4, "special": ["reinforced-armour"]}, {},
+                              ref.MACRO_WEAPON, False),
+    "macro-weapon: no save": ({"type": "INF", "armour": 3, "cc": 4}, {"cover": 4}, ref.MACRO_WEAPON, False),
+    "macro-weapon sniper, RA and invulnerable": ({"type": "AV", "armour": 4, "cc": 4,
+                                                  "special": ["reinforced-armour", "invulnerable-save"]}, {},
+                                                 ref.MACRO_WEAPON, True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAVE_CASES))
+def test_assault_save_matches_the_reference_tp_1_9_6_2_1_6_2_1_11(compile_epic, case):
+    """TP 1.9.6, 2.1.6, 2.1.11, 2.1.14, 2.2.6 (spec §2): the kernel's save of one hit (_unsaved_lane) fails as often as
+    the reference engine's ``save_throw`` (exact over its dice), at 5σ over 128 × 2,000 hits, seed fixed."""
+    profile, fields, kind, sniper = SAVE_CASES[case]
+    compiled = compile_epic({"a": TROOPER, "d": profile}, [formation("A", "attacker", [("a", 1, "bc")]),
+                                                         formation("D", "defender", [("d", 1, "bc")], **fields)])
+    slot = compiled.units[1]
+    p_saved = exact_distribution(lambda rng: ref.save_throw(rng, slot, ref.Hit(kind, sniper))).get(True, F(0))
+    tb, st = _state(compiled, seed=3)
+    cls = {ref.ORDINARY: 0, ref.MACRO_WEAPON: 1}[kind] + 3 * sniper
+    reps = 2000
+    failed = _kernel_unsaved(st.rs, tb.units, cls, slot.index, reps)
+    assert _close(failed, reps * L, 1 - p_saved), (case, failed / (reps * L), float(1 - p_saved))
+
+
+WE_SAVE_CASES = {  # case: (profile, its fields, hit kind, abilities, sniper, supporting fire)
+    "holofield 3+ (sniper 4+)": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3,
+                                  "special": ["holofield"]}, {}, ref.ORDINARY, NO_ABILITIES, True, False),
+    "knight shield 4+, not against supporting fire": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3,
+                                                       "special": ["knight-shield"]}, {}, ref.ORDINARY,
+                                                      NO_ABILITIES, False, True),
+    "lance: no RA re-roll": ({"type": "WE", "armour": 4, "cc": 4, "damage_capacity": 3,
+                              "special": ["reinforced-armour"]}, {}, ref.ORDINARY, Abilities(lance=True), False,
+                             False),
+    "ignore cover": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3}, {"cover": 3}, ref.ORDINARY,
+                     Abilities(ignore_cover=True), False, False),
+    "living metal 4+ after a macro-weapon hit": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3,
+                                                  "special": ["living-metal"]}, {}, ref.MACRO_WEAPON,
+                                                 Abilities(macro_weapon=True), False, False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WE_SAVE_CASES))
+def test_war_engine_rules_save_matches_the_reference_spec_10_3(compile_epic, case):
+    """Spec §10.3 (TP 2.1.6, 2.1.11, 2.2.5; TP-SR Eldar, Knight, Necron Technology): the war-engine rules' save of
+    one hit (_we_saved_lane) saves as often as the reference's ``save_throw`` (exact), at 5σ, seed fixed."""
+    profile, fields, kind, abilities, sniper, support = WE_SAVE_CASES[case]
+    compiled = compile_epic({"a": TROOPER, "d": profile}, [formation("A", "attacker", [("a", 1, "bc")]),
+                                                         formation("D", "defender", [("d", 1, "bc")], **fields)])
+    slot = compiled.units[1]
+    hit = ref.Hit(kind, sniper, supporting=support, abilities=abilities)
+    p_saved = exact_distribution(lambda rng: ref.save_throw(rng, slot, hit)).get(True, F(0))
+    tb, st = _state(compiled, seed=4)
+    how = (H_SNIPER * sniper + H_LANCE * abilities.lance + H_IC * abilities.ignore_cover + H_SUPPORT * support)
+    wst = np.zeros(16 * tb.units.shape[0] * L, np.int32)  # war-engine state: not degraded
+    reps = 2000
+    saved = _kernel_we_saved(st.rs, tb.units, wst, slot.index, {ref.ORDINARY: 0, ref.MACRO_WEAPON: 1}[kind], how,
+                             reps)
+    assert _close(saved, reps * L, p_saved), (case, saved / (reps * L), float(p_saved))
+
+
+# -- break test (exact) ----------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _kernel_fails(tb, st, f):
+    return _fails_break_test(st.hp, tb.fu, tb.fb, tb.units, tb.forms, st.bm, f, 0)
+
+
+@pytest.mark.parametrize("tsknf", [False, True])
+def test_break_test_counts_starting_dc_and_tsknf_tp_1_13_2_3_0(compile_epic, tsknf):
+    """TP 1.13.2, 3.0, TP-SR TSKNF: a formation breaks when its BMs reach its size, a war engine counting its starting
+    DC (here 2 troopers and a DC-3 engine: 5), twice that with They Shall Know No Fear; as the reference's size."""
+    rules = ["they-shall-know-no-fear"] if tsknf else []
+    compiled = compile_epic({"a": TROOPER, "titan": ENGINE, "trooper": TROOPER},
+                            [formation("A", "attacker", [("a", 1, "bc")]),
+                             formation("D", "defender", [("titan", 1, "bc"), ("trooper", 2, "bc")],
+                                       army_rules=rules)])
+    tb, st = _state(compiled)
+    size = sum(u.slot.damage_capacity for u in ref.new_trial(compiled, None).formations[1].living)
+    limit = size * (2 if tsknf else 1)
+    for bm in range(limit + 2):
+        st.bm[L:2 * L] = bm
+        assert _kernel_fails(tb, st, 1) == (bm >= limit), bm
+
+
+# -- withdrawal (exact for war engines, 5 sigma for trapped units) ---------------------------------------------
+
+@njit(cache=True)
+def _kernel_withdraw(tb, st, f, key1):
+    lost = np.zeros(tb.units.shape[0], np.int64)
+    for rep in range(200):
+        _start(tb, st, key1 + np.uint64(rep))
+        for l in range(LANES):
+            _withdraw_lane(tb, st, l, f, True, BOOK_LOSSES, False)
+        for u in range(tb.units.shape[0]):
+            for l in range(LANES):
+                lost[u] += tb.dc0[u] - st.hp[u * LANES + l]
+    return lost
+
+
+def test_withdrawal_tp_1_13_3_3_2_4(compile_epic):
+    """TP 1.13.3, 2.1.3, 3.2.4 (spec §6.2, §9.5): a withdrawal loses each non-Fearless trapped unit with the
+    formation's ``trapped`` chance (5σ over 25,600 withdrawals, seed fixed), kills its speed-0 units outright, and
+    gives each non-Fearless war engine a point of damage per enemy unit within 15 cm, no save (exact); the
+    reference's ``withdraw`` on the same formation agrees on the war engine's damage, the speed-0 loss and the
+    Fearless unit kept."""
+    units = {"a": TROOPER, "titan": ENGINE, "trooper": TROOPER,
+             "gun": {**TROOPER, "speed": 0}, "ogryn": {**TROOPER, "special": ["fearless"]}}
+    compiled = compile_epic(units, [formation("A", "attacker", [("a", 1, "bc")]),
+                                    formation("D", "defender", [("titan", 1, "bc"), ("trooper", 2, "bc"),
+                                                                ("gun", 1, "bc"), ("ogryn", 1, "bc")],
+                                              trapped=0.25, withdrawal_enemies_within_15cm=2)])
+    tb, st = _state(compiled)
+    lost = _kernel_withdraw(tb, st, 1, np.uint64(9))
+    n = 200 * L
+    titan, trooper1, trooper2, gun, ogryn = (u.index for u in compiled.units[1:])
+    trial = ref.new_trial(compiled, random.Random(0))
+    ref.withdraw(trial, trial.formations[1], True)
+    titan_ref, *_, gun_ref, ogryn_ref = trial.formations[1].units
+    assert lost[titan] == n * (ENGINE["damage_capacity"] - titan_ref.damage_left) == 2 * n
+    assert lost[gun] == n * (not gun_ref.alive) == n and lost[ogryn] == 0 == (not ogryn_ref.alive)
+    for u in (trooper1, trooper2):
+        assert _close(int(lost[u]), n, F(1, 4)), lost[u] / n
+
+
+# -- rally (5 sigma against the exact rally, exact BMs after a pass) -------------------------------------------
+
+@njit(cache=True)
+def _kernel_rally(tb, st, f, bm, broken, key1, reps):
+    passes = 0
+    for rep in range(reps):
+        _start(tb, st, key1 + np.uint64(rep))
+        for l in range(LANES):
+            st.per_lane[LN_ENDED, l] = 1
+            st.bm[f * LANES + l] = bm
+            st.broken[f * LANES + l] = broken
+            st.per_form[FR_ALIVE, f * LANES + l] = (tb.fb[f + 1] - tb.fb[f])
+            st.lv[LV_SCR0 * LANES + l] = 0
+            st.lv[(LV_SCR0 + 1) * LANES + l] = 0
+        _rally(tb, st, f)
+        for l in range(LANES):
+            passes += st.lv[LV_OK * LANES + l]
+    return passes, st.bm[f * LANES:(f + 1) * LANES].copy(), st.lv[LV_OK * LANES:(LV_OK + 1) * LANES].copy()
+
+
+RALLY_CASES = {  # case: (initiative, BMs, broken, units, army rules, leaders)
+    "unbroken with BMs, initiative 2": (2, 3, False, 4, [], 0),
+    "broken, -2": (2, 0, True, 4, [], 0),
+    "broken TSKNF keeps its units as BMs": (1, 0, True, 4, ["they-shall-know-no-fear"], 0),
+    "Mob Rule +1 with 6 units": (3, 2, False, 6, ["mob-rule"], 0),
+    "a Leader removes one more BM": (2, 4, False, 3, [], 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RALLY_CASES))
+def test_rally_matches_the_exact_rally_tp_1_14_1_2_1_8(compile_epic, case):
+    """TP 1.14.1, 2.1.8, 2.1.10, TP-SR TSKNF and Mob Rule (spec §7): the kernel's rally (_rally) passes as often as
+    the exact rally (analysis.epic.exact_steps, as ``epic.rally``), at 5σ over 128 × 300 tests, seed
+    fixed; a lane that passed holds exactly the BMs the rules leave (``markers_after_pass``), one that failed its
+    BMs (a broken formation stays broken)."""
+    initiative, bm, broken, n_units, rules, leaders = RALLY_CASES[case]
+    groups = [("trooper", n_units - leaders, "bc")] + ([("leader", leaders, "bc")] if leaders else [])
+    units = {"a": TROOPER, "trooper": TROOPER, "leader": {**TROOPER, "special": ["leader"]}}
+    compiled = compile_epic(units, [formation("A", "attacker", [("a", 1, "bc")]),
+                                    formation("D", "defender", groups, initiative=initiative, army_rules=rules)])
+    tb, st = _state(compiled)
+    reps = 300
+    passes, bm_after, ok = _kernel_rally(tb, st, 1, bm, int(broken), np.uint64(21), reps)
+    enemy_near = compiled.formations[1].enemy_within_30cm
+    p_pass = d6_test(initiative, rally_modifier(broken, enemy_near, "mob-rule" in rules, n_units))
+    assert _close(int(passes), reps * L, p_pass), (case, passes / (reps * L), float(p_pass))
+    tsknf = "they-shall-know-no-fear" in rules
+    after_pass = markers_after_pass(bm, broken, n_units, leaders, tsknf)
+    for l in range(L):
+        assert bm_after[l] == (after_pass if ok[l] else bm), (l, ok[l], bm_after[l])
+
+
+# -- the result roll (5 sigma against the exact margins) -------------------------------------------------------
+
+@njit(cache=True)
+def _kernel_result(tb, st, kills_att, kills_def, key1, reps, margins):
+    for rep in range(reps):
+        _start(tb, st, key1 + np.uint64(rep))
+        for l in range(LANES):
+            st.kills[l] = kills_att
+            st.kills[LANES + l] = kills_def
+        _result_roll(tb, st)
+        for l in range(LANES):
+            won = st.per_lane[LN_WINNER, l] == WIN_ATT or st.per_lane[LN_WINNER, l] == WIN_DEF
+            margins[st.per_lane[LN_MARGIN, l] + 20] += 1 if won else 0
+            margins[20] += 0 if won or st.per_lane[LN_FIGHT, l] == 0 else 1
+
+
+@pytest.mark.parametrize("kills", [(0, 0), (2, 0), (1, 3)])
+def test_result_roll_matches_the_exact_margins_tp_1_12_7(compile_epic, kills):
+    """TP 1.12.7 (spec §5): each side's highest of 2D6 plus its modifiers (here only kills: equal sizes, no BMs on
+    either side), the attacker's margin; a tie is another round.  The kernel's margins (_result_roll) at 5σ of
+    the exact distribution (analysis.epic.exact_steps.result_margins), 128 × 300 rolls, seed fixed."""
+    compiled = compile_epic({"a": TROOPER, "d": TROOPER}, [formation("A", "attacker", [("a", 2, "bc")]),
+                                                           formation("D", "defender", [("d", 2, "bc")])])
+    tb, st = _state(compiled)
+    reps = 300
+    margins = np.zeros(41, np.int64)
+    _kernel_result(tb, st, kills[0], kills[1], np.uint64(33), reps, margins)
+    exact = result_margins(kills[0], kills[1])
+    n = reps * L
+    for margin in range(-20, 21):
+        assert _close(int(margins[margin + 20]), n, F(exact.get(margin, 0))), (margin, margins[margin + 20] / n)
