@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Numba's cache: NUMBA_CACHE_DIR if set, else .venv/numba-cache, the folder every entry point uses
 # (kernels/__init__.py), so what `make demo` compiles serves the README's commands.
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench check-bounds clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ test: $(VENV)/.installed-test
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/python -m benchmarks.fingerprint --check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+
+# Every Epic scenario the project ships or tests, its kernels compiled with NUMBA_BOUNDSCHECK=1 into a fresh cache
+# (scripts/check_bounds.py; the test suite runs its --subset).
+check-bounds: $(VENV)/.installed-test
+	$(BIN)/python scripts/check_bounds.py --fresh
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py

@@ -1,13 +1,16 @@
 """Memory access and bit primitives of the Epic kernel: one-load reads and writes of a flat array (``_at``,
 ``_put``), popcount and lowest set bit of a unit mask, and ``_min`` / ``_max``.
 
+``_at`` and ``_put`` check their index like ``a[i]`` when the function is compiled with bounds checking
+(``NUMBA_BOUNDSCHECK=1``: ``make check-bounds``), and not otherwise.
+
 Builtin min / max compile to calls (which spill every register): these small functions are inlined by LLVM
 instead.  No helper uses Numba's IR-level ``inline="always"``: it made Numba type every helper again at each
 call site (~170 s CPU and 1.6 GB for a cold compile, against ~100 s and 0.5 GB).
 """
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from ..jit import njit
@@ -35,14 +38,24 @@ def _lowest_bit(typingctx, x):
     return types.int64(types.uint64), codegen
 
 
+def _element(context, builder, signature, args):
+    """(the array, the flat index) of ``_at`` / ``_put``; under bounds checking (``context.enable_boundscheck``:
+    the function's ``boundscheck`` option or ``NUMBA_BOUNDSCHECK``) an index outside ``0 <= i < a.size`` raises
+    IndexError, as ``a[i]`` does."""
+    ary = context.make_array(signature.args[0])(context, builder, args[0])
+    idx = context.cast(builder, args[1], signature.args[1], types.intp)
+    if context.enable_boundscheck:
+        cgutils.do_boundscheck(context, builder, idx, ary.nitems, 0)
+    return ary, idx
+
+
 @intrinsic
 def _at(typingctx, a, i):
     """``a.flat[i]`` of a C-contiguous integer array, for ``0 <= i < a.size``: one load, without the
     negative-index wraparound and shape reads of ``a[...]`` (which, for the ~40 arrays of the block
     function, cost registers and stack reloads)."""
     def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        idx = context.cast(builder, args[1], signature.args[1], types.intp)
+        ary, idx = _element(context, builder, signature, args)
         return builder.load(builder.gep(ary.data, [idx], inbounds=True))
     return a.dtype(a, i), codegen
 
@@ -51,8 +64,7 @@ def _at(typingctx, a, i):
 def _put(typingctx, a, i, v):
     """``a.flat[i] = v`` (as ``_at``)."""
     def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        idx = context.cast(builder, args[1], signature.args[1], types.intp)
+        ary, idx = _element(context, builder, signature, args)
         val = context.cast(builder, args[2], signature.args[2], signature.args[0].dtype)
         builder.store(val, builder.gep(ary.data, [idx], inbounds=True))
         return context.get_dummy_value()

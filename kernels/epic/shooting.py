@@ -550,7 +550,8 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
                 if not (rolled and _d6(st.rs, l) >= need_save):
                     _unsaved_hit(st.hp, st.alive, tb.units, tt.tu, tb.sets.n_words, l, u, False, crossfire, acc)
         if broken_before:
-            nd += _broken_hits(tb, st, tt, sc, l, target, acc[3], shot.splashes)
+            if acc[3] > 0:  # (a call passes every array of its arguments: none for nothing)
+                nd += _broken_hits(tb, st, tt, sc, l, target, acc[3], shot.splashes)
         else:
             _place(l, target, acc[3], acc, st.bm)
             size = living - acc[1]  # (every unit of the target has a damage capacity of 1)
@@ -980,7 +981,7 @@ def _markers(tb, st, tt, sc, shot, l, n, was_broken):
     """A step's ``n`` BMs on the target (TP 1.9.4): placed, or at a target broken when the attack began no-save hits
     (:func:`_broken_hits`).  Returns the dice rolled."""
     if was_broken:
-        return _broken_hits(tb, st, tt, sc, l, shot.target, n, shot.splashes)
+        return _broken_hits(tb, st, tt, sc, l, shot.target, n, shot.splashes) if n > 0 else 0
     _place(l, shot.target, n, sc.acc, st.bm)
     return 0
 
