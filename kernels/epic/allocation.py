@@ -130,12 +130,12 @@ def _we_reach(src, sff, k, l, kind, sniper_pass):
 
 
 @kernel_function
-def _we_next_row(tb, st, k, g1, l, kind, reach):
+def _we_next_row(wh, k, g1, l, kind, reach):
     """The first source row from ``k`` (before ``g1``, else ``g1``) with round-robin hits of (``kind``, ``reach``)
     in lane ``l``, and its hits."""
-    while k < g1 and (_at(st.shits, k * LANES + l) == 0 or _we_reach(tb.src, st.sff, k, l, kind, False) != reach):
+    while k < g1 and (_at(wh.shits, k * LANES + l) == 0 or _we_reach(wh.src, wh.sff, k, l, kind, False) != reach):
         k += 1
-    return k, (_at(st.shits, k * LANES + l) if k < g1 else 0)
+    return k, (_at(wh.shits, k * LANES + l) if k < g1 else 0)
 
 
 @kernel_function
@@ -162,75 +162,81 @@ def _we_damage(rs, l, src, k, hk, u, units):
 
 
 @kernel_function
-def _we_take_hit(tb, st, l, k, u, sniper, ck):
+def _we_take_hit(dm, wh, l, k, u, sniper, ck):
     """A hit of source row ``k`` allocated to unit ``u`` in lane ``l`` (its damage rolled now), then resolved
     unless ``u`` is already destroyed (the hit is wasted).  Returns (its damage, dice rolled)."""
-    hk = _at(tb.src, k * S_COLS + S_CLASS) - 3 * np.int64(sniper)
-    damage, nd = _we_damage(st.rs, l, tb.src, k, hk, u, tb.units)
-    if _at(st.hp, u * LANES + l) > 0:
-        nd += _we_resolve_lane(tb, st, l, E_HIT, u, hk, _we_how(tb.src, st.sff, k, l, sniper), damage, BOOK_FIGHT, ck,
-                               tb.splashes)
+    hk = _at(wh.src, k * S_COLS + S_CLASS) - 3 * np.int64(sniper)
+    damage, nd = _we_damage(dm.rs, l, wh.src, k, hk, u, dm.units)
+    if _at(dm.hp, u * LANES + l) > 0:
+        nd += _we_resolve_lane(dm, l, E_HIT, u, hk, _we_how(wh.src, wh.sff, k, l, sniper), damage, BOOK_FIGHT, ck,
+                               wh.splashes)
     return damage, nd
 
 
 @kernel_function
-def _we_eligible(tb, st, l, side):
-    """The living directly engaged units of ``side`` in lane ``l`` into ``st.elig``, each with its block (its
+def _we_eligible(dm, wh, l, side):
+    """The living directly engaged units of ``side`` in lane ``l`` into ``wh.elig``, each with its block (its
     starting DC as the allocation begins, W_BLOCK).  Returns (how many, the sniper target: the first Inspiring,
     Leader or Supreme Commander unit, else the first)."""
-    units = tb.units
+    units = dm.units
     ne = 0
     sn_target = -1
-    for i in range(_at(tb.tgb, side), _at(tb.tgb, side + 1)):
-        u = _at(tb.tgt, i)
-        if _at(st.hp, u * LANES + l) > 0:
-            _put(st.elig, ne, u)
-            _wput(st.wst, W_BLOCK, u, l, units.shape[0], _starting_dc(units, st.wst, u, l, units.shape[0]))
+    for i in range(_at(wh.tgb, side), _at(wh.tgb, side + 1)):
+        u = _at(wh.tgt, i)
+        if _at(dm.hp, u * LANES + l) > 0:
+            _put(wh.elig, ne, u)
+            _wput(dm.wst, W_BLOCK, u, l, units.shape[0], _starting_dc(units, dm.wst, u, l, units.shape[0]))
             ne += 1
             if sn_target < 0 and _at(units, u * U_COLS + U_SNIPE):
                 sn_target = u
     if ne > 0 and sn_target < 0:
-        sn_target = _at(st.elig, 0)
+        sn_target = _at(wh.elig, 0)
     return ne, sn_target
 
 
 @kernel_function
-def _we_round_robin_lane(tb, st, l, ne, g0, g1, kind, ck):
-    """The round-robin part of one allocation of ``kind`` in lane ``l`` over the ``ne`` units of ``st.elig``:
+def _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, pools):
+    """The round-robin part of one allocation of ``kind`` in lane ``l`` over the ``ne`` units of ``wh.elig``:
     pass after pass, each unit that may take a hit left takes a block of its starting DC, from the hits only its
     kind of unit (in base contact or not) may take first, then the hits any unit may take; one cursor (row, hits
-    left in it) per reach over the source rows ``g0``..``g1``.  Each hit is resolved as it is allocated
-    (_we_take_hit).  Returns the dice rolled."""
+    left in it) per reach over the source rows ``g0``..``g1`` (``pools``: the hits of each reach, a cursor only for
+    those with hits).  Each hit is resolved as it is allocated (as _we_take_hit).  Returns the dice rolled."""
     nd = 0
-    k_any, n_any = _we_next_row(tb, st, g0, g1, l, kind, REACH_ANY)
-    k_con, n_con = _we_next_row(tb, st, g0, g1, l, kind, REACH_CONTACT)
-    k_oth, n_oth = _we_next_row(tb, st, g0, g1, l, kind, REACH_NON_CONTACT)
+    k_any, n_any = _we_next_row(wh, g0, g1, l, kind, REACH_ANY) if pools[REACH_ANY] else (g1, 0)
+    k_con, n_con = _we_next_row(wh, g0, g1, l, kind, REACH_CONTACT) if pools[REACH_CONTACT] else (g1, 0)
+    k_oth, n_oth = _we_next_row(wh, g0, g1, l, kind, REACH_NON_CONTACT) if pools[REACH_NON_CONTACT] else (g1, 0)
     took = True
-    while took:
+    while took and n_any + n_con + n_oth > 0:  # pass after pass, until the hits are gone or nobody takes one
         took = False
         for e in range(ne):
-            u = _at(st.elig, e)
-            contact = _at(tb.units, u * U_COLS + U_BCT) != 0
+            if n_any + n_con + n_oth == 0:
+                break
+            u = _at(wh.elig, e)
+            contact = _at(dm.units, u * U_COLS + U_BCT) != 0
             used = 0
-            while used < _wat(st.wst, W_BLOCK, u, l, tb.units.shape[0]):
+            while used < _wat(dm.wst, W_BLOCK, u, l, dm.units.shape[0]):
                 if contact and n_con > 0:
                     k = k_con
                     n_con -= 1
                     if n_con == 0:
-                        k_con, n_con = _we_next_row(tb, st, k + 1, g1, l, kind, REACH_CONTACT)
+                        k_con, n_con = _we_next_row(wh, k + 1, g1, l, kind, REACH_CONTACT)
                 elif not contact and n_oth > 0:
                     k = k_oth
                     n_oth -= 1
                     if n_oth == 0:
-                        k_oth, n_oth = _we_next_row(tb, st, k + 1, g1, l, kind, REACH_NON_CONTACT)
+                        k_oth, n_oth = _we_next_row(wh, k + 1, g1, l, kind, REACH_NON_CONTACT)
                 elif n_any > 0:
                     k = k_any
                     n_any -= 1
                     if n_any == 0:
-                        k_any, n_any = _we_next_row(tb, st, k + 1, g1, l, kind, REACH_ANY)
+                        k_any, n_any = _we_next_row(wh, k + 1, g1, l, kind, REACH_ANY)
                 else:
                     break
-                damage, k2 = _we_take_hit(tb, st, l, k, u, False, ck)
+                hk = _at(wh.src, k * S_COLS + S_CLASS)  # _we_take_hit inline: a call per hit passes dm and wh
+                damage, k2 = _we_damage(dm.rs, l, wh.src, k, hk, u, dm.units)
+                if _at(dm.hp, u * LANES + l) > 0:
+                    k2 += _we_resolve_lane(dm, l, E_HIT, u, hk, _we_how(wh.src, wh.sff, k, l, False), damage,
+                                           BOOK_FIGHT, ck, wh.splashes)
                 nd += k2
                 used += damage
                 took = True
@@ -238,28 +244,33 @@ def _we_round_robin_lane(tb, st, l, ne, g0, g1, kind, ck):
 
 
 @kernel_function
-def _we_allocations_lane(tb, st, l, side, g0, g1, ck):
+def _we_allocations_lane(dm, wh, l, side, g0, g1, ck):
     """Every allocation of the hits of source rows ``g0``..``g1`` on ``side`` in lane ``l``, as the reference
     engine makes them (spec §2, §10.5): the sniper and ordinary hits, then the macro-weapon hits, then the
     titan-killer hits, each to the living directly engaged units as the allocation begins (_we_eligible).  The
     sniper hits go to their target (TP 2.1.14); the others round-robin (_we_round_robin_lane: TP 1.9.6, 1.12.5,
     3.1.2, 3.2.1; a titan-killer hit counts as the points rolled for it, TP 3.2.5).  Each hit is resolved in
     allocation order with all that follows it (_we_resolve_lane); damage is booked as kills (times ``ck``) and
-    losses.  Returns the dice rolled."""
+    losses.  ``dm``: kernels.epic.damage.damage_state; ``wh``: the step's WeHits.  Returns the dice rolled."""
     nd = 0
     for kind in range(3):
-        n = 0
+        n_any, n_con, n_oth, n_sniper = 0, 0, 0, 0  # its hits by reach, and its snipers'
         for k in range(g0, g1):
-            if _we_reach(tb.src, st.sff, k, l, kind, False) >= 0 or _we_reach(tb.src, st.sff, k, l, kind, True) >= 0:
-                n += _at(st.shits, k * LANES + l)
-        if n == 0:
+            hits = _at(wh.shits, k * LANES + l)
+            reach = _we_reach(wh.src, wh.sff, k, l, kind, False)
+            n_any += hits * (reach == REACH_ANY)
+            n_con += hits * (reach == REACH_CONTACT)
+            n_oth += hits * (reach == REACH_NON_CONTACT)
+            n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, kind, True) >= 0)
+        if n_any + n_con + n_oth + n_sniper == 0:
             continue
-        ne, sn_target = _we_eligible(tb, st, l, side)
+        ne, sn_target = _we_eligible(dm, wh, l, side)
         if ne == 0:
             continue  # the hits are lost
-        for k in range(g0, g1):  # the sniper hits (TP 2.1.14)
-            if _we_reach(tb.src, st.sff, k, l, kind, True) >= 0:
-                for _ in range(_at(st.shits, k * LANES + l)):
-                    nd += _we_take_hit(tb, st, l, k, sn_target, True, ck)[1]
-        nd += _we_round_robin_lane(tb, st, l, ne, g0, g1, kind, ck)
+        for k in range(g0 if n_sniper else g1, g1):  # the sniper hits (TP 2.1.14)
+            if _we_reach(wh.src, wh.sff, k, l, kind, True) >= 0:
+                for _ in range(_at(wh.shits, k * LANES + l)):
+                    nd += _we_take_hit(dm, wh, l, k, sn_target, True, ck)[1]
+        if n_any + n_con + n_oth > 0:
+            nd += _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, (n_any, n_con, n_oth))
     return nd

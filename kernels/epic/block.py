@@ -32,7 +32,7 @@ from .access import _at, _put, kernel_function
 from .allocation import _we_allocations_lane
 from .assault import _allocate_hits, _early_ends, _roll_hits, _supporting_fire_ends
 from .consequences import _extra_hits, _formation_consequences
-from .damage import _stack_frames, _we_start_lane
+from .damage import _stack_frames, _we_start_lane, damage_state
 from .dice import _seed_lanes
 from .end_phase import _end_phase
 from .layout import (ATTACKER, DEFENDER, FORM_ROWS, FRAME, FR_BM, FR_BROKEN, FR_BROKEN0, FR_LOSSES_BM, F_ANY_SC,
@@ -40,7 +40,7 @@ from .layout import (ATTACKER, DEFENDER, FORM_ROWS, FRAME, FR_BM, FR_BROKEN, FR_
                      LANE_INT, LANE_ROWS, LN_BY_ROLL, LN_FIGHT, LN_FIGHT0, LN_LIVE, LN_MARGIN, LN_ROUND, LN_START,
                      LN_WINNER, LV_ROWS, M_ALL, M_COLS, M_TARGET, M_XHIT, N_CLASSES, R_SF_KILLS, R_TURN, R_WE,
                      TRIAL_STREAM_KEY, U_BIT, U_DC, U_SIDE, U_WORD, WIN_NO_ASSAULT, WIN_UNRESOLVED, W_ROWS, Blocks,
-                     Lanes, Run, Tables, UnitSets)
+                     Lanes, Run, Tables, UnitSets, WeHits)
 from .record import _fold_histograms, _record
 from .result import _result_roll
 from .turn import scratch_size, turn_lanes
@@ -241,11 +241,13 @@ def _assault_steps(tb, st):
             nd += _roll_hits(tb, st, side, step)
         ck = np.int64(step != G_SUPPORT) | sf_kills
         if tb.we:  # war-engine rules: lane by lane, the attacker's hits first, as the reference engine
+            dm = damage_state(tb, st)
+            wh = WeHits(tb.src, st.shits, st.sff, tb.tgt, tb.tgb, st.elig, tb.splashes)
             for l in range(L):
                 if fight[l]:
                     for side in (DEFENDER, ATTACKER):
                         g = (1 - side) * 3 + step
-                        nd += _we_allocations_lane(tb, st, l, side, gb[g], gb[g + 1], ck)
+                        nd += _we_allocations_lane(dm, wh, l, side, gb[g], gb[g + 1], ck)
         else:
             for side in range(2):  # §2 allocation, saves, damage: side's units, the enemy's hits
                 nd += _allocate_hits(tb, st, side, step, ck)

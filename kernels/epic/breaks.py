@@ -2,7 +2,7 @@
 withdrawal costs a formation (trapped units, speed-0 units, war-engine damage) and the turn's break test.
 """
 from .access import _at, _put, kernel_function
-from .damage import _we_resolve_lane
+from .damage import _we_resolve_lane, damage_state
 from .dice import _uniform
 from .layout import (BOOK_LOSSES, E_HULL, F_COLS, F_SPEED0, F_TSKNF, F_WE_WD, LANES, OUT, U_COLS, U_ENG, U_FEARLESS,
                      U_SPEED0, U_WE)
@@ -18,30 +18,31 @@ def _withdrawal_can_cost(trapped, forms, f, speed_zero_die):
 
 
 @kernel_function
-def _withdraw_lane(tb, st, l, f, speed_zero_die, mode, splashes):
+def _withdraw_lane(dm, trapped, forms, l, f, speed_zero_die, mode, splashes):
     """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2): its trapped units are lost (each with the
     formation's ``trapped`` chance), its speed-0 units die when ``speed_zero_die``, each non-Fearless war engine
     takes a point per enemy unit within 15 cm, no save (TP 3.2.4), which rolls for criticals, booked as ``mode``
-    says (spec §10.4).  Returns the dice rolled for criticals and splashes."""
-    units = tb.units
-    p = _at(tb.trapped, f)
-    we_damage = _at(tb.forms, f * F_COLS + F_WE_WD)
+    says (spec §10.4; ``dm``: kernels.epic.damage.damage_state).  Returns the dice rolled for criticals and
+    splashes."""
+    units = dm.units
+    p = _at(trapped, f)
+    we_damage = _at(forms, f * F_COLS + F_WE_WD)
     nd = 0
-    if _withdrawal_can_cost(tb.trapped, tb.forms, f, speed_zero_die):
-        for k in range(_at(tb.fb, f), _at(tb.fb, f + 1)):
-            u = _at(tb.fu, k)
-            if _at(st.hp, u * LANES + l) == 0 or _at(units, u * U_COLS + U_FEARLESS):
+    if _withdrawal_can_cost(trapped, forms, f, speed_zero_die):
+        for k in range(_at(dm.fb, f), _at(dm.fb, f + 1)):
+            u = _at(dm.fu, k)
+            if _at(dm.hp, u * LANES + l) == 0 or _at(units, u * U_COLS + U_FEARLESS):
                 continue
             kill = False
             if speed_zero_die and _at(units, u * U_COLS + U_SPEED0) and _at(units, u * U_COLS + U_ENG) != OUT:
                 kill = True
             elif _at(units, u * U_COLS + U_WE):  # 1 damage per enemy unit within 15 cm, no save (TP 3.2.4)
-                nd += _we_resolve_lane(tb, st, l, E_HULL, u, 0, 0, we_damage, mode, 0, splashes)
+                nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, we_damage, mode, 0, splashes)
             elif p > 0.0:
-                kill = _uniform(st.rs, l) < p
+                kill = _uniform(dm.rs, l) < p
             if kill:
-                _put(st.hp, u * LANES + l, 0)
-                _clear_unit(st.alive, units, u, l, tb.sets.n_words, 1)
+                _put(dm.hp, u * LANES + l, 0)
+                _clear_unit(dm.alive, units, u, l, dm.n_words, 1)
     return nd
 
 
@@ -68,7 +69,7 @@ def _break(tb, st, l, f):
     nd = 0
     # _withdraw_lane's own test, made before the call: most formations lose nothing in a withdrawal (the call is dear)
     if _withdrawal_can_cost(tb.trapped, tb.forms, f, True):
-        nd = _withdraw_lane(tb, st, l, f, True, BOOK_LOSSES, False)
+        nd = _withdraw_lane(damage_state(tb, st), tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, False)
     for g in range(tb.forms.shape[0]):
         _put(st.losses_bm, g * LANES + l, 0)
     return nd

@@ -7,7 +7,7 @@ import numpy as np
 from ..rng import _ONE
 from .access import _at, _min, _put, kernel_function
 from .breaks import _withdraw_lane
-from .damage import _broken_hit_lane, _we_resolve_lane
+from .damage import _broken_hit_lane, _we_resolve_lane, damage_state
 from .layout import (BOOK_LOSSES, CRIT_NONE, DEFENDER, ATTACKER, E_HULL, FR_ALIVE, FR_BM_A, FR_BROKEN0, FR_BROKEN_A,
                      FR_CAS_A, FR_DMG_A, FR_SH_A, F_ASSAULT, F_BROKEN0, F_N, F_OUTSIDE, F_SIDE, F_SPEED0, F_TSKNF,
                      F_WE_WD, LANES, LN_CONS, LN_ENDED, LN_LOSER, LN_MARGIN, LN_WINNER, LV_CNT, LV_DEAD, LV_EX,
@@ -45,6 +45,7 @@ def _extra_hits(tb, st):
     lv = st.lv
     units = tb.units
     loser, cons = st.per_lane[LN_LOSER], st.per_lane[LN_CONS]
+    dm = damage_state(tb, st)
     _loser_of_lanes(tb, st)
     nd = 0
     for side in range(2):
@@ -62,7 +63,7 @@ def _extra_hits(tb, st):
                     block = _min(_starting_dc(units, st.wst, u, l, units.shape[0]), lv[LV_EX * L + l]) * a
                     lv[LV_EX * L + l] -= block
                     if block > 0:
-                        nd += _we_resolve_lane(tb, st, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, tb.splashes)
+                        nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, tb.splashes)
                 continue
             dc = units[u, U_DC]
             for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
@@ -90,6 +91,7 @@ def _loser_assault_formations(tb, st):
     loser, cons = st.per_lane[LN_LOSER], st.per_lane[LN_CONS]
     broken0 = st.per_form[FR_BROKEN0]
     turn = tb.rules[R_TURN]
+    dm = damage_state(tb, st)
     nd = 0
     for f in range(forms.shape[0]):
         if not forms[f, F_ASSAULT]:
@@ -118,7 +120,7 @@ def _loser_assault_formations(tb, st):
             if tb.trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
                 for l in range(L):
                     if lv[LV_HIT * L + l]:
-                        nd += _withdraw_lane(tb, st, l, f, True, BOOK_LOSSES, tb.splashes)
+                        nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, tb.splashes)
     return nd
 
 
@@ -131,6 +133,7 @@ def _loser_other_formations(tb, st):
     lv = st.lv
     forms = tb.forms
     loser, cons = st.per_lane[LN_LOSER], st.per_lane[LN_CONS]
+    dm = damage_state(tb, st)
     nd = 0
     for f in range(forms.shape[0]):
         if forms[f, F_ASSAULT] or forms[f, F_OUTSIDE]:
@@ -160,12 +163,12 @@ def _loser_other_formations(tb, st):
                     for kk in range(tb.fb[f], tb.fb[f + 1]):
                         u = tb.fu[kk]
                         if st.hp[u * L + l] > 0 and not tb.units[u, U_FEARLESS]:
-                            nd += _broken_hit_lane(tb, st, l, u, tb.splashes)
+                            nd += _broken_hit_lane(dm, l, u, tb.splashes)
                             break
         if any_fail:
             for l in range(L):
                 if lv[LV_OK * L + l]:
-                    nd += _withdraw_lane(tb, st, l, f, True, BOOK_LOSSES, tb.splashes)
+                    nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, tb.splashes)
     return nd
 
 

@@ -14,7 +14,7 @@ from .layout import (BOOK_END_PHASE, BOOK_FIGHT, BOOK_LOSSES, BOOK_SHOT, CRIT_BR
                      U_COLS, U_CRIT, U_CRIT_DMG, U_CRIT_THEN, U_DISRUPT_BM, U_FORM, U_FURTHER_ON, U_LOSS_BM, U_PF_D3,
                      U_PF_D6, U_PF_FIX, U_SELF_HITS, U_SELF_ON, U_SHADOW, U_SIDE, U_SPLASH_KIND, U_SPLASH_ON, U_VOID,
                      W_BREACH, W_CRIT, W_DEGRADED, W_DIED, W_FIELD, W_FIRE, W_LOST_CHARS, W_LOST_DC, W_LOST_VOID,
-                     W_SHADOW, W_VOID)
+                     W_SHADOW, W_VOID, Damage)
 from .saves import _automaton_saved, _we_hit_lane
 from .units import _clear_unit, _wat, _wput
 
@@ -50,15 +50,22 @@ def _we_start_lane(rs, l, units, wst):
 
 
 @kernel_function
-def _book_lane(tb, st, u, l, points, markers, mode, ck):
+def damage_state(tb, st):
+    """The :class:`Damage` of a block's tables and lanes."""
+    return Damage(tb.units, tb.fu, tb.fb, tb.splash, st.rs, st.hp, st.alive, st.wst, st.stk, st.losses_bm, st.kills,
+                  st.bm, st.broken, tb.sets.n_words)
+
+
+@kernel_function
+def _book_lane(dm, u, l, points, markers, mode, ck):
     """Book ``points`` of damage done to unit ``u`` in lane ``l`` (``markers`` of them placing BMs if its
     formation wins, an Automaton's none): losses until the end phase, and in the fight kills for the other side
     (times ``ck``: 0 for supporting fire whose kills do not count; none for Automata); in the end phase, BMs on
     its unbroken formation (spec §6.4, §10.4, §10.6, §10.7; TP-SR Automaton, Automata); in a turn's shooting
     attack (BOOK_SHOT), every marker in ``losses_bm`` for kernels.epic.shooting to place (docs/epic-turn.md
     §3.13)."""
-    units = tb.units
-    losses_bm = st.losses_bm
+    units = dm.units
+    losses_bm = dm.losses_bm
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
     if mode == BOOK_SHOT:  # a BM per point, Expendable or not (analysis.epic.shooting.AttackState.book_damage)
         _put(losses_bm, fl, _at(losses_bm, fl) + markers)
@@ -66,9 +73,9 @@ def _book_lane(tb, st, u, l, points, markers, mode, ck):
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))
     if mode == BOOK_FIGHT:
         kl = (1 - _at(units, u * U_COLS + U_SIDE)) * LANES + l
-        _put(st.kills, kl, _at(st.kills, kl) + points * ck)
-    elif mode == BOOK_END_PHASE and _at(st.broken, fl) == 0:
-        _put(st.bm, fl, _at(st.bm, fl) + points)
+        _put(dm.kills, kl, _at(dm.kills, kl) + points * ck)
+    elif mode == BOOK_END_PHASE and _at(dm.broken, fl) == 0:
+        _put(dm.bm, fl, _at(dm.bm, fl) + points)
 
 
 @kernel_function
@@ -85,44 +92,44 @@ def _push(stk, top, kind, u, a, b):
 
 
 @kernel_function
-def _destroyed_lane(tb, st, u, l):
+def _destroyed_lane(dm, u, l):
     """Unit ``u`` is destroyed in lane ``l``: no DC left, its alive bit cleared and, with war-engine rules, the
     next death number stamped on it (for the splash victims of a _we_resolve_lane run)."""
-    _put(st.hp, u * LANES + l, 0)
-    _clear_unit(st.alive, tb.units, u, l, tb.sets.n_words, 1)
-    if st.wst.size > 0:
-        t = _at(st.stk, 0) + 1
-        _put(st.stk, 0, t)
-        _wput(st.wst, W_DIED, u, l, tb.units.shape[0], t)
+    _put(dm.hp, u * LANES + l, 0)
+    _clear_unit(dm.alive, dm.units, u, l, dm.n_words, 1)
+    if dm.wst.size > 0:
+        t = _at(dm.stk, 0) + 1
+        _put(dm.stk, 0, t)
+        _wput(dm.wst, W_DIED, u, l, dm.units.shape[0], t)
 
 
 @kernel_function
-def _hull_points(tb, st, u, l, points, markers, mode, ck):
+def _hull_points(dm, u, l, points, markers, mode, ck):
     """``points`` straight to unit ``u``'s hull in lane ``l``, booked as ``mode`` says (``markers`` 1 if they place
     BMs), for a unit without a critical effect (nothing follows): points beyond its DC are lost."""
-    left = _at(st.hp, u * LANES + l)
+    left = _at(dm.hp, u * LANES + l)
     done = _min(points, left)
     if done > 0:
-        _put(st.hp, u * LANES + l, left - done)
-        _book_lane(tb, st, u, l, done, done * markers, mode, ck)
+        _put(dm.hp, u * LANES + l, left - done)
+        _book_lane(dm, u, l, done, done * markers, mode, ck)
         if done == left:
-            _destroyed_lane(tb, st, u, l)
+            _destroyed_lane(dm, u, l)
 
 
 @kernel_function
-def _lose_character_lane(tb, st, l, u, mode, ck):
+def _lose_character_lane(dm, l, u, mode, ck):
     """A lose_character critical on war engine ``u`` in lane ``l`` that still has a character adding damage
     capacity (DATA land-train; spec §10.4): one of them, picked by a die with a face for each (in their order),
     is removed; the starting DC and void shields drop by the character's (the shields up at most to the new
     number) and so does the DC left, those points booked as damage (``mode``, placing BMs); at 0 it is
     destroyed.  Returns the dice rolled."""
-    units = tb.units
-    wst = st.wst
+    units = dm.units
+    wst = dm.wst
     n_units = units.shape[0]
     lost = np.uint64(_wat(wst, W_LOST_CHARS, u, l, n_units))
     n = _at(units, u * U_COLS + U_CHARS)
     sides = np.uint64(n - _popcount(lost))
-    pick = _die(st.rs, l, sides, (_ONE << _U32) % sides) - 1
+    pick = _die(dm.rs, l, sides, (_ONE << _U32) % sides) - 1
     c = 0
     for i in range(n):
         if (lost >> np.uint64(i)) & _ONE == _ZERO:
@@ -137,12 +144,12 @@ def _lose_character_lane(tb, st, l, u, mode, ck):
     _wput(wst, W_LOST_VOID, u, l, n_units, void_lost)
     _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units),
                                            _at(units, u * U_COLS + U_VOID) - void_lost))
-    _hull_points(tb, st, u, l, dc, 1, mode, ck)
+    _hull_points(dm, u, l, dc, 1, mode, ck)
     return 1
 
 
 @kernel_function
-def _critical_lane(tb, st, u, l, top, mode, ck, splashes):
+def _critical_lane(dm, u, l, top, mode, ck, splashes):
     """A critical hit's effect on unit ``u`` in lane ``l``, at once (TP 3.2.3, 3.2.4; spec §10.4): destroyed (the
     DC it had left counts as kills and losses, then its splash), more points (an extra_damage critical's own
     kind then its further D6), a self hit, a reactor breach or a fire (rolled in the end phase); the first
@@ -150,9 +157,9 @@ def _critical_lane(tb, st, u, l, top, mode, ck, splashes):
     extra_damage); a lose_character critical removes a random character that added damage capacity (T_LOSE,
     _lose_character_lane), or with none left destroys it.  What follows is pushed onto the stack (``top``
     frames); returns the new top."""
-    units = tb.units
-    wst = st.wst
-    stk = st.stk
+    units = dm.units
+    wst = dm.wst
+    stk = dm.stk
     n_units = units.shape[0]
     kind = _at(units, u * U_COLS + U_CRIT)
     more = _at(units, u * U_COLS + U_CRIT_DMG)
@@ -170,7 +177,7 @@ def _critical_lane(tb, st, u, l, top, mode, ck, splashes):
         kind = CRIT_DESTROYED
     splashes_here = splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0
     if kind == CRIT_DESTROYED:
-        _hull_points(tb, st, u, l, _at(st.hp, u * LANES + l), 1, mode, ck)
+        _hull_points(dm, u, l, _at(dm.hp, u * LANES + l), 1, mode, ck)
         if splashes_here:
             top = _push(stk, top, T_SPLASH, u, -1, 0)
     elif kind == CRIT_EXTRA_DAMAGE:
@@ -187,53 +194,27 @@ def _critical_lane(tb, st, u, l, top, mode, ck, splashes):
 
 
 @kernel_function
-def _hull_frame(tb, st, l, i, top, mode, ck, splashes):
-    """A T_HULL frame at ``stk[i]``: its next point removes 1 DC (booked), then a D6 for a critical on a unit with
-    a critical effect: on a 6 the effect applies at once (not in the end phase, whose criticals resolve in the
-    next one), before the next point.  Returns (new top, dice rolled)."""
-    stk = st.stk
-    u = _at(stk, i + 1)
-    left = _at(st.hp, u * LANES + l)
-    n = _at(stk, i + 2)
-    if n == 0 or left == 0:
-        return top - 1, 0
-    _put(stk, i + 2, n - 1)
-    _put(st.hp, u * LANES + l, left - 1)
-    _book_lane(tb, st, u, l, 1, _at(stk, i + 3), mode, ck)
-    if left == 1:
-        _destroyed_lane(tb, st, u, l)
-    if _at(tb.units, u * U_COLS + U_CRIT) == CRIT_NONE:
-        return top, 0
-    if _d6(st.rs, l) < 6:
-        return top, 1
-    _wput(st.wst, W_CRIT, u, l, tb.units.shape[0], 1)
-    if mode != BOOK_END_PHASE:
-        top = _critical_lane(tb, st, u, l, top, mode, ck, splashes)
-    return top, 1
-
-
-@kernel_function
-def _further_frame(tb, st, l, i, top, splashes):
+def _further_frame(dm, l, i, top, splashes):
     """A T_FURTHER frame: after an extra_damage critical's points, if the unit still lives, its further D6: on
     U_FURTHER_ON or more a point (T_HULL), on a 1 its splash.  Returns (new top, dice rolled)."""
-    u = _at(st.stk, i + 1)
+    u = _at(dm.stk, i + 1)
     top -= 1
-    if _at(st.hp, u * LANES + l) == 0:
+    if _at(dm.hp, u * LANES + l) == 0:
         return top, 0
-    r = _d6(st.rs, l)
-    if r >= _at(tb.units, u * U_COLS + U_FURTHER_ON):
-        top = _push(st.stk, top, T_HULL, u, 1, 1)
-    elif r == 1 and splashes and _at(tb.units, u * U_COLS + U_SPLASH_ON) > 0:
-        top = _push(st.stk, top, T_SPLASH, u, -1, 0)
+    r = _d6(dm.rs, l)
+    if r >= _at(dm.units, u * U_COLS + U_FURTHER_ON):
+        top = _push(dm.stk, top, T_HULL, u, 1, 1)
+    elif r == 1 and splashes and _at(dm.units, u * U_COLS + U_SPLASH_ON) > 0:
+        top = _push(dm.stk, top, T_SPLASH, u, -1, 0)
     return top, 1
 
 
 @kernel_function
-def _self_frame(tb, st, l, i, top, splashes):
+def _self_frame(dm, l, i, top, splashes):
     """A T_SELF frame: each D6 on U_SELF_ON or more is a hit of the splash's kind on the unit itself; then its
     splash.  Returns (new top, dice rolled)."""
-    stk = st.stk
-    units = tb.units
+    stk = dm.stk
+    units = dm.units
     u = _at(stk, i + 1)
     n = _at(stk, i + 2)
     if n == 0:
@@ -243,8 +224,8 @@ def _self_frame(tb, st, l, i, top, splashes):
         return top, 0
     _put(stk, i + 2, n - 1)
     nd = 1
-    if _d6(st.rs, l) >= _at(units, u * U_COLS + U_SELF_ON) and _at(st.hp, u * LANES + l) > 0:
-        unsaved, _, k = _we_hit_lane(st.rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, st.wst)
+    if _d6(dm.rs, l) >= _at(units, u * U_COLS + U_SELF_ON) and _at(dm.hp, u * LANES + l) > 0:
+        unsaved, _, k = _we_hit_lane(dm.rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, dm.wst)
         nd += k
         if unsaved > 0:
             top = _push(stk, top, T_HULL, u, unsaved, 1)
@@ -252,35 +233,35 @@ def _self_frame(tb, st, l, i, top, splashes):
 
 
 @kernel_function
-def _splash_frame(tb, st, l, i, top):
+def _splash_frame(dm, l, i, top):
     """A T_SPLASH frame of unit ``u``'s critical: it hits the first ``splash[g, s]`` units of each formation g (s:
     the source's formation) living when it reaches g, the source excepted, each on a D6 of U_SPLASH_ON or more,
     with a firefight hit of U_SPLASH_KIND (spec §10.6).  Returns (new top, dice rolled)."""
-    stk = st.stk
-    units = tb.units
-    n_forms = tb.forms.shape[0]
-    fb = tb.fb
+    stk = dm.stk
+    units = dm.units
+    n_forms = (dm.fb.shape[0] - 1)
+    fb = dm.fb
     u = _at(stk, i + 1)
     g = _at(stk, i + 2)
     s_f = _at(units, u * U_COLS + U_FORM)
     if _at(stk, i + 4) == 0:  # the next formation within reach: its victims are the units living now
         g += 1
-        while g < n_forms and _at(tb.splash, g * n_forms + s_f) == 0:
+        while g < n_forms and _at(dm.splash, g * n_forms + s_f) == 0:
             g += 1
         if g == n_forms:
             return top - 1, 0
         _put(stk, i + 2, g)
         _put(stk, i + 3, _at(fb, g))
-        _put(stk, i + 4, _at(tb.splash, g * n_forms + s_f))
+        _put(stk, i + 4, _at(dm.splash, g * n_forms + s_f))
         _put(stk, i + 5, _at(stk, 0))
         return top, 0
     then = _at(stk, i + 5)
     kk = _at(stk, i + 3)
     v = -1
     while kk < _at(fb, g + 1):
-        w = _at(tb.fu, kk)
+        w = _at(dm.fu, kk)
         kk += 1
-        if w != u and (_at(st.hp, w * LANES + l) > 0 or _wat(st.wst, W_DIED, w, l, units.shape[0]) > then):
+        if w != u and (_at(dm.hp, w * LANES + l) > 0 or _wat(dm.wst, W_DIED, w, l, units.shape[0]) > then):
             v = w
             break
     if v < 0:
@@ -288,41 +269,42 @@ def _splash_frame(tb, st, l, i, top):
         return top, 0
     _put(stk, i + 3, kk)
     _put(stk, i + 4, _at(stk, i + 4) - 1)
-    if _d6(st.rs, l) < _at(units, u * U_COLS + U_SPLASH_ON) or _at(st.hp, v * LANES + l) == 0:
+    if _d6(dm.rs, l) < _at(units, u * U_COLS + U_SPLASH_ON) or _at(dm.hp, v * LANES + l) == 0:
         return top, 1  # missed, or destroyed since its formation's victims were chosen: the hit is wasted
-    unsaved, _, k = _we_hit_lane(st.rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, st.wst)
+    unsaved, _, k = _we_hit_lane(dm.rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, dm.wst)
     if unsaved > 0:
         top = _push(stk, top, T_HULL, v, unsaved, 1)
     return top, 1 + k
 
 
 @kernel_function
-def _we_resolve_lane(tb, st, l, entry, u0, kind, how, points, mode, ck, splashes):
+def _we_resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
     """Damage to unit ``u0`` in lane ``l`` and all that follows from it, in the reference engine's order (spec
     §10.2–§10.6): ``entry`` E_HIT a hit of ``kind`` with flags ``how`` and ``points`` damage (shields, a disrupt
     hit's BM, saves), E_HULL ``points`` straight to the hull (with H_DISRUPT in ``how``: points that place no BM,
     TP 2.2.2), E_SPLASH ``u0``'s critical splash.  Each point removes 1 DC (points beyond its DC are lost), is
-    booked as ``mode`` says (_book_lane) and, for a unit with a critical effect, rolls a D6 (_hull_frame); a
+    booked as ``mode`` says (_book_lane) and, for a unit with a critical effect, rolls a D6: on a 6 its effect
+    applies at once (not in the end phase, whose criticals resolve in the next one), before the next point; a
     splash (of a destroyed war engine, of a further-damage roll of 1, after self hits: ``splashes``) hits units
     of the formations within its reach (_splash_frame); a war engine it destroys splashes at once too.  The
-    nested steps run on the explicit stack ``st.stk`` (layout: E_*, T_*).  Returns the dice rolled."""
+    nested steps run on the explicit stack ``dm.stk`` (layout: E_*, T_*).  Returns the dice rolled."""
     nd = 0
     top = 0
-    stk = st.stk
-    units = tb.units
+    stk = dm.stk
+    units = dm.units
     if entry == E_HIT:
-        unsaved, past, nd = _we_hit_lane(st.rs, l, u0, kind, how, points, units, st.wst)
+        unsaved, past, nd = _we_hit_lane(dm.rs, l, u0, kind, how, points, units, dm.wst)
         disrupt = (how & H_DISRUPT) != 0
         if disrupt and past and mode == BOOK_FIGHT:  # a BM for the hit itself, none for its points (TP 2.2.2)
             fl = _at(units, u0 * U_COLS + U_FORM) * LANES + l
-            _put(st.losses_bm, fl, _at(st.losses_bm, fl) + _at(units, u0 * U_COLS + U_DISRUPT_BM))
+            _put(dm.losses_bm, fl, _at(dm.losses_bm, fl) + _at(units, u0 * U_COLS + U_DISRUPT_BM))
         if unsaved == 0:
             return nd
         top = _push(stk, top, T_HULL, u0, unsaved, np.int64(not disrupt))
     elif entry == E_HULL:
         marks = np.int64((how & H_DISRUPT) == 0)
         if _at(units, u0 * U_COLS + U_CRIT) == CRIT_NONE:  # nothing can follow: no frame
-            _hull_points(tb, st, u0, l, points, marks, mode, ck)
+            _hull_points(dm, u0, l, points, marks, mode, ck)
             return 0
         top = _push(stk, top, T_HULL, u0, points, marks)
     else:
@@ -330,27 +312,46 @@ def _we_resolve_lane(tb, st, l, entry, u0, kind, how, points, mode, ck, splashes
     while top > 0:
         i = 1 + (top - 1) * FRAME
         t = _at(stk, i)
-        if t == T_HULL:
-            top, k = _hull_frame(tb, st, l, i, top, mode, ck, splashes)
-        elif t == T_FURTHER:
-            top, k = _further_frame(tb, st, l, i, top, splashes)
+        if t == T_HULL:  # the most frequent frame, inline (_hull_frame: a call passes dm)
+            u = _at(stk, i + 1)
+            left = _at(dm.hp, u * LANES + l)
+            n = _at(stk, i + 2)
+            if n == 0 or left == 0:
+                top -= 1
+                continue
+            _put(stk, i + 2, n - 1)
+            _put(dm.hp, u * LANES + l, left - 1)
+            _book_lane(dm, u, l, 1, _at(stk, i + 3), mode, ck)
+            if left == 1:
+                _destroyed_lane(dm, u, l)
+            if _at(units, u * U_COLS + U_CRIT) == CRIT_NONE:
+                continue
+            nd += 1
+            if _d6(dm.rs, l) < 6:
+                continue
+            _wput(dm.wst, W_CRIT, u, l, units.shape[0], 1)
+            if mode != BOOK_END_PHASE:
+                top = _critical_lane(dm, u, l, top, mode, ck, splashes)
+            continue
+        if t == T_FURTHER:
+            top, k = _further_frame(dm, l, i, top, splashes)
         elif t == T_SELF:
-            top, k = _self_frame(tb, st, l, i, top, splashes)
+            top, k = _self_frame(dm, l, i, top, splashes)
         elif t == T_LOSE:
             top -= 1
-            k = _lose_character_lane(tb, st, l, _at(stk, i + 1), mode, ck)
+            k = _lose_character_lane(dm, l, _at(stk, i + 1), mode, ck)
         else:
-            top, k = _splash_frame(tb, st, l, i, top)
+            top, k = _splash_frame(dm, l, i, top)
         nd += k
     return nd
 
 
 @kernel_function
-def _broken_hit_lane(tb, st, l, u, splashes):
+def _broken_hit_lane(dm, l, u, splashes):
     """The no-save hit a BM becomes on broken formation's unit ``u`` in lane ``l`` (TP 1.13.4; spec §6.3): an
     Automaton may save it with its own save, no invulnerable save (TP-SR Automaton); a war engine's point rolls
     for criticals (spec §10.4).  Returns the dice rolled."""
-    saved, nd = _automaton_saved(st.rs, l, u, tb.units, st.wst)
+    saved, nd = _automaton_saved(dm.rs, l, u, dm.units, dm.wst)
     if saved:
         return nd
-    return nd + _we_resolve_lane(tb, st, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, splashes)
+    return nd + _we_resolve_lane(dm, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, splashes)

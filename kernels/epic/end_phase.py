@@ -7,7 +7,7 @@ import numpy as np
 from ..rng import _FOUR, _ONE, _SIX
 from .access import _at, _max, _min, _put, kernel_function
 from .breaks import _withdraw_lane
-from .damage import _hull_points, _we_resolve_lane
+from .damage import _hull_points, _we_resolve_lane, damage_state
 from .dice import _d6, _die, _roll
 from .layout import (BOOK_END_PHASE, E_HULL, E_SPLASH, FR_ALIVE, FR_PASSED, FR_TESTED, F_ANY_LEADER, F_ANY_WE, F_COLS,
                      F_ENEMY30, F_INIT, F_MOB, F_SIDE, F_TSKNF, F_WE_WD, LANES, LN_D, LN_ENDED, LN_WITHDREW, LV_LEAD,
@@ -27,100 +27,100 @@ def _any_necron(units, fu, fb, f):
 
 
 @kernel_function
-def _fires_and_breaches(tb, st, l, u):
+def _fires_and_breaches(dm, l, u, splashes):
     """War engine ``u``'s fires and reactor breaches in lane ``l``'s end phase (spec §10.7): each fire rolls a D6 (1:
     a point of damage and a new fire, which first rolls in the next end phase; 2–4: a point; 5–6: put out), then
     each breach while it lives (1: destroyed, its DC left counting as damage, with its splash; 2–3: a point; 4–6:
     repaired).  Returns the dice rolled."""
-    units = tb.units
-    wst = st.wst
+    units = dm.units
+    wst = dm.wst
     n_units = units.shape[0]
     fires = _wat(wst, W_FIRE, u, l, n_units)
     breaches = _wat(wst, W_BREACH, u, l, n_units)
     nd = 0
     new_fires = 0
     for _ in range(fires):
-        r = _d6(st.rs, l)
+        r = _d6(dm.rs, l)
         nd += 1
         if r >= 5:
             fires -= 1
             continue
         new_fires += np.int64(r == 1)
-        nd += _we_resolve_lane(tb, st, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, tb.splashes)
+        nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, splashes)
     _wput(wst, W_FIRE, u, l, n_units, fires + new_fires)
     for _ in range(breaches):
-        left = _at(st.hp, u * LANES + l)
+        left = _at(dm.hp, u * LANES + l)
         if left == 0:
             break
-        r = _d6(st.rs, l)
+        r = _d6(dm.rs, l)
         nd += 1
         if r >= 4:
             breaches -= 1
         elif r >= 2:
-            nd += _we_resolve_lane(tb, st, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, tb.splashes)
+            nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, splashes)
         else:  # the reactor explodes: destroyed, its DC left count as damage (spec §10.4), its splash
-            _hull_points(tb, st, u, l, left, 1, BOOK_END_PHASE, 0)
-            if tb.splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
-                nd += _we_resolve_lane(tb, st, l, E_SPLASH, u, 0, 0, 0, BOOK_END_PHASE, 0, tb.splashes)
+            _hull_points(dm, u, l, left, 1, BOOK_END_PHASE, 0)
+            if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
+                nd += _we_resolve_lane(dm, l, E_SPLASH, u, 0, 0, 0, BOOK_END_PHASE, 0, splashes)
     _wput(wst, W_BREACH, u, l, n_units, breaches)
     return nd
 
 
 @kernel_function
-def _necron_returns(tb, st, l, f):
+def _necron_returns(dm, l, f):
     """If formation ``f`` has a living unit in lane ``l``, its last destroyed Necron unit (the farthest from the
     enemy, spec §10.8.7) returns with its full DC (TP-SR Necron Technology)."""
-    units = tb.units
+    units = dm.units
     living = False
     back = -1
-    for kk in range(_at(tb.fb, f), _at(tb.fb, f + 1)):
-        u = _at(tb.fu, kk)
-        if _at(st.hp, u * LANES + l) > 0:
+    for kk in range(_at(dm.fb, f), _at(dm.fb, f + 1)):
+        u = _at(dm.fu, kk)
+        if _at(dm.hp, u * LANES + l) > 0:
             living = True
         elif _at(units, u * U_COLS + U_NECRON):
             back = u
     if living and back >= 0:
-        _put(st.hp, back * LANES + l, _starting_dc(units, st.wst, back, l, units.shape[0]))
-        a = (_at(units, back * U_COLS + U_SIDE) * tb.sets.n_words + _at(units, back * U_COLS + U_WORD)) * LANES + l
-        _put(st.alive, a, _at(st.alive, a) | (_ONE << np.uint64(_at(units, back * U_COLS + U_BIT))))
+        _put(dm.hp, back * LANES + l, _starting_dc(units, dm.wst, back, l, units.shape[0]))
+        a = (_at(units, back * U_COLS + U_SIDE) * dm.n_words + _at(units, back * U_COLS + U_WORD)) * LANES + l
+        _put(dm.alive, a, _at(dm.alive, a) | (_ONE << np.uint64(_at(units, back * U_COLS + U_BIT))))
 
 
 @kernel_function
-def _end_phase_step2_lane(tb, st, l, f):
+def _end_phase_step2_lane(dm, fwe, fweb, forms, trapped, l, f, splashes):
     """End-phase step 2 for formation ``f`` in lane ``l``, before the rally (spec §10.7), unit by unit: fires and
     reactor breaches (_fires_and_breaches); a war engine with regeneration regains 1 DC, a unit with void shields
     one shield; then its last destroyed Necron unit may return (_necron_returns).  Damage done here adds BMs to
     its unbroken formation; if ``f``'s BMs grew, its break test follows (broken: BMs removed, it withdraws as
-    after a failed rally).  Returns the dice rolled."""
-    units = tb.units
-    wst = st.wst
+    after a failed rally).  ``fwe`` / ``fweb``: each formation's war engines (Tables).  Returns the dice rolled."""
+    units = dm.units
+    wst = dm.wst
     n_units = units.shape[0]
     nd = 0
     i = f * LANES + l
-    before = _at(st.bm, i)
-    for kk in range(_at(tb.fweb, f), _at(tb.fweb, f + 1)):
-        u = _at(tb.fwe, kk)
-        if _at(st.hp, u * LANES + l) == 0:
+    before = _at(dm.bm, i)
+    for kk in range(_at(fweb, f), _at(fweb, f + 1)):
+        u = _at(fwe, kk)
+        if _at(dm.hp, u * LANES + l) == 0:
             continue
         if _wat(wst, W_FIRE, u, l, n_units) + _wat(wst, W_BREACH, u, l, n_units) > 0:
-            nd += _fires_and_breaches(tb, st, l, u)
-        left = _at(st.hp, u * LANES + l)
+            nd += _fires_and_breaches(dm, l, u, splashes)
+        left = _at(dm.hp, u * LANES + l)
         if left > 0:
             if _at(units, u * U_COLS + U_REGEN):
-                _put(st.hp, u * LANES + l, _min(left + 1, _starting_dc(units, wst, u, l, n_units)))
+                _put(dm.hp, u * LANES + l, _min(left + 1, _starting_dc(units, wst, u, l, n_units)))
             _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units) + 1,
                                                    _at(units, u * U_COLS + U_VOID)
                                                    - _wat(wst, W_LOST_VOID, u, l, n_units)))
-    _necron_returns(tb, st, l, f)
-    if _at(st.bm, i) > before:
+    _necron_returns(dm, l, f)
+    if _at(dm.bm, i) > before:
         size = 0
-        for kk in range(_at(tb.fb, f), _at(tb.fb, f + 1)):
-            u = _at(tb.fu, kk)
-            size += _starting_dc(units, wst, u, l, n_units) * np.int64(_at(st.hp, u * LANES + l) > 0)
-        if size > 0 and _at(st.bm, i) >= (2 * size if _at(tb.forms, f * F_COLS + F_TSKNF) else size):
-            _put(st.bm, i, 0)
-            _put(st.broken, i, 1)
-            nd += _withdraw_lane(tb, st, l, f, False, BOOK_END_PHASE, tb.splashes)
+        for kk in range(_at(dm.fb, f), _at(dm.fb, f + 1)):
+            u = _at(dm.fu, kk)
+            size += _starting_dc(units, wst, u, l, n_units) * np.int64(_at(dm.hp, u * LANES + l) > 0)
+        if size > 0 and _at(dm.bm, i) >= (2 * size if _at(forms, f * F_COLS + F_TSKNF) else size):
+            _put(dm.bm, i, 0)
+            _put(dm.broken, i, 1)
+            nd += _withdraw_lane(dm, trapped, forms, l, f, False, BOOK_END_PHASE, splashes)
     return nd
 
 
@@ -218,9 +218,10 @@ def _rally(tb, st, f):
         _put(withdrew, l, wd)
         wd_any |= wd
     if wd_any:
+        dm = damage_state(tb, st)
         for l in range(L):
             if withdrew[l]:
-                nd += _withdraw_lane(tb, st, l, f, False, BOOK_END_PHASE, tb.splashes)
+                nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, False, BOOK_END_PHASE, tb.splashes)
     return nd, wd_any
 
 
@@ -238,12 +239,13 @@ def _end_phase(tb, st):
     nd = 0
     any_withdrew = 0
     if tb.rules[R_RALLY] and tb.we:  # spec §10.7: end-phase step 2, before the rally
+        dm = damage_state(tb, st)
         for f in range(n_forms):
             if tb.fweb[f + 1] == tb.fweb[f] and not _any_necron(tb.units, tb.fu, tb.fb, f):
                 continue
             for l in range(L):
                 if ended[l]:
-                    nd += _end_phase_step2_lane(tb, st, l, f)
+                    nd += _end_phase_step2_lane(dm, tb.fwe, tb.fweb, tb.forms, tb.trapped, l, f, tb.splashes)
         for f in range(n_forms):
             _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
     if not tb.rules[R_RALLY]:

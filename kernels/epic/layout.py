@@ -295,3 +295,37 @@ class Blocks(NamedTuple):
     key0: np.uint64
     key1: np.uint64
     trial_streams: bool
+
+
+class Damage(NamedTuple):
+    """What war-engine damage reads and writes (kernels.epic.damage, made by its ``damage_state``): the few arrays
+    a hit, a point on the hull or a critical's splash needs, so that a call for each hit passes little."""
+
+    units: np.ndarray
+    fu: np.ndarray
+    fb: np.ndarray
+    splash: np.ndarray
+    rs: np.ndarray
+    hp: np.ndarray
+    alive: np.ndarray
+    wst: np.ndarray
+    stk: np.ndarray
+    losses_bm: np.ndarray
+    kills: np.ndarray
+    bm: np.ndarray
+    broken: np.ndarray
+    n_words: int
+
+
+class WeHits(NamedTuple):
+    """A step's hits under the war-engine rules (kernels.epic.allocation._we_allocations_lane): the source rows
+    and their hits and firefight / contact bits in each lane, the targets, a scratch list, whether a critical's
+    splash reaches a unit."""
+
+    src: np.ndarray
+    shits: np.ndarray
+    sff: np.ndarray
+    tgt: np.ndarray
+    tgb: np.ndarray
+    elig: np.ndarray
+    splashes: bool

@@ -11,7 +11,7 @@ import numpy as np
 
 from .access import _at, _max, _min, _put, kernel_function
 from .breaks import _break, _fails_at_size, _fails_break_test
-from .damage import _we_resolve_lane
+from .damage import _we_resolve_lane, damage_state
 from .dice import _amount, _d6, _lane_die, _to_hit
 from .layout import (BOOK_SHOT, E_HULL, F_COLS, F_TSKNF, H_DISRUPT, LANES, NO_ROLL, U_ARMOUR, U_COLS, U_DC, U_FEARLESS,
                      U_INV_DEG, U_INV_ON, U_RA, U_SNIPE, W_FIELD, W_SHADOW, W_VOID)
@@ -199,7 +199,7 @@ def _hull(tb, st, sc, l, u, points, how, target, converting, crossfire, splashes
     criticals at once, splashes: kernels.epic.damage._we_resolve_lane, TP 3.2.2–3.2.4), booked for the attack on
     ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
     before = _living(st.hp, tb.fu, tb.fb, target, l)
-    nd = _we_resolve_lane(tb, st, l, E_HULL, u, 0, how, points, BOOK_SHOT, 0, splashes)
+    nd = _we_resolve_lane(damage_state(tb, st), l, E_HULL, u, 0, how, points, BOOK_SHOT, 0, splashes)
     sc.acc[1] += before - _living(st.hp, tb.fu, tb.fb, target, l)
     _drain(tb, st, sc, l, target, converting, crossfire)
     return nd
