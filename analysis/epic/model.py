@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from ..bounds import BlastMarkers, ExtraAttackCount, Points, Speed
+from ..bounds import BlastMarkers, ExtraAttackCount, Name, Points, Speed, Title
 from ..scenario import StrictModel
 from .turn_model import Activation, check_fliers, check_turn, fill_turn_defaults
 from .dice import parse_dice
@@ -297,7 +297,7 @@ class UnitGroup(StrictModel):
 
 
 class Formation(StrictModel):
-    name: str = Field(min_length=1)
+    name: Name
     side: Literal["attacker", "defender"]
     # None (not given): "engaged" in an assault scenario; in a turn, out of the assault unless charger or target
     role: Literal["engaged", "support", "nearby"] | None = None
@@ -326,7 +326,7 @@ class EndPhase(StrictModel):
 
 class EpicScenario(StrictModel):
     system: Literal["epic"]
-    title: str = "Epic Armageddon assault"
+    title: Title = "Epic Armageddon assault"
     rules: Rules = Rules()
     units: dict[str, UnitProfile] = Field(max_length=256)
     formations: list[Formation] = Field(min_length=2, max_length=32)

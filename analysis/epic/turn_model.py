@@ -5,10 +5,11 @@ check: every bad activation gives one ``ValueError`` naming its field ("turn[1].
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ..bounds import Name, distinct
 from ..scenario import StrictModel
 
 Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
@@ -23,13 +24,13 @@ DEFAULT_ON_FAIL = {"engage": "move", "marshal": "regroup", "march": "move", "ove
 class Activation(StrictModel):
     """One activation: the formation, its action and target, the map inputs of its shooting."""
 
-    formation: str
+    formation: Name
     action: Action
-    target: str | None = None
+    target: Name | None = None
     retain: bool = False  # retaining the initiative: −1 to the action test (TP 1.6.3)
     on_fail: Literal["shoot", "move", "regroup"] | None = None  # the Hold after a failed test (TP 1.6.1)
     crossfire: bool = False  # TP 1.11
-    overwatch_fire: list[str] = Field([], max_length=16)  # engage only: overwatching enemies firing at the charger
+    overwatch_fire: Annotated[list[Name], Field(max_length=16), distinct] = []  # engage only: overwatching enemies firing at the charger
     in_range: int | None = Field(None, ge=0, le=1000)  # shooting units in range with a line of fire, front first
     exposed: int | None = Field(None, ge=1, le=1000)  # target units any shooter can reach, front first
     cover: bool = False  # the target is in cover: −1 to hit, infantry may use cover_save
@@ -40,8 +41,8 @@ class Activation(StrictModel):
     templates_cover: int | None = Field(None, ge=1, le=100)  # target units under each barrage template
     # ground_attack only (TP 4.2.4; docs/epic-turn.md §9): enemy formations whose AA units were in range
     # of the aircraft during the approach, and others (their AA units not yet fired) during the disengagement
-    flak: list[str] = Field([], max_length=16)
-    disengagement_flak: list[str] = Field([], max_length=16)
+    flak: Annotated[list[Name], Field(max_length=16), distinct] = []
+    disengagement_flak: Annotated[list[Name], Field(max_length=16), distinct] = []
     jink: bool = False  # the aircraft jink against the approach flak, forfeiting the attack (TP 4.2.3)
     war_engine: int | None = Field(None, ge=1, le=100)  # pin_point: the target's Nth war engine, front first
 
