@@ -23,7 +23,7 @@ from analysis.cli import main
 from analysis.reports.build import LOCK, MANIFEST
 from analysis.reports.definition import to_toml
 
-from safety_helpers import SCENARIOS
+from safety_helpers import SCENARIOS, toml_parent as _parent, toml_paths as _paths, tree as _tree
 
 MAX_SECONDS = 60  # one example, on a busy machine
 MAX_RSS_KIB = 4 * 1024 * 1024
@@ -37,21 +37,6 @@ WRONG_TYPES = ["", "x" * 300, True, [], [1, "a"], {}, {"k": 1}, 1.5, 7, ["a", "a
 RAW = ("\x1b", "\x07", "\u202e", "\x00")
 SETTINGS = dict(derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def _tree(root: Path, skip: Path | None = None) -> dict[str, tuple]:
-    """Every file, link and folder under ``root`` (except under ``skip``) and what it holds."""
-    out = {}
-    for path in sorted(root.rglob("*")):
-        if skip is not None and (path == skip or skip in path.parents):
-            continue
-        if path.is_symlink():
-            out[str(path)] = ("link", str(path.readlink()))
-        elif path.is_file():
-            out[str(path)] = ("file", path.read_bytes())
-        else:
-            out[str(path)] = ("folder", None)
-    return out
 
 
 def _check(args: list, detail: str = "") -> object:
@@ -70,20 +55,6 @@ def _check(args: list, detail: str = "") -> object:
     assert took < MAX_SECONDS, detail
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < MAX_RSS_KIB, detail
     return result
-
-
-def _paths(node, prefix=()):
-    items = node.items() if isinstance(node, dict) else enumerate(node)
-    for key, value in items:
-        yield prefix + (key,), value
-        if isinstance(value, (dict, list)):
-            yield from _paths(value, prefix + (key,))
-
-
-def _parent(data, path):
-    for key in path[:-1]:
-        data = data[key]
-    return data
 
 
 def _mutate(draw, data: dict, focus=lambda path: True) -> dict:
@@ -300,6 +271,15 @@ def folder_change(draw):
     return change, draw(st.sampled_from(["notes.txt", "tables/mine.csv", "plots/mine.png", "cells/x/y.json"]))
 
 
+def _remove(target: Path) -> Path:
+    """Remove whatever is at ``target`` (a folder, a file or a link); returns ``target``."""
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    elif target.exists() or target.is_symlink():
+        target.unlink()
+    return target
+
+
 def _apply(change, argument, out: Path, outside: Path) -> None:
     """Change the copied report folder ``out`` as someone preparing it might; ``outside`` is a folder of
     files that must survive."""
@@ -310,30 +290,14 @@ def _apply(change, argument, out: Path, outside: Path) -> None:
     elif change == "manifest_garbage":
         (out / MANIFEST).write_text(argument)
     elif change == "link_folder":
-        target = out / argument
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.exists() or target.is_symlink():
-            target.unlink()
-        target.symlink_to(outside, target_is_directory=True)
+        _remove(out / argument).symlink_to(outside, target_is_directory=True)
     elif change in ("link_file", "link_lock"):
-        target = out / (LOCK if change == "link_lock" else argument)
-        if target.exists() or target.is_symlink():
-            target.unlink()
-        target.symlink_to(outside / ("planted" if change == "link_lock" else "victim.txt"))
+        _remove(out / (LOCK if change == "link_lock" else argument)).symlink_to(
+            outside / ("planted" if change == "link_lock" else "victim.txt"))
     elif change == "folder_for_file":
-        target = out / argument
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.exists() or target.is_symlink():
-            target.unlink()
-        target.mkdir(parents=True)
+        _remove(out / argument).mkdir(parents=True)
     elif change == "remove":
-        target = out / argument
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.exists() or target.is_symlink():
-            target.unlink()
+        _remove(out / argument)
     else:  # a file of the user's (or a damaged stored point) inside the folder
         (out / argument).parent.mkdir(parents=True, exist_ok=True)
         (out / argument).write_text("users' text")
