@@ -261,3 +261,33 @@ def _csv_table(result, distributions: bool, at_least: bool):
 
 for _name, _help in SYSTEMS.items():
     main.add_command(_system_command(_name, _help))
+
+
+#: How ``examples`` heads each kind of shipped file.
+EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon turns", "gdb": "General de Brigade charges",
+                 "t9a": "The 9th Age charges", "matrix": "Matchup matrices", "compare": "Comparisons",
+                 "rank": "Rankings", "report": "Report definitions",
+                 "force": "Forces (the decisions above name them as files beside them)"}
+
+
+@main.command("examples")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+def examples_command(as_json):
+    """The scenarios, decisions and reports shipped with the package, by name: every command that reads a file
+    also takes such a name (wargame-odds epic epic/assault_marines_vs_warband)."""
+    from .examples import examples
+
+    gc_pause.resume()
+    found = examples()
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"examples": [vars(e) for e in found]}, ensure_ascii=False))
+        return
+    width = max(len(e.name) for e in found) + 2
+    for kind, heading in EXAMPLE_KINDS.items():
+        mine = [e for e in found if e.kind == kind]
+        if mine:
+            run = mine[0].command.replace(mine[0].name, "NAME")
+            click.echo(f"{heading}" + (f" ({run}):" if run else ":"))
+            click.echo("\n".join(f"  {e.name:<{width}}{e.title}" for e in mine) + "\n")

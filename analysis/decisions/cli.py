@@ -26,6 +26,7 @@ from .definitions import CompareFields, Opponent
 
 class _Definition(StrictModel):
     system: Literal["epic"] = "epic"
+    title: str | None = None  # the result's title (default: made from the options), and in `wargame-odds examples`
     base: str | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
@@ -46,6 +47,7 @@ class ScenarioCompareDefinition(StrictModel):
     its variant), compared as they stand."""
 
     system: Literal["epic"] = "epic"
+    title: str | None = None
     side: Literal["attacker", "defender"] = "attacker"
     option_a: str
     option_b: str
@@ -91,7 +93,9 @@ def _options(fn):
     return fn
 
 
-def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
+def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str | None = None):
+    if title:
+        result.title = title
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
     if as_json:  # the result first: a plot that fails cannot lose it
@@ -121,7 +125,7 @@ def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path,
         result = api.matrix([resolve(a) for a in d.attackers], [resolve(x) for x in d.defenders],
                             base=resolve(d.base) if d.base else None, trials=trials, seed=seed, engine=engine,
                             executor=executor, source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 def _value(text: str):
@@ -207,7 +211,7 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
                                      else ScenarioCompareDefinition)
     result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, method=method,
                          engine=engine, source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 @click.command("rank")
@@ -223,7 +227,7 @@ def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, s
                           weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
                           side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, executor=executor,
                           source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 def _listing(frame, as_json: bool, as_csv: bool, what: str):

@@ -52,7 +52,7 @@ from ..result import finite_json
 from ..scenario import read_file, shown_path
 from ..atomic_file import write_atomic
 from .cells import frame_from_json, run_point
-from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
+from .definition import CompareCell, MatrixCell, Report, ScenarioCell, default_out, load_report, spec_hash
 from .executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
@@ -543,9 +543,12 @@ def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict],
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``."""
+    from ..extras import require
+
     if not isinstance(report, Report):
         report = load_report(report)
-    out = Path(out) if out is not None else report.source.parent / "out" / report.name
+    require("parquet", shown_path(report.source))  # before anything is computed or written
+    out = Path(out) if out is not None else default_out(report)
     with output_folder(report, out) as manifest:
         done = compute(report, out, executor=executor, progress=progress)
         return render(report, done, out, manifest, executor_name=_where(executor))
