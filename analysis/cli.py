@@ -41,7 +41,8 @@ COMMANDS = {
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
     "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("analysis.decisions.cli", "The smallest (or largest) value of FIELD that reaches a target probability."),
+    "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+                  "how far it can go, or what it takes."),
     "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
                 "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; without "
                 "opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, optional "
@@ -133,6 +134,37 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+class ProbabilityValue(FiniteFloatRange):
+    """A probability as a player types it: 0.6 or 60 (above 1 a percentage, up to 100)."""
+
+    name = "probability"
+
+    def __init__(self):
+        super().__init__(min=0, max=1)
+
+    def convert(self, value, param, ctx):
+        from .bounds import as_probability
+
+        number = as_probability(click.FLOAT.convert(value, param, ctx))
+        if number > 1:
+            self.fail(f"{value} is neither a probability from 0 to 1 nor a percentage from 1 to 100", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+class PrecisionValue(FiniteFloatRange):
+    """A 95 % half-width to reach: a fraction below 0.5 (0.005), or percentage points from 1 up to 50 (1 = ±1 point)."""
+
+    name = "precision"
+
+    def __init__(self):
+        super().__init__(min=0, max=0.5, min_open=True, max_open=True)
+
+    def convert(self, value, param, ctx):
+        from .bounds import as_precision
+
+        return super().convert(as_precision(click.FLOAT.convert(value, param, ctx)), param, ctx)
+
+
 @click.group(cls=CliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="wargame-odds")
 def main():
@@ -146,8 +178,9 @@ def simulation_options(fn):
                      help="Number of simulated trials (ignored with --precision)."),
         click.option("--seed", "-s", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
-        click.option("--precision", type=FiniteFloatRange(min=0, max=0.5, min_open=True, max_open=True),
-                     default=None, help="Run until every side-level 95 % half-width is at most this."),
+        click.option("--precision", type=PrecisionValue(), default=None,
+                     help="Run until every side-level 95 % half-width is at most this: a fraction (0.005) or, "
+                          "from 1 up, percentage points (1 = ±1 point)."),
         click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=None,
                      help="Numba threads (results do not depend on it)."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),

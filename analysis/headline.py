@@ -223,6 +223,8 @@ def decision_sentences(result) -> list[str]:
     """The headline of a decision result (matrix, sweep, compare, rank): who wins each matchup or
     each swept value, or how the options compare against the meta."""
     kind = result.kind
+    if kind == "threshold":
+        return result.lines()
     if kind == "matrix":
         return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
                 for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)]

@@ -400,7 +400,7 @@ def test_threshold_cli_statement_matches_its_json():
     data = json.loads(_run(*args, "--json"))
     first = _run(*args).splitlines()[0]
     points = {pt["value"]: pt for pt in data["points"]}
-    shown = re.findall(r"chargers\[Swordsmen\]\.distance = (\d+): ([\d.]+) % \[([\d.]+), ([\d.]+)\]", first)
+    shown = re.findall(r"(\d+) \(?(?:gives )?([\d.]+) % \[([\d.]+), ([\d.]+)\]", first)
     assert [int(v) for v, *_ in shown] == [data["value"], data["value"] + 1], first
     for value, p, lo, hi in shown:
         point = points[int(value)]

@@ -207,32 +207,53 @@ def _quantity_path(quantity: str, source: str) -> tuple:
                         "e.g. sides.attacker_wins or formations[Warband].destroyed") from None
 
 
+def _scenario_data(model) -> dict | None:
+    """The scenario as a dict (names for field paths in words), where the model has one."""
+    if hasattr(model, "raw"):  # T9A: the scenario file's data
+        return model.raw
+    dump = getattr(model, "model_dump", None)
+    return dump() if dump else None
+
+
 def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_wins", at_least: float | None = None,
-              at_most: float | None = None, largest: bool = False, trials: int = DEFAULT_TRIALS, seed: int = 0,
+              at_most: float | None = None, largest: bool | None = None, trials: int = DEFAULT_TRIALS, seed: int = 0,
               engine: str = "kernel", threads: int | None = None, progress: bool | None = None,
               cell: tuple = ()) -> ThresholdResult:
-    """The smallest (``largest=True``: largest) of ``values`` of ``field`` for which the probability
-    ``quantity`` (a result path such as ``sides.attacker_wins`` or ``formations[Warband].destroyed``)
-    is at least ``at_least`` (or at most ``at_most``).
+    """The value of ``field`` at the edge of those whose probability ``quantity`` (a result path such as
+    ``sides.attacker_wins`` or ``formations[Warband].destroyed``) is at least ``at_least`` (or at most ``at_most``;
+    a target above 1 is a percentage: 60 is 60 %).
+
+    ``largest=None`` (default) answers the side a player asks about: where the chance falls as the value grows (blast
+    markers, enemy units), the largest value that still reaches the target ("you can afford up to 1 blast marker");
+    where it rises (own units, shots), the smallest.  ``largest=True`` / ``False`` forces the largest / smallest.
+    The result says which it took and why, warns when the chance is not monotone in the value, and explains runs
+    of neighbouring values with the very same chance (:mod:`.plateaus`).
 
     Every value runs on common random numbers: the same streams ``(seed, *cell)`` (Epic: trial ``t``
     draws from the same stream whatever the value), so differences between values are not noise of
     independent runs.  All values are simulated; the answer is read from the point estimates and the
     result says how sure it is (whether each interval clears the target).
     """
+    from ..bounds import as_probability
+    from ..labels import field_words, result_words, sides_of
+    from .plateaus import explain, plateaus
+
     system = system_of(scenario)
     model, source = system.load(scenario)
     if (at_least is None) == (at_most is None):
-        raise UserError(source, "target", "give exactly one of at_least / at_most", "a probability in [0, 1]")
-    target = at_least if at_most is None else at_most
+        raise UserError(source, "target", "give exactly one of at_least / at_most",
+                        "a probability from 0 to 1, or a percentage above 1")
+    target = as_probability(at_least if at_most is None else at_most)
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 <= target <= 1:
-        raise UserError(source, "target", f"got {target!r}", "a probability in [0, 1]")
-    values = sorted(dict.fromkeys(values), reverse=largest)
+        raise UserError(source, "target", f"got {target!r}", "a probability from 0 to 1, or a percentage from 1 to 100")
+    if largest is not None and not isinstance(largest, bool):
+        raise UserError(source, "largest", f"got {largest!r}", "True, False or None (the side the chance points to)")
+    values = sorted(dict.fromkeys(values))
     if not values:
         raise UserError(source, field, "no values to search", "one or more values")
     path = _quantity_path(quantity, source)
     models = [system.with_value(model, source, field, v) for v in values]  # every value checked first
-    points = []
+    points, results = [], []
     with _bar(len(values) * trials, progress, "threshold") as bar, compile_notice():
         for value, m in zip(values, models):
             result = _common_streams_result(system, m, trials, seed, tuple(cell), engine, threads)
@@ -245,10 +266,17 @@ def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_w
                                     and not hasattr(leaf, "values"))
                 raise UserError(source, "quantity", f"{quantity!r} is not a probability of this scenario", allowed)
             points.append({"value": value, "p": estimate.p, "ci95": list(estimate.ci95)})
+            results.append(result)
             bar.update(trials)
+    words = field_words(field, _scenario_data(model))
+    flats = [{"from": values[i], "to": values[j],
+              "why": explain(system.name, field, path, models[i:j + 1], results[i:j + 1], values[i:j + 1], words)}
+             for i, j in plateaus(points)]
     return ThresholdResult(field=field, quantity=quantity, target=float(target),
                            direction="at_least" if at_most is None else "at_most", largest=largest,
-                           points=points, system=system.name, trials=trials, seed=seed,
+                           points=points, plateaus=flats, field_words=words,
+                           quantity_words=result_words(system.name, quantity, sides_of(result.to_dict(), True)),
+                           system=system.name, trials=trials, seed=seed,
                            title=result.title, meta={"cell": list(cell), "engine": engine})
 
 

@@ -15,7 +15,7 @@ from typing import Literal
 import click
 from pydantic import Field
 
-from ..cli import PlotFile, save_plot
+from ..cli import PlotFile, ProbabilityValue, save_plot
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
 from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
@@ -105,7 +105,7 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str
     else:
         from ..headline import decision_sentences
 
-        sentences = decision_sentences(result)  # threshold: its statement leads its own text
+        sentences = decision_sentences(result) if result.kind != "threshold" else []  # its lines lead its text
         if sentences:
             click.echo("\n".join(sentences) + "\n")
         click.echo(str(result))
@@ -181,13 +181,18 @@ def _value_range(text: str) -> list:
               help="Values of FIELD to search: 0:8 (ends included), 0:8:2 or 1,3,5.")
 @click.option("--quantity", default="sides.attacker_wins", show_default=True,
               help="The probability to reach: a result path such as formations[Warband].destroyed.")
-@click.option("--at-least", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at least this.")
-@click.option("--at-most", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at most this.")
-@click.option("--largest", is_flag=True, help="Find the largest value that meets the target (default: smallest).")
+@click.option("--at-least", type=ProbabilityValue(), default=None,
+              help="Target: the probability is at least this (0.6 or 60 for 60 %).")
+@click.option("--at-most", type=ProbabilityValue(), default=None,
+              help="Target: the probability is at most this (0.1 or 10 for 10 %).")
+@click.option("--largest/--smallest", "largest", default=None,
+              help="Force the largest (or smallest) value that meets the target.  Default: the largest when the "
+                   "chance falls as the value grows, the smallest when it rises.")
 @_options
 def threshold_command(scenario, field, values_text, quantity, at_least, at_most, largest, trials, seed, engine,
                       as_json, as_csv, plot_path):
-    """The smallest (or largest) value of FIELD that reaches a target probability."""
+    """The value of FIELD at the edge of those that reach a target probability: how far it can go (the largest,
+    when the chance falls as it grows) or what it takes (the smallest, when it rises)."""
     if (at_least is None) == (at_most is None):
         raise click.UsageError("give one of --at-least P or --at-most P")
     result = api.threshold(scenario, field, _value_range(values_text), quantity=quantity, at_least=at_least,

@@ -365,6 +365,12 @@ class CumulativeResult(DecisionResult):
 
     kind = "cumulative"
 
+    def _shown(self):
+        """The table with each probability in percent and its 95 % interval, as the command line prints it."""
+        t = self.frame
+        return t.drop(columns=["p", "ci95_lo", "ci95_hi"]).assign(value=t.value.map(lambda v: f"{v:g}"),
+                                                                 chance=_texts(t, "p", "ci95_lo", "ci95_hi"))
+
     def plot(self, quantity: str | None = None, entity: str | None = None, direction: str = "at_least"):
         """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
         there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
@@ -431,27 +437,59 @@ def cumulative_frame(result: Result) -> pd.DataFrame:
 
 
 class ThresholdResult(DecisionResult):
-    """The smallest (or largest) value of a field whose probability reaches a target, every value's
-    estimate with its interval, and how sure the answer is."""
+    """The value of a field at the edge of those whose probability reaches a target (the largest when the chance
+    falls as the value grows, the smallest when it rises, unless ``largest`` forces one), every value's estimate
+    with its interval, how sure the answer is, why that side, and why neighbouring values give the same chance."""
 
     kind = "threshold"
 
-    def __init__(self, *, field: str, quantity: str, target: float, direction: str, largest: bool,
-                 points: list[dict], **kw):
+    def __init__(self, *, field: str, quantity: str, target: float, direction: str, largest: bool | None,
+                 points: list[dict], plateaus: list[dict] = (), field_words: str = "", quantity_words: str = "", **kw):
         self.field, self.quantity, self.target = field, quantity, target
-        self.direction, self.largest = direction, largest
+        self.direction = direction
+        self.field_words, self.quantity_words = field_words or field, quantity_words or quantity
         self.points = sorted(points, key=lambda point: point["value"])
+        self.plateaus = list(plateaus)
         frame = pd.DataFrame({"value": [pt["value"] for pt in self.points], "p": [pt["p"] for pt in self.points],
                               "ci95_lo": [pt["ci95"][0] for pt in self.points],
                               "ci95_hi": [pt["ci95"][1] for pt in self.points],
                               "reaches": [self._reaches(pt["p"]) for pt in self.points]})
         super().__init__(frame=frame, **kw)
+        self.trend = self._trend()
+        self.chosen = "given" if largest is not None else "auto"
+        if largest is None:  # the side where the reaching values lie: their edge is the answer
+            reaching_low = (self.trend < 0) if direction == "at_least" else (self.trend > 0)
+            largest = bool(reaching_low)
+        self.largest = largest
+        self.reversals = self._reversals()
         order = self.points[::-1] if largest else self.points
         hit = next((i for i, pt in enumerate(order) if self._reaches(pt["p"])), None)
         self.answer = order[hit] if hit is not None else None
         self.neighbour = order[hit - 1] if hit else None  # the value tried just before, which does not reach
         self.value = self.answer["value"] if self.answer else None
         self.reached = self.answer is not None
+
+    def _trend(self) -> int:
+        """+1 when the chance rises with the value, −1 when it falls, 0 when it is the same at every value."""
+        p = [pt["p"] for pt in self.points]
+        if not p or p[-1] == p[0]:
+            steps = np.sign(np.diff(p)).sum() if len(p) > 1 else 0
+            return int(np.sign(steps))
+        return 1 if p[-1] > p[0] else -1
+
+    def _reversals(self) -> list[tuple[dict, dict]]:
+        """Neighbouring values whose chance moves against the trend by more than either one's interval half-width
+        (clearly, not noise)."""
+        out = []
+        for a, b in zip(self.points, self.points[1:]):
+            half = max((a["ci95"][1] - a["ci95"][0]) / 2, (b["ci95"][1] - b["ci95"][0]) / 2)
+            if self.trend and (b["p"] - a["p"]) * self.trend < 0 and abs(b["p"] - a["p"]) > half:
+                out.append((a, b))
+        return out
+
+    @property
+    def monotone(self) -> bool:
+        return not self.reversals
 
     def _reaches(self, p: float) -> bool:
         return p >= self.target if self.direction == "at_least" else p <= self.target
@@ -470,41 +508,79 @@ class ThresholdResult(DecisionResult):
         return self.reached and self._clears(self.answer, True) and (
             self.neighbour is None or self._clears(self.neighbour, False))
 
+    def _goal(self) -> str:
+        return f"{'at least' if self.direction == 'at_least' else 'at most'} {100 * self.target:g} %"
+
     def statement(self) -> str:
-        """The answer in words, with both intervals and how sure it is."""
-        goal = f"{'at least' if self.direction == 'at_least' else 'at most'} {100 * self.target:g} %"
-        what = f"{self.quantity} {goal}"
-        shown = lambda pt: f"{self.field} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"  # noqa: E731
+        """The answer in one line, with the intervals of the answer and of its neighbour."""
+        field, what = f'"{self.field_words}"', f'"{self.quantity_words}" {self._goal()}'
         if not self.reached:
             best = max(self.points, key=lambda pt: pt["p"] if self.direction == "at_least" else -pt["p"])
-            return (f"No value of {self.field} from {self.points[0]['value']} to {self.points[-1]['value']} gives "
-                    f"{what}; the closest is {shown(best)}.")
+            return (f"No value of {field} from {self.points[0]['value']} to {self.points[-1]['value']} gives "
+                    f"{what}; the closest is {best['value']}: {percent(best['p'], *best['ci95'])}.")
         which = "largest" if self.largest else "smallest"
-        text = f"{which.capitalize()} value that gives {what}: {shown(self.answer)}"
+        text = f"{which.capitalize()} {field} that gives {what}: {self.answer['value']} " \
+               f"({percent(self.answer['p'], *self.answer['ci95'])})"
         if self.neighbour is not None:
-            text += f"; {shown(self.neighbour)} does not"
-        else:
-            text += f" (the {'largest' if self.largest else 'smallest'} value tried)"
+            return text + f"; {self.neighbour['value']} gives {percent(self.neighbour['p'], *self.neighbour['ci95'])}."
+        return text + f" (the {which} value tried)."
+
+    def why(self) -> str:
+        """Why the answer is the largest or the smallest value."""
+        first, last = self.points[0], self.points[-1]
+        if self.chosen == "given":
+            return f"The {'largest' if self.largest else 'smallest'} value, as asked."
+        if not self.trend:
+            return "The chance is the same at every value tried, so the smallest value answers."
+        moves = "falls" if self.trend < 0 else "rises"
+        span = (f"{percent(first['p'], *first['ci95'])} at {first['value']}, "
+                f"{percent(last['p'], *last['ci95'])} at {last['value']}")
+        if self.largest:
+            return (f"The chance {moves} as the value grows ({span}), so this answers how far it can go: the largest "
+                    f"value that still gives {self._goal()} (use --smallest / largest=False for the other end).")
+        return (f"The chance {moves} as the value grows ({span}), so this answers what it takes: the smallest value "
+                f"that gives {self._goal()} (use --largest / largest=True for the other end).")
+
+    def warning(self) -> str | None:
+        """A warning when the chance is clearly not monotone in the value."""
+        if self.monotone:
+            return None
+        a, b = self.reversals[0]
+        against = "fall" if self.trend < 0 else "rise"
+        return (f"Warning: the chance is not monotone in the value: it goes from {percent(a['p'], *a['ci95'])} at "
+                f"{a['value']} to {percent(b['p'], *b['ci95'])} at {b['value']}, against the overall {against}; values "
+                f"on both sides of the answer may reach the target, so read every value below.")
+
+    def certainty(self) -> str:
+        if not self.reached:
+            return ""
         if self.confident:
-            return text + ". Every interval shown clears the target (95 % confidence each)."
-        return text + (". An interval shown includes the target, so the answer is not sure at 95 %: "
-                       "run more trials.")
+            return "Every interval shown clears the target (95 % confidence each)."
+        return "An interval shown includes the target, so the answer is not sure at 95 %: run more trials."
+
+    def lines(self) -> list[str]:
+        """The answer, its certainty, why this side, a warning, and why neighbouring values tie."""
+        return [x for x in (self.statement(), self.certainty(), self.why(), self.warning()) if x] + \
+            [p["why"] for p in self.plateaus]
 
     def to_dict(self) -> dict:
         out = {"value": _clean(self.value), "reached": self.reached, "confident": self.confident,
                "points": [{"value": _clean(pt["value"]), "p": _clean(pt["p"]),
                            "ci95": [_clean(x) for x in pt["ci95"]]} for pt in self.points],
-               "statement": self.statement(), "field": self.field, "quantity": self.quantity,
-               "target": self.target, "direction": self.direction, "search": "largest" if self.largest else "smallest"}
+               "statement": self.statement(), "why": self.why(), "warning": self.warning(),
+               "field": self.field, "quantity": self.quantity, "target": self.target, "direction": self.direction,
+               "search": "largest" if self.largest else "smallest", "search_chosen": self.chosen,
+               "trend": {1: "rises", -1: "falls", 0: "flat"}[self.trend], "monotone": self.monotone,
+               "plateaus": [{"from": _clean(p["from"]), "to": _clean(p["to"]), "why": p["why"]} for p in self.plateaus]}
         base = super().to_dict()
         base.pop("rows")
         out.update({k: v for k, v in base.items() if k not in out})
         return out
 
     def __str__(self) -> str:
-        rows = [f"{self.field} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"
+        rows = [f"{self.field_words} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"
                 + ("  reaches" if self._reaches(pt["p"]) else "") for pt in self.points]
-        return "\n".join([self.statement(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
+        return "\n".join([*self.lines(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
 
     def plot(self):
         """The probability against the value, 95 % error bars, the target as a line."""

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from ..bounds import BlastMarkers, ExtraAttackCount, Points, Speed
+from ..bounds import BlastMarkers, ExtraAttackCount, Points, ProbabilityKey, Speed
 from ..scenario import StrictModel
 from .turn_model import Activation, check_fliers, check_turn, fill_turn_defaults
 from .dice import parse_dice
@@ -307,7 +307,7 @@ class Formation(StrictModel):
     army: str | None = None  # "netea:LIST": army rules and initiative from that list (analysis/library/armies.py)
     army_rules: list[ArmyRule] = []
     cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
-    trapped: float = Field(0.0, ge=0.0, le=1.0)  # P(a withdrawing non-Fearless unit dies), §9.5
+    trapped: ProbabilityKey = 0.0  # P(a withdrawing non-Fearless unit dies), §9.5; 0.25 or 25 (%)
     # enemy units within 15 cm of each of its war engines when a withdrawal ends: 1 damage each (TP 3.2.4)
     withdrawal_enemies_within_15cm: int = Field(0, ge=0, le=100)
     enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
