@@ -109,11 +109,16 @@ def _sides(model) -> dict:
 
 
 def cell_notes(labelled: list[tuple[str, list[str]]]) -> list[str]:
-    """The notes of a decision's cells, each prefixed with its cell's label ("Tactical vs Warband: …");
-    a note that every cell carries (a placeholder-tables warning) is given once, without a label."""
-    common = set.intersection(*(set(notes) for _, notes in labelled)) if labelled else set()
-    shared = [n for n in dict.fromkeys(n for _, notes in labelled for n in notes) if n in common]
-    return shared + [f"{label}: {n}" for label, notes in labelled for n in notes if n not in common]
+    """The notes of a decision's cells, each once: a note that every cell carries (a placeholder-tables warning)
+    alone, any other followed by the labels of the cells that carry it ("… (Tactical vs Warband, Assault vs
+    Warband)")."""
+    carriers: dict[str, list[str]] = {}
+    for label, notes in labelled:
+        for note in dict.fromkeys(notes):
+            carriers.setdefault(note, []).append(label)
+    everyone = len(labelled)
+    return [note if len(labels) == everyone else f"{note} ({', '.join(labels)})"
+            for note, labels in carriers.items()]
 
 
 def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
@@ -133,7 +138,7 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     models = {(i, j): system.matchup(a, d, base_model) for i, a in enumerate(att) for j, d in enumerate(dfn)}
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
     cells = _run_cells(system, models, cell, kwargs, executor, progress, "matrix")
-    frames, notes = [], []
+    frames, notes, trades = [], [], []
     for (i, j), res in cells.items():
         model = models[(i, j)]
         table = res.table()
@@ -146,9 +151,13 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
         table["points_defender"] = system.points(model, "defender")
         table["trials"] = res.trials
         frames.append(table)
+        trade = battle_trade(model, res, "attacker", system.points(model, "attacker"))
+        trades.append({"attacker": a_names[i], "defender": d_names[j]}
+                      | {f"{k}{end}": x for k, v in trade.items() for end, x in zip(("", "_lo", "_hi"), v)})
         notes.append((f"{a_names[i]} vs {d_names[j]}", res.notes))
     notes = cell_notes(notes)
-    return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, system=system.name,
+    return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, trades=pd.DataFrame(trades),
+                        system=system.name,
                         trials=trials, seed=seed, frame=pd.concat(frames, ignore_index=True),
                         title=f"{len(att)} × {len(dfn)} matchups", notes=notes,
                         meta={"cell": list(cell), "engine": engine})
@@ -473,7 +482,7 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     batched = paired and method == "batch-means"
     batches, size = batch_plan(trials) if batched else (None, None)
     n = batches * size if batched else trials
-    rows, option_results = [], {}
+    rows, option_results, option_notes = [], {}, []
     with _bar(2 * len(pairs) * n, progress, "compare") as bar, compile_notice():
         for j, (ma, mb) in enumerate(pairs):
             var_pair = diffs = None
@@ -499,13 +508,15 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                 d, lo, hi = pa.p - pb.p, ilo, ihi
             var_ind = pa.p * (1 - pa.p) + pb.p * (1 - pb.p)
             option_results[(label_a, j)], option_results[(label_b, j)] = ra, rb
-            trades = (points_trade(ma, ra, side), points_trade(mb, rb, side))
+            trades = tuple((points_trade(m, r, side) or {}) | battle_trade(m, r, side, system.points(m, side))
+                           for m, r in ((ma, ra), (mb, rb)))
             rows.append(_row(names[j], w[j], (pa.p, *pa.ci95), (pb.p, *pb.ci95), (d, lo, hi), (ilo, ihi), var_pair,
                              var_ind, n)
                         | _points_columns([trades[0]], [1.0], "_a") | _points_columns([trades[1]], [1.0], "_b")
                         | {"_k": (pa.k, pb.k, pa.n, pb.n), "_var": (var_pair, var_ind), "_diffs": diffs,
                            "_trades": trades})
-            notes += [f"{names[j]}: {x}" for x in dict.fromkeys(ra.notes + rb.notes)]
+            option_notes += [(f"{label_a} vs {names[j]}", ra.notes), (f"{label_b} vs {names[j]}", rb.notes)]
+    notes += cell_notes(option_notes)
     if len(rows) > 1:
         rows.append(_meta_row(rows, w, n, size)
                     | _points_columns([r["_trades"][0] for r in rows], w, "_a")
@@ -513,6 +524,11 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     if batched and n != trials:
         notes.append(f"trials raised from {trials:,} to {n:,} per option and opponent: batch means runs at least "
                      f"{MIN_BATCHES} equal batches of whole {BLOCK_TRIALS:,}-trial blocks")
+    points = [system.points(m, side) for m in pairs[0]]
+    for r in rows:  # the chance to win per 100 points each option costs
+        for (column, suffix), cost in zip((("p_a", "_a"), ("p_b", "_b")), points):
+            if cost:
+                r |= {f"per_100_points{suffix}{end}": r[f"{column}{end}"] * 100 / cost for end in ("", "_lo", "_hi")}
     frame = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     per_batch = pd.DataFrame([{"opponent": r["opponent"], "batch": i, "difference": x}
                               for r in rows[:len(pairs)] if r["_diffs"] is not None for i, x in enumerate(r["_diffs"])],
@@ -550,13 +566,47 @@ def points_trade(model, result, side: str) -> dict[str, tuple[float, float, floa
             "points_swing": (d - lost, d_lo - l_hi, d_hi - l_lo)}
 
 
+def battle_trade(model, result, side: str, points: int | None = None) -> dict[str, tuple[float, float, float]]:
+    """What is left and what was taken, for the formations of ``side`` against the others (means after the end phase,
+    each as (mean, lo, hi)): ``units_left`` and ``enemy_units_left`` (surviving units), ``kills`` (enemy units lost)
+    and, where war engines report damage, ``damage_dealt`` and ``damage_taken`` (war-engine damage points); with
+    ``points`` (what the side costs) also ``kills_per_100_points`` and ``damage_per_100_points``.  Formations' means
+    are summed with their interval limits (conservative, as :func:`points_trade`); empty for a result without these
+    quantities."""
+    sums: dict[str, list[float]] = {}
+
+    def add(name, mean):
+        total = sums.setdefault(name, [0.0, 0.0, 0.0])
+        for i, x in enumerate((mean.value, *mean.ci95)):
+            total[i] += x
+
+    for f in getattr(model, "formations", ()):
+        mine = f.side == side
+        try:
+            add("units_left" if mine else "enemy_units_left", result["formations", f.name, "surviving_units_mean"])
+            if not mine:
+                add("kills", result["formations", f.name, "casualties_mean"])
+        except (KeyError, TypeError):
+            return {}
+        try:
+            add("damage_taken" if mine else "damage_dealt", result["formations", f.name, "damage_taken_mean"])
+        except KeyError:
+            pass
+    out = {name: tuple(values) for name, values in sums.items()}
+    if points:
+        for name, source in (("kills_per_100_points", "kills"), ("damage_per_100_points", "damage_dealt")):
+            if source in out:
+                out[name] = tuple(x * 100 / points for x in out[source])
+    return out
+
+
 def _points_columns(trades: list, weights, suffix: str = "") -> dict:
-    """Weighted sums (means and interval limits) of :func:`points_trade` values as table columns;
-    empty when a scenario lacks points."""
-    if not trades or any(t is None for t in trades):
+    """Weighted sums (means and interval limits) of :func:`points_trade` or :func:`battle_trade` values as table
+    columns, for every quantity all of them have; empty when a scenario lacks them (no points)."""
+    if not trades or any(not t for t in trades):
         return {}
     out = {}
-    for name in POINT_COLUMNS:
+    for name in [n for n in trades[0] if all(n in t for t in trades)]:
         values = np.array([t[name] for t in trades])  # (opponents, 3)
         mean, lo, hi = np.asarray(weights) @ values
         out |= {f"{name}{suffix}": mean, f"{name}{suffix}_lo": lo, f"{name}{suffix}_hi": hi}
@@ -634,7 +684,8 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         score, lo, hi = intervals.linear(w, [p.k for p in probs], [p.n for p in probs])
         points = system.points(models[(i, 0)], side)
         scale = 100.0 / points if points else math.nan
-        trades = [points_trade(models[(i, j)], results[(i, j)], side) for j in range(len(opps))]
+        trades = [(points_trade(models[(i, j)], results[(i, j)], side) or {})
+                  | battle_trade(models[(i, j)], results[(i, j)], side, points) for j in range(len(opps))]
         rows.append({"option": name, "points": points, "score": score, "ci95_lo": lo, "ci95_hi": hi,
                      "per_100_points": score * scale, "per_100_points_lo": lo * scale,
                      "per_100_points_hi": hi * scale} | _points_columns(trades, w))

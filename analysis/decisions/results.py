@@ -110,11 +110,25 @@ class MatrixResult(DecisionResult):
 
     kind = "matrix"
 
-    def __init__(self, *, cells: dict, attackers: list[str], defenders: list[str], **kw):
+    def __init__(self, *, cells: dict, attackers: list[str], defenders: list[str], trades: pd.DataFrame | None = None,
+                 **kw):
         super().__init__(**kw)
         self.cells = cells  # (attacker index, defender index) -> Result
         self.attackers = attackers
         self.defenders = defenders
+        self.trades = trades if trades is not None else pd.DataFrame()  # per cell: units left, kills, damage
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["trades"] = records(self.trades)
+        return out
+
+    def _sections(self) -> list[str]:
+        """What is left on both sides of every matchup, and the attacker's kills per 100 points."""
+        if self.trades.empty:
+            return []
+        return ["", "What is left and what it cost (means after the end phase, 95 % interval; the attacker's view)",
+                _trade_table(self.trades, ["attacker", "defender"]).to_string(index=False)]
 
     def pivot(self, quantity: str = "attacker_wins", entity: str | None = None,
               column: str = "estimate") -> pd.DataFrame:
@@ -231,8 +245,6 @@ class CompareResult(DecisionResult):
     points destroyed, lost and their swing of each option (``_a`` / ``_b`` columns)."""
 
     kind = "compare"
-    #: Columns about the estimator, not the answer: printed in their own section (all are in --json).
-    ESTIMATOR_COLUMNS = ("independent_ci95_lo", "independent_ci95_hi", "variance_ratio", "trials_saved")
 
     def _shown(self):
         """Per opponent and the meta: each option's chance to win and their difference, in percent
@@ -245,20 +257,34 @@ class CompareResult(DecisionResult):
 
     def _sections(self) -> list[str]:
         out = []
+        a, b = self.meta["option_a"], self.meta["option_b"]
+        per_option = [*TRADES, "per_100_points"]
+        options = [self.frame[["opponent"]].assign(option=name, **{
+            f"{c}{end}": self.frame[f"{c}{suffix}{end}"] for c in per_option for end in ("", "_lo", "_hi")
+            if f"{c}{suffix}{end}" in self.frame}) for name, suffix in ((a, "_a"), (b, "_b"))]
         if "points_swing_a" in self.frame:
-            a, b = self.meta["option_a"], self.meta["option_b"]
             rows = [self.frame.assign(option=name, **{label: _points_texts(self.frame, column + suffix)
                                                       for column, label in POINTS_LABELS.items()})
                     for name, suffix in ((a, "_a"), (b, "_b"))]
             table = pd.concat(rows)[["opponent", "option", *POINTS_LABELS.values()]]
             out += ["", "Points trade (means, 95 % interval)", table.to_string(index=False)]
-        columns = [c for c in self.ESTIMATOR_COLUMNS if c in self.frame]
-        if not columns:
+        trades = pd.concat(options)
+        if any(c in trades for c in TRADES):
+            out += ["", "What is left and what it cost (means after the end phase, 95 % interval)",
+                    _trade_table(trades, ["opponent", "option"]).to_string(index=False)]
+        if self.frame.get("variance_ratio") is None or self.frame.variance_ratio.isna().all():
             return out
-        method = self.meta.get("method", "")
-        return out + ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
-                          "need for the same precision; independent_ci95 = their interval with these trials",
-                      self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+        t = self.frame
+        gain = pd.DataFrame({"opponent": t.opponent,
+                             f"{a} − {b} from independent runs of the same trials":
+                                 _texts(t, "difference", "independent_ci95_lo", "independent_ci95_hi",
+                                        "percentage points"),
+                             "independent runs would need": t.variance_ratio.map(
+                                 lambda r: "n/a" if r != r else f"{r:.2f} × the trials"),
+                             "trials saved by pairing": t.trials_saved.map(
+                                 lambda n: "n/a" if n != n else f"{n:,.0f}")})
+        return out + ["", f"What pairing by common random numbers bought ({self.meta.get('method', '')})",
+                      gain.to_string(index=False)]
 
     def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
@@ -330,6 +356,13 @@ class RankResult(DecisionResult):
             for column, label in POINTS_LABELS.items():
                 shown[label] = _points_texts(t, column)
         return shown
+
+    def _sections(self) -> list[str]:
+        """What is left on both sides against the meta (weighted), and kills per 100 points."""
+        if not any(c in self.frame for c in TRADES):
+            return []
+        return ["", "What is left and what it cost against the meta (weighted means after the end phase, 95 % interval)",
+                _trade_table(self.frame, ["option"]).to_string(index=False)]
 
     def plot(self):
         """The meta score (weighted chance to win) in percent and, where every option has points, the
@@ -405,6 +438,22 @@ class CumulativeResult(DecisionResult):
 #: The points-trade columns and how the text tables name them.
 POINTS_LABELS = {"points_destroyed": "points destroyed", "points_lost": "points lost",
                  "points_swing": "points swing (destroyed − lost)"}
+#: What is left and what it cost (:func:`analysis.decisions.api.battle_trade`), as the text tables name them.
+TRADES = {"units_left": "units left", "enemy_units_left": "enemy units left", "kills": "enemy units killed",
+          "kills_per_100_points": "kills per 100 points", "damage_dealt": "war-engine damage dealt (DP)",
+          "damage_taken": "war-engine damage taken (DP)", "damage_per_100_points": "damage dealt per 100 points (DP)"}
+
+
+def _trade_table(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The :data:`TRADES` columns of ``frame`` (with ``_lo`` / ``_hi``) as "3.10 [3.02, 3.18]" texts, after ``keys``;
+    the win chance per 100 points too, where the frame has it."""
+    table = frame[keys].copy()
+    for column, label in TRADES.items():
+        if column in frame and frame[column].notna().any():
+            table[label] = _points_texts(frame, column)
+    if "per_100_points" in frame and keys != ["option"]:  # rank shows it in its main table
+        table["win chance per 100 points"] = _texts(frame, "per_100_points", "per_100_points_lo", "per_100_points_hi")
+    return table
 
 
 def _texts(frame: pd.DataFrame, column: str, lo: str, hi: str, unit: str = "%") -> list[str]:
