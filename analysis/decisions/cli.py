@@ -205,8 +205,9 @@ def threshold_command(scenario, field, values_text, quantity, at_least, at_most,
 @_options
 @click.option("--independent", is_flag=True, help="Independent streams instead of common random numbers.")
 @click.option("--method", type=click.Choice(["batch-means", "exact-pairs"]), default=None,
-              help="Paired interval: batch means over chunked runs (fast; the default), or exact pairs, one engine "
-                   "call per trial (small runs; the default for turn scenarios).")
+              help="Force the paired interval: batch means over whole blocks of trials, or exact pairs, one engine "
+                   "call per trial.  Default: the narrowest interval per second on the engine (batch means on the "
+                   "kernel, exact pairs on the reference engine); the output says which and why.")
 def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent, method):
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
     option_a, option_b, [[opponents]] force/weight, optional side and base; without opponents,
