@@ -730,7 +730,9 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
                         "score, or give every formation its points")
     frame = frame.sort_values(by, ascending=False, kind="stable").reset_index(drop=True)
     frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    return RankResult(cells=pd.DataFrame(cells), system=system.name, trials=trials, seed=seed, frame=frame,
+    option_results = {(name, j): results[(i, j)] for i, name in enumerate(o_names) for j in range(len(opps))}
+    return RankResult(cells=pd.DataFrame(cells), option_results=option_results, opponents=m_names,
+                      system=system.name, trials=trials, seed=seed, frame=frame,
                       title=f"{len(opts)} options against a meta of {len(opps)}", notes=cell_notes(notes),
                       meta={"side": side, "by": by, "quantity": "/".join(path), "cell": list(cell),
                             "engine": engine})

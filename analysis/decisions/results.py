@@ -153,10 +153,12 @@ class MatrixResult(DecisionResult):
         est = self.pivot(quantity, entity)
         lo = self.pivot(quantity, entity, "ci95_lo")
         hi = self.pivot(quantity, entity, "ci95_hi")
-        fig, ax = plt.subplots(figsize=(2.2 + 1.6 * len(self.defenders), 1.4 + 0.9 * len(self.attackers)))
+        from ..plots import wrap_for
+
+        fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(self.defenders), 1.8 + 0.9 * len(self.attackers)))
         is_prob = self.frame[self.frame.quantity == quantity].kind.iloc[0] == "probability"
-        image = ax.imshow(est.to_numpy(float), cmap="RdYlGn" if is_prob else "viridis",
-                          vmin=0 if is_prob else None, vmax=1 if is_prob else None, aspect="auto")
+        image = ax.imshow(est.to_numpy(float) * (100 if is_prob else 1), cmap="RdYlGn" if is_prob else "viridis",
+                          vmin=0 if is_prob else None, vmax=100 if is_prob else None, aspect="auto")
         for i in range(len(self.attackers)):
             for j in range(len(self.defenders)):
                 text = estimate_text("probability" if is_prob else "mean", est.iat[i, j], lo.iat[i, j], hi.iat[i, j])
@@ -166,8 +168,9 @@ class MatrixResult(DecisionResult):
         ax.set_xlabel("defender")
         ax.set_ylabel("attacker")
         label = quantity_label(self.system, quantity) + (f" ({entity})" if entity else "")
-        fig.colorbar(image, ax=ax, label=label + (" (probability)" if is_prob else ""))
-        ax.set_title(f"{label}: estimate [95 % interval], {self.trials:,} trials per cell", fontsize=9)
+        fig.colorbar(image, ax=ax, label=label + (" (%)" if is_prob else ""))
+        ax.set_title(wrap_for(fig, f"{self.title}: {label}, estimate [95 % interval], {self.trials:,} trials per "
+                                   f"cell", 9, share=0.8), fontsize=9)
         fig.tight_layout()
         return fig
 
@@ -208,34 +211,39 @@ class SweepResult(DecisionResult):
         return wide.reset_index(drop=True)
 
     def plot(self, quantities=None, entity: str | None = None):
-        """Each quantity against the swept value, with its 95 % interval as a band."""
+        """Each quantity against the swept value, with its 95 % interval as a band: by default every outcome of the
+        headline (who wins, no winner, unresolved, no assault …), named in the player's words, the swept field too."""
         import matplotlib.pyplot as plt
-
-        if quantities is None:
-            quantities = list(self._headline().quantity.unique())[:4]
-        elif isinstance(quantities, str):
-            quantities = [quantities]
         from matplotlib.ticker import PercentFormatter
 
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
-        x = np.asarray(self.values, float) if numeric else np.arange(len(self.values))
+        from ..labels import field_words, result_words, sides_of
+        from ..plots import legend_below, value_ticks, wrap_for
+
+        if quantities is None:
+            quantities = list(self._headline().quantity.unique())
+        elif isinstance(quantities, str):
+            quantities = [quantities]
         selected = [_select(self.frame, q, entity).groupby("cell", sort=True).head(1) for q in quantities]
         as_percent = all((rows.kind == "probability").all() for rows in selected)
         scale = 100 if as_percent else 1
-        fig, ax = plt.subplots(figsize=(7, 4))
+        sides = sides_of(self.cells[0].to_dict(), engaged_only=True) if self.cells else {}
+        fig, ax = plt.subplots(figsize=(8, 4.8))
+        x = value_ticks(ax, self.values)
         for q, rows in zip(quantities, selected):
-            label = quantity_label(self.system, q)
-            ax.plot(x, rows.estimate * scale, marker="o", label=label if entity is None else f"{entity}: {label}")
+            section = rows.section.iloc[0]
+            label = result_words(self.system, f"{section}.{q}", sides) if not entity else \
+                f"{entity}: {quantity_label(self.system, q)}"
+            ax.plot(x, rows.estimate * scale, marker="o", label=label)
             ax.fill_between(x, rows.ci95_lo * scale, rows.ci95_hi * scale, alpha=0.25)
-        if not numeric:
-            ax.set_xticks(x, [str(v) for v in self.values])
-        ax.set_xlabel(self.field)
+        words = field_words(self.field)
+        ax.set_xlabel(words)
         if as_percent:
             ax.yaxis.set_major_formatter(PercentFormatter())
-        ax.set_ylabel(f"{'probability' if as_percent else 'estimate'} (band: 95 % interval)")
+            ax.set_ylim(-2, 102)
+        ax.set_ylabel(f"{'chance' if as_percent else 'estimate'} (band: 95 % interval)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        ax.set_title(f"{self.title}: sweep of {self.field}", fontsize=10)
+        ax.set_title(wrap_for(fig, f"{self.title}: by {words}", 10), fontsize=10)
+        legend_below(ax)
         fig.tight_layout()
         return fig
 
@@ -292,21 +300,31 @@ class CompareResult(DecisionResult):
         self.batches = batches  # batch means: P̂A − P̂B of every batch against every opponent
 
     def plot(self):
-        """Left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 %
-        error bars.  Right: the difference A − B in percentage points, with its paired interval (and,
-        when paired, that of independent runs with the same trials)."""
+        """Top left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 % error
+        bars.  Top right: the difference A − B in percentage points, with its paired interval (and, when paired,
+        that of independent runs with the same trials).  Below, for the first three opponents: the "at least N"
+        curves of the units each option kills (solid) and loses (dashed)."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import PercentFormatter
+
+        from ..plots import wrap_for
 
         t = self.frame
         a, b = self.meta["option_a"], self.meta["option_b"]
         y = np.arange(len(t))[::-1]
-        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 1.6 + 0.5 * len(t)), sharey=True)
+        opponents = [o for o in t.opponent if o != "meta (weighted)"][:3]
+        curves = _loss_curves(self.option_results, [a, b], opponents, self.meta.get("side", "attacker"))
+        top = 1.8 + 0.55 * len(t)
+        fig = plt.figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
+        grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
+        left = fig.add_subplot(grid[0, :3])
+        right = fig.add_subplot(grid[0, 3:], sharey=left)
         for shift, (name, col) in zip((0.12, -0.12), ((a, "p_a"), (b, "p_b"))):
             p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, f"{col}_lo", f"{col}_hi"))
             left.errorbar(p, y + shift, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3,
                           label=f"{name} wins")
         left.set_yticks(y, t.opponent)
+        left.set_ylim(-0.6, len(t) - 0.4)  # every marker inside the frame, one opponent or many
         left.set_xlim(-2, 102)
         left.xaxis.set_major_formatter(PercentFormatter())
         left.set_xlabel(f"chance to win as the {self.meta.get('side', 'attacker')} (bar: 95 % interval)")
@@ -315,18 +333,57 @@ class CompareResult(DecisionResult):
         paired = self.meta.get("paired")
         right.errorbar(d, y + 0.12, xerr=np.clip([d - lo, hi - d], 0, None), fmt="o", capsize=3,
                        label="paired 95 % interval" if paired else "95 % interval")
+        edges = [lo, hi]
         if paired:
             ilo, ihi = (t[c].to_numpy(float) * 100 for c in ("independent_ci95_lo", "independent_ci95_hi"))
             right.errorbar(d, y - 0.12, xerr=np.clip([d - ilo, ihi - d], 0, None), fmt="s", capsize=3, alpha=0.6,
                            label="independent runs, same trials")
+            edges += [ilo, ihi]
+        low, high = min(0, np.nanmin(edges)), max(0, np.nanmax(edges))
+        margin = 0.08 * (high - low) or 1
+        right.set_xlim(low - margin, high + margin)
         right.axvline(0, color="grey", lw=0.8)
-        right.set_xlabel(f"difference: {a} − {b}, percentage points")
+        right.set_xlabel(wrap_for(fig, f"difference: {a} − {b}, percentage points", 10, share=0.45))
+        right.tick_params(labelleft=False)
         right.legend(fontsize=8)
         for ax in (left, right):
             ax.grid(axis="x", alpha=0.3)
-        fig.suptitle(f"{self.title}: {self.trials:,} trials per option and opponent", fontsize=10)
-        fig.tight_layout()
-        return fig
+        fig.suptitle(wrap_for(fig, f"{self.title}: {self.trials:,} trials per option and opponent", 10), fontsize=10)
+        return _finish(fig, grid, curves)
+
+
+def _finish(fig, grid, curves: list):
+    """The "at least N" panels of a comparison (one per opponent, under the chances), their shared legend, and the
+    layout."""
+    from ..plots import casualty_curves, curves_legend
+
+    ax = None
+    for k, (opponent, lines) in enumerate(curves):
+        ax = fig.add_subplot(grid[1, 2 * k:2 * k + 2])
+        casualty_curves(ax, lines, f'"At least N" units against {opponent}: killed (solid) and lost (dashed)')
+    bottom = curves_legend(fig, ax) if ax is not None else 0
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
+def _loss_curves(option_results: dict, options: list[str], opponents: list[str], side: str) -> list:
+    """For each opponent: (opponent, the curve tuples of :func:`analysis.plots.casualty_curves`): per option the
+    units of the enemy's first fighting formation killed (solid) and of its own lost (dashed), in one colour."""
+    out = []
+    for j, opponent in enumerate(opponents):
+        lines = []
+        for k, option in enumerate(options):
+            result = option_results.get((option, j))
+            formations = result["formations"] if result is not None else {}
+            fighting = [(name, f) for name, f in formations.items() if str(f.get("role", "engaged")) == "engaged"]
+            enemy = next(((n, f) for n, f in fighting if str(f["side"]) != side), None)
+            own = next(((n, f) for n, f in fighting if str(f["side"]) == side), None)
+            for who, dashed, verb in ((enemy, False, "killed"), (own, True, "lost")):
+                if who is not None and "casualties" in who[1]:
+                    lines.append((f"{option}: units {verb}", who[1]["casualties"], f"C{k}", dashed))
+        if lines:
+            out.append((opponent, lines))
+    return out
 
 
 class RankResult(DecisionResult):
@@ -334,9 +391,11 @@ class RankResult(DecisionResult):
 
     kind = "rank"
 
-    def __init__(self, *, cells: pd.DataFrame, **kw):
+    def __init__(self, *, cells: pd.DataFrame, option_results: dict | None = None, opponents: list[str] = (), **kw):
         super().__init__(**kw)
         self.cells = cells  # option × opponent estimates with their intervals and weights
+        self.option_results = option_results or {}  # (option, opponent index) -> Result
+        self.opponents = list(opponents)
 
     def to_dict(self) -> dict:
         out = super().to_dict()
@@ -365,32 +424,46 @@ class RankResult(DecisionResult):
                 _trade_table(self.frame, ["option"]).to_string(index=False)]
 
     def plot(self):
-        """The meta score (weighted chance to win) in percent and, where every option has points, the
-        chance to win per 100 points, each with its 95 % error bar."""
+        """The meta score (weighted chance to win) in percent and, where every option has points, the chance to win
+        per 100 points, each with its 95 % error bar; below, for the three heaviest opponents of the meta, the
+        "at least N" curves of the units each option kills (solid) and loses (dashed)."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import PercentFormatter
+
+        from ..plots import wrap_for
 
         t = self.frame
         y = np.arange(len(t))[::-1]
         has_points = t.per_100_points.notna().any()
-        fig, axes = plt.subplots(1, 2 if has_points else 1, figsize=(10 if has_points else 6, 1.4 + 0.45 * len(t)),
-                                 squeeze=False, sharey=True)
+        weights = self.cells.groupby("opponent", sort=False).weight.first() if not self.cells.empty else pd.Series()
+        heaviest = sorted(range(len(self.opponents)), key=lambda j: -weights.get(self.opponents[j], 0))[:3]
+        curves = [(self.opponents[j], lines) for j in heaviest for _, lines in
+                  _loss_curves({(o, 0): r for (o, jj), r in self.option_results.items() if jj == j}, list(t.option),
+                               [self.opponents[j]], self.meta.get("side", "attacker"))]
+        top = 1.8 + 0.45 * len(t)
+        fig = plt.figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
+        grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
+        axes = [fig.add_subplot(grid[0, :3])]
+        if has_points:
+            axes.append(fig.add_subplot(grid[0, 3:], sharey=axes[0]))
         side = self.meta.get("side", "attacker")
-        panels = [("score", "ci95_lo", "ci95_hi", f"meta score: weighted chance to win as the {side}")]
+        panels = [("score", "ci95_lo", "ci95_hi", f"chance to win as the {side}, weighted over the meta")]
         if has_points:
             panels.append(("per_100_points", "per_100_points_lo", "per_100_points_hi",
                            "chance to win per 100 points"))
-        for ax, (col, lo_col, hi_col, label) in zip(axes[0], panels):
+        for ax, (col, lo_col, hi_col, label) in zip(axes, panels):
             p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, lo_col, hi_col))
             ax.errorbar(p, y, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3)
             ax.set_yticks(y, t.option)
+            ax.set_ylim(-0.6, len(t) - 0.4)
             ax.xaxis.set_major_formatter(PercentFormatter())
-            ax.set_xlabel(f"{label} (bar: 95 % interval)")
+            ax.set_xlabel(wrap_for(fig, f"{label} (bar: 95 % interval)", 10, share=0.42))
             ax.grid(axis="x", alpha=0.3)
-        axes[0, 0].set_xlim(-2, 102)
-        fig.suptitle(f"{self.title}: {self.trials:,} trials per matchup", fontsize=10)
-        fig.tight_layout()
-        return fig
+        axes[0].set_xlim(-2, 102)
+        if has_points:
+            axes[1].tick_params(labelleft=False)
+        fig.suptitle(wrap_for(fig, f"{self.title}: {self.trials:,} trials per matchup", 10), fontsize=10)
+        return _finish(fig, grid, curves)
 
 
 class CumulativeResult(DecisionResult):
@@ -632,21 +705,29 @@ class ThresholdResult(DecisionResult):
         return "\n".join([*self.lines(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
 
     def plot(self):
-        """The probability against the value, 95 % error bars, the target as a line."""
+        """The chance against the value, in percent with 95 % error bars, the target as a line and the answer
+        ringed; axes in the player's words."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import PercentFormatter
+
+        from ..plots import value_ticks, wrap_for
 
         t = self.frame
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in t.value)
-        x = t.value.to_numpy(float) if numeric else np.arange(len(t))
-        fig, ax = plt.subplots(figsize=(7, 4))
-        ax.errorbar(x, 100 * t.p, yerr=[100 * (t.p - t.ci95_lo), 100 * (t.ci95_hi - t.p)], fmt="o-", capsize=3)
-        ax.axhline(100 * self.target, color="grey", ls="--", lw=1, label=f"target {100 * self.target:g} %")
-        if not numeric:
-            ax.set_xticks(x, [str(v) for v in t.value])
-        ax.set_xlabel(self.field)
-        ax.set_ylabel(f"{self.quantity} (%, 95 % interval)")
+        fig, ax = plt.subplots(figsize=(8, 4.6))
+        x = value_ticks(ax, list(t.value))
+        ax.errorbar(x, 100 * t.p, yerr=[100 * (t.p - t.ci95_lo), 100 * (t.ci95_hi - t.p)], fmt="o-", capsize=3,
+                    label="chance (bar: 95 % interval)")
+        ax.axhline(100 * self.target, color="grey", ls="--", lw=1, label=f"target: {self._goal()}")
+        if self.reached:
+            k = list(t.value).index(self.value)
+            ax.plot([x[k]], [100 * t.p.iloc[k]], "o", ms=14, mfc="none", mec="C3", mew=2,
+                    label=f"answer: {self.value} ({'largest' if self.largest else 'smallest'} that reaches it)")
+        ax.set_xlabel(self.field_words)
+        ax.set_ylabel(wrap_for(fig, f"chance: {self.quantity_words}", 10, share=0.55))
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        ax.set_title(self.title, fontsize=10)
+        ax.set_title(wrap_for(fig, f"{self.title}: {self.quantity_words} by {self.field_words}", 10), fontsize=10)
         fig.tight_layout()
         return fig
