@@ -48,6 +48,12 @@ class DecisionResult:
     def table(self) -> pd.DataFrame:
         return self.frame.copy()
 
+    def headline(self) -> list[str]:
+        """The plain sentences the command line prints first (who wins each matchup, how the options compare …)."""
+        from ..headline import decision_sentences
+
+        return decision_sentences(self)
+
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "system": self.system, "title": self.title, "trials": self.trials,
                "seed": self.seed}
