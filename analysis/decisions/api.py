@@ -559,20 +559,28 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                          title=f"{label_a} vs {label_b} as {side}", notes=notes,
                          meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
                                "method": (method if paired else "independent"), "batches": batches,
-                               "method_reason": _method_reason(paired, method, why, frame),
+                               "method_reason": _method_reason(paired, method, why, frame, batches),
                                "quantity": "/".join(path), "cell": list(cell), "engine": engine})
 
 
-def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame) -> str:
-    """One line: the method used, why, and the pairing gain the run measured (over the meta when there is one)."""
+def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame, batches: int | None) -> str:
+    """One line: the method used, why, and the pairing gain the run measured (over the meta when there is one), with
+    its 95 % interval when it comes from batch means (the per-batch variance has B − 1 degrees of freedom)."""
     if not paired:
         return "Independent runs (no pairing), as asked."
-    ratio = frame.variance_ratio.iloc[-1]
-    gain = "" if ratio is None or ratio != ratio else \
-        f"; pairing gain measured here: independent runs would need {ratio:.2f} × the trials for this interval"
     if why == "as asked":
         why = f"{method.replace('-', ' ')}, as asked"
-    return f"Paired by {why}{gain}."
+    ratio = frame.variance_ratio.iloc[-1]
+    if ratio is None or ratio != ratio or not math.isfinite(ratio):
+        return f"Paired by {why}."
+    gain = f"; pairing gain measured here: {ratio:.2f} × (independent runs would need that many times the trials"
+    if batches:
+        from scipy.stats import chi2
+
+        df = batches - 1
+        lo, hi = ratio * chi2.ppf(0.025, df) / df, ratio * chi2.ppf(0.975, df) / df
+        gain += f"; 95 % interval {lo:.2f} to {hi:.2f}, 1 meaning pairing buys nothing"
+    return f"Paired by {why}{gain})."
 
 
 POINT_COLUMNS = ("points_destroyed", "points_lost", "points_swing")
