@@ -152,7 +152,8 @@ class ProbabilityValue(FiniteFloatRange):
 
 
 class PrecisionValue(FiniteFloatRange):
-    """A 95 % half-width to reach: a fraction below 0.5 (0.005), or percentage points from 1 up to 50 (1 = ±1 point)."""
+    """A 95 % half-width to reach: a fraction below 0.5 (0.005), or percentage points from 1 up to 50 (1 is ±1
+    point)."""
 
     name = "precision"
 
@@ -297,9 +298,9 @@ for _name, _help in SYSTEMS.items():
 
 
 #: How ``examples`` heads each kind of shipped file.
-EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon turns", "gdb": "General de Brigade charges",
-                 "t9a": "The 9th Age charges", "matrix": "Matchup matrices", "compare": "Comparisons",
-                 "rank": "Rankings", "report": "Report definitions",
+EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon turns",
+                 "gdb": "General de Brigade charges", "t9a": "The 9th Age charges", "matrix": "Matchup matrices",
+                 "compare": "Comparisons", "rank": "Rankings", "report": "Report definitions",
                  "force": "Forces (the decisions above name them as files beside them)"}
 
 

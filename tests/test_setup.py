@@ -30,10 +30,10 @@ def _recipes(makefile: str) -> dict[str, str]:
 def test_make_test_and_make_demo_install_python_packages_only():
     recipes = _recipes((ROOT / "Makefile").read_text(encoding="utf-8"))
     for target in ("test", "demo", "$(VENV)/.installed", "$(VENV)/.installed-test", "$(BIN)/python"):
-        assert not re.search(r"\b(sudo|apt-get|apt|brew|install-chromium)\b", recipes[target]), (target, recipes[target])
+        assert not re.search(r"\b(sudo|apt-get|apt|brew|install-chromium)\b", recipes[target]), target
     assert "open reports/out/demo/index.html" in recipes["demo"].splitlines()[-1]  # ends saying how to open it
     ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
-    assert ci.index("sh scripts/install-chromium.sh") < ci.index("make test")  # CI has the browser before the suite starts
+    assert ci.index("sh scripts/install-chromium.sh") < ci.index("make test")  # the browser before the suite
 
 
 def test_dask_and_pyarrow_are_extras_the_make_targets_install():

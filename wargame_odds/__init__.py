@@ -2,7 +2,8 @@
 
 ``wo.epic``, ``wo.gdb``, ``wo.t9a`` (``load → simulate → result.table() / .plot() / .to_json()``),
 ``wo.matrix / sweep / threshold / compare / rank / cumulative`` (decisions), ``wo.reports`` (batch reports) and
-``wo.examples()`` (the shipped scenarios, decisions and reports by name: ``wo.epic.load("epic/assault_marines_vs_warband")``).
+``wo.examples()`` (the shipped scenarios, decisions and reports by name:
+``wo.epic.load("epic/assault_marines_vs_warband")``).
 
 The code lives in the top-level packages ``analysis`` and ``kernels`` installed beside this one.  Those names are
 common: a notebook project often has an ``analysis/`` folder of its own, and Python imports a folder in the
@@ -32,7 +33,8 @@ def _own(name: str):
         raise ImportError(f"wargame_odds needs the module name {name!r} for its own package, but another {name!r} "
                           f"is already imported (from {where}); import wargame_odds before it, in a process "
                           f"that does not need both")
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

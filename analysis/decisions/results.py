@@ -426,8 +426,8 @@ class RankResult(DecisionResult):
         """What is left on both sides against the meta (weighted), and kills per 100 points."""
         if not any(c in self.frame for c in TRADES):
             return []
-        return ["", "What is left and what it cost against the meta (weighted means after the end phase, 95 % interval)",
-                _trade_table(self.frame, ["option"]).to_string(index=False)]
+        return ["", "What is left and what it cost against the meta (weighted means after the end phase, "
+                    "95 % interval)", _trade_table(self.frame, ["option"]).to_string(index=False)]
 
     def plot(self):
         """The meta score (weighted chance to win) in percent and, where every option has points, the chance to win

@@ -1,7 +1,5 @@
 """Issue 28 §3: a key that changes nothing gets a note (once), no note is printed twice, and a titan fight's headline
 speaks in damage points and void shields."""
-import pytest
-
 import analysis.epic as epic
 from analysis.decisions.api import cell_notes
 
@@ -16,8 +14,8 @@ def test_cover_no_better_than_the_armour_gets_a_note():
     """TP 1.12.5 / docs/epic-engine.md §2: a save is rolled on the better of armour and cover, so cover 4 on the 4+
     Nobz and 6+ Boyz of the Warband helps the Boyz (no note), while cover 4 on 4+ infantry only would change nothing."""
     assert not any("cover" in n for n in _with('name = "Warband"', "cover = 4").notes)
-    defended = epic.loads(WARBAND.replace('[units.boyz]\ntype = "INF"\narmour = 6', '[units.boyz]\ntype = "INF"\narmour = 4')
-                          .replace('name = "Warband"', 'name = "Warband"\ncover = 5', 1))
+    boyz_4_up = WARBAND.replace('[units.boyz]\ntype = "INF"\narmour = 6', '[units.boyz]\ntype = "INF"\narmour = 4')
+    defended = epic.loads(boyz_4_up.replace('name = "Warband"', 'name = "Warband"\ncover = 5', 1))
     notes = [n for n in defended.notes if "cover" in n]
     assert notes == ["formations[2] (Warband): cover = 5 changes nothing: its infantry's armour save (4+) is already "
                      "as good, and a unit saves on the better of the two"]
