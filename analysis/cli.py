@@ -42,7 +42,8 @@ COMMANDS = {
     "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
     "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
-                  "how far it can go, or what it takes."),
+                  "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
+                  "when it rises)."),
     "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
                 "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; without "
                 "opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, optional "

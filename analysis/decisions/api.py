@@ -451,7 +451,7 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     the other side, e.g. a turn scenario and its variant ("shoot first" against "engage now");
     ``labels`` names options A and B (default: the forces' names; for scenarios their file names, or
     the titles of loaded models).  Turn scenarios run on ``engine`` (on the reference engine, with a
-    note, when the kernel lacks a feature they use), by default as exact pairs.
+    note, when the kernel lacks a feature they use).
     ``method=None``: the one with the narrowest interval per second on ``engine`` (:func:`default_method`: batch
     means on the kernel, exact pairs on the reference engine); the result's ``meta["method_reason"]`` says which
     and why in one line, with the pairing gain the run measured.
