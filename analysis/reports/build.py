@@ -45,15 +45,15 @@ from tqdm import tqdm
 from .. import gc_pause
 from ..errors import UserError
 from ..headline import sentences, summary
-from ..labels import (axis_label, estimate_text, group_label, names, percent, quantity_label, readable_rows,
-                      report_at_least, sides_of)
-from ..plots import literal_text, outcome_figure, save_figure
+from ..labels import (axis_label, estimate_text, field_words, group_label, names, percent, quantity_label,
+                      readable_rows, report_at_least, sides_of)
+from ..plots import legend_below, literal_text, outcome_figure, save_figure
 from ..result import finite_json
 from ..scenario import read_file, shown_path
 from ..user_text import csv_text, elide, printable
 from ..atomic_file import write_atomic
 from .cells import frame_from_json, run_point
-from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
+from .definition import CompareCell, MatrixCell, Report, ScenarioCell, default_out, load_report, spec_hash
 from .executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
@@ -329,20 +329,22 @@ def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, system: str, 
             line = rows[mask]
             x = line[x_field] if numeric else [xs.index(v) for v in line[x_field]]
             label = " ".join([quantity_label(system, key[1]),
-                              *(f"{_field_name(f)} = {v}" for f, v in zip(others, key[2:]))])
+                              *(f"{field_words(f)} = {v}" for f, v in zip(others, key[2:]))])
             if key[0]:
                 label = f"{group_label(system, section, key[0], sides)}: {label}"
             ax.plot(x, line["estimate"] * 100, marker="o", label=label)
             ax.fill_between(x, line["ci95_lo"] * 100, line["ci95_hi"] * 100, alpha=0.2)
         if not numeric:
             ax.set_xticks(range(len(xs)), [str(x) for x in xs])
-        ax.set_xlabel(_field_name(x_field))
-        ax.set_ylabel("probability (band: 95 % interval)")
+        elif len(xs) <= 12:
+            ax.set_xticks(xs, [f"{x:g}" for x in xs])
+        ax.set_xlabel(field_words(x_field))
+        ax.set_ylabel("chance (band: 95 % interval)")
         ax.yaxis.set_major_formatter(PercentFormatter())
         ax.set_ylim(-2, 102)
         ax.set_title(group_label(system, section, ""), fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+        legend_below(ax)
     fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
     return fig
@@ -415,15 +417,8 @@ def _write_table(staging: Path, stem: str, frame: pd.DataFrame) -> list[str]:
     return [csv, parquet]
 
 
-def _field_name(field: str) -> str:
-    """``formations[Warband].blast_markers`` → "Warband blast markers"; ``attacker`` → "attacker"."""
-    head, _, last = str(field).rpartition(".")
-    owner = head.rsplit("[", 1)[-1].rstrip("]") if head.endswith("]") else ""
-    return " ".join(part for part in (owner, last.replace("_", " ")) if part)
-
-
 def _point_label(spec: dict) -> str:
-    return ", ".join(f"{_field_name(f)} = {_short(v) if isinstance(v, str) else v}"
+    return ", ".join(f"{field_words(f)} = {_short(v) if isinstance(v, str) else v}"
                      for f, v in spec["overrides"].items())
 
 
@@ -553,7 +548,7 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
         elif grid is None:
             section["rows"] = readable_rows(system, table, sides)
         else:
-            section["grid"] = {_field_name(f): [_short(v) if isinstance(v, str) else v for v in values]
+            section["grid"] = {field_words(f): [_short(v) if isinstance(v, str) else v for v in values]
                                for f, values in grid.items()}
             section["pivots"] = _sweep_pivot(system, table, specs, sides)
         sections.append(section)
@@ -600,9 +595,12 @@ def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict],
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``."""
+    from ..extras import require
+
     if not isinstance(report, Report):
         report = load_report(report)
-    out = Path(out) if out is not None else report.source.parent / "out" / report.name
+    require("parquet", shown_path(report.source))  # before anything is computed or written
+    out = Path(out) if out is not None else default_out(report)
     with output_folder(report, out) as manifest:
         done = compute(report, out, executor=executor, progress=progress)
         return render(report, done, out, manifest, executor_name=_where(executor))

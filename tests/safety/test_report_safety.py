@@ -134,7 +134,7 @@ def test_output_paths_are_checked_before_anything_is_computed(tmp_path):
 
 @pytest.mark.parametrize("options,field", [
     ("{ threads = 0 }", "options.threads"), ('{ engine = "fast" }', "options.engine"),
-    ("{ precision = 2.0 }", "options.precision"), ("{ chunk_trials = 1.5 }", "options.chunk_trials"),
+    ("{ precision = 60.0 }", "options.precision"), ("{ chunk_trials = 1.5 }", "options.chunk_trials"),
 ])
 def test_cell_options_are_checked_when_the_definition_is_read(tmp_path, options, field):
     """A bad option value is reported by load_report, before any cell runs."""
