@@ -88,12 +88,16 @@ def _mixture(counts: dict, per_count) -> dict:
     return dict(out)
 
 
-def _damage(unsaved: dict, part: PartSpec | None, target: UnitSpec) -> dict:
+def _numbers(dist: dict, exact: bool) -> dict:
+    return dist if exact else {v: float(p) for v, p in dist.items()}
+
+
+def _damage(unsaved: dict, part: PartSpec, target: UnitSpec, exact: bool) -> dict:
     """§5.5: HP lost from a distribution of unsaved wounds (Multiple Wounds, at most the HP each)."""
-    if part is None or part.multiple_wounds == DiceExpr(0, 0, 1):
+    if part.multiple_wounds == DiceExpr(0, 0, 1):
         return unsaved
     per_wound = defaultdict(int)
-    for v, p in expr_distribution(part.multiple_wounds).items():
+    for v, p in _numbers(expr_distribution(part.multiple_wounds), exact).items():
         per_wound[min(v, target.hp)] += p
     return _mixture(unsaved, lambda k: _sum_of(per_wound, k))
 
@@ -104,8 +108,14 @@ def _unsaved(n: int, p) -> dict:
 
 def step_damage(combat: CombatSpec, side: int, models: int, step: int, round_no: int, exact: bool) -> dict:
     """The distribution of the HP side ``side``'s attacks at Initiative ``step`` cost the enemy (§4.4, §5)."""
+    return _step_damage(combat, side, models, step, round_no == 1, exact)
+
+
+@lru_cache(maxsize=None)
+def _step_damage(combat: CombatSpec, side: int, models: int, step: int, first_round: bool, exact: bool) -> dict:
     attacker, target = combat.units()[side], combat.units()[1 - side]
-    charging = side == 0 and round_no == 1
+    charging = side == 0 and first_round
+    round_no = 1 if first_round else 2
     total = {0: ONE}
     for part in attacker.parts:
         if charging and step == 10 and part.impact_hits is not None:
@@ -113,7 +123,7 @@ def step_damage(combat: CombatSpec, side: int, models: int, step: int, round_no:
         if part.step(charging) == step:
             front, supporting = attacks_made(attacker, part, models)
             p = attack_probability(combat, part, target, charging, round_no == 1)
-            total = _add(total, _damage(_unsaved(front + supporting, p if exact else float(p)), part, target))
+            total = _add(total, _damage(_unsaved(front + supporting, p if exact else float(p)), part, target, exact))
         if step == 0 and part.stomp_attacks is not None and target.height == "standard":
             total = _add(total, _special(part, part.stomp_attacks, attacker, target, models, exact))
     return total
@@ -122,7 +132,7 @@ def step_damage(combat: CombatSpec, side: int, models: int, step: int, round_no:
 def _special(part: PartSpec, expr: DiceExpr, attacker: UnitSpec, target: UnitSpec, models: int, exact: bool):
     """§5.6: X automatic hits per model in contact, at the part's own Strength and AP, 1 HP each."""
     p = automatic_hit_probability(part.strength, part.armour_penetration, target)
-    hits = _sum_of(expr_distribution(expr), in_contact(attacker, models))
+    hits = _sum_of(_numbers(expr_distribution(expr), exact), in_contact(attacker, models))
     return _mixture(hits, lambda n: _unsaved(n, p if exact else float(p)))
 
 
@@ -137,6 +147,7 @@ def two_dice(maximised: bool = False) -> dict[int, Fraction]:
     return dict(out)
 
 
+@lru_cache(maxsize=None)
 def p_discipline_test(discipline: int, reroll: bool = False, double_one_passes: bool = False,
                       only_double_one: bool = False) -> Fraction:
     """§7.1, §7.5, Q-C9: P(a Discipline Test passes), with the Battle Standard's re-roll."""
@@ -148,6 +159,7 @@ def p_discipline_test(discipline: int, reroll: bool = False, double_one_passes: 
     return 1 - (1 - once) ** 2 if reroll else once
 
 
+@lru_cache(maxsize=None)
 def p_caught(flee_maximised: bool = False, pursuit_maximised: bool = False) -> Fraction:
     """§8.1: P(pursuit ≥ flee)."""
     return sum((p * q for f, p in two_dice(flee_maximised).items() for r, q in two_dice(pursuit_maximised).items()

@@ -121,6 +121,8 @@ def melee_figure(result):
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+    from ..plots import at_least_curve
+
     names = {"a": result.meta["melee_setup"]["charger"], "b": result.meta["melee_setup"]["target"]}
     melee = result.tree["melee"]
     fig = plt.figure(figsize=(13, 11), layout="constrained")
@@ -128,7 +130,7 @@ def melee_figure(result):
     result.charge_range_panel(top.add_subplot(1, 2, 1))
     ax = top.add_subplot(1, 2, 2)
     keys = [("a_wins", "{a} win the combat"), ("b_wins", "{b} win the combat"),
-            ("unresolved", f"still fighting after {result.meta['melee']['rounds']} rounds"),
+            ("unresolved", f"still fighting after {result.meta['melee_setup']['rounds']} rounds"),
             ("b_breaks", "{b} break"), ("b_caught", "{b} caught"), ("b_destroyed", "{b} destroyed"),
             ("a_breaks", "{a} break"), ("a_caught", "{a} caught"), ("a_destroyed", "{a} destroyed")]
     y = np.arange(len(keys))[::-1]
@@ -148,7 +150,8 @@ def melee_figure(result):
     for i, side in enumerate("ab"):
         for key, style in ((f"hp_lost_{side}", "-"), (f"hp_lost_{side}_r1", ":")):
             values, p, lo, hi = melee["distributions"][key].at_least()
-            ax.plot(values, p * 100, drawstyle="steps-pre", linestyle=style, color=f"C{i}",
+            x, curve = at_least_curve(values, p)
+            ax.plot(x, curve * 100, drawstyle="steps-pre", linestyle=style, color=f"C{i}",
                     label=f"{names[side]}, {'whole fight' if style == '-' else 'round 1'}")
             ax.errorbar(values, p * 100, yerr=np.clip([p - lo, hi - p], 0, None) * 100, fmt="none", capsize=2,
                         color=f"C{i}", alpha=0.6)
