@@ -4,7 +4,7 @@ charger arrives, the fight, one trial per loop pass, counts aggregated per RNG b
 Arrays in, counts out.  Each rule step is one jitted function (tested against the same step of
 ``analysis/t9a/combat_reference.py``).  A part's unsaved wounds at one Initiative Step are drawn with one
 uniform from a table built once per scenario (``analysis/t9a/combat_layout.py``): each attack is an
-independent trial with the exact probability P(hit)·P(wound)·P(armour fails)·P(special save fails) (§9), so
+independent trial with the exact probability P(hit)·P(wound)·P(armour fails)·P(special save fails) (§C9), so
 the unsaved wounds of ``n`` attacks are Binomial(n, p); rows ``0..nmax`` of a group's table hold Binomial(n, p)
 as Walker–Vose alias tables (one uniform, no search), and more than ``nmax`` attacks are drawn as several rows
 (a sum of binomials with one p is binomial).  The column and slot constants below are the contract with the layout module.
@@ -16,7 +16,7 @@ from .rng import BLOCK_TRIALS, d6, seed_stream, uniform
 from .t9a import _trial
 
 # unit columns (int64 matrix, row 0 the charger, row 1 the target); U_DISCIPLINE is the better of the unit's
-# and its General's (Commanding Presence, §7.5, also on Rally Tests, Q-C16)
+# and its General's (Commanding Presence, §C7.5, also on Rally Tests, Q-C16)
 U_START_HP, U_HP, U_WIDTH, U_CONTACT, U_FULL_RANK, U_RANKED, U_STATIC_SCORE, U_DISCIPLINE, U_REROLL, \
     U_STUBBORN, U_UNBREAKABLE, U_SWIFT = range(12)
 N_UCOLS = 12
@@ -44,16 +44,16 @@ FLED_RALLIED, FLED_NOT_RALLIED, CAUGHT, REMOVED = range(4)
 TRIAL_STREAM_KEY = np.uint64(0x7439A3C0B1E5D2F7)
 
 
-# -- ranks and attackers (§3.2, §4) ---------------------------------------------------------------
+# -- ranks and attackers (§C3.2, §C4) ---------------------------------------------------------------
 @njit(cache=True, inline="always", _nrt=False)
 def _models(hp_left, hp):
-    """§9: models standing = ⌈HP left / HP⌉."""
+    """§C9: models standing = ⌈HP left / HP⌉."""
     return (hp_left + hp - 1) // hp
 
 
 @njit(cache=True, _nrt=False)
 def _full_ranks(models, width, full_rank, ranked):
-    """§3.2: ⌊models / width⌋ plus the rear rank when it has ``full_rank`` models; 0 unless ``ranked``
+    """§C3.2: ⌊models / width⌋ plus the rear rank when it has ``full_rank`` models; 0 unless ``ranked``
     (wide enough, not Light Troops)."""
     if not ranked:
         return 0
@@ -62,7 +62,7 @@ def _full_ranks(models, width, full_rank, ranked):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _rank_bonus(full_ranks, cap):
-    """§6.1: +1 per Full Rank after the first, at most ``cap``."""
+    """§C6.1: +1 per Full Rank after the first, at most ``cap``."""
     return min(cap, max(0, full_ranks - 1))
 
 
@@ -79,7 +79,7 @@ def _fill_rank_table(cu, by_hp):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _attacks(models, width, contact_cap, front, support, support_ranks):
-    """§4.1–§4.2, Q-C2, Q-C4: attacks of one part: ``front`` per model in contact, ``support`` per model of
+    """§C4.1–§C4.2, Q-C2, Q-C4: attacks of one part: ``front`` per model in contact, ``support`` per model of
     each of the ``support_ranks`` ranks behind, at most as many per rank as are in contact."""
     contact = min(contact_cap, models)
     n = contact * front
@@ -88,7 +88,7 @@ def _attacks(models, width, contact_cap, front, support, support_ranks):
     return n
 
 
-# -- attacks (§5) --------------------------------------------------------------------------------------
+# -- attacks (§C5) --------------------------------------------------------------------------------------
 @njit(cache=True, inline="always", _nrt=False)
 def _alias_draw(u, base, m, prob, alias):
     """One draw from row ``base`` (values 0..m) of the alias tables, with one uniform ``u``: column
@@ -100,7 +100,7 @@ def _alias_draw(u, base, m, prob, alias):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _unsaved(state, group, n, g_off, g_nmax, prob, alias):
-    """§9: unsaved wounds of ``n`` attacks of ``group``: Binomial(n, p), one uniform per table row."""
+    """§C9: unsaved wounds of ``n`` attacks of ``group``: Binomial(n, p), one uniform per table row."""
     k = 0
     while n > 0:
         m = min(n, g_nmax[group])
@@ -158,7 +158,7 @@ def _roll_expr(state, dice, sides, add):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _health_points(state, unsaved, dice, sides, add, target_hp):
-    """§5.5: HP lost to ``unsaved`` wounds with Multiple Wounds (X), each at most the target's HP."""
+    """§C5.5: HP lost to ``unsaved`` wounds with Multiple Wounds (X), each at most the target's HP."""
     if dice == 0:
         return unsaved * min(add, target_hp)
     lost = 0
@@ -169,7 +169,7 @@ def _health_points(state, unsaved, dice, sides, add, target_hp):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _event_damage(state, ev, kind, i, models, cu, g_off, g_nmax, prob, alias):
-    """HP attack event ``ev[kind, i]`` (a part's attacks, or its Impact Hits / Stomp Attacks, §5.6) costs the
+    """HP attack event ``ev[kind, i]`` (a part's attacks, or its Impact Hits / Stomp Attacks, §C5.6) costs the
     enemy, its side having ``models`` models."""
     side = ev[kind, i, E_SIDE]
     if ev[kind, i, E_SPECIAL]:
@@ -186,8 +186,8 @@ def _event_damage(state, ev, kind, i, models, cu, g_off, g_nmax, prob, alias):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _round_steps(state, kind, hp_a, hp_b, cu, by_hp, ev, n_ev, g_off, g_nmax, prob, alias):
-    """§4.4: one round's Initiative Steps 10 → 0 (the events, by step); the attacks of a step strike from
-    the state at its start, casualties come off at its end; stops once a unit has no models (§6.4).
+    """§C4.4: one round's Initiative Steps 10 → 0 (the events, by step); the attacks of a step strike from
+    the state at its start, casualties come off at its end; stops once a unit has no models (§C6.4).
     Returns the HP left of both units."""
     i = 0
     n = n_ev[kind]
@@ -210,16 +210,16 @@ def _round_steps(state, kind, hp_a, hp_b, cu, by_hp, ev, n_ev, g_off, g_nmax, pr
     return hp_a, hp_b
 
 
-# -- Combat Score, Break Test, flee and rally (§6–§8) ------------------------------------------------
+# -- Combat Score, Break Test, flee and rally (§C6–§C8) ------------------------------------------------
 @njit(cache=True, _nrt=False)
 def _score(enemy_lost, charging, rank_bonus, static_score):
-    """§6.1: HP caused + 1 Charging + Rank Bonus + Standard and Battle Standard."""
+    """§C6.1: HP caused + 1 Charging + Rank Bonus + Standard and Battle Standard."""
     return enemy_lost + charging + rank_bonus + static_score
 
 
 @njit(cache=True, _nrt=False)
 def _break_discipline(cu, loser, loser_ranks, winner_ranks, margin):
-    """§7.2–§7.4, Q-C10: the Discipline of the loser's Break Test (General's if better): the margin is
+    """§C7.2–§C7.4, Q-C10: the Discipline of the loser's Break Test (General's if better): the margin is
     ignored when Stubborn or Steadfast (more Full Ranks than the winner); never below 0."""
     dis = cu[loser, U_DISCIPLINE]
     if cu[loser, U_STUBBORN] or loser_ranks > winner_ranks:
@@ -229,7 +229,7 @@ def _break_discipline(cu, loser, loser_ranks, winner_ranks, margin):
 
 @njit(cache=True, _nrt=False)
 def _passes(total, discipline, double_one_passes, only_double_one):
-    """§7.1, Q-C9: a Discipline Test's 2D6 ``total`` passes when ≤ Discipline (or, by switch, a double 1);
+    """§C7.1, Q-C9: a Discipline Test's 2D6 ``total`` passes when ≤ Discipline (or, by switch, a double 1);
     ``only_double_one``: the test passes on a double 1 alone (Q-C11 switch)."""
     if only_double_one:
         return total == 2
@@ -238,7 +238,7 @@ def _passes(total, discipline, double_one_passes, only_double_one):
 
 @njit(cache=True, _nrt=False)
 def _best_two(a, b, c):
-    """§8.2: the two highest of three dice (a Maximised 2D6)."""
+    """§C8.2: the two highest of three dice (a Maximised 2D6)."""
     return a + b + c - min(a, min(b, c))
 
 
@@ -254,7 +254,7 @@ def _roll2(state, maximised):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _discipline_test(state, discipline, reroll, double_one_passes, only_double_one):
-    """§7.1, §7.5: roll 2D6; a failed test is re-rolled once with Rally Around the Flag."""
+    """§C7.1, §C7.5: roll 2D6; a failed test is re-rolled once with Rally Around the Flag."""
     if _passes(_roll2(state, False), discipline, double_one_passes, only_double_one):
         return True
     return reroll == 1 and _passes(_roll2(state, False), discipline, double_one_passes, only_double_one)
@@ -262,7 +262,7 @@ def _discipline_test(state, discipline, reroll, double_one_passes, only_double_o
 
 @njit(cache=True, _nrt=False)
 def _rally_discipline(cu, cr, side, hp_left):
-    """§8.4, Q-C11: (Discipline of the Rally Test, passes only on a double 1): a Decimated unit (≤ 25 %
+    """§C8.4, Q-C11: (Discipline of the Rally Test, passes only on a double 1): a Decimated unit (≤ 25 %
     of its starting HP) halves it, rounding up, or needs a double 1, by switch."""
     dis = cu[side, U_DISCIPLINE]
     if 4 * hp_left > cu[side, U_START_HP] or cr[R_DECIMATED_RALLY] == RALLY_NONE:
@@ -274,8 +274,8 @@ def _rally_discipline(cu, cr, side, hp_left):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _flee(state, cu, cr, loser, hp_left):
-    """§8: the fate of a unit that broke: removed (beta switch, Decimated), caught (pursuit ≥ flee), or
-    fled and then rallied or not (§8.4)."""
+    """§C8: the fate of a unit that broke: removed (beta switch, Decimated), caught (pursuit ≥ flee), or
+    fled and then rallied or not (§C8.4)."""
     if cr[R_DECIMATED_REMOVED] and 4 * hp_left <= cu[loser, U_START_HP]:
         return REMOVED
     flee = _roll2(state, cu[loser, U_SWIFT] == 1)
@@ -333,7 +333,7 @@ def _record(acc, moff, r1_result, ended_r1, winner, broke, fate, wiped, ends, lo
 
 @njit(cache=True, inline="always", _nrt=False)
 def _fight(state, shot_hp, cu, by_hp, cr, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset, acc):
-    """§9: rounds until a unit breaks or is destroyed, or ``R_ROUNDS`` are fought; the charger (side 0)
+    """§C9: rounds until a unit breaks or is destroyed, or ``R_ROUNDS`` are fought; the charger (side 0)
     lost ``shot_hp`` HP to Stand and Shoot before contact."""
     start_a = cu[0, U_START_HP] - shot_hp
     start_b = cu[1, U_START_HP]
@@ -352,7 +352,7 @@ def _fight(state, shot_hp, cu, by_hp, cr, ev, n_ev, g_off, g_nmax, prob, alias, 
         if r == 1:
             r1_lost_a = was_a - hp_a
             r1_lost_b = was_b - hp_b
-        if hp_a == 0 or hp_b == 0:                      # §6.4, Q-C17: no models left
+        if hp_a == 0 or hp_b == 0:                      # §C6.4, Q-C17: no models left
             wiped = (1 if hp_a == 0 else 0) | (2 if hp_b == 0 else 0)
             winner = -1 if wiped == 3 else (0 if hp_b == 0 else 1)
             if r == 1:
@@ -367,7 +367,7 @@ def _fight(state, shot_hp, cu, by_hp, cr, ev, n_ev, g_off, g_nmax, prob, alias, 
         if r == 1:
             r1_margin = score_a - score_b + margin_offset
             scored_r1 = True
-        if score_a == score_b:                          # §6.3: both winners, fight on
+        if score_a == score_b:                          # §C6.3: both winners, fight on
             if r == 1:
                 r1_result = 2
             continue

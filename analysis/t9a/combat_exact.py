@@ -1,8 +1,8 @@
-"""Exact T9A close combat (docs/t9a.md, "Close combat" §9, §12): per-attack probabilities, the dice of the
+"""Exact T9A close combat (docs/t9a.md, "Close combat" §C9, §C12): per-attack probabilities, the dice of the
 Break Test, flee, pursuit and rally, and the whole fight as a Markov chain over the HP left of both units.
 
 Each attack is an independent trial with p = P(hit)·P(wound)·P(armour fails)·P(special save fails), so a
-part's unsaved wounds at one Initiative Step are Binomial(n, p) (§9).  The fight is exact: every step's HP
+part's unsaved wounds at one Initiative Step are Binomial(n, p) (§C9).  The fight is exact: every step's HP
 losses are convolved into the joint distribution of (HP left of the charger, HP left of the target), round
 after round.  Values are :class:`fractions.Fraction` with ``exact=True`` (slow beyond small units), floats
 otherwise.  The deterministic steps (ranks, attackers, Combat Score) are the reference engine's.
@@ -33,7 +33,7 @@ def save_fails(need: int) -> Fraction:
 
 def attack_probability(combat: CombatSpec, part: PartSpec, target: UnitSpec, charging: bool,
                        first_round: bool) -> Fraction:
-    """§5.1–§5.4, §9: P(one close-combat attack of ``part`` costs ``target`` an unsaved wound)."""
+    """§C5.1–§C5.4, §C9: P(one close-combat attack of ``part`` costs ``target`` an unsaved wound)."""
     hit = d6_at_least(to_hit_need(part.offensive_skill, target.defensive_skill, combat.to_hit_table,
                                   part.to_hit_mod))
     if part.hatred and first_round:
@@ -44,7 +44,7 @@ def attack_probability(combat: CombatSpec, part: PartSpec, target: UnitSpec, cha
 
 
 def automatic_hit_probability(strength: int, penetration: int, target: UnitSpec) -> Fraction:
-    """§5.2–§5.4: P(a hit wounds and is not saved)."""
+    """§C5.2–§C5.4: P(a hit wounds and is not saved)."""
     return (d6_at_least(to_wound_need(strength, target.resilience))
             * save_fails(armour_need(target.armour, penetration)) * save_fails(target.special_save))
 
@@ -93,7 +93,7 @@ def _numbers(dist: dict, exact: bool) -> dict:
 
 
 def _damage(unsaved: dict, part: PartSpec, target: UnitSpec, exact: bool) -> dict:
-    """§5.5: HP lost from a distribution of unsaved wounds (Multiple Wounds, at most the HP each)."""
+    """§C5.5: HP lost from a distribution of unsaved wounds (Multiple Wounds, at most the HP each)."""
     if part.multiple_wounds == DiceExpr(0, 0, 1):
         return unsaved
     per_wound = defaultdict(int)
@@ -107,7 +107,7 @@ def _unsaved(n: int, p) -> dict:
 
 
 def step_damage(combat: CombatSpec, side: int, models: int, step: int, round_no: int, exact: bool) -> dict:
-    """The distribution of the HP side ``side``'s attacks at Initiative ``step`` cost the enemy (§4.4, §5)."""
+    """The distribution of the HP side ``side``'s attacks at Initiative ``step`` cost the enemy (§C4.4, §C5)."""
     return _step_damage(combat, side, models, step, round_no == 1, exact)
 
 
@@ -130,16 +130,16 @@ def _step_damage(combat: CombatSpec, side: int, models: int, step: int, first_ro
 
 
 def _special(part: PartSpec, expr: DiceExpr, attacker: UnitSpec, target: UnitSpec, models: int, exact: bool):
-    """§5.6: X automatic hits per model in contact, at the part's own Strength and AP, 1 HP each."""
+    """§C5.6: X automatic hits per model in contact, at the part's own Strength and AP, 1 HP each."""
     p = automatic_hit_probability(part.strength, part.armour_penetration, target)
     hits = _sum_of(_numbers(expr_distribution(expr), exact), in_contact(attacker, models))
     return _mixture(hits, lambda n: _unsaved(n, p if exact else float(p)))
 
 
-# -- the dice of §7–§8 ----------------------------------------------------------------------------------
+# -- the dice of §C7–§C8 ----------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def two_dice(maximised: bool = False) -> dict[int, Fraction]:
-    """§8.2: the total of 2D6, or of a Maximised 2D6 (3D6, the lowest dropped)."""
+    """§C8.2: the total of 2D6, or of a Maximised 2D6 (3D6, the lowest dropped)."""
     out = defaultdict(int)
     n = 3 if maximised else 2
     for dice in product(range(1, 7), repeat=n):
@@ -150,7 +150,7 @@ def two_dice(maximised: bool = False) -> dict[int, Fraction]:
 @lru_cache(maxsize=None)
 def p_discipline_test(discipline: int, reroll: bool = False, double_one_passes: bool = False,
                       only_double_one: bool = False) -> Fraction:
-    """§7.1, §7.5, Q-C9: P(a Discipline Test passes), with the Battle Standard's re-roll."""
+    """§C7.1, §C7.5, Q-C9: P(a Discipline Test passes), with the Battle Standard's re-roll."""
     if only_double_one:
         once = Fraction(1, 36)
     else:
@@ -161,14 +161,14 @@ def p_discipline_test(discipline: int, reroll: bool = False, double_one_passes: 
 
 @lru_cache(maxsize=None)
 def p_caught(flee_maximised: bool = False, pursuit_maximised: bool = False) -> Fraction:
-    """§8.1: P(pursuit ≥ flee)."""
+    """§C8.1: P(pursuit ≥ flee)."""
     return sum((p * q for f, p in two_dice(flee_maximised).items() for r, q in two_dice(pursuit_maximised).items()
                 if r >= f), Fraction(0))
 
 
 def p_break(loser: UnitSpec, loser_models: int, winner: UnitSpec, winner_models: int, margin: int,
             combat: CombatSpec) -> Fraction:
-    """§7: P(the loser of a round by ``margin`` fails its Break Test)."""
+    """§C7: P(the loser of a round by ``margin`` fails its Break Test)."""
     if loser.unbreakable:
         return Fraction(0)
     discipline, _ = break_discipline(loser, loser_models, winner, winner_models, margin)
@@ -176,7 +176,7 @@ def p_break(loser: UnitSpec, loser_models: int, winner: UnitSpec, winner_models:
 
 
 def p_rally(unit: UnitSpec, hp_left: int, combat: CombatSpec) -> Fraction:
-    """§8.4, Q-C11, Q-C16: P(a fled unit rallies)."""
+    """§C8.4, Q-C11, Q-C16: P(a fled unit rallies)."""
     base = max(unit.discipline, unit.general_discipline)
     only_double_one = False
     if decimated(unit, hp_left) and combat.decimated_rally == "halve":
@@ -194,14 +194,14 @@ OUTCOMES = ("r1_a_wins", "r1_b_wins", "r1_draw", "r1_a_breaks", "r1_b_breaks", "
 
 
 def _round(combat: CombatSpec, state: tuple[int, int], round_no: int, exact: bool) -> dict:
-    """§4.4: the joint distribution of the HP left after one round's Initiative Steps 10 → 0."""
+    """§C4.4: the joint distribution of the HP left after one round's Initiative Steps 10 → 0."""
     units = combat.units()
     dist = {state: ONE}
     for step in range(10, -1, -1):
         nxt = defaultdict(int)
         for (ha, hb), p in dist.items():
             models = [u.models_left(h) for u, h in zip(units, (ha, hb))]
-            if not all(models):                   # §6.4: the round stops
+            if not all(models):                   # §C6.4: the round stops
                 nxt[ha, hb] += p
                 continue
             to_b = step_damage(combat, 0, models[0], step, round_no, exact)
@@ -258,12 +258,12 @@ def fight(combat: CombatSpec, shot_hp: int = 0, exact: bool = False) -> dict:
 
 
 def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, out: dict, hists):
-    """§6–§8 for one end-of-round state of probability ``p``: adds the outcomes of the fights that end
+    """§C6–§C8 for one end-of-round state of probability ``p``: adds the outcomes of the fights that end
     here to ``out`` and returns the probability that the fight goes on from it (a tie, or the loser holds)."""
     units = combat.units()
     models = [u.models_left(h) for u, h in zip(units, after)]
     first = round_no == 1
-    if not all(models):                                 # §6.4, Q-C17
+    if not all(models):                                 # §C6.4, Q-C17
         for i, side in enumerate("ab"):
             if not models[i]:
                 out[f"{side}_destroyed"] += p
@@ -282,7 +282,7 @@ def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, o
               lost[0] + bonus[1] + combat.b.standard + combat.b.battle_standard]
     if first:
         hists["r1_margin"][scores[0] - scores[1]] += p
-    if scores[0] == scores[1]:                          # §6.3
+    if scores[0] == scores[1]:                          # §C6.3
         if first:
             out["r1_draw"] += p
         return p
@@ -300,7 +300,7 @@ def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, o
 
 
 def _flee(combat: CombatSpec, side: int, hp_left: int, p, first: bool, out: dict) -> None:
-    """§8: how a broken unit of probability ``p`` ends: removed (beta switch), caught, or fled and rallied."""
+    """§C8: how a broken unit of probability ``p`` ends: removed (beta switch), caught, or fled and rallied."""
     units = combat.units()
     loser, winner, name = units[side], units[1 - side], "ab"[side]
     if combat.decimated_flee == "removed" and decimated(loser, hp_left):
@@ -320,7 +320,7 @@ def _flee(combat: CombatSpec, side: int, hp_left: int, p, first: bool, out: dict
 
 def start_facts(combat: CombatSpec) -> dict:
     """Per role (charger, target): Full Ranks, Rank Bonus and Steadfast at the start, and P(caught if it
-    breaks) (§11)."""
+    breaks) (§C11)."""
     units = combat.units()
     ranks = [full_ranks(u, u.models) for u in units]
     out = {}

@@ -1,6 +1,6 @@
 """The close combat's count slots (``"melee:<slot>"``, see ``kernels.t9a_combat.MELEE_SLOTS``) and the
 kernel's arrays: units, rules, attack events by Initiative Step, and the per-scenario tables of the
-Binomial draws of unsaved wounds (docs/t9a.md, "Close combat" §9).
+Binomial draws of unsaved wounds (docs/t9a.md, "Close combat" §C9).
 
 Histograms: HP lost (0..starting HP), the round-one score margin A − B (shifted by ``margin_offset``),
 the round the fight ends in (1..rounds, then one slot for "unresolved").
@@ -165,7 +165,7 @@ def combat_arrays(combat: CombatSpec, layout: CountLayout) -> CombatArrays:
 
 def _special(step: int, side: int, part: PartSpec, expr: DiceExpr, unit: UnitSpec, target: UnitSpec,
              groups: list) -> list[int]:
-    """An Impact Hits or Stomp Attacks event (§5.6): X automatic hits per model in contact."""
+    """An Impact Hits or Stomp Attacks event (§C5.6): X automatic hits per model in contact."""
     p = float(automatic_hit_probability(part.strength, part.armour_penetration, target))
     groups.append((p, max(1, min(TABLE_ROWS, min(unit.in_contact, unit.models) * expr.highest))))
     return [step, side, 1, 0, 0, 0, len(groups) - 1, 0, 0, 1, *_dice(expr)]

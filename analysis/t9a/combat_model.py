@@ -3,7 +3,7 @@ tables (``combat_rules.toml``) and the resolved fight that every combat engine r
 
 A scenario with a ``[combat]`` table fights its charge out: the charger (side ``a``) against the target
 (side ``b``), each described by a ``unit`` table, one ``attacks`` table per model part and an optional
-``support`` table.  Clause tags (``§5.1``, ``Q-C4``) are the numbered readings of docs/t9a.md.
+``support`` table.  Clause tags (``§C5.1``, ``Q-C4``) are the numbered readings of docs/t9a.md.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ DICE_PATTERN = re.compile(r"^\s*(?:(\d+)|(\d*)\s*[dD]\s*(3|6)\s*(?:\+\s*(\d+))?)
 
 
 class Attacks(StrictModel):
-    """One model part's attacks (§3.1, §4, §5)."""
+    """One model part's attacks (§C3.1, §C4, §C5)."""
 
     name: str = Field(min_length=1, max_length=80)
     attacks: int = Field(default=1, ge=0, le=10)
@@ -50,7 +50,7 @@ class Attacks(StrictModel):
 
 
 class Unit(StrictModel):
-    """A rank-and-file unit (§3): its ranks, defences, Discipline and special rules."""
+    """A rank-and-file unit (§C3): its ranks, defences, Discipline and special rules."""
 
     models: int = Field(ge=1, le=1000)
     width: int = Field(ge=1, le=1000)
@@ -74,14 +74,14 @@ class Unit(StrictModel):
 
 
 class Support(StrictModel):
-    """Characters outside the unit whose rules reach it (§7.5)."""
+    """Characters outside the unit whose rules reach it (§C7.5)."""
 
     general_discipline: int = Field(default=0, ge=0, le=10)
     rally_around_the_flag: bool = False
 
 
 class Combat(StrictModel):
-    """The ``[combat]`` table: fight after the charge, and the readings and version switches (§13, §15).
+    """The ``[combat]`` table: fight after the charge, and the readings and version switches (§C13, §C15).
     Keys left out take the defaults of ``rules.version`` (:data:`COMBAT_VERSIONS`)."""
 
     rounds: int = Field(default=3, ge=1, le=20)
@@ -94,7 +94,7 @@ class Combat(StrictModel):
     flank_bonus: int = Field(default=0, ge=0, le=2)
 
 
-#: Combat defaults of each ``rules.version`` (Q-C1, §15): the 2.x readings for 2.0 and 2022, the beta pages'
+#: Combat defaults of each ``rules.version`` (Q-C1, §C15): the 2.x readings for 2.0 and 2022, the beta pages'
 #: rules for beta; every key can be set in ``[combat]``.
 COMBAT_VERSIONS: dict[str, dict] = {
     "2.0": {"double_one_passes": False, "decimated_rally": "halve", "decimated_flee": "flee",
@@ -120,18 +120,18 @@ def _need(table: dict, difference: int) -> int:
 
 
 def to_hit_need(offensive: int, defensive: int, table: str = "2.0", modifier: int = 0) -> int:
-    """§5.1: the D6 score to hit in close combat, modifiers applied, clamped to 2..6 (a natural 1 misses,
+    """§C5.1: the D6 score to hit in close combat, modifiers applied, clamped to 2..6 (a natural 1 misses,
     a natural 6 hits)."""
     return min(6, max(2, _need(rule_tables()["to_hit"][table], offensive - defensive) - modifier))
 
 
 def to_wound_need(strength: int, resilience: int) -> int:
-    """§5.2: the D6 score to wound."""
+    """§C5.2: the D6 score to wound."""
     return _need(rule_tables()["to_wound"], strength - resilience)
 
 
 def armour_need(armour: int, penetration: int) -> int:
-    """§5.3: the D6 score of the armour save, 7 when Armour − AP leaves no save (Armour 5 or 6 save on 2+)."""
+    """§C5.3: the D6 score of the armour save, 7 when Armour − AP leaves no save (Armour 5 or 6 save on 2+)."""
     left = min(armour, 6) - penetration
     return 7 if left <= 0 else max(2, 7 - left)
 
@@ -180,7 +180,7 @@ def parse_dice(value, source: str, field: str, least: int) -> DiceExpr | None:
 
 @dataclass(frozen=True)
 class PartSpec:
-    """A model part as the engines read it (§3.1)."""
+    """A model part as the engines read it (§C3.1)."""
 
     name: str
     attacks: int
@@ -191,7 +191,7 @@ class PartSpec:
     strike_step: Optional[int]
     supports: bool
     extra_ranks: int
-    support_cap: int                 # §4.2: the Height cap, or Extra Support (X)
+    support_cap: int                 # §C4.2: the Height cap, or Extra Support (X)
     to_hit_mod: int
     hatred: bool
     charge_strength: int
@@ -202,7 +202,7 @@ class PartSpec:
     stomp_attacks: Optional[DiceExpr]
 
     def step(self, charging: bool) -> int:
-        """§4.4: the Initiative Step it strikes at: a fixed step, else its Agility (+ charge_agility while
+        """§C4.4: the Initiative Step it strikes at: a fixed step, else its Agility (+ charge_agility while
         Charging, Q-C3), at most 10."""
         if self.strike_step is not None:
             return self.strike_step
@@ -211,7 +211,7 @@ class PartSpec:
 
 @dataclass(frozen=True)
 class UnitSpec:
-    """A unit as the engines read it (§3)."""
+    """A unit as the engines read it (§C3)."""
 
     name: str
     models: int
@@ -224,15 +224,15 @@ class UnitSpec:
     defensive_skill: int
     resilience: int
     armour: int
-    special_save: int                # §5.4: the better of Aegis and Fortitude (X+), 0 = none
+    special_save: int                # §C5.4: the better of Aegis and Fortitude (X+), 0 = none
     discipline: int
     standard: bool
     battle_standard: bool
     stubborn: bool
     unbreakable: bool
     swiftstride: bool
-    general_discipline: int          # §7.5 Commanding Presence in range (0: none)
-    rally_around_the_flag: bool      # §7.5 a Battle Standard Bearer in range: re-roll failed Discipline Tests
+    general_discipline: int          # §C7.5 Commanding Presence in range (0: none)
+    rally_around_the_flag: bool      # §C7.5 a Battle Standard Bearer in range: re-roll failed Discipline Tests
     parts: tuple[PartSpec, ...]
 
     @property
@@ -240,7 +240,7 @@ class UnitSpec:
         return self.models * self.hp
 
     def models_left(self, hp_left: int) -> int:
-        """§9: models standing = ⌈HP left / HP⌉ (pooled HP, Q-C5)."""
+        """§C9: models standing = ⌈HP left / HP⌉ (pooled HP, Q-C5)."""
         return -(-hp_left // self.hp)
 
 
@@ -284,7 +284,7 @@ def _part(p: Attacks, height: str, source: str, where: str) -> PartSpec:
 
 
 def unit_spec(name: str, u: Unit, support: Optional[Support], source: str, where: str) -> UnitSpec:
-    """Check a unit's cross-field ranges (§10) and resolve its defaults."""
+    """Check a unit's cross-field ranges (§C10) and resolve its defaults."""
     if u.width > u.models:
         raise UserError(source, f"{where}.width", f"{u.width} is wider than the unit's {u.models} models",
                         f"1 to models ({u.models})")
@@ -324,7 +324,7 @@ def combat_spec(combat: Combat, version: str, charger: UnitSpec, target: UnitSpe
 
 
 def max_attacks(unit: UnitSpec, part: PartSpec) -> int:
-    """The most attacks ``part`` can make in one step (front rank in contact plus supporting ranks, §4)."""
+    """The most attacks ``part`` can make in one step (front rank in contact plus supporting ranks, §C4)."""
     contact = min(unit.in_contact, unit.models)
     ranks = 1 + part.extra_ranks if part.supports else 0
     return contact * (part.attacks + ranks * min(part.attacks, part.support_cap))
@@ -336,5 +336,5 @@ def decimated(unit: UnitSpec, hp_left: int) -> bool:
 
 
 def halved_up(value: int) -> int:
-    """§3.1: divisions round up."""
+    """§C3.1: divisions round up."""
     return math.ceil(value / 2)

@@ -96,7 +96,7 @@ class Target(StrictModel):
     reaction: Literal["hold", "stand_and_shoot", "flee"] = "hold"
     shooting: Optional[Shooting] = None
     shoot_at: Optional[str] = None
-    flee_dice: FleeDiceName = "2d6"
+    flee_dice: Optional[FleeDiceName] = None    # default 2d6 (swiftstride for a Swiftstride unit)
     unit: Optional[Unit] = None                  # close combat (with [combat])
     support: Optional[Support] = None
 
@@ -110,8 +110,8 @@ class Charger(StrictModel):
     room: bool = True
     in_front_arc: bool = True
     models: Optional[int] = Field(default=None, ge=1, le=1000)
-    wounds_per_model: int = Field(default=1, ge=1, le=20)
-    armour_save: int = Field(default=7, ge=2, le=7)
+    wounds_per_model: Optional[int] = Field(default=None, ge=1, le=20)   # default 1 (the unit's hp)
+    armour_save: Optional[int] = Field(default=None, ge=2, le=7)         # default 7: none (the unit's)
     flee_factor: float = Field(default=1.0, ge=0, le=1)
     redirect_distance: Optional[float] = Field(default=None, ge=0, le=100)
     unit: Optional[Unit] = None                  # close combat (with [combat])
@@ -249,15 +249,15 @@ def resolve(sc: Scenario, source: str = "<scenario>") -> Model:
     chargers = []
     for c in sc.chargers:
         dname = c.dice or default_dice
-        models, wounds, save = c.models, c.wounds_per_model, c.armour_save
+        models = c.models
+        wounds = 1 if c.wounds_per_model is None else c.wounds_per_model
+        save = 7 if c.armour_save is None else c.armour_save
         if combat is not None:          # the charging unit's own numbers for Stand and Shoot
             dname = c.dice or (SWIFTSTRIDE_DICE.get(default_dice, default_dice) if c.unit.swiftstride
                                else default_dice)
-            models, wounds = _same(source, "chargers[0].models", models, c.unit.models, "unit.models"), \
-                _same(source, "chargers[0].wounds_per_model",
-                      wounds if "wounds_per_model" in c.model_fields_set else None, c.unit.hp, "unit.hp")
-            if "armour_save" not in c.model_fields_set:
-                save = armour_need(c.unit.armour, 0)
+            models = _same(source, "chargers[0].models", models, c.unit.models, "unit.models")
+            wounds = _same(source, "chargers[0].wounds_per_model", c.wounds_per_model, c.unit.hp, "unit.hp")
+            save = armour_need(c.unit.armour, 0) if c.armour_save is None else c.armour_save
         redirect = c.redirect_distance if (r.flee_redirect and tg.reaction == "flee") else None
         chargers.append(ChargerSpec(
             name=c.name, dice=DICE[dname], dice_name=dname, advance_milli=to_milli(c.advance_rate),
@@ -314,9 +314,7 @@ def resolve(sc: Scenario, source: str = "<scenario>") -> Model:
     if r.flee_redirect and tg.reaction == "flee" and not any(c.redirect_milli is not None
                                                               for c in chargers):
         notes.append("flee_redirect is on but no charger has a redirect_distance")
-    flee_dice = tg.flee_dice
-    if tg.unit is not None and tg.unit.swiftstride and "flee_dice" not in tg.model_fields_set:
-        flee_dice = "swiftstride"          # Q-C18: a Swiftstride unit flees on 3D6, the lowest dropped
+    flee_dice = tg.flee_dice or ("swiftstride" if tg.unit is not None and tg.unit.swiftstride else "2d6")
     spacing = r.failed_move_spacing if r.failed_move_spacing is not None else preset["failed_move_spacing"]
     return Model(
         source=source, title=sc.title, version=r.version,

@@ -4,7 +4,7 @@ import copy
 from analysis.scenario import validate
 from analysis.t9a.model import Scenario, resolve
 
-#: §10's example: five lance knights charge a 5 × 5 spear block.
+#: §C10's example: five lance knights charge a 5 × 5 spear block.
 KNIGHTS = {"models": 5, "width": 5, "defensive_skill": 4, "resilience": 3, "armour": 5, "discipline": 8,
            "standard": True,
            "attacks": [{"name": "knight", "attacks": 1, "offensive_skill": 4, "strength": 4, "armour_penetration": 1,

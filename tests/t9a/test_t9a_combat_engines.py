@@ -46,9 +46,9 @@ def assert_fight_matches_exact(melee: dict, exact: dict):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_kernel_matches_the_exact_fight(case):
-    """§9 (all clauses of §4–§8 the case uses; the cases cover Impact Hits, Stomp, Multiple Wounds (D3),
+    """§C9 (all clauses of §C4–§C8 the case uses; the cases cover Impact Hits, Stomp, Multiple Wounds (D3),
     Hatred, Swiftstride, Aegis, fixed steps, Battle Standard and General, Stubborn, Unbreakable, Light
-    Troops, Q-C9, Q-C11 and Q-C12 switches, the §15 beta to-hit table, static Rank Bonus up to +4 and
+    Troops, Q-C9, Q-C11 and Q-C12 switches, the §C15 beta to-hit table, static Rank Bonus up to +4 and
     Decimated removal): the kernel against the exact whole fight, round one included."""
     model = combat_model(**CASES[case])
     result = t9a.simulate(model, trials=KERNEL_TRIALS, seed=21)
@@ -58,14 +58,14 @@ def test_kernel_matches_the_exact_fight(case):
 
 @pytest.mark.parametrize("case", ["knights_vs_spears", "beasts_vs_halberds"])
 def test_reference_matches_the_exact_fight(case):
-    """§9: the reference engine (dice by dice) against the exact fight."""
+    """§C9: the reference engine (dice by dice) against the exact fight."""
     model = combat_model(**CASES[case])
     result = t9a.simulate(model, trials=REFERENCE_TRIALS, seed=22, engine="reference")
     assert_fight_matches_exact(result.tree["melee"], fight(model.combat))
 
 
 def test_kernel_and_reference_agree_after_stand_and_shoot():
-    """§3.3 then §9: the target stands and shoots, the charger's casualties come off before contact (HP lost
+    """§3.3 then §C9: the target stands and shoots, the charger's casualties come off before contact (HP lost
     to the volley are not combat HP); a charge that may fail (needed 7 on 2D6): both engines, every
     estimate within 5 sigma of each other."""
     model = combat_model(target={"reaction": "stand_and_shoot",
@@ -78,7 +78,7 @@ def test_kernel_and_reference_agree_after_stand_and_shoot():
 
 
 def test_unconditional_counts_every_trial():
-    """§11: ``unconditional`` counts the same fights over all trials (a charge that fails fights no combat:
+    """§C11: ``unconditional`` counts the same fights over all trials (a charge that fails fights no combat:
     no win, no HP lost); ``given_contact`` over the trials where the charger arrived (2D6 ≥ 7: 21/36)."""
     result = t9a.simulate(combat_model(distance=15.0), trials=KERNEL_TRIALS, seed=24)
     melee, arrives = result.tree["melee"], result["chargers", "Charger", "arrives"]
@@ -115,7 +115,7 @@ CHARGE_ONLY = {"flee_reaction": "d9dd93da705181dd", "flee_redirect_2022": "ebaa1
 
 @pytest.mark.parametrize("name", sorted(CHARGE_ONLY))
 def test_a_file_without_combat_gives_todays_output(name):
-    """Issue 31 §3: a charge file without ``[combat]`` gives byte for byte what it gave before close combat
+    """Issue 31 §C3: a charge file without ``[combat]`` gives byte for byte what it gave before close combat
     (JSON, text and trace)."""
     model = t9a.load(SCENARIOS / f"{name}.toml")
     result = t9a.simulate(model, trials=50_000, seed=3, progress=False)
@@ -124,7 +124,7 @@ def test_a_file_without_combat_gives_todays_output(name):
 
 
 def test_melee_json_has_exactly_the_issue_keys():
-    """Issue 31 §2: ``melee.given_contact`` and ``melee.unconditional`` hold exactly the listed keys:
+    """Issue 31 §C2: ``melee.given_contact`` and ``melee.unconditional`` hold exactly the listed keys:
     probabilities {p, ci95, count}, means {mean, mean_ci95}, ``ends_in_round`` a distribution ending in
     "unresolved"; the distributions and the start facts beside them."""
     model = combat_model(dict(KNIGHTS, models=10), HALBERDS, combat={"rounds": 2})

@@ -41,7 +41,7 @@ def unit(**changes):
 
 
 def test_full_ranks_and_rank_bonus_3_2_on_every_small_unit():
-    """§3.2, §6.1: Full Ranks (⌊models/width⌋ plus a rear rank with enough models; none when narrower than a
+    """§C3.2, §C6.1: Full Ranks (⌊models/width⌋ plus a rear rank with enough models; none when narrower than a
     Full Rank or Light Troops) and Rank Bonus (max +3 or the beta +4), for every unit up to 60 models."""
     for width, full_rank, light, models in product(range(1, 13), (1, 3, 5), (False, True), range(0, 61)):
         u = unit(width=width, full_rank=full_rank, light_troops=light)
@@ -52,7 +52,7 @@ def test_full_ranks_and_rank_bonus_3_2_on_every_small_unit():
 
 
 def test_rank_table_matches_models_and_ranks():
-    """§9: the kernel's per-HP table of (models, Full Ranks) is ⌈HP / HP per model⌉ and §3.2's ranks."""
+    """§C9: the kernel's per-HP table of (models, Full Ranks) is ⌈HP / HP per model⌉ and §C3.2's ranks."""
     m = combat_model(dict(BEASTS, models=5, width=2, full_rank=1), SPEARMEN)
     arrays = combat_arrays(m.combat, build_layout(m))
     table = np.zeros((2, 26, 2), np.int64)
@@ -63,7 +63,7 @@ def test_rank_table_matches_models_and_ranks():
 
 
 def test_attackers_4_1_4_2_on_a_grid():
-    """§4.1–§4.2, Q-C2, Q-C4: front-rank attacks plus supporting attacks (capped by Height or Extra Support,
+    """§C4.1–§C4.2, Q-C2, Q-C4: front-rank attacks plus supporting attacks (capped by Height or Extra Support,
     one more rank per Fight in Extra Rank, none for Harnessed parts) after casualties from the rear."""
     base = combat_model().combat.a
     for width, contact, attacks, cap, extra, supports, models in product(
@@ -78,7 +78,7 @@ def test_attackers_4_1_4_2_on_a_grid():
 
 
 def test_break_discipline_7_on_a_grid():
-    """§7.2–§7.5, Q-C10: the Break Test's Discipline (the General's if better; margin ignored when Stubborn or
+    """§C7.2–§C7.5, Q-C10: the Break Test's Discipline (the General's if better; margin ignored when Stubborn or
     Steadfast; never below 0)."""
     m = combat_model(SPEARMEN, SPEARMEN)
     cu = combat_arrays(m.combat, build_layout(m)).cu
@@ -91,7 +91,7 @@ def test_break_discipline_7_on_a_grid():
 
 
 def test_rally_discipline_8_4_on_a_grid():
-    """§8.4, Q-C11, Q-C16: the Rally Test's Discipline (Commanding Presence applies; Decimated at ≤ 25 % of
+    """§C8.4, Q-C11, Q-C16: the Rally Test's Discipline (Commanding Presence applies; Decimated at ≤ 25 % of
     the starting HP: halved rounding up, unchanged, or only a double 1, by switch)."""
     for rule, code in (("halve", K.RALLY_HALVE), ("none", K.RALLY_NONE), ("double_one_only", K.RALLY_DOUBLE_ONE)):
         m = combat_model(dict(KNIGHTS, models=20, width=5), SPEARMEN, combat={"decimated_rally": rule},
@@ -107,7 +107,7 @@ def test_rally_discipline_8_4_on_a_grid():
 
 @pytest.mark.parametrize("double_one_passes", [False, True])
 def test_discipline_test_7_1_every_roll(double_one_passes):
-    """§7.1, §7.5, Q-C9: for every 2D6 roll and its re-roll, the kernel's pass rule agrees with the reference
+    """§C7.1, §C7.5, Q-C9: for every 2D6 roll and its re-roll, the kernel's pass rule agrees with the reference
     test fed the same dice (a re-roll only after a failed first roll)."""
     combat = combat_model(combat={"double_one_passes": double_one_passes}).combat
     for dis, only_double_one, a, b, c, d in product(range(0, 13), (False, True), *[range(1, 7)] * 4):
@@ -120,8 +120,8 @@ def test_discipline_test_7_1_every_roll(double_one_passes):
 
 
 def test_maximised_roll_8_2_every_roll():
-    """§8.2: the two highest of three dice, for all 216 rolls, as the reference's Maximised 2D6; with the
-    exact distribution of §12.4."""
+    """§C8.2: the two highest of three dice, for all 216 rolls, as the reference's Maximised 2D6; with the
+    exact distribution of §C12.4."""
     counts = {}
     for dice in product(range(1, 7), repeat=3):
         total = K._best_two(*dice)
@@ -131,7 +131,7 @@ def test_maximised_roll_8_2_every_roll():
 
 
 def test_score_6_1():
-    """§6.1: HP caused + Charging + Rank Bonus + Standard + Battle Standard."""
+    """§C6.1: HP caused + Charging + Rank Bonus + Standard + Battle Standard."""
     for lost, charging, bonus, standard, bsb in product(range(0, 8), (0, 1), range(0, 4), (0, 1), (0, 1)):
         u = unit(standard=bool(standard), battle_standard=bool(bsb))
         assert K._score(lost, charging, bonus, standard + bsb) == sum(ref.combat_score(u, lost, bool(charging),
@@ -139,7 +139,7 @@ def test_score_6_1():
 
 
 def test_alias_tables_are_the_binomial_9():
-    """§9: the kernel's alias rows give Binomial(n, p) for every n up to the table's size: the probability
+    """§C9: the kernel's alias rows give Binomial(n, p) for every n up to the table's size: the probability
     each row assigns to k (its own share plus the aliased ones) is the exact binomial to 1e-12."""
     for p in (0.0, F(1, 12), F(5, 27), F(1, 2), F(35, 36), 1.0):
         rows = 40
@@ -156,7 +156,7 @@ def test_alias_tables_are_the_binomial_9():
 
 
 def test_alias_draw_is_its_column_or_alias():
-    """§9: one draw is column ⌊u (n+1)⌋ when the rest of u (n+1) is below its share, else its alias; the
+    """§C9: one draw is column ⌊u (n+1)⌋ when the rest of u (n+1) is below its share, else its alias; the
     last column never overflows."""
     prob, alias = alias_tables(binomial_rows(0.3, 6))
     base, n = 21, 6
@@ -178,7 +178,7 @@ def _near(counts, exact: dict, label):
 
 
 def test_unsaved_draws_are_binomial_beyond_the_table_9():
-    """§9: 600 attacks (more than a table row: several rows drawn) give Binomial(600, p); 7 attacks one row."""
+    """§C9: 600 attacks (more than a table row: several rows drawn) give Binomial(600, p); 7 attacks one row."""
     m = combat_model()
     arrays = combat_arrays(m.combat, build_layout(m))
     s = state()
@@ -197,7 +197,7 @@ def test_unsaved_draws_are_binomial_beyond_the_table_9():
 
 @pytest.mark.parametrize("text,add,dice,sides", [("D3", 0, 1, 3), ("2D6+1", 1, 2, 6), ("4", 4, 0, 0)])
 def test_profile_dice_5_5(text, add, dice, sides):
-    """§5.5–§5.6: numbers of the profile (D3 = a D6 halved, rounding up): the kernel's rolls against the exact
+    """§C5.5–§C5.6: numbers of the profile (D3 = a D6 halved, rounding up): the kernel's rolls against the exact
     distribution; Multiple Wounds capped at the target's HP."""
     expr = parse_dice(text, "<test>", "x", 1)
     assert expr == DiceExpr(dice, sides, add)
@@ -222,7 +222,7 @@ def test_profile_dice_5_5(text, add, dice, sides):
 
 @pytest.mark.parametrize("case", ["knights_vs_spears", "beasts_vs_halberds"])
 def test_round_steps_4_4_from_crafted_states(case):
-    """§4.4, §5, §6.4: one round's Initiative Steps from crafted HP states (round 1 and a later round), the
+    """§C4.4, §C5, §C6.4: one round's Initiative Steps from crafted HP states (round 1 and a later round), the
     kernel's joint (HP left, HP left) against the exact distribution of the same step function of the exact
     calculator, 5 sigma per cell."""
     m = combat_model(**CASES[case])
@@ -241,7 +241,7 @@ def test_round_steps_4_4_from_crafted_states(case):
 
 
 def test_reference_attack_rolls_follow_5_1_to_5_4():
-    """§5.1–§5.4: the reference's dice for one part (to hit with Hatred's re-roll, to wound, armour, Aegis)
+    """§C5.1–§C5.4: the reference's dice for one part (to hit with Hatred's re-roll, to wound, armour, Aegis)
     on scripted dice."""
     m = combat_model(dict(KNIGHTS, attacks=[dict(KNIGHTS["attacks"][0], hatred=True)]), dict(HALBERDS, aegis=5))
     c = m.combat
