@@ -23,6 +23,7 @@ demo: $(VENV)/.installed
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/wargame-odds report reports/demo.toml
 
+# `make test` first checks that the kernels give the recorded counts (docs/fingerprint.md).
 # The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
 # see SHARED_FIXTURE_MODULES in tests/conftest.py).  The kernels are compiled (or loaded from the cache)
 # once before the workers start, so that they do not all compile the Epic kernel at once.  One worker per
@@ -31,6 +32,7 @@ TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaf
 test: $(VENV)/.installed-test
 	sh scripts/install-chromium.sh
 	$(BIN)/python scripts/warm_kernels.py
+	$(BIN)/python -m benchmarks.fingerprint --check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 bench: $(VENV)/.installed

@@ -189,6 +189,10 @@ def save_plot(result, path: str) -> None:
         result.plot().savefig(path, dpi=120)
     except OSError as exc:
         raise UserError(path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
+    except Exception as exc:  # noqa: BLE001 -- any failure of matplotlib: one line, the result is printed already
+        from .user_text import elide
+
+        raise UserError(path, None, f"cannot draw the plot ({exc.__class__.__name__}: {elide(exc)})") from None
 
 
 def _system_command(name: str, help_text: str) -> click.Command:

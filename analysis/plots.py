@@ -8,6 +8,7 @@ numbers), so reading a curve at any x gives the exact at-least probability of th
 """
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 
@@ -16,6 +17,20 @@ import numpy as np
 from .labels import axis_label, group_label, readable_rows
 
 PANELS_PER_ROW = 3
+
+
+def literal_text(figure_function):
+    """Build a figure with matplotlib's math markup off (``text.parse_math``), so user text (titles, names,
+    swept values) holding ``$…$`` is drawn as written, never parsed; every text of the figure, tick labels
+    drawn later included, keeps the setting it was made with.  Every function that draws a figure wears it."""
+    @functools.wraps(figure_function)
+    def drawn_literally(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return figure_function(*args, **kwargs)
+
+    return drawn_literally
 
 
 def at_least_curve(values, p):
@@ -39,6 +54,7 @@ def _distribution_panels(system: str, at_least):
     return list(panels.items())
 
 
+@literal_text
 def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None, lead=None):
     """Probabilities (percent, 95 % error bars) and "at least N" curves of every distribution.
 

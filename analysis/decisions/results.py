@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..labels import estimate_text, number, percent, quantity_label
+from ..plots import literal_text
 from ..result import Result, package_version
 
 
@@ -143,6 +144,7 @@ class MatrixResult(DecisionResult):
         grid.columns.name = None
         return grid.rename(columns={"attacker": "P(attacker wins): attacker \\ defender"})
 
+    @literal_text
     def plot(self, quantity: str | None = None, entity: str | None = None):
         """Heatmap of one quantity (default P(attacker wins)), each cell annotated with its estimate and 95 %
         interval."""
@@ -207,6 +209,7 @@ class SweepResult(DecisionResult):
         wide.columns.name = None
         return wide.reset_index(drop=True)
 
+    @literal_text
     def plot(self, quantities=None, entity: str | None = None):
         """Each quantity against the swept value, with its 95 % interval as a band."""
         import matplotlib.pyplot as plt
@@ -279,6 +282,7 @@ class CompareResult(DecisionResult):
         self.option_results = option_results  # (option label, opponent index) -> Result
         self.batches = batches  # batch means: P̂A − P̂B of every batch against every opponent
 
+    @literal_text
     def plot(self):
         """Left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 %
         error bars.  Right: the difference A − B in percentage points, with its paired interval (and,
@@ -345,6 +349,7 @@ class RankResult(DecisionResult):
                 shown[label] = _points_texts(t, column)
         return shown
 
+    @literal_text
     def plot(self):
         """The meta score (weighted chance to win) in percent and, where every option has points, the
         chance to win per 100 points, each with its 95 % error bar."""
@@ -379,6 +384,7 @@ class CumulativeResult(DecisionResult):
 
     kind = "cumulative"
 
+    @literal_text
     def plot(self, quantity: str | None = None, entity: str | None = None, direction: str = "at_least"):
         """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
         there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
@@ -520,6 +526,7 @@ class ThresholdResult(DecisionResult):
                 + ("  reaches" if self._reaches(pt["p"]) else "") for pt in self.points]
         return "\n".join([self.statement(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
 
+    @literal_text
     def plot(self):
         """The probability against the value, 95 % error bars, the target as a line."""
         import matplotlib.pyplot as plt

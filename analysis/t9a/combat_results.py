@@ -12,6 +12,7 @@ import numpy as np
 
 from analysis.counts import CountLayout
 from analysis.estimates import Distribution, Mean, Probability
+from analysis.plots import literal_text
 
 from .combat_exact import start_facts
 from .combat_layout import margin_offset
@@ -115,13 +116,14 @@ def melee_meta(combat: CombatSpec) -> dict:
                          "to_hit_table": combat.to_hit_table, "rank_bonus": combat.rank_bonus}}
 
 
+@literal_text
 def melee_figure(result):
     """Outcome bars with 95 % intervals (given contact and over all trials), "at least N HP lost" for both
     units, and the round the fight ends in."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-    from ..plots import at_least_curve
+    from analysis.plots import at_least_curve
 
     names = {"a": result.meta["melee_setup"]["charger"], "b": result.meta["melee_setup"]["target"]}
     melee = result.tree["melee"]

@@ -127,3 +127,5 @@ def test_plot_outcomes_hp_lost_and_rounds(tmp_path):
     assert [t.get_text() for t in rounds.get_xticklabels()] == ["1", "2", "3", "unresolved"]
     out = tmp_path / "combat.png"
     assert run("t9a", COMBAT, "-n", "4096", "--plot", out).exit_code == 0 and out.stat().st_size > 10_000
+    dollars = edited(tmp_path, 'name = "Knights"', 'name = "$x^$"')     # user text is drawn as written
+    assert run("t9a", dollars, "-n", "4096", "--plot", out).exit_code == 0
