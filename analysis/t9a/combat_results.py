@@ -7,6 +7,7 @@ trials (a fight that never happened is no win, no break, no HP lost); ``melee.di
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -176,5 +177,7 @@ def melee_figure(result):
     ax.yaxis.set_major_formatter(PercentFormatter())
     ax.grid(axis="y", alpha=0.3)
     ax.set_title("When the fight ends", fontsize=10)
-    fig.suptitle(result.title, fontsize=10)
+    width = int(fig.get_figwidth() * 12)
+    fig.suptitle("\n".join([textwrap.fill(result.title, width)]
+                           + [textwrap.fill(f"note: {n}", width) for n in result.notes]), fontsize=9)
     return fig
