@@ -8,6 +8,7 @@ from itertools import product
 
 import numpy as np
 import pytest
+from numba import njit
 
 from analysis.t9a import combat_reference as ref
 from analysis.t9a.combat_exact import _round, _unsaved as exact_unsaved, binomial, expr_distribution, two_dice
@@ -232,12 +233,20 @@ def test_round_steps_4_4_from_crafted_states(case):
     s = state(3)
     a, b = m.combat.a.start_hp, m.combat.b.start_hp
     for kind, start in ((0, (a, b)), (1, (max(1, a - 2), max(1, b // 2)))):
-        counts = {}
-        for _ in range(20000):
-            key = K._round_steps(s, kind, start[0], start[1], arrays.cu, table, arrays.ev, arrays.n_ev, arrays.g_off,
-                                 arrays.g_nmax, arrays.prob, arrays.alias)
-            counts[key] = counts.get(key, 0) + 1
-        _near(counts, _round(m.combat, start, 1 if kind == 0 else 2, exact=False), (case, kind))
+        out = np.zeros((20000, 2), np.int64)
+        _many_rounds(s, kind, start[0], start[1], arrays.cu, table, arrays.ev, arrays.n_ev, arrays.g_off, arrays.g_nmax,
+                     arrays.prob, arrays.alias, out)
+        keys, counts = np.unique(out, axis=0, return_counts=True)
+        _near({tuple(k): c for k, c in zip(keys.tolist(), counts.tolist())},
+              _round(m.combat, start, 1 if kind == 0 else 2, exact=False), (case, kind))
+
+
+@njit(cache=True)
+def _many_rounds(s, kind, hp_a, hp_b, cu, table, ev, n_ev, g_off, g_nmax, prob, alias, out):
+    """``len(out)`` rounds of the kernel's ``_round_steps`` from one state (a jitted loop: calling it from
+    Python each time would cost more than the round)."""
+    for i in range(out.shape[0]):
+        out[i, 0], out[i, 1] = K._round_steps(s, kind, hp_a, hp_b, cu, table, ev, n_ev, g_off, g_nmax, prob, alias)
 
 
 def test_reference_attack_rolls_follow_5_1_to_5_4():
