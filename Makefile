@@ -19,9 +19,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[app]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed-app
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/wargame-odds report reports/demo.toml
+	@echo "The point-and-click app: $(BIN)/wargame-odds app  (opens it in your browser; docs/app.md)"
 
 # The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
 # see SHARED_FIXTURE_MODULES in tests/conftest.py).  The kernels are compiled (or loaded from the cache)
