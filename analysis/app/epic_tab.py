@@ -47,17 +47,36 @@ class EpicTab(ScenarioTab):
     title = "Epic"
 
     def __init__(self, page, setup):
-        self.search = pn.widgets.AutocompleteInput(
-            name="NetEA library: search by army or formation", options=list(library_choices()),
-            case_sensitive=False, search_strategy="includes", min_characters=2, restrict=True,
-            placeholder="e.g. warband, tactical, titan", sizing_mode="stretch_width")
+        self.search = pn.widgets.TextInput(name="NetEA library: search by army or formation",
+                                           placeholder="e.g. ork, warband, tactical, titan", sizing_mode="stretch_width")
+        self.choice = pn.widgets.Select(options=self._matches(""), size=8, sizing_mode="stretch_width")
+        self.search.param.watch(lambda event: self._filter(event.new), "value_input")
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
         self.add = pn.widgets.Button(name="Add formation", button_type="primary")
-        self.add.on_click(lambda event: self.add_library_formation(self.search.value, self.add_side.value))
+        self.add.on_click(lambda event: self.add_library_formation(self.choice.value, self.add_side.value))
         self.clear = pn.widgets.Button(name="Start empty", button_type="light")
         self.clear.on_click(lambda event: self.start_empty())
-        self.picker = pn.Column(self.search, pn.Row(self.add_side, self.add, self.clear), sizing_mode="stretch_width")
+        self.picker = pn.Column(self.search, self.choice, pn.Row(self.add_side, self.add, self.clear),
+                                sizing_mode="stretch_width")
         super().__init__(page, setup)
+
+    def actions(self) -> list:
+        takes = [pn.widgets.Button(name=f"Compare: use as option {x}", button_type="light") for x in "AB"]
+        for i, button in enumerate(takes):
+            button.on_click(lambda event, i=i: self.page.tabs["compare"].take(i))
+        return takes
+
+    @staticmethod
+    def _matches(text: str) -> list[str]:
+        """The library formations whose label holds every word of ``text`` (any case)."""
+        words = str(text).lower().split()
+        return [label for label in library_choices() if all(w in label.lower() for w in words)]
+
+    def _filter(self, text: str) -> None:
+        matches = self._matches(text)
+        self.choice.options = matches
+        if self.choice.value not in matches:
+            self.choice.value = matches[0] if matches else None
 
     # -- changes of shape --------------------------------------------------------------------------------
     def _names(self) -> list[str]:
@@ -73,7 +92,7 @@ class EpicTab(ScenarioTab):
 
         ref = library_choices().get(label)
         if ref is None:
-            self.page.say("NetEA library: pick a formation from the list first (type part of its name or army)")
+            self.page.say("NetEA library: pick a formation in the list first (type part of its name or army)")
             return
         entry = expand_formation({"library": ref}, "library")
         names, base, k = self._names(), entry["name"], 2

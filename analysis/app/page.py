@@ -33,8 +33,6 @@ MAX_PAGE_SEED = min(MAX_SEED, 2**53)  # the largest whole number a browser holds
 TAB_KEYS = ("epic", "compare", "gdb", "t9a")
 CSS = """
 .wo-error { background: #fde8e8; border: 1px solid #c0392b; color: #7b1d12; padding: 6px 10px; border-radius: 4px; }
-.wo-result table { border-collapse: collapse; font-size: 13px; }
-.wo-result td, .wo-result th { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; }
 """
 
 
@@ -57,7 +55,7 @@ class Page:
     def __init__(self, query: dict[str, str] | None = None, in_notebook: bool = False):
         self.in_notebook = in_notebook
         self.running: runs.Progress | None = None
-        self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10))
+        self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[CSS])
         self.tabs = {"epic": EpicTab(self, example_setup(DEFAULT_EXAMPLES["epic"])),
                      "compare": CompareTab(self),
                      "gdb": GdbTab(self, example_setup(DEFAULT_EXAMPLES["gdb"])),
@@ -90,8 +88,7 @@ class Page:
                         sizing_mode="stretch_width")
         controls = pn.Row(self.trials, self.seed, self.precision, self.run_button, self.cancel_button, self.progress,
                           self.status, sizing_mode="stretch_width")
-        self.layout = pn.Column(header, self.message, controls, self.tab_widget, sizing_mode="stretch_width",
-                                stylesheets=[CSS])
+        self.layout = pn.Column(header, self.message, controls, self.tab_widget, sizing_mode="stretch_width")
         self.apply_query(query or {})
         if not in_notebook:
             pn.state.onload(self.remember)

@@ -40,7 +40,7 @@ def render(result) -> Shown:
     import matplotlib
 
     matplotlib.use("Agg")
-    with _PYPLOT:
+    with _PYPLOT, matplotlib.rc_context({"text.parse_math": False}):  # a name's $...$ is text, not a formula
         png = figure_png(result.plot())
     table = result.table() if not hasattr(result, "to_csv") else None
     csv = result.to_csv() if table is None else table.to_csv(index=False)

@@ -15,6 +15,10 @@ from .setups import CompareSetup, Setup
 from .text import safe_html
 
 EDITOR_WIDTH = 470
+RESULT_CSS = """
+table { border-collapse: collapse; font-size: 13px; }
+td, th { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; }
+"""
 
 
 def slug(text: str) -> str:
@@ -29,7 +33,7 @@ class ResultView:
         self.shown: Shown | None = None
         self.name = name
         self.html = pn.pane.HTML("<p>Press <b>Run</b> to simulate this setup.</p>", disable_math=True,
-                                 sizing_mode="stretch_width", css_classes=["wo-result"])
+                                 sizing_mode="stretch_width", stylesheets=[RESULT_CSS])
         self.figure = pn.pane.PNG(None, sizing_mode="stretch_width", visible=False)
         self.csv = pn.widgets.FileDownload(label="Results (CSV)", callback=lambda: self._file("csv"),
                                            filename=f"{name}.csv", visible=False, button_type="light")
@@ -68,9 +72,13 @@ class ScenarioTab:
         self.results = ResultView(self.system)
         self.download = pn.widgets.FileDownload(label="Download setup (TOML)", callback=self._toml,
                                                 filename=f"{self.system}.toml", button_type="primary")
-        self.panel = pn.Row(pn.Column(self.download, self.editor, width=EDITOR_WIDTH), self.results.panel,
-                            sizing_mode="stretch_width")
+        self.panel = pn.Row(pn.Column(self.download, pn.Row(*self.actions()), self.editor, width=EDITOR_WIDTH),
+                            self.results.panel, sizing_mode="stretch_width")
         self.rebuild()
+
+    def actions(self) -> list:
+        """Buttons beside the setup's download."""
+        return []
 
     @property
     def source(self) -> str:
@@ -200,7 +208,10 @@ class CompareTab:
             return
         self.options[i] = epic.valid
         self._summarise(i)
+        self.page.status.object = f"option {'AB'[i]} of the comparison is the Epic setup as it is now"
         self._edited()
+        if None not in self.options:
+            self.page.select("compare")
 
     def _summarise(self, i: int) -> None:
         option = self.options[i]

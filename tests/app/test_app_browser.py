@@ -1,0 +1,173 @@
+"""Issue 30 §4: the app in a real (headless) Chromium: library formations run and give the CLI's numbers, a
+turn of two activations, a comparison, a bad upload, shared addresses, two pages at once; no request leaves
+127.0.0.1 (checked after every test by the ``app_page`` fixture)."""
+import re
+
+import pytest
+
+pytest.importorskip("playwright")
+from click.testing import CliRunner
+from playwright.sync_api import expect
+
+from analysis.cli import main
+
+TRIALS = 3000
+#: A side's chance to win as the headline says it: "Warband (defender) wins: 41.9 % [41.6, 42.2]".
+WINS = re.compile(r"[^.\n]*? wins: \d+\.?\d* % \[[\d.]+, [\d.]+\]")
+
+
+def _cli_headline(path, trials: int) -> list[str]:
+    run = CliRunner().invoke(main, ["epic", str(path), "-n", str(trials), "--seed", "0"])
+    assert run.exit_code == 0, run.stderr
+    return [line for line in run.stdout.splitlines() if " wins: " in line]
+
+
+def _add_library_formation(app_page, search: str, option: str, side: str) -> None:
+    """Search the library, pick the first formation whose label starts with ``option``, add it to ``side``, and
+    wait for its card ("Warband (defender)")."""
+    page = app_page.page
+    app_page.fill("NetEA library: search by army or formation", search)
+    expect(page.locator("select[size] option").first).to_have_text(re.compile("^" + re.escape(option)))
+    app_page.choose(option)
+    page.get_by_role("button", name=side, exact=True).first.click()
+    app_page.click("Add formation")
+    expect(page.get_by_text(f"{option.split(' · ')[0]} ({side})", exact=True)).to_be_visible()
+
+
+def test_two_library_formations_run_and_give_the_clis_numbers(app_page, tmp_path):
+    """§4: pick two library formations, run, read the headline; the setup downloaded as TOML gives the same
+    sentences in the CLI with the same seed."""
+    app_page.open(f"?trials={TRIALS}")
+    app_page.click("Start empty")
+    _add_library_formation(app_page, "codex tactical", "Tactical · Codex Astartes", "attacker")
+    _add_library_formation(app_page, "ork warband", "Warband · ", "defender")
+    assert app_page.message() == ""
+    text = app_page.run()
+    app_page.screenshot("library-run")
+    assert "Tactical (attacker) assaults Warband (defender)." in text
+    with app_page.page.expect_download() as download:
+        app_page.click("Download setup (TOML)")
+    saved = tmp_path / "setup.toml"
+    download.value.save_as(saved)
+    sentences = _cli_headline(saved, TRIALS)
+    assert len(sentences) == 2
+    for sentence in sentences:
+        assert sentence in text
+
+
+def test_a_turn_of_two_activations_then_the_assault(app_page):
+    """§2 Epic turn: the Devastators shoot, then the Assault Marines engage; each activation's sentence and the
+    assault's odds are shown."""
+    app_page.open(f"?trials={TRIALS}")
+    app_page.click("Start empty")
+    _add_library_formation(app_page, "codex devastator", "Devastator · Codex Astartes", "attacker")
+    _add_library_formation(app_page, "codex assault", "Assault · Codex Astartes", "attacker")
+    _add_library_formation(app_page, "ork warband", "Warband · ", "defender")
+    shown = app_page.page.get_by_text
+    app_page.click("Add activation")
+    expect(shown("1. Devastator engage Warband", exact=True)).to_be_visible()
+    app_page.choose("sustained_fire")
+    expect(shown("1. Devastator sustained_fire Warband", exact=True)).to_be_visible()
+    app_page.click("Add activation")
+    expect(shown("2. Assault engage Warband", exact=True)).to_be_visible()
+    assert app_page.message() == ""
+    text = app_page.run()
+    app_page.screenshot("turn")
+    assert "1. Devastator (sustained fire at Warband) passes its action test" in text
+    assert "2. Assault (engage at Warband) passes its action test" in text
+    assert "Assault (attacker) wins:" in text
+
+
+def test_comparing_two_options_gives_the_paired_difference(app_page):
+    """§2 compare: the example (the Warband holds 2 blast markers) as option A, the Warband without blast markers
+    (+1 to its result roll, TP 1.12.7) as option B."""
+    app_page.open("?example=epic/assault_marines_vs_warband&trials=4096")
+    app_page.click("Compare: use as option A")
+    app_page.fill("blast markers", 0, nth=2)
+    app_page.page.wait_for_url(re.compile("setup="))  # the server has the change: the address holds the new setup
+    app_page.click("Compare: use as option B")  # both set: the page turns to the Compare tab
+    expect(app_page.page.get_by_label("Name of option A", exact=True)).to_be_visible()
+    app_page.fill("Name of option A", "two BMs")
+    app_page.fill("Name of option B", "no BMs")
+    text = app_page.run()
+    app_page.screenshot("compare")
+    found = re.search(r"two BMs − no BMs: (-?[\d.]+) percentage points \[(-?[\d.]+), (-?[\d.]+)\]", text)
+    assert found, text[-2000:]
+    difference, low, high = map(float, found.groups())
+    assert 0 < low <= difference <= high  # the attacker wins more often against a Warband holding blast markers
+
+
+def test_a_bad_upload_is_one_message_and_nothing_else_changes(app_page, tmp_path):
+    app_page.open()
+    before = app_page.text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('system = "epic"\ntitle = "x"\n[units.a]\ntype = "INF"\n[[formations]]\nname = "A"\n'
+                   'side = "attacker"\ninitiative = 9\nunits = [{ unit = "a", count = 1, engaged = "bc" }]\n')
+    app_page.page.locator("input[type=file]").set_input_files(str(bad))
+    app_page.settle()
+    message = app_page.message()
+    assert message.startswith("bad.toml: field 'formations[0].initiative'"), message
+    assert app_page.text().replace(message, "").split() == before.split()
+    app_page.screenshot("bad-upload")
+
+
+def test_hostile_names_are_shown_as_data(app_page, tmp_path):
+    from analysis.app.setups import example_setup
+
+    data = example_setup("gdb/column_vs_line").data
+    data["charger"]["name"] = "<b id=bold>x</b> $\\alpha$"
+    from analysis.app.setups import to_toml
+
+    upload = tmp_path / "hostile.toml"
+    upload.write_text(to_toml(data))
+    app_page.open("?trials=2000")
+    app_page.page.locator("input[type=file]").set_input_files(str(upload))
+    app_page.settle()
+    text = app_page.run()
+    assert "<b id=bold>x</b> $\\alpha$ charges 52nd Foot." in text
+    assert app_page.page.locator("#bold").count() == 0
+
+
+def test_a_shared_address_opens_and_runs_the_example(app_page):
+    app_page.open("?example=epic/assault_marines_vs_warband&run=1&trials=2000")
+    app_page.page.get_by_text(re.compile(r"trials in \d")).wait_for()
+    assert "Assault Detachment (attacker) wins:" in app_page.text()
+    assert "example=epic%2Fassault_marines_vs_warband" in app_page.page.url
+
+
+def test_an_edited_setup_is_in_the_address_and_opens_again(app_page, browser):
+    app_page.open("?example=t9a/stand_and_shoot")
+    app_page.fill("distance", 11.5)
+    app_page.page.wait_for_url(re.compile("setup="))
+    address = app_page.page.url
+    assert "setup=" in address and "tab=t9a" in address
+    again = browser.new_page()
+    try:
+        again.goto(address)
+        again.get_by_role("button", name="Run").wait_for()
+        expect(again.get_by_label("distance", exact=True).filter(visible=True).first).to_have_value("11.5")
+    finally:
+        again.close()
+
+
+def test_an_unknown_example_is_one_message_naming_it(app_page):
+    app_page.open("?example=epic/no_such_fight")
+    assert "no shipped example 'epic/no_such_fight'" in app_page.message()
+    assert "Assault Detachment (attacker)" in app_page.text()  # the page opens as usual
+
+
+def test_two_pages_run_at_once_and_both_answer(browser, app_url):
+    from conftest import Page
+
+    pages = [Page(browser.new_page(), app_url) for _ in range(2)]
+    try:
+        pages[0].open("?example=gdb/column_vs_line&trials=200000")
+        pages[1].open("?example=epic/assault_marines_vs_warband&trials=200000")
+        for page in pages:
+            page.page.get_by_role("button", name="Run", exact=True).click()
+        for page in pages:
+            page.page.get_by_text(re.compile(r"200,000 trials in \d")).wait_for()
+        assert all(page.outside_requests() == [] for page in pages)
+    finally:
+        for page in pages:
+            page.page.close()
