@@ -14,7 +14,7 @@ FORMATION_FIELDS = ("name", "side", "role", "initiative", "blast_markers", "brok
 ACTIVATION_FIELDS = ("formation", "action", "target", "retain", "on_fail", "crossfire", "overwatch_fire", "in_range",
                      "exposed", "cover", "cover_save")
 NAME_LISTS = ("formation", "target", "overwatch_fire", "flak", "disengagement_flak")
-ENGAGED = {"base contact": "bc", "firefight": "ff", "out": "out"}
+ENGAGED = {"contact": "bc", "firefight": "ff", "out": "out"}  # base contact (TP 1.12.3), firefight, out
 
 
 @cache
@@ -47,21 +47,21 @@ class EpicTab(ScenarioTab):
     title = "Epic"
 
     def __init__(self, page, setup):
-        self.search = pn.widgets.TextInput(name="NetEA library: search by army or formation",
+        self.search = pn.widgets.TextInput(label="NetEA library: search by army or formation",
                                            placeholder="e.g. ork, warband, tactical, titan", sizing_mode="stretch_width")
         self.choice = pn.widgets.Select(options=self._matches(""), size=8, sizing_mode="stretch_width")
         self.search.param.watch(lambda event: self._filter(event.new), "value_input")
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
-        self.add = pn.widgets.Button(name="Add formation", button_type="primary")
+        self.add = pn.widgets.Button(label="Add formation", color="primary")
         self.add.on_click(lambda event: self.add_library_formation(self.choice.value, self.add_side.value))
-        self.clear = pn.widgets.Button(name="Start empty", button_type="light")
+        self.clear = pn.widgets.Button(label="Start empty", color="light")
         self.clear.on_click(lambda event: self.start_empty())
         self.picker = pn.Column(self.search, self.choice, pn.Row(self.add_side, self.add, self.clear),
                                 sizing_mode="stretch_width")
         super().__init__(page, setup)
 
     def actions(self) -> list:
-        takes = [pn.widgets.Button(name=f"Compare: use as option {x}", button_type="light") for x in "AB"]
+        takes = [pn.widgets.Button(label=f"Compare: use as option {x}", color="light") for x in "AB"]
         for i, button in enumerate(takes):
             button.on_click(lambda event, i=i: self.page.tabs["compare"].take(i))
         return takes
@@ -138,14 +138,14 @@ class EpicTab(ScenarioTab):
         text = unit_label(group.get("unit")) + (f" with {', '.join(characters)}" if characters else "")
         count = pn.widgets.IntInput(value=group.get("count"), start=1, end=100, width=65)
         count.param.watch(lambda event: self.draft.set(path + ("count",), event.new), "value")
-        engaged = pn.widgets.Select(options=ENGAGED, value=group.get("engaged", "out"), width=115)
+        engaged = pn.widgets.Select(options=ENGAGED, value=group.get("engaged", "out"), width=105)
         engaged.param.watch(lambda event: self.draft.set(path + ("engaged",), event.new), "value")
-        split = pn.widgets.Button(name="Split", button_type="light", width=55,
+        split = pn.widgets.Button(label="Split", color="light", width=55,
                                   description="Move one unit of this group into a group of its own")
         split.on_click(lambda event: self._split(i, j))
-        remove = pn.widgets.Button(name="✕", button_type="light", width=40, description="Remove this group")
+        remove = pn.widgets.Button(label="✕", color="light", width=40, description="Remove this group")
         remove.on_click(lambda event: self.draft.remove(path))
-        return pn.Row(pn.pane.HTML(safe_html(text), width=115, margin=(12, 5, 0, 10)), count, engaged, split, remove)
+        return pn.Row(pn.pane.HTML(safe_html(text), width=100, margin=(12, 5, 0, 10)), count, engaged, split, remove)
 
     def _formation(self, i: int, formation: dict):
         from ..epic.model import Formation
@@ -153,7 +153,7 @@ class EpicTab(ScenarioTab):
         body = Form(self.draft).widgets(Formation, ("formations", i), only=FORMATION_FIELDS)
         body.append(pn.pane.HTML("<b>Units</b>: how many, and where each group is after the charge", margin=(10, 10, 0, 10)))
         body += [self._group_row(i, j, g) for j, g in enumerate(formation.get("units", [])) if isinstance(g, dict)]
-        remove = pn.widgets.Button(name="Remove formation", button_type="light")
+        remove = pn.widgets.Button(label="Remove formation", color="light")
         remove.on_click(lambda event: self.draft.remove(("formations", i)))
         body.append(remove)
         return card(f"{formation.get('name', '?')} ({formation.get('side', '?')})", *body, collapsed=i > 3)
@@ -162,9 +162,9 @@ class EpicTab(ScenarioTab):
         from ..epic.turn_model import Activation
 
         body = Form(self.draft, self._choices).widgets(Activation, ("turn", i), only=ACTIVATION_FIELDS)
-        up = pn.widgets.Button(name="Move up", button_type="light", disabled=i == 0)
+        up = pn.widgets.Button(label="Move up", color="light", disabled=i == 0)
         up.on_click(lambda event: self.draft.move_up(("turn", i)))
-        remove = pn.widgets.Button(name="Remove", button_type="light")
+        remove = pn.widgets.Button(label="Remove", color="light")
         remove.on_click(lambda event: self.draft.remove(("turn", i)))
         body.append(pn.Row(up, remove))
         what = " ".join(str(activation.get(k, "")) for k in ("formation", "action", "target"))
@@ -176,7 +176,7 @@ class EpicTab(ScenarioTab):
         form = Form(self.draft)
         formations = [f for f in self.draft.get(("formations",), []) if isinstance(f, dict)]
         activations = [a for a in self.draft.get(("turn",), []) if isinstance(a, dict)]
-        add_activation = pn.widgets.Button(name="Add activation", button_type="light")
+        add_activation = pn.widgets.Button(label="Add activation", color="light")
         add_activation.on_click(lambda event: self._add_activation())
         return [
             self.picker,

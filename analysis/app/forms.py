@@ -226,7 +226,7 @@ class Form:
         return widget
 
     def _bool(self, spec, name, path, value):
-        return self._watch(pn.widgets.Checkbox(name=name, value=bool(value), width=WIDTH, align="end"), path)
+        return self._watch(pn.widgets.Checkbox(label=name, value=bool(value), width=WIDTH, align="end"), path)
 
     def _choice(self, spec, name, path, value):
         values = {str(o): o for o in spec.options}
@@ -235,33 +235,33 @@ class Form:
         if value not in values.values():
             values[str(value)] = value  # a value the draft holds (its check names the problem)
         shown = next(text for text, v in values.items() if v == value and type(v) is type(value))
-        select = pn.widgets.Select(name=name, options=list(values), value=shown, width=WIDTH)
+        select = pn.widgets.Select(label=name, options=list(values), value=shown, width=WIDTH)
         return self._watch(select, path, values.get)
 
     def _int(self, spec, name, path, value):
         if spec.optional and spec.lo is not None and spec.hi is not None and spec.hi - spec.lo < SMALL_RANGE:
             return self._choice(Spec("choice", True, options=tuple(range(int(spec.lo), int(spec.hi) + 1))),
                                 name, path, value)
-        box = pn.widgets.IntInput(name=name, value=value, start=spec.lo, end=spec.hi, width=WIDTH)
+        box = pn.widgets.IntInput(label=name, value=value, start=spec.lo, end=spec.hi, width=WIDTH)
         return self._watch(box, path)
 
     def _float(self, spec, name, path, value):
-        box = pn.widgets.FloatInput(name=name, value=None if value is None else float(value), start=spec.lo,
+        box = pn.widgets.FloatInput(label=name, value=None if value is None else float(value), start=spec.lo,
                                     end=spec.hi, step=0.5, width=WIDTH)
         return self._watch(box, path)
 
     def _text(self, spec, name, path, value):
-        box = pn.widgets.TextInput(name=name, value="" if value is None else str(value), max_length=200,
+        box = pn.widgets.TextInput(label=name, value="" if value is None else str(value), max_length=200,
                                   width=3 * WIDTH if path[-1] == "title" else WIDTH)
         return self._watch(box, path, lambda v: v if v or not spec.optional else None)
 
     def _multi(self, spec, name, path, value):
         value = list(value or [])
         options = list(dict.fromkeys([*spec.options, *value]))
-        return self._watch(pn.widgets.MultiChoice(name=name, options=options, value=value), path)
+        return self._watch(pn.widgets.MultiChoice(label=name, options=options, value=value), path)
 
     def _toml(self, spec, name, path, value):
-        box = pn.widgets.TextInput(name=f"{name} (a TOML value)", value=_toml_literal(value), max_length=2000)
+        box = pn.widgets.TextInput(label=f"{name} (a TOML value)", value=_toml_literal(value), max_length=2000)
 
         def changed(event):
             if not event.new.strip():
@@ -284,12 +284,12 @@ class Form:
             if not spec.optional:
                 value = {}
             else:
-                add = pn.widgets.Button(name=f"Add {name}", button_type="light")
+                add = pn.widgets.Button(label=f"Add {name}", color="light")
                 add.on_click(lambda event: self.draft.put(path, templates().get(model_key(spec.model), {})))
                 return add
         body = self.widgets(spec.model, path)
         if spec.optional:
-            remove = pn.widgets.Button(name=f"Remove {name}", button_type="light")
+            remove = pn.widgets.Button(label=f"Remove {name}", color="light")
             remove.on_click(lambda event: self.draft.remove(path))
             body.append(remove)
         return card(name, *body)
@@ -298,9 +298,9 @@ class Form:
         cards = []
         for i, item in enumerate(value or []):
             title = f"{name} {i + 1}" + (f": {item['name']}" if isinstance(item, dict) and item.get("name") else "")
-            remove = pn.widgets.Button(name="Remove", button_type="light")
+            remove = pn.widgets.Button(label="Remove", color="light")
             remove.on_click(lambda event, where=path + (i,): self.draft.remove(where))
             cards.append(card(title, *self.widgets(spec.model, path + (i,)), remove))
-        add = pn.widgets.Button(name=f"Add to {name}", button_type="light")
+        add = pn.widgets.Button(label=f"Add to {name}", color="light")
         add.on_click(lambda event: self.draft.append(path, templates().get(model_key(spec.model), {})))
         return pn.Column(*cards, add, sizing_mode="stretch_width")

@@ -21,6 +21,7 @@ from . import runs
 from .epic_tab import EpicTab
 from .examples import examples
 from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
+from .render import figure
 from .tabs import CompareTab, GdbTab, T9aTab
 from .text import safe_html
 
@@ -65,19 +66,19 @@ class Page:
         self.tab_widget = pn.Tabs(*[(tab.title, tab.panel) for tab in self.tabs.values()], dynamic=False,
                                   sizing_mode="stretch_width")
         self.tab_widget.param.watch(lambda event: self.tab_changed(self.active), "active")
-        self.example = pn.widgets.Select(name="Open a shipped example", options=["", *openable_examples()], value="",
+        self.example = pn.widgets.Select(label="Open a shipped example", options=["", *openable_examples()], value="",
                                          width=380)
         self.example.param.watch(lambda event: event.new and self.open_example(event.new), "value")
-        self.upload = pn.widgets.FileInput(name="Open a scenario file", accept=".toml", multiple=False)
+        self.upload = pn.widgets.FileInput(label="Open a scenario file", accept=".toml", multiple=False)
         self.upload.param.watch(lambda event: self.open_upload(), "value")
-        self.trials = pn.widgets.IntInput(name="Trials", value=DEFAULT_TRIALS, start=1, end=MAX_TRIALS, step=10_000,
+        self.trials = pn.widgets.IntInput(label="Trials", value=DEFAULT_TRIALS, start=1, end=MAX_TRIALS, step=10_000,
                                           width=130)
-        self.seed = pn.widgets.IntInput(name="Seed", value=0, start=0, end=MAX_PAGE_SEED, width=110)
-        self.precision = pn.widgets.FloatInput(name="or precision (±, e.g. 0.005)", value=None, start=0, end=0.5,
+        self.seed = pn.widgets.IntInput(label="Seed", value=0, start=0, end=MAX_PAGE_SEED, width=110)
+        self.precision = pn.widgets.FloatInput(label="or precision (±, e.g. 0.005)", value=None, start=0, end=0.5,
                                                step=0.001, width=190)
-        self.run_button = pn.widgets.Button(name="Run", button_type="success", width=90, align="end")
+        self.run_button = pn.widgets.Button(label="Run", color="success", width=90, align="end")
         self.run_button.on_click(self.run)
-        self.cancel_button = pn.widgets.Button(name="Cancel", button_type="warning", width=90, disabled=True,
+        self.cancel_button = pn.widgets.Button(label="Cancel", color="warning", width=90, disabled=True,
                                                align="end")
         self.cancel_button.on_click(lambda event: self.running and self.running.cancel())
         self.progress = pn.indicators.Progress(value=0, max=1000, width=220, align="center", visible=False)
@@ -218,6 +219,7 @@ class Page:
         self.progress.active = self.precision.value is not None
         self.status.object = "running…"
         started = time.perf_counter()
+        shown = None
         future = runs.submit(work, progress)
         try:
             while not future.done():
@@ -241,3 +243,15 @@ class Page:
             self.running = None
             self.run_button.disabled, self.cancel_button.disabled = False, True
             self.progress.visible, self.progress.active = False, False
+        if shown is not None:
+            await self._draw(tab, shown)
+
+    async def _draw(self, tab, shown) -> None:
+        """The result's figure, drawn in a worker thread after the numbers are on show."""
+        try:
+            png = await asyncio.wrap_future(runs.submit(lambda: figure(shown.result), runs.Progress()))
+        except Exception as exc:  # a bug: logged with its traceback, one line on the page
+            log.exception("figure failed")
+            self.say(f"internal error drawing the figure ({type(exc).__name__}): {exc}")
+        else:
+            tab.show_figure(shown, png)

@@ -1,5 +1,6 @@
-"""A result as the page shows it, made in the worker thread: the headline and table as escaped HTML, the
-figure as a PNG, and the CSV and JSON a player downloads (the CLI's ``--csv`` and ``--json``)."""
+"""A result as the page shows it, made in a worker thread: the headline and table as escaped HTML and the CSV
+and JSON a player downloads (the CLI's ``--csv`` and ``--json``) at once, then the figure as a PNG (drawing it
+takes longer than most runs)."""
 from __future__ import annotations
 
 import io
@@ -15,13 +16,13 @@ DPI = 80
 
 @dataclass(frozen=True)
 class Shown:
-    """A rendered result."""
+    """A rendered result (``result``: the result itself, whose figure :func:`figure` draws)."""
 
     html: str
-    png: bytes
     csv: str
     json: str
     trials: int
+    result: object
 
 
 def figure_png(figure) -> bytes:
@@ -37,12 +38,15 @@ def figure_png(figure) -> bytes:
 
 def render(result) -> Shown:
     """:class:`Shown` of a simulation or decision result."""
+    csv = result.to_csv() if hasattr(result, "to_csv") else result.table().to_csv(index=False)
+    return Shown(html=safe_markup(result._repr_html_()), csv=csv, json=result.to_json(indent=2),
+                 trials=int(result.trials), result=result)
+
+
+def figure(result) -> bytes:
+    """The PNG of ``result.plot()``; names are drawn as text (``$...$`` is no formula)."""
     import matplotlib
 
     matplotlib.use("Agg")
-    with _PYPLOT, matplotlib.rc_context({"text.parse_math": False}):  # a name's $...$ is text, not a formula
-        png = figure_png(result.plot())
-    table = result.table() if not hasattr(result, "to_csv") else None
-    csv = result.to_csv() if table is None else table.to_csv(index=False)
-    return Shown(html=safe_markup(result._repr_html_()), png=png, csv=csv, json=result.to_json(indent=2),
-                 trials=int(result.trials))
+    with _PYPLOT, matplotlib.rc_context({"text.parse_math": False}):
+        return figure_png(result.plot())

@@ -36,9 +36,9 @@ class ResultView:
                                  sizing_mode="stretch_width", stylesheets=[RESULT_CSS])
         self.figure = pn.pane.PNG(None, sizing_mode="stretch_width", visible=False)
         self.csv = pn.widgets.FileDownload(label="Results (CSV)", callback=lambda: self._file("csv"),
-                                           filename=f"{name}.csv", visible=False, button_type="light")
+                                           filename=f"{name}.csv", visible=False, color="light")
         self.json = pn.widgets.FileDownload(label="Results (JSON)", callback=lambda: self._file("json"),
-                                            filename=f"{name}.json", visible=False, button_type="light")
+                                            filename=f"{name}.json", visible=False, color="light")
         self.panel = pn.Column(pn.Row(self.csv, self.json), self.html, self.figure, sizing_mode="stretch_width")
 
     def _file(self, kind: str) -> io.BytesIO:
@@ -47,10 +47,15 @@ class ResultView:
     def show(self, shown: Shown, filename: str) -> None:
         self.shown = shown
         self.html.object = shown.html
-        self.figure.object = shown.png
-        self.figure.visible = True
+        self.figure.visible = False
         self.csv.filename, self.json.filename = f"{filename}.csv", f"{filename}.json"
         self.csv.visible = self.json.visible = True
+
+    def show_figure(self, shown: Shown, png: bytes) -> None:
+        """The figure of ``shown``, unless a later result is on show by now."""
+        if shown is self.shown:
+            self.figure.object = png
+            self.figure.visible = True
 
 
 class ScenarioTab:
@@ -71,7 +76,7 @@ class ScenarioTab:
         self.editor = pn.Column(sizing_mode="stretch_width")
         self.results = ResultView(self.system)
         self.download = pn.widgets.FileDownload(label="Download setup (TOML)", callback=self._toml,
-                                                filename=f"{self.system}.toml", button_type="primary")
+                                                filename=f"{self.system}.toml", color="primary")
         self.panel = pn.Row(pn.Column(self.download, pn.Row(*self.actions()), self.editor, width=EDITOR_WIDTH),
                             self.results.panel, sizing_mode="stretch_width")
         self.rebuild()
@@ -127,6 +132,9 @@ class ScenarioTab:
     def show(self, shown: Shown) -> None:
         self.results.show(shown, slug(self.valid.data.get("title", self.system)))
 
+    def show_figure(self, shown: Shown, png: bytes) -> None:
+        self.results.show_figure(shown, png)
+
 
 class GdbTab(ScenarioTab):
     system = "gdb"
@@ -167,14 +175,14 @@ class CompareTab:
         self.options: list[Setup | None] = [None, None]
         self.example: str | None = None
         self.problem = None
-        self.labels = [pn.widgets.TextInput(name=f"Name of option {x}", value=f"option {x}", max_length=80)
+        self.labels = [pn.widgets.TextInput(label=f"Name of option {x}", value=f"option {x}", max_length=80)
                        for x in "AB"]
-        self.side = pn.widgets.Select(name="The options are the", options=["attacker", "defender"])
-        self.takes = [pn.widgets.Button(name=f"Option {x} ← the Epic tab's setup", button_type="primary")
+        self.side = pn.widgets.Select(label="The options are the", options=["attacker", "defender"])
+        self.takes = [pn.widgets.Button(label=f"Option {x} ← the Epic tab's setup", color="primary")
                       for x in "AB"]
         self.summaries = [pn.pane.HTML("<i>not set</i>", disable_math=True) for _ in "AB"]
         self.downloads = [pn.widgets.FileDownload(label=f"Download option {x} (TOML)", filename=f"option-{x}.toml",
-                                                  callback=lambda i=i: self._toml(i), button_type="light")
+                                                  callback=lambda i=i: self._toml(i), color="light")
                           for i, x in enumerate("AB")]
         for i, button in enumerate(self.takes):
             button.on_click(lambda event, i=i: self.take(i))
@@ -250,3 +258,6 @@ class CompareTab:
 
     def show(self, shown: Shown) -> None:
         self.results.show(shown, "compare")
+
+    def show_figure(self, shown: Shown, png: bytes) -> None:
+        self.results.show_figure(shown, png)

@@ -73,6 +73,8 @@ def test_a_turn_of_two_activations_then_the_assault(app_page):
     assert app_page.message() == ""
     text = app_page.run()
     app_page.screenshot("turn")
+    shown("activations in order, ending with an engage", exact=False).scroll_into_view_if_needed()
+    app_page.screenshot("turn-activations")
     assert "1. Devastator (sustained fire at Warband) passes its action test" in text
     assert "2. Assault (engage at Warband) passes its action test" in text
     assert "Assault (attacker) wins:" in text
@@ -133,6 +135,18 @@ def test_a_shared_address_opens_and_runs_the_example(app_page):
     app_page.page.get_by_text(re.compile(r"trials in \d")).wait_for()
     assert "Assault Detachment (attacker) wins:" in app_page.text()
     assert "example=epic%2Fassault_marines_vs_warband" in app_page.page.url
+
+
+@pytest.mark.parametrize("example, sentence", [("gdb/column_vs_line", "2e Legere charges 52nd Foot."),
+                                               ("t9a/stand_and_shoot", "Knights")])
+def test_gdb_and_t9a_charges_run_with_their_plots(app_page, example, sentence):
+    app_page.open(f"?example={example}&run=1&trials=2000")
+    app_page.page.get_by_text(re.compile(r"trials in \d")).wait_for()
+    assert sentence in app_page.text()
+    figure = app_page.page.locator("img[src^='data:image/png']").filter(visible=True)
+    expect(figure).to_have_count(1)
+    assert figure.evaluate("image => image.naturalWidth") > 300
+    app_page.screenshot(example.split("/")[0])
 
 
 def test_an_edited_setup_is_in_the_address_and_opens_again(app_page, browser):
