@@ -56,7 +56,7 @@ def make_server(host: str = "127.0.0.1", port: int = 0):
 
     origins = [f"{host}:{port}"] + ([f"localhost:{port}"] if host in ("127.0.0.1", "::1") else [])
     return pn.serve({"/": session}, address=host, port=port, show=False, start=False, title="wargame-odds",
-                    websocket_origin=origins, print_url=False)
+                    websocket_origin=origins, verbose=False)
 
 
 #: The page address's keys (others are ignored).

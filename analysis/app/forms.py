@@ -25,7 +25,7 @@ from .text import safe_html
 
 NONE = "(none)"  # the choice that leaves an optional field out
 SMALL_RANGE = 12  # an optional whole number with at most this many values is a choice; else a number box
-WIDTH = 140  # of a field's widget (three to a row)
+WIDTH = 130  # of a field's widget (three to a row)
 
 
 @cache
@@ -256,12 +256,13 @@ class Form:
         return self._watch(box, path, lambda v: v if v or not spec.optional else None)
 
     def _multi(self, spec, name, path, value):
+        """A multiple choice; its labels are escaped (the browser's choice list reads them as HTML)."""
         value = list(value or [])
-        options = list(dict.fromkeys([*spec.options, *value]))
-        return self._watch(pn.widgets.MultiChoice(label=name, options=options, value=value), path)
+        options = {safe_html(o): o for o in dict.fromkeys([*spec.options, *value])}
+        return self._watch(pn.widgets.MultiChoice(label=name, options=options, value=value, width=WIDTH), path)
 
     def _toml(self, spec, name, path, value):
-        box = pn.widgets.TextInput(label=f"{name} (a TOML value)", value=_toml_literal(value), max_length=2000)
+        box = pn.widgets.TextInput(label=f"{name} (TOML)", value=_toml_literal(value), max_length=2000, width=WIDTH)
 
         def changed(event):
             if not event.new.strip():

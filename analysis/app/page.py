@@ -55,6 +55,7 @@ class Page:
 
     def __init__(self, query: dict[str, str] | None = None, in_notebook: bool = False):
         self.in_notebook = in_notebook
+        self.ready = False  # the tabs report their changes while they are built: the page listens once built
         self.running: runs.Progress | None = None
         self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[CSS])
         self.tabs = {"epic": EpicTab(self, example_setup(DEFAULT_EXAMPLES["epic"])),
@@ -90,6 +91,7 @@ class Page:
         controls = pn.Row(self.trials, self.seed, self.precision, self.run_button, self.cancel_button, self.progress,
                           self.status, sizing_mode="stretch_width")
         self.layout = pn.Column(header, self.message, controls, self.tab_widget, sizing_mode="stretch_width")
+        self.ready = True
         self.apply_query(query or {})
         if not in_notebook:
             pn.state.onload(self.remember)
@@ -107,14 +109,14 @@ class Page:
         self.message.object = f'<div class="wo-error">{safe_html(text)}</div>' if text else ""
 
     def tab_changed(self, tab) -> None:
-        if not hasattr(self, "tab_widget") or tab is not self.active:
+        if not self.ready or tab is not self.active:
             return
         self.say(tab.problem)
         self.remember()
 
     def remember(self) -> None:
         """Put the active tab's setup and the run settings in the page address."""
-        if self.in_notebook or pn.state.location is None or not hasattr(self, "precision"):
+        if not self.ready or self.in_notebook or pn.state.location is None:
             return
         tab, key = self.active, TAB_KEYS[self.tab_widget.active]
         query = {"tab": key}

@@ -70,7 +70,7 @@ class ScenarioTab:
     def __init__(self, page, setup: Setup):
         self.page = page
         self.valid = setup
-        self.problem: str | None = None
+        self.error: UserError | None = None  # what is wrong with the draft, if anything
         self.example: str | None = None
         self.draft = Draft(setup.data, self._changed, self.rebuild)
         self.editor = pn.Column(sizing_mode="stretch_width")
@@ -111,21 +111,26 @@ class ScenarioTab:
             setup = Setup(self.system, copy.deepcopy(self.draft.data))
             setup.model(self.source)
         except UserError as exc:
-            self.problem = str(exc)
+            self.error = exc
         else:
-            self.valid, self.problem = setup, None
+            self.valid, self.error = setup, None
             self.download.filename = f"{slug(setup.data.get('title', self.system))}.toml"
         self.page.tab_changed(self)
         if redraw:
             self.editor.objects = self.build()
+
+    @property
+    def problem(self) -> str | None:
+        """The message the page shows for this tab (None: the draft is valid)."""
+        return None if self.error is None else str(self.error)
 
     def build(self) -> list:
         raise NotImplementedError
 
     def work(self, trials: int, seed: int, precision: float | None):
         """What a run does in its worker thread (the setup is checked here, on the event loop)."""
-        if self.problem:
-            raise UserError(self.source, None, self.problem.partition(": ")[2] or self.problem)
+        if self.error is not None:
+            raise self.error
         system, model = self.system, self.valid.model(self.source)
         return lambda: render(runs.simulate(system, model, trials=trials, seed=seed, precision=precision))
 
