@@ -78,6 +78,9 @@ def browser(chromium):
             profile, executable_path=chromium, headless=True, args=CHROMIUM_FLAGS, accept_downloads=True,
             viewport={"width": 1400, "height": 1000})
         context.set_default_timeout(60_000)
+        from playwright.sync_api import expect
+
+        expect.set_options(timeout=60_000)  # a busy machine: the server may take seconds to answer
         yield context
         context.close()
 
@@ -154,9 +157,22 @@ class Page:
 
 
 @pytest.fixture
-def app_page(browser, app_url):
-    page = Page(browser.new_page(), app_url)
-    yield page
-    outside = page.outside_requests()
-    page.page.close()
+def app_pages(browser, app_url):
+    """Opens pages on the app (``app_pages()``); each is closed after the test, which fails if one of them
+    requested anything outside 127.0.0.1."""
+    pages = []
+
+    def new_page() -> Page:
+        pages.append(Page(browser.new_page(), app_url))
+        return pages[-1]
+
+    yield new_page
+    outside = [u for page in pages for u in page.outside_requests()]
+    for page in pages:
+        page.page.close()
     assert outside == [], f"the page requested something outside 127.0.0.1: {outside}"
+
+
+@pytest.fixture
+def app_page(app_pages):
+    return app_pages()

@@ -181,19 +181,16 @@ def test_gdb_and_t9a_charges_run_with_their_plots(app_page, example, sentence):
     app_page.screenshot(example.split("/")[0])
 
 
-def test_an_edited_setup_is_in_the_address_and_opens_again(app_page, browser):
-    app_page.open("?example=t9a/stand_and_shoot")
-    app_page.fill("distance", 11.5)
-    app_page.page.wait_for_url(re.compile("setup="))
-    address = app_page.page.url
+def test_an_edited_setup_is_in_the_address_and_opens_again(app_pages):
+    first = app_pages()
+    first.open("?example=t9a/stand_and_shoot")
+    first.fill("distance", 11.5)
+    first.page.wait_for_url(re.compile("setup="))
+    address = first.page.url
     assert "setup=" in address and "tab=t9a" in address
-    again = browser.new_page()
-    try:
-        again.goto(address)
-        again.get_by_role("button", name="Run").wait_for()
-        expect(again.get_by_label("distance", exact=True).filter(visible=True).first).to_have_value("11.5")
-    finally:
-        again.close()
+    again = app_pages()
+    again.open(address[len(again.url):])
+    expect(again.page.get_by_label("distance", exact=True).filter(visible=True).first).to_have_value("11.5")
 
 
 def test_an_unknown_example_is_one_message_naming_it(app_page):
@@ -202,18 +199,12 @@ def test_an_unknown_example_is_one_message_naming_it(app_page):
     assert "Assault Detachment (attacker)" in app_page.text()  # the page opens as usual
 
 
-def test_two_pages_run_at_once_and_both_answer(browser, app_url):
-    from conftest import Page
-
-    pages = [Page(browser.new_page(), app_url) for _ in range(2)]
-    try:
-        pages[0].open("?example=gdb/column_vs_line&trials=200000")
-        pages[1].open("?example=epic/assault_marines_vs_warband&trials=200000")
-        for page in pages:
-            page.page.get_by_role("button", name="Run", exact=True).click()
-        for page in pages:
-            page.page.get_by_text(re.compile(r"200,000 trials in \d")).wait_for()
-        assert all(page.outside_requests() == [] for page in pages)
-    finally:
-        for page in pages:
-            page.page.close()
+def test_two_pages_run_at_once_and_both_answer(app_pages):
+    """§3: runs execute off the server's event loop: two pages (two sessions) running at once both answer."""
+    pages = [app_pages(), app_pages()]
+    pages[0].open("?example=gdb/column_vs_line&trials=200000")
+    pages[1].open("?example=epic/assault_marines_vs_warband&trials=200000")
+    for page in pages:
+        page.page.get_by_role("button", name="Run", exact=True).click()
+    for page in pages:
+        page.page.get_by_text(re.compile(r"200,000 trials in \d")).wait_for()
