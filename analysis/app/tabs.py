@@ -9,7 +9,7 @@ import panel as pn
 
 from ..errors import UserError
 from . import runs
-from .forms import Draft, Form, card
+from .forms import Draft, Form
 from .render import Shown, render
 from .setups import CompareSetup, Setup
 from .text import safe_html
