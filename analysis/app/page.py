@@ -19,7 +19,7 @@ from ..run_limits import MAX_SEED, MAX_TRIALS
 from ..scenario import MAX_FILE_BYTES, shown_path
 from . import runs
 from .epic_tab import EpicTab
-from .examples import examples
+from .examples import example_names
 from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
 from .render import figure
 from .tabs import CompareTab, GdbTab, T9aTab
@@ -41,7 +41,7 @@ CSS = """
 def openable_examples() -> tuple[str, ...]:
     """The shipped examples the app opens: scenarios, and comparisons of two shipped scenarios."""
     out = []
-    for name in examples():
+    for name in example_names():
         try:
             example_setup(name)
         except UserError:

@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 
 pytest.importorskip("panel")  # the [app] extra; the test extra installs it
 
-from analysis.app.examples import example_path, examples, relative_example  # noqa: E402
+from analysis.app.examples import example_names, relative_example  # noqa: E402
 from analysis.app.setups import (MAX_URL_CHARS, CompareSetup, Setup, check, decode_setup, encode_setup,  # noqa: E402
                                  example_setup, parse_setup, to_toml)
 from analysis.cli import main  # noqa: E402
 from analysis.errors import UserError  # noqa: E402
 from analysis.scenario import MAX_FILE_BYTES  # noqa: E402
 
-SCENARIOS = [name for name in examples() if "/decisions/" not in name]
+SCENARIOS = [name for name in example_names() if "/decisions/" not in name]
 #: Names a player might type, hostile ones included: markup, math, control characters, quotes, unicode.
 NAMES = st.text(alphabet=st.sampled_from(list(string.ascii_letters + " <>&$\\\"'[]=.#\x07\x1b\t\u00e9\u2603")),
                 min_size=1, max_size=30)
@@ -95,7 +95,7 @@ def test_a_saved_setup_runs_unchanged_in_the_cli(tmp_path):
     saved = tmp_path / "saved.toml"
     saved.write_text(setup.toml(), encoding="utf-8")
     runs = [CliRunner().invoke(main, ["epic", str(path), "-n", "2000", "--json"])
-            for path in (saved, example_path("epic/assault_marines_vs_warband"))]
+            for path in (saved, "epic/assault_marines_vs_warband")]
     assert [r.exit_code for r in runs] == [0, 0], runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
 
