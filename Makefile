@@ -28,9 +28,9 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-app
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/wargame-odds report reports/demo
+	@echo "The point-and-click app: $(BIN)/wargame-odds app  (it opens in your browser; docs/app.md)"
 	@echo "The demo report is reports/out/demo/index.html: open it in a browser" \
 	      "(Linux: xdg-open reports/out/demo/index.html; macOS: open reports/out/demo/index.html)."
-	@echo "The point-and-click app: $(BIN)/wargame-odds app  (it opens in your browser; docs/app.md)"
 
 # `make test` first checks that the kernels give the recorded counts (docs/fingerprint.md).
 # The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
