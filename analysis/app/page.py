@@ -30,7 +30,7 @@ log = logging.getLogger("wargame_odds.app")
 DEFAULT_EXAMPLES = {"epic": "epic/assault_marines_vs_warband", "gdb": "gdb/column_vs_line",
                     "t9a": "t9a/stand_and_shoot"}
 DEFAULT_TRIALS = 100_000
-MAX_PAGE_SEED = min(MAX_SEED, 2**53)  # the largest whole number a browser holds exactly
+MAX_PAGE_SEED = min(MAX_SEED, 2**53 - 1)  # the largest whole number a browser holds exactly
 TAB_KEYS = ("epic", "compare", "gdb", "t9a")
 CSS = """
 .wo-error { background: #fde8e8; border: 1px solid #c0392b; color: #7b1d12; padding: 6px 10px; border-radius: 4px; }

@@ -52,7 +52,10 @@ def test_a_port_in_use_is_one_line_exit_2():
 
 
 def test_the_notebook_app_is_the_page_with_its_scripts_inline():
+    """§1: ``wo.app()`` is the page as a notebook output, with Bokeh's and Panel's scripts inline (no CDN)."""
     pn = pytest.importorskip("panel")
-    layout = analysis.app.app({"example": "gdb/column_vs_line"})
+    import wargame_odds as wo
+
+    layout = wo.app({"example": "gdb/column_vs_line"})
     assert isinstance(layout, pn.Column)
-    assert pn.config.inline is True  # the notebook output carries Bokeh's and Panel's scripts: no CDN
+    assert pn.config.inline is True
