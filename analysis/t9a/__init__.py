@@ -11,7 +11,7 @@ import math
 import click
 import numpy as np
 
-from analysis.errors import UserError
+from analysis.errors import ArgumentError, UserError
 from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
 from kernels import t9a as _kernel
 
@@ -20,7 +20,7 @@ from .layout import build_layout, kernel_arrays
 from .model import DICE, Model, load, loads
 from .results import T9AResult, build_result
 
-__all__ = ["load", "loads", "simulate", "trace", "charge_table", "T9AResult", "Model", "DICE"]
+__all__ = ["load", "loads", "simulate", "trace", "charge_table", "exact_combat", "T9AResult", "Model", "DICE"]
 
 
 class KernelJob:
@@ -71,6 +71,18 @@ class ReferenceJob(KernelJob):
 
         return reference.run_chunk(self.model, self.layout, key0, key1, first_block, n_trials,
                                    self.trial_streams)
+
+
+def exact_combat(scenario, exact: bool = False) -> dict:
+    """The close combat's outcome probabilities, expected HP lost and distributions, exact, given that the charge
+    arrives (docs/t9a.md "Close combat"): the ``melee.given_contact`` keys of :func:`simulate`'s result.
+    ``exact=True`` gives fractions instead of floats."""
+    from .combat_exact import fight
+
+    combat = _model(scenario).combat
+    if combat is None:
+        raise ArgumentError("scenario", getattr(scenario, "title", scenario), "a scenario with a [combat] table")
+    return fight(combat, exact=exact)
 
 
 def _model(scenario) -> Model:

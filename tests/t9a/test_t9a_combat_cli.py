@@ -129,3 +129,20 @@ def test_plot_outcomes_hp_lost_and_rounds(tmp_path):
     assert run("t9a", COMBAT, "-n", "4096", "--plot", out).exit_code == 0 and out.stat().st_size > 10_000
     dollars = edited(tmp_path, 'name = "Knights"', 'name = "$x^$"')     # user text is drawn as written
     assert run("t9a", dollars, "-n", "4096", "--plot", out).exit_code == 0
+
+
+def test_exact_combat_of_the_api_is_the_exact_fight_and_refuses_a_charge_without_combat():
+    """``t9a.exact_combat`` (the docs' exact check) gives the exact fight of the scenario's [combat] (§C9),
+    as fractions when asked, and names the argument for a scenario without one."""
+    from fractions import Fraction
+
+    from analysis.errors import ArgumentError
+    from analysis.t9a.combat_exact import fight
+
+    scenario = t9a.load(COMBAT)
+    exact = t9a.exact_combat(scenario, exact=True)
+    assert exact == fight(scenario.combat, exact=True)
+    assert isinstance(exact["a_wins"], Fraction) and 0 < exact["a_wins"] < 1
+    assert t9a.exact_combat(str(COMBAT))["a_wins"] == pytest.approx(float(exact["a_wins"]), abs=1e-12)
+    with pytest.raises(ArgumentError, match="scenario must be a scenario with a \\[combat\\] table"):
+        t9a.exact_combat(SCENARIOS / "three_chargers.toml")
