@@ -14,6 +14,7 @@ summed chunk by chunk: memory stays flat as trials grow.
 from __future__ import annotations
 
 import math
+import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -116,6 +117,11 @@ def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
     """Two 64-bit words keying every stream of (seed, cell); blocks are mixed in by the kernel."""
     words = np.random.SeedSequence([int(seed), *[int(c) for c in cell]]).generate_state(2, np.uint64)
     return int(words[0]), int(words[1])
+
+
+def block_rng(key0: int, key1: int, block: int) -> random.Random:
+    """A reference engine's Python generator for one stream block (independent of the kernels')."""
+    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
 
 
 class SilentBar:

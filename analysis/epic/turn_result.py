@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..estimates import Distribution, Probability
-from ..runner import RunInfo
+from ..runner import RunInfo, block_rng
 from .compile import ENGAGED, OUTSIDE, CompiledEpic, compile_scenario
 from .outcome import ROLE_NAMES, EpicResult, _Label, build_result, precision_successes, record
 
@@ -153,7 +153,6 @@ class TurnJob:
         from kernels.epic import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
-        from . import block_rng
 
         counts = self.c.compiled.layout.zeros()
         if self.trial_streams:

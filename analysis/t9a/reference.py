@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.counts import CountLayout
+from analysis.runner import block_rng
 from kernels.rng import BLOCK_TRIALS
 
 from .layout import hit_need
@@ -247,11 +248,6 @@ def record(layout: CountLayout, counts: np.ndarray, model: Model, res: TrialResu
             bump("models", p.models_in_contact)
             if p.rotates_target:
                 bump("rotated")
-
-
-def block_rng(key0: int, key1: int, block: int) -> random.Random:
-    """The reference engine's own stream for one block (independent of the kernel's)."""
-    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
 
 
 def run_chunk(model: Model, layout: CountLayout, key0: int, key1: int, first_block: int,

@@ -50,9 +50,9 @@ class T9AResult(Result):
         every probability in percent and the "at least N" curves (charge roll, units in the
         combat, models in contact …), all with 95 % intervals."""
         from ..labels import sides_of
-        from ..plots import at_least_frame, outcome_figure
+        from ..plots import outcome_figure
 
-        return outcome_figure(self.system, self.table(), at_least_frame(self), self.title, notes=self.notes,
+        return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
                               sides=sides_of(self.to_dict()), lead=self.charge_range_panel)
 
     def charge_range_panel(self, ax):
