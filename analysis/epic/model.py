@@ -11,7 +11,7 @@ from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 from ..bounds import BlastMarkers, Points
 from ..scenario import StrictModel
 from .profiles import UnitProfile
-from .turn_model import Activation, check_fliers, check_turn, fill_turn_defaults
+from .turn_model import Activation, WithdrawalFire, check_fliers, check_turn, fill_turn_defaults
 
 Engagement = Literal["bc", "ff", "out"]
 ArmyRule = Literal["they-shall-know-no-fear", "mob-rule"]
@@ -67,6 +67,8 @@ class Formation(StrictModel):
 class EndPhase(StrictModel):
     rally: bool = True  # run the end-phase rally (TP 1.14.1)
     enemy_within_30cm: bool = True
+    # turn scenarios: overwatching formations that fire at a formation withdrawing again after a failed rally
+    withdrawal_fire: list[WithdrawalFire] = Field([], max_length=16)
 
 
 class EpicScenario(StrictModel):
@@ -96,7 +98,7 @@ class EpicScenario(StrictModel):
             return handler(data)
         data, notes = resolve_epic(data)
         scenario = handler(data)
-        scenario._notes = notes
+        scenario._notes = notes + scenario._notes  # the library's, then the turn's (check_turn)
         return scenario
 
     @property
@@ -106,7 +108,8 @@ class EpicScenario(StrictModel):
 
     @property
     def notes(self) -> list[str]:
-        """What the library filled in that the user should know (inferred army rules, initiative)."""
+        """What the user should know: what the library filled in (inferred army rules, initiative), withdrawal
+        fire that can never happen."""
         return list(self._notes)
 
     @model_validator(mode="after")
@@ -148,8 +151,11 @@ class EpicScenario(StrictModel):
                     raise ValueError(f"formations[{i}].within_splash_of.{source}: allowed 0 to 100 units, got {count}")
         check_fliers(self)
         if self.turn:
-            check_turn(self)  # who fights an assault is decided by the turn's engage activation
+            self._notes = check_turn(self)  # who fights an assault is decided by the turn's engage activation
             return self
+        if self.end_phase.withdrawal_fire:
+            raise ValueError("end_phase.withdrawal_fire: only a turn scenario ([[turn]]) has formations on overwatch "
+                             "(docs/epic-turn.md §2a); allowed: []")
         for side in ("attacker", "defender"):
             engaged = [f for f in self.formations if f.side == side and (f.role or "engaged") == "engaged"]
             if not engaged:

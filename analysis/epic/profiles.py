@@ -1,4 +1,4 @@
-"""Epic Armageddon unit profiles: datasheets, weapon lines, critical-hit effects and special-rule ids (TOML → pydantic).
+"""Epic Armageddon unit profiles: datasheets, weapon lines, critical-hit effects, special-rule ids (TOML → pydantic).
 
 The unit-level part of a scenario (:mod:`analysis.epic.model` builds scenarios on it); the NetEA library
 (:mod:`analysis.library.netea`) converts its datasheets into these profiles.  Clause numbers refer to the NetEA
