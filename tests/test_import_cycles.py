@@ -84,7 +84,8 @@ def import_cycles(packages=PACKAGES) -> list[list[str]]:
                 component.add(stack.pop())
             on_stack.difference_update(component)
             if len(component) > 1:
-                cycles.append(sorted(f"{a}:{line} → {b}" for a in component for b, line in graph[a] if b in component))
+                cycles.append(sorted(f"{a}:{line} → {b}" for a in component for b, line in graph[a]
+                                     if b in component))
 
     for module in sorted(graph):
         if module not in index:
