@@ -242,9 +242,14 @@ def _check_declaration(scenario, at: str, act: Activation, by_name: dict) -> Non
     if not act.may_shoot or act.action in ("pin_point", "orbital_bombardment"):
         raise ValueError(f"{at}.declare_at: only an activation that shoots at its target declares its weapons "
                          f"(TP 3.2.1); allowed: \"auto\"")
-    types = {scenario.units[g.unit].type == "WE" for g in by_name[act.target].units}
+    _check_mixed_target(scenario, f"{at}.declare_at", by_name[act.target])
+
+
+def _check_mixed_target(scenario, where: str, target) -> None:
+    """A forced declaration is for a target formation of war engines and other units (TP 3.2.1)."""
+    types = {scenario.units[g.unit].type == "WE" for g in target.units}
     if types != {True, False}:
-        raise ValueError(f"{at}.declare_at: {act.target!r} has {'only' if True in types else 'no'} war engines; the "
+        raise ValueError(f"{where}: {target.name!r} has {'only' if True in types else 'no'} war engines; the "
                          "declaration is for formations of war engines and other units (TP 3.2.1); allowed: \"auto\"")
 
 
@@ -265,7 +270,7 @@ def _may_withdraw(scenario, act: Activation, by_name: dict) -> set[str]:
     return names | {f.name for f in scenario.formations if names & set(f.within_splash_of)}
 
 
-def check_withdrawal_fire(scenario, at: str, entries: list[WithdrawalFire], on_overwatch: set[str],
+def _check_withdrawal_fire(scenario, at: str, entries: list[WithdrawalFire], on_overwatch: set[str],
                           may_withdraw: set[str] | None) -> list[str]:
     """One ``ValueError`` for the first bad ``withdrawal_fire`` entry of ``at`` (``turn[2]``, ``end_phase``): an
     unknown formation, a flying one, a firer that is not an enemy of its ``at`` or not on overwatch at that point,
@@ -298,11 +303,7 @@ def check_withdrawal_fire(scenario, at: str, entries: list[WithdrawalFire], on_o
             raise ValueError(f"{where}.at: {entry.at!r} has {rule}, whose save shooting does not model yet; "
                              "allowed: formations without holofield or knight-shield units")
         if entry.declare_at != "auto":
-            types = {scenario.units[g.unit].type == "WE" for g in target.units}
-            if types != {True, False}:
-                raise ValueError(f"{where}.declare_at: {entry.at!r} has {'only' if True in types else 'no'} war "
-                                 "engines; the declaration is for formations of war engines and other units "
-                                 "(TP 3.2.1); allowed: \"auto\"")
+            _check_mixed_target(scenario, f"{where}.declare_at", target)
         if may_withdraw is not None and entry.at not in may_withdraw:
             notes.append(f"{where}: {entry.at!r} cannot withdraw as a result of this activation (it is not the acting "
                          "formation, its target, in its assault or within a splash of theirs): this entry never fires")
@@ -380,7 +381,7 @@ def check_turn(scenario) -> list[str]:
         else:
             on_overwatch.discard(act.formation)  # acting ends an overwatch kept from before (TP 1.10)
         if act.action != "engage":  # an engage's withdrawal fire comes after its assault: checked below
-            notes += check_withdrawal_fire(scenario, at, act.withdrawal_fire, on_overwatch,
+            notes += _check_withdrawal_fire(scenario, at, act.withdrawal_fire, on_overwatch,
                                            _may_withdraw(scenario, act, by_name))
         if act.retain:
             previous = scenario.turn[i - 1] if i else None
@@ -390,9 +391,9 @@ def check_turn(scenario) -> list[str]:
     # the assault of the engage activation, and its withdrawal fire, come after the last activation (§2)
     for i, act in enumerate(scenario.turn):
         if act.action == "engage":
-            notes += check_withdrawal_fire(scenario, f"turn[{i}]", act.withdrawal_fire, on_overwatch,
+            notes += _check_withdrawal_fire(scenario, f"turn[{i}]", act.withdrawal_fire, on_overwatch,
                                            _may_withdraw(scenario, act, by_name))
-    notes += check_withdrawal_fire(scenario, "end_phase", scenario.end_phase.withdrawal_fire, on_overwatch, None)
+    notes += _check_withdrawal_fire(scenario, "end_phase", scenario.end_phase.withdrawal_fire, on_overwatch, None)
     if scenario.end_phase.withdrawal_fire and not scenario.end_phase.rally:
         notes.append("end_phase.withdrawal_fire: the end-phase rally is off (rally = false), so no formation "
                      "withdraws in the end phase: these entries never fire")
