@@ -1,4 +1,5 @@
-# The two README commands (`make demo`, `make test`) and `make bench`: each sets up .venv itself.
+# The two README commands (`make demo`, `make test`) and `make bench`: each sets up .venv itself and installs
+# Python packages only (no sudo, no system packages: .ci/run installs the browser the report page test uses).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,26 +12,30 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# demo: the package and the parquet extra (the report's Parquet tables); test: every extra the suite uses.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e '.[parquet]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,dask,parquet]'
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(BIN)/python scripts/warm_kernels.py
-	$(BIN)/wargame-odds report reports/demo.toml
+	$(BIN)/wargame-odds report reports/demo
+	@echo "The demo report is reports/out/demo/index.html: open it in a browser" \
+	      "(Linux: xdg-open reports/out/demo/index.html; macOS: open reports/out/demo/index.html)."
 
+# `make test` first checks that the kernels give the recorded counts (docs/fingerprint.md).
 # The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
 # see SHARED_FIXTURE_MODULES in tests/conftest.py).  The kernels are compiled (or loaded from the cache)
 # once before the workers start, so that they do not all compile the Epic kernel at once.  One worker per
 # usable core, at most 4 (each worker holds the kernels and its data, about 1 GB).
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1))")
 test: $(VENV)/.installed-test
-	sh scripts/install-chromium.sh
 	$(BIN)/python scripts/warm_kernels.py
+	$(BIN)/python -m benchmarks.fingerprint --check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 bench: $(VENV)/.installed

@@ -9,9 +9,10 @@ loops by extra attacks, distances and times) while leaving every real table-top 
 """
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers
 MAX_EXTRA_ATTACKS = 10  # Epic: extra attacks of one weapon line (TP 2.2.3)
@@ -36,3 +37,30 @@ Turns = Annotated[float, Field(ge=0, le=MAX_TURNS)]
 Strength = Annotated[int, Field(ge=1, le=MAX_STRENGTH)]
 Casualties = Annotated[int, Field(ge=0, le=MAX_STRENGTH)]
 RangeScale = Annotated[int, Field(ge=0, le=1000)]  # GdB: a range band's casualty scale, in percent
+
+
+def as_probability(value):
+    """A probability as a player types it: 0 to 1 as a fraction, above 1 (up to 100) as a percentage, so 60 and
+    0.6 are both 60 %.  Anything else is returned unchanged, for the caller's own check to refuse."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and 1 < value <= 100:
+        return value / 100
+    return value
+
+
+def as_precision(value):
+    """A precision (a 95 % half-width) as typed: below 1 as a fraction (0.005), from 1 up in percentage points
+    (1 is ±1 point, 0.01)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and 1 <= value <= 50:
+        return value / 100
+    return value
+
+
+def _probability_key(value):
+    value = as_probability(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1:
+        raise ValueError(f"got {value}; allowed: a probability from 0 to 1, or a percentage from 1 to 100")
+    return value
+
+
+#: A probability key of a scenario: 0.6 or 60 (a percentage) alike.
+ProbabilityKey = Annotated[float, BeforeValidator(_probability_key), Field(ge=0, le=1)]

@@ -41,7 +41,9 @@ COMMANDS = {
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
     "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("analysis.decisions.cli", "The smallest (or largest) value of FIELD that reaches a target probability."),
+    "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+                  "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
+                  "when it rises)."),
     "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
                 "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; without "
                 "opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, optional "
@@ -133,6 +135,38 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+class ProbabilityValue(FiniteFloatRange):
+    """A probability as a player types it: 0.6 or 60 (above 1 a percentage, up to 100)."""
+
+    name = "probability"
+
+    def __init__(self):
+        super().__init__(min=0, max=1)
+
+    def convert(self, value, param, ctx):
+        from .bounds import as_probability
+
+        number = as_probability(click.FLOAT.convert(value, param, ctx))
+        if number > 1:
+            self.fail(f"{value} is neither a probability from 0 to 1 nor a percentage from 1 to 100", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+class PrecisionValue(FiniteFloatRange):
+    """A 95 % half-width to reach: a fraction below 0.5 (0.005), or percentage points from 1 up to 50 (1 is ±1
+    point)."""
+
+    name = "precision"
+
+    def __init__(self):
+        super().__init__(min=0, max=0.5, min_open=True, max_open=True)
+
+    def convert(self, value, param, ctx):
+        from .bounds import as_precision
+
+        return super().convert(as_precision(click.FLOAT.convert(value, param, ctx)), param, ctx)
+
+
 @click.group(cls=CliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="wargame-odds")
 def main():
@@ -146,8 +180,9 @@ def simulation_options(fn):
                      help="Number of simulated trials (ignored with --precision)."),
         click.option("--seed", "-s", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
-        click.option("--precision", type=FiniteFloatRange(min=0, max=0.5, min_open=True, max_open=True),
-                     default=None, help="Run until every side-level 95 % half-width is at most this."),
+        click.option("--precision", type=PrecisionValue(), default=None,
+                     help="Run until every side-level 95 % half-width is at most this: a fraction (0.005) or, "
+                          "from 1 up, percentage points (1 = ±1 point)."),
         click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=None,
                      help="Numba threads (results do not depend on it)."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),
@@ -189,6 +224,10 @@ def save_plot(result, path: str) -> None:
         result.plot().savefig(path, dpi=120)
     except OSError as exc:
         raise UserError(path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
+    except Exception as exc:  # noqa: BLE001 -- any failure of matplotlib: one line, the result is printed already
+        from .user_text import elide
+
+        raise UserError(path, None, f"cannot draw the plot ({exc.__class__.__name__}: {elide(exc)})") from None
 
 
 def _system_command(name: str, help_text: str) -> click.Command:
@@ -259,3 +298,33 @@ def _csv_table(result, distributions: bool, at_least: bool):
 
 for _name, _help in SYSTEMS.items():
     main.add_command(_system_command(_name, _help))
+
+
+#: How ``examples`` heads each kind of shipped file.
+EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon turns",
+                 "gdb": "General de Brigade charges", "t9a": "The 9th Age charges", "matrix": "Matchup matrices",
+                 "compare": "Comparisons", "rank": "Rankings", "report": "Report definitions",
+                 "force": "Forces (the decisions above name them as files beside them)"}
+
+
+@main.command("examples")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+def examples_command(as_json):
+    """The scenarios, decisions and reports shipped with the package, by name: every command that reads a file
+    also takes such a name (wargame-odds epic epic/assault_marines_vs_warband)."""
+    from .examples import examples
+
+    gc_pause.resume()
+    found = examples()
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"examples": [vars(e) for e in found]}, ensure_ascii=False))
+        return
+    width = max(len(e.name) for e in found) + 2
+    for kind, heading in EXAMPLE_KINDS.items():
+        mine = [e for e in found if e.kind == kind]
+        if mine:
+            run = mine[0].command.replace(mine[0].name, "NAME")
+            click.echo(f"{heading}" + (f" ({run}):" if run else ":"))
+            click.echo("\n".join(f"  {e.name:<{width}}{e.title}" for e in mine) + "\n")

@@ -111,12 +111,27 @@ def epic(data: dict, table=None) -> list[str]:
         if unbroken == [data["trials"]] * 2:
             out.append(f"{who} is never destroyed or broken in these {data['trials']:,} trials")
             continue
+        engines = data.get("war_engines", {}).get(name)
         out += [*_broken_or_destroyed(who, unbroken, data["trials"]),
                 f"{who} is destroyed: {_p(f['destroyed'])}",
                 f"{who} is broken after the assault: {_p(f['broken_after_assault'])}",
-                f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}",
-                f"{who} loses {_mean(f['casualties_mean'])} units on average"]
+                f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}"]
+        if engines:
+            out.append(_war_engine_losses(who, f, engines))
+        if not engines or not engines["every_unit"]:
+            out.append(f"{who} loses {_mean(f['casualties_mean'])} units on average")
     return out + end_fire
+
+
+def _war_engine_losses(who: str, f: dict, engines: dict) -> str:
+    """What a formation's war engines lose, in damage points of their starting damage capacity, void shields and
+    fields, and critical hits (TP 3.0-3.2; docs/epic-engine.md §10.9)."""
+    text = (f"{who} takes {_mean(f['damage_taken_mean'])} damage points of {engines['damage_capacity']} on average "
+            f"(war engines)")
+    if engines["shields"]:
+        text += (f"; {_mean(f['shields_after_end_phase_mean'])} of its {engines['shields']} void shields and fields "
+                 f"are up after the end phase on average")
+    return text + f"; it takes a critical hit: {_p(f['critical'])}"
 
 
 def _broken_or_destroyed(who: str, unbroken: list[int], trials: int) -> list[str]:
@@ -237,6 +252,8 @@ def decision_sentences(result) -> list[str]:
     """The headline of a decision result (matrix, sweep, compare, rank): who wins each matchup or
     each swept value, or how the options compare against the meta."""
     kind = result.kind
+    if kind == "threshold":
+        return result.lines()
     if kind == "matrix":
         return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
                 for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)]
@@ -255,7 +272,7 @@ def decision_sentences(result) -> list[str]:
                 line += (f"; points swing (destroyed − lost): {a} {_points_swing(r, '_a')}, "
                          f"{b} {_points_swing(r, '_b')}")
             lines.append(line)
-        return lines
+        return lines + ([result.meta["method_reason"]] if result.meta.get("method_reason") else [])
     if kind == "rank":
         side = result.meta.get("side", "attacker")
         per_points = result.meta.get("by") == "per_100_points"

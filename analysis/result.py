@@ -76,7 +76,7 @@ class Result:
         self.title = title
         self.info = info
         self.tree = tree
-        self.notes = list(notes or [])
+        self.notes = list(dict.fromkeys(notes or []))  # a note is given once
         self.meta = dict(meta or {})
 
     # -- access -------------------------------------------------------------------------------

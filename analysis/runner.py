@@ -28,6 +28,7 @@ from kernels.rng import BLOCK_TRIALS
 
 from . import gc_pause
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .bounds import as_precision
 from .errors import ArgumentError
 from .estimates import wilson_half_width
 from .numba_cache import compile_notice
@@ -52,9 +53,11 @@ def _whole(low: int, high: int, none_ok: bool = False):
 def _precision(name, value):
     if value is None:
         return
+    shown, value = value, as_precision(value)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value) \
             or not 0 < value < 0.5:
-        raise ArgumentError(name, value, "a number between 0 and 0.5 (exclusive) or None")
+        raise ArgumentError(name, shown, "a number between 0 and 0.5 (exclusive), a number of percentage points "
+                                         "from 1 to 50, or None")
 
 
 def _choice(*allowed):
@@ -179,6 +182,7 @@ def run(
         arguments["trials"] = trials  # ignored with precision
     for name, value in arguments.items():
         check_argument(name, value)
+    precision = as_precision(precision)  # 1 = ±1 percentage point
     if progress is None:
         progress = sys.stderr.isatty()
     # a bar that may show gets chunks of about PROGRESS_STEP_S each (the counts do not depend on chunks)

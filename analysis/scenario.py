@@ -126,8 +126,19 @@ def parse_toml(text: str, source: str = "<string>") -> dict:
 
 def read_toml(path: str | Path) -> tuple[dict, str]:
     """Parse a TOML file; returns (data, source name for messages).  A string is always a path
-    (text goes through :func:`parse_toml`)."""
-    return parse_toml(read_file(path), shown_path(path)), shown_path(path)
+    (text goes through :func:`parse_toml`); a shipped example's name (``epic/assault_marines_vs_warband``,
+    :mod:`analysis.examples`) stands for that file when no file of that name exists."""
+    from .examples import locate
+
+    path = locate(path)
+    try:
+        text = read_file(path)
+    except UserError as exc:
+        if exc.problem != "file not found":
+            raise
+        raise UserError(exc.source, None, exc.problem,
+                        "a TOML file, or the name of a shipped example: `wargame-odds examples` lists them") from None
+    return parse_toml(text, shown_path(path)), shown_path(path)
 
 
 def _field_name(loc) -> str:

@@ -394,33 +394,57 @@ def _general_hits(rs, l, u, units, n):
 
 
 @njit(cache=True)
-def _allocation_lane(rs, l, side, cls, n, reach, units, hp, alive, losses_bm, tgt, tgb, n_words):
-    """One allocation of ``n`` hits of class ``cls`` (no sniper) on ``side`` in lane ``l``: to its living
-    directly engaged units that ``reach`` allows (all, those fighting in base contact, or the others),
-    round-robin from the nearest (a WE up to its starting DC per pass), saved and removed; with no such
-    unit the hits are lost (TP 1.9.6, 1.12.5, 3.1.2; spec §2).  Returns (damage inflicted, dice rolled)."""
+def _round_robin_lane(l, side, n_any, n_contact, n_other, units, hp, tgt, tgb, taken):
+    """The round-robin of one allocation on ``side`` in lane ``l``, decided before its saves: ``n_any`` hits any of
+    its living directly engaged units may take, ``n_contact`` a war engine's hits that only those fighting in base
+    contact may take, ``n_other`` those only the others may take.  Pass after pass, each unit in allocation order
+    that may take a hit left takes 1, a war engine a block of its starting DC, from the hits only its kind of
+    unit may take first: one count per unit for every hit of the kind (TP 1.9.6, 1.12.5, 3.1.2, 3.2.1; spec §2).
+    ``taken[k - tgb[side]]``: the hits target ``k`` takes.  Hits no unit may take are lost."""
+    k0 = _at(tgb, side)
+    k1 = _at(tgb, side + 1)
+    for k in range(k0, k1):
+        _put(taken, k - k0, 0)
+    left = n_any + n_contact + n_other
+    while left > 0:
+        took = 0
+        for k in range(k0, k1):
+            u = _at(tgt, k)
+            if _at(hp, u * LANES + l) == 0:
+                continue
+            contact = _at(units, u * U_COLS + U_BCT)
+            own = n_contact if contact else n_other
+            t = _min(_at(units, u * U_COLS + U_DC), own + n_any)
+            from_own = _min(t, own)
+            n_contact -= from_own * contact
+            n_other -= from_own * (1 - contact)
+            n_any -= t - from_own
+            _put(taken, k - k0, _at(taken, k - k0) + t)
+            took += t
+        if took == 0:
+            break
+        left -= took
+    return
+
+
+@njit(cache=True)
+def _allocation_lane(rs, l, side, cls, n_any, n_contact, n_other, units, hp, alive, losses_bm, tgt, tgb, n_words,
+                     taken):
+    """One allocation of hits of class ``cls`` (no sniper) on ``side`` in lane ``l`` (_round_robin_lane), then their
+    saves and damage unit by unit, casualties removed (TP 1.9.6, 1.12.5, 3.1.2; spec §2).  Returns (damage
+    inflicted, dice rolled)."""
     inflicted = 0
     nd = 0
-    cap = 0
-    for k in range(_at(tgb, side), _at(tgb, side + 1)):
-        u = _at(tgt, k)
-        if _at(hp, u * LANES + l) > 0 and (reach == REACH_ANY or _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
-            cap += _at(units, u * U_COLS + U_DC)
-    if cap == 0:
-        return inflicted, nd
-    q = n // cap
-    r = n - q * cap
-    prefix = 0
-    for k in range(_at(tgb, side), _at(tgb, side + 1)):
+    _round_robin_lane(l, side, n_any, n_contact, n_other, units, hp, tgt, tgb, taken)
+    k0 = _at(tgb, side)
+    for k in range(k0, _at(tgb, side + 1)):
+        n = _at(taken, k - k0)
+        if n == 0:
+            continue
         u = _at(tgt, k)
         hpu = _at(hp, u * LANES + l)
-        if hpu == 0 or not (reach == REACH_ANY or _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
-            continue
-        dc = _at(units, u * U_COLS + U_DC)
-        taken = q * dc + _min(dc, _max(0, r - prefix))
-        prefix += dc
         unsaved = 0
-        for _ in range(taken):
+        for _ in range(n):
             f, k2 = _unsaved_lane(rs, l, cls, u, units)
             unsaved += f
             nd += k2
@@ -430,32 +454,6 @@ def _allocation_lane(rs, l, side, cls, n, reach, units, hp, alive, losses_bm, tg
         _put(losses_bm, fl, _at(losses_bm, fl) + done * _at(units, u * U_COLS + U_LOSS_BM))
         inflicted += done
         _clear_unit(alive, units, u, l, n_words, np.int64(done == hpu and done > 0))
-    return inflicted, nd
-
-
-@njit(cache=True)
-def _later_allocations_lane(rs, l, side, n_mw, n_tk, reach_hits, hs, units, hp, alive, losses_bm, tgt, tgb,
-                            n_words):
-    """The allocations on ``side`` in lane ``l`` after its ordinary hits that may reach any unit: a war
-    engine's ordinary CC hits (only units in contact), then its ordinary FF hits (only the others); then
-    the macro-weapon hits in the same three allocations, then the titan-killer hits (TP 1.9.6, 2.2.6,
-    2.2.9, 3.1.2; spec §2).  ``reach_hits``: side ``hs``'s war-engine hits by (reach, kind).  Returns
-    (damage inflicted, dice rolled)."""
-    inflicted = 0
-    nd = 0
-    for cls in range(3):
-        for reach in range(3):
-            if reach == REACH_ANY:
-                if cls == 0:
-                    continue  # the vectorised round-robin of _run_block
-                n = n_mw if cls == 1 else n_tk
-            else:
-                n = _at(reach_hits, ((hs * 2 + reach - 1) * 3 + cls) * LANES + l)
-            if n > 0:
-                done, k = _allocation_lane(rs, l, side, cls, n, reach, units, hp, alive, losses_bm, tgt, tgb,
-                                           n_words)
-                inflicted += done
-                nd += k
     return inflicted, nd
 
 
@@ -1022,87 +1020,140 @@ def _broken_hit_lane(rs, l, u, units, hp, wst, n_units, alive, n_words, splashes
 
 
 @njit(cache=True)
-def _we_in_phase(src, sff, k, l, kind, reach, sniper_pass):
-    """Do source row ``k``'s hits in lane ``l`` belong to allocation (kind, reach), in its sniper or
-    round-robin part?  (A war engine's row has its reach only while it is in contact: bit 1 of ``sff``.)"""
+def _we_reach(src, sff, k, l, kind, sniper_pass):
+    """The reach of source row ``k``'s hits in lane ``l`` if they belong to the allocation of ``kind``, in its
+    sniper or its round-robin part, else -1.  (A war engine's row has its reach only while it is in contact:
+    bit 1 of ``sff``; sniper hits of any kind go with the ordinary hits.)"""
     cls = _at(src, k * S_COLS + S_CLASS)
     sniper = cls >= 3
-    row_reach = _at(src, k * S_COLS + S_REACH) if _at(sff, k * LANES + l) >> 1 else REACH_ANY
-    if row_reach != reach or sniper != sniper_pass:
-        return False
-    return kind == 0 if sniper else cls == kind
+    if sniper != sniper_pass or (kind != 0 if sniper else cls != kind):
+        return -1
+    return _at(src, k * S_COLS + S_REACH) if _at(sff, k * LANES + l) >> 1 else REACH_ANY
+
+
+@njit(cache=True)
+def _we_next_row(src, sff, shits, k, g1, l, kind, reach):
+    """The first source row from ``k`` (before ``g1``, else ``g1``) with round-robin hits of (``kind``, ``reach``)
+    in lane ``l``."""
+    while k < g1 and (_at(shits, k * LANES + l) == 0 or _we_reach(src, sff, k, l, kind, False) != reach):
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _we_how(src, sff, k, l, sniper):
+    """The flags (H_*) of a hit of source row ``k`` in lane ``l``."""
+    return (H_SNIPER * np.int64(sniper) + H_LANCE * np.int64(_at(src, k * S_COLS + S_LANCE) != 0)
+            + H_IC * np.int64(_at(src, k * S_COLS + S_IC) != 0)
+            + H_SUPPORT * np.int64(_at(src, k * S_COLS + S_SUPPORT) != 0)
+            + H_FF * (_at(sff, k * LANES + l) & 1)
+            + H_DISRUPT * np.int64(_at(src, k * S_COLS + S_DISRUPT) != 0))
+
+
+@njit(cache=True)
+def _we_damage(rs, l, src, k, hk, u, units):
+    """(damage, dice) of a hit of kind ``hk`` of source row ``k`` allocated to unit ``u``: a titan-killer hit on a
+    war engine rolls its damage at once (TP 3.2.5), any other hit does 1."""
+    if hk != 2 or not _at(units, u * U_COLS + U_WE):
+        return 1, 0
+    tk_n = _at(src, k * S_COLS + S_TK_N)
+    damage = _at(src, k * S_COLS + S_TK_PLUS)
+    for _ in range(tk_n):
+        damage += _die(rs, l, _THREE, _ONE) if _at(src, k * S_COLS + S_TK_SIDES) == 3 else _d6(rs, l)
+    return damage, tk_n
 
 
 @njit(cache=True)
 def _we_allocations_lane(rs, l, side, g0, g1, src, shits, sff, units, hp, alive, tgt, tgb, n_words, wst, n_units,
                          elig, ck, splashes, splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk):
     """Every allocation of the hits of source rows ``g0``..``g1`` on ``side`` in lane ``l``, as the reference
-    engine makes them (spec §2, §10.5): sniper and ordinary hits, then macro-weapon, then titan-killer hits,
-    each first those that may reach any unit, then a war engine's CC and FF hits; the sniper hits to their
-    target, the others round-robin from the nearest eligible unit living when the allocation begins (a war
-    engine a block of its starting DC as the allocation begins, per pass; a titan-killer hit counts as the
-    points rolled for it), each hit resolved in allocation order (a hit on a unit already destroyed is wasted)
+    engine makes them (spec §2, §10.5): the sniper and ordinary hits, then the macro-weapon hits, then the
+    titan-killer hits, each to the living directly engaged units as the allocation begins.  The sniper hits
+    go to their target; the others round-robin from the nearest, pass after pass, each unit that may take a hit
+    left taking a block of its starting DC (1 for a unit that is no war engine), a war engine's hits that reach
+    only units in base contact, or only the others, first to the units they may reach, then the hits any unit
+    may take, all on one count (TP 1.9.6, 1.12.5, 3.1.2, 3.2.1; a titan-killer hit counts as the points rolled
+    for it, TP 3.2.5).  Each hit is resolved in allocation order (a hit on a unit already destroyed is wasted)
     with all that follows it (_we_resolve_lane); damage is booked as kills (times ``ck``) and losses.
     ``elig``: scratch.  Returns the dice rolled."""
     nd = 0
     for kind in range(3):
-        for reach in range(3):
-            n = 0
-            for k in range(g0, g1):
-                if _we_in_phase(src, sff, k, l, kind, reach, False) or (kind == 0 and
-                                                                         _we_in_phase(src, sff, k, l, 0, reach, True)):
-                    n += _at(shits, k * LANES + l)
-            if n == 0:
+        n = 0
+        for k in range(g0, g1):
+            if _we_reach(src, sff, k, l, kind, False) >= 0 or _we_reach(src, sff, k, l, kind, True) >= 0:
+                n += _at(shits, k * LANES + l)
+        if n == 0:
+            continue
+        ne = 0
+        sn_target = -1
+        for i in range(_at(tgb, side), _at(tgb, side + 1)):
+            u = _at(tgt, i)
+            if _at(hp, u * LANES + l) > 0:
+                _put(elig, ne, u)
+                _wput(wst, W_BLOCK, u, l, n_units, _starting_dc(units, wst, u, l, n_units))
+                ne += 1
+                if sn_target < 0 and _at(units, u * U_COLS + U_SNIPE):
+                    sn_target = u
+        if ne == 0:
+            continue  # the hits are lost
+        if sn_target < 0:
+            sn_target = _at(elig, 0)
+        for k in range(g0, g1):  # the sniper hits (TP 2.1.14)
+            if _we_reach(src, sff, k, l, kind, True) < 0:
                 continue
-            ne = 0
-            sn_target = -1
-            for i in range(_at(tgb, side), _at(tgb, side + 1)):
-                u = _at(tgt, i)
-                if _at(hp, u * LANES + l) > 0 and (reach == REACH_ANY or
-                                                   _at(units, u * U_COLS + U_BCT) == (reach == REACH_CONTACT)):
-                    _put(elig, ne, u)
-                    _wput(wst, W_BLOCK, u, l, n_units, _starting_dc(units, wst, u, l, n_units))
-                    ne += 1
-                    if sn_target < 0 and _at(units, u * U_COLS + U_SNIPE):
-                        sn_target = u
-            if ne == 0:
-                continue  # the hits are lost
-            if sn_target < 0:
-                sn_target = _at(elig, 0)
-            for sniper_pass in (True, False):
-                if sniper_pass and kind != 0:
-                    continue
-                e = 0
+            hk = _at(src, k * S_COLS + S_CLASS) - 3
+            for _ in range(_at(shits, k * LANES + l)):
+                damage, k2 = _we_damage(rs, l, src, k, hk, sn_target, units)
+                nd += k2
+                if _at(hp, sn_target * LANES + l) > 0:
+                    nd += _we_resolve_lane(rs, l, E_HIT, sn_target, hk, _we_how(src, sff, k, l, True), damage,
+                                           BOOK_FIGHT, ck, units, hp, wst, n_units, alive, n_words, splashes, splash,
+                                           fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
+        # the round-robin: one cursor (row, hits left in it) per reach
+        k_any = _we_next_row(src, sff, shits, g0, g1, l, kind, REACH_ANY)
+        k_con = _we_next_row(src, sff, shits, g0, g1, l, kind, REACH_CONTACT)
+        k_oth = _we_next_row(src, sff, shits, g0, g1, l, kind, REACH_NON_CONTACT)
+        n_any = _at(shits, k_any * LANES + l) if k_any < g1 else 0
+        n_con = _at(shits, k_con * LANES + l) if k_con < g1 else 0
+        n_oth = _at(shits, k_oth * LANES + l) if k_oth < g1 else 0
+        took = True
+        while took:
+            took = False
+            for e in range(ne):
+                u = _at(elig, e)
+                contact = _at(units, u * U_COLS + U_BCT) != 0
                 used = 0
-                for k in range(g0, g1):
-                    if not _we_in_phase(src, sff, k, l, kind, reach, sniper_pass):
-                        continue
-                    hk = _at(src, k * S_COLS + S_CLASS) - 3 * sniper_pass  # the kind of its hits
-                    tk_n = _at(src, k * S_COLS + S_TK_N)
-                    tk_d3 = _at(src, k * S_COLS + S_TK_SIDES) == 3
-                    how = (H_SNIPER * np.int64(sniper_pass) + H_LANCE * np.int64(_at(src, k * S_COLS + S_LANCE) != 0)
-                           + H_IC * np.int64(_at(src, k * S_COLS + S_IC) != 0)
-                           + H_SUPPORT * np.int64(_at(src, k * S_COLS + S_SUPPORT) != 0)
-                           + H_FF * (_at(sff, k * LANES + l) & 1)
-                           + H_DISRUPT * np.int64(_at(src, k * S_COLS + S_DISRUPT) != 0))
-                    for _ in range(_at(shits, k * LANES + l)):
-                        u = sn_target if sniper_pass else _at(elig, e)
-                        damage = 1
-                        if hk == 2 and _at(units, u * U_COLS + U_WE):  # rolled at allocation (TP 3.2.5)
-                            damage = _at(src, k * S_COLS + S_TK_PLUS)
-                            for _ in range(tk_n):
-                                damage += _die(rs, l, _THREE, _ONE) if tk_d3 else _d6(rs, l)
-                            nd += tk_n
-                        if not sniper_pass:
-                            used += damage
-                            if used >= _wat(wst, W_BLOCK, u, l, n_units):
-                                used = 0
-                                e = e + 1 if e + 1 < ne else 0
-                        if _at(hp, u * LANES + l) == 0:
-                            continue  # already destroyed: the hit is wasted
-                        nd += _we_resolve_lane(rs, l, E_HIT, u, hk, how, damage, BOOK_FIGHT, ck, units, hp, wst,
-                                               n_units, alive, n_words, splashes, splash, fu, fb, n_forms, losses_bm,
-                                               kills, bm, broken, stk)
+                while used < _wat(wst, W_BLOCK, u, l, n_units):
+                    if contact and n_con > 0:
+                        reach, k = REACH_CONTACT, k_con
+                        n_con -= 1
+                    elif not contact and n_oth > 0:
+                        reach, k = REACH_NON_CONTACT, k_oth
+                        n_oth -= 1
+                    elif n_any > 0:
+                        reach, k = REACH_ANY, k_any
+                        n_any -= 1
+                    else:
+                        break
+                    if reach == REACH_CONTACT and n_con == 0:
+                        k_con = _we_next_row(src, sff, shits, k + 1, g1, l, kind, reach)
+                        n_con = _at(shits, k_con * LANES + l) if k_con < g1 else 0
+                    elif reach == REACH_NON_CONTACT and n_oth == 0:
+                        k_oth = _we_next_row(src, sff, shits, k + 1, g1, l, kind, reach)
+                        n_oth = _at(shits, k_oth * LANES + l) if k_oth < g1 else 0
+                    elif reach == REACH_ANY and n_any == 0:
+                        k_any = _we_next_row(src, sff, shits, k + 1, g1, l, kind, reach)
+                        n_any = _at(shits, k_any * LANES + l) if k_any < g1 else 0
+                    hk = _at(src, k * S_COLS + S_CLASS)
+                    damage, k2 = _we_damage(rs, l, src, k, hk, u, units)
+                    nd += k2
+                    used += damage
+                    took = True
+                    if _at(hp, u * LANES + l) == 0:
+                        continue  # already destroyed: the hit is wasted
+                    nd += _we_resolve_lane(rs, l, E_HIT, u, hk, _we_how(src, sff, k, l, False), damage, BOOK_FIGHT,
+                                           ck, units, hp, wst, n_units, alive, n_words, splashes, splash, fu, fb,
+                                           n_forms, losses_bm, kills, bm, broken, stk)
     return nd
 
 
@@ -1225,9 +1276,9 @@ def _buffer_sizes(n_units, n_forms, n_words, n_src, we, dc0):
     stack of _we_resolve_lane, of ``_stack_frames(dc0)`` frames)."""
     frames = _stack_frames(dc0)
     n_int = 4 + 3 * (n_units + 1) + 9 + n_units * LANES + 2 * LANES + 2 * N_CLASSES * LANES + 12 * LANES \
-        + LV_ROWS * LANES
+        + LV_ROWS * LANES + n_units
     if we:
-        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + n_units + 1 + FRAME * frames
+        n_int += W_ROWS * n_units * LANES + 2 * n_src * LANES + 1 + FRAME * frames
     return n_int, 2 * n_words * LANES + 4
 
 
@@ -1413,9 +1464,12 @@ def _roll_hits(side, step, rs, alive, flat_masks, flat_fmasks, n_words, wes, web
 
 @njit(cache=True, _nrt=False)
 def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt, tgb, units, src, gb, base, hp, hits,
-                   reach_hits, kills, lv, per_form, per_lane):
+                   reach_hits, kills, lv, per_form, per_lane, taken):
     """§2 allocation, saves and damage of the enemy's hits of step ``step`` on ``side``'s units (without war-engine
-    rules); kills count for the result when ``ck``; returns the dice rolled."""
+    rules); kills count for the result when ``ck``; returns the dice rolled.  The ordinary hits go round-robin
+    over every lane at once, except in a lane where a war engine's ordinary hits reach only some units: there
+    they share one round-robin with them lane by lane (_allocation_lane), as the macro-weapon and titan-killer
+    hits do in every lane.  ``taken``: scratch of _allocation_lane."""
     L = LANES
     nd = 0
     losses_bm = per_form[2]
@@ -1445,10 +1499,13 @@ def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt
             for l in range(L):
                 _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(alive, arow + l) >> sh) & _ONE))
     hrow = hs * N_CLASSES * L
+    crow = (hs * 6 + 0) * L  # a war engine's ordinary hits on units in contact; ``orow``: on the others
+    orow = (hs * 6 + 3) * L
     for l in range(L):  # the ordinary hits go round-robin here; MW / TK hits after them (below)
         c = _at(cap, l)
         has = np.int64(c > 0)
-        t = _at(hits, hrow + l) * has
+        joint = np.int64(reaching) * np.int64(_at(reach_hits, crow + l) + _at(reach_hits, orow + l) > 0)
+        t = _at(hits, hrow + l) * has * (1 - joint)  # a joint lane's are allocated lane by lane (below)
         mw = _at(hits, hrow + L + l) * has
         tk = _at(hits, hrow + 2 * L + l) * has
         ns = (_at(hits, hrow + 3 * L + l) + _at(hits, hrow + 4 * L + l) + _at(hits, hrow + 5 * L + l)) * has
@@ -1483,6 +1540,15 @@ def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt
     krow = (1 - side) * L
     for l in range(L):
         lv[LV_KILLS * L + l] = 0
+    if reaching:  # the ordinary hits of a lane where a war engine's reach only some units: one round-robin
+        for l in range(L):
+            n_contact = reach_hits[crow + l]
+            n_other = reach_hits[orow + l]
+            if n_contact + n_other > 0:
+                o_done, o_nd = _allocation_lane(rs, l, side, 0, hits[hrow + l], n_contact, n_other, units, hp,
+                                                alive, losses_bm, tgt, tgb, n_words, taken)
+                lv[LV_KILLS * L + l] += o_done
+                nd += o_nd
     for k in range(tgb[side], tgb[side + 1]):
         u = tgt[k]
         dc = units[u, U_DC]
@@ -1542,17 +1608,17 @@ def _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt
             _put(alive, arow + l, _at(alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
         if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
             break
-    if anymacro:  # a WE's hits in contact, then MW and TK hits, to the survivors (TP 2.2.6, 2.2.9, 3.1.2)
-        for l in range(L):
-            later = nmw[l] + ntk[l]
-            if reaching:
-                for i in range(6):
-                    later += reach_hits[(hs * 6 + i) * L + l]
-            if later > 0:
-                m_done, m_nd = _later_allocations_lane(rs, l, side, nmw[l], ntk[l], reach_hits, hs, units,
-                                                       hp, alive, losses_bm, tgt, tgb, n_words)
-                lv[LV_KILLS * L + l] += m_done
-                nd += m_nd
+    if anymacro:  # the MW hits, then the TK hits, to the survivors, each one round-robin (TP 2.2.6, 2.2.9, 3.1.2)
+        for cls in range(1, 3):
+            for l in range(L):
+                n_any = nmw[l] if cls == 1 else ntk[l]
+                n_contact = reach_hits[crow + cls * L + l]
+                n_other = reach_hits[orow + cls * L + l]
+                if n_any + n_contact + n_other > 0:
+                    m_done, m_nd = _allocation_lane(rs, l, side, cls, n_any, n_contact, n_other, units, hp, alive,
+                                                    losses_bm, tgt, tgb, n_words, taken)
+                    lv[LV_KILLS * L + l] += m_done
+                    nd += m_nd
     for l in range(L):
         _put(kills, krow + l, _at(kills, krow + l) + _at(lv, LV_KILLS * L + l) * ck)
     return nd
@@ -2085,8 +2151,8 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
     io += n_src * L * we
     sff = ibuf[io:io + n_src * L * we]
     io += n_src * L * we
-    elig = ibuf[io:io + n_units * we]
-    io += n_units * we
+    elig = ibuf[io:io + n_units]  # scratch of the allocations: a unit list, or the hits each unit takes
+    io += n_units
     n_stk = (1 + FRAME * _stack_frames(dc0)) * we  # the stack of _we_resolve_lane
     stk = ibuf[io:io + n_stk]
     io += n_stk
@@ -2135,7 +2201,7 @@ def _run_block(ibuf, per_form, per_lane, ubuf, rs, units, src, gb, pmask, pinfo,
                                                        splash, fu, fb, n_forms, losses_bm, kills, bm, broken, stk)
             for side in range(0 if we else 2):  # §2 allocation, saves, damage: side's units, the enemy's hits
                 nd += _allocate_hits(side, step, ck, rs, alive, flat_masks, n_words, wes, web, tgt, tgb, units, src,
-                                     gb, base, hp, hits, reach_hits, kills, lv, per_form, per_lane)
+                                     gb, base, hp, hits, reach_hits, kills, lv, per_form, per_lane, elig)
             if step == G_SUPPORT:  # §4: wiped out by supporting fire
                 _supporting_fire_ends(alive, flat_masks, flat_fmasks, n_words, wes, web, units, lv, per_lane)
         nd += _result_roll(rs, alive, flat_masks, flat_fmasks, n_words, wes, web, units, forms, wst, hp, kills, lv,

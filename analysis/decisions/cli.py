@@ -15,7 +15,7 @@ from typing import Literal
 import click
 from pydantic import Field
 
-from ..cli import PlotFile, save_plot
+from ..cli import PlotFile, ProbabilityValue, save_plot
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
 from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
@@ -26,6 +26,7 @@ from .definitions import CompareFields, Opponent
 
 class _Definition(StrictModel):
     system: Literal["epic"] = "epic"
+    title: str | None = None  # the result's title (default: made from the options), and in `wargame-odds examples`
     base: str | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
@@ -46,6 +47,7 @@ class ScenarioCompareDefinition(StrictModel):
     its variant), compared as they stand."""
 
     system: Literal["epic"] = "epic"
+    title: str | None = None
     side: Literal["attacker", "defender"] = "attacker"
     option_a: str
     option_b: str
@@ -91,7 +93,9 @@ def _options(fn):
     return fn
 
 
-def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
+def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str | None = None):
+    if title:
+        result.title = title
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
     if as_json:  # the result first: a plot that fails cannot lose it
@@ -101,7 +105,7 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     else:
         from ..headline import decision_sentences
 
-        sentences = decision_sentences(result)  # threshold: its statement leads its own text
+        sentences = decision_sentences(result) if result.kind != "threshold" else []  # its lines lead its text
         if sentences:
             click.echo("\n".join(sentences) + "\n")
         click.echo(str(result))
@@ -121,7 +125,7 @@ def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path,
         result = api.matrix([resolve(a) for a in d.attackers], [resolve(x) for x in d.defenders],
                             base=resolve(d.base) if d.base else None, trials=trials, seed=seed, engine=engine,
                             executor=executor, source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 def _value(text: str):
@@ -177,13 +181,18 @@ def _value_range(text: str) -> list:
               help="Values of FIELD to search: 0:8 (ends included), 0:8:2 or 1,3,5.")
 @click.option("--quantity", default="sides.attacker_wins", show_default=True,
               help="The probability to reach: a result path such as formations[Warband].destroyed.")
-@click.option("--at-least", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at least this.")
-@click.option("--at-most", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at most this.")
-@click.option("--largest", is_flag=True, help="Find the largest value that meets the target (default: smallest).")
+@click.option("--at-least", type=ProbabilityValue(), default=None,
+              help="Target: the probability is at least this (0.6 or 60 for 60 %).")
+@click.option("--at-most", type=ProbabilityValue(), default=None,
+              help="Target: the probability is at most this (0.1 or 10 for 10 %).")
+@click.option("--largest/--smallest", "largest", default=None,
+              help="Force the largest (or smallest) value that meets the target.  Default: the largest when the "
+                   "chance falls as the value grows, the smallest when it rises.")
 @_options
 def threshold_command(scenario, field, values_text, quantity, at_least, at_most, largest, trials, seed, engine,
                       as_json, as_csv, plot_path):
-    """The smallest (or largest) value of FIELD that reaches a target probability."""
+    """The value of FIELD at the edge of those that reach a target probability: how far it can go (the largest,
+    when the chance falls as it grows) or what it takes (the smallest, when it rises)."""
     if (at_least is None) == (at_most is None):
         raise click.UsageError("give one of --at-least P or --at-most P")
     result = api.threshold(scenario, field, _value_range(values_text), quantity=quantity, at_least=at_least,
@@ -196,8 +205,9 @@ def threshold_command(scenario, field, values_text, quantity, at_least, at_most,
 @_options
 @click.option("--independent", is_flag=True, help="Independent streams instead of common random numbers.")
 @click.option("--method", type=click.Choice(["batch-means", "exact-pairs"]), default=None,
-              help="Paired interval: batch means over chunked runs (fast; the default), or exact pairs, one engine "
-                   "call per trial (small runs; the default for turn scenarios).")
+              help="Force the paired interval: batch means over whole blocks of trials, or exact pairs, one engine "
+                   "call per trial.  Default: the narrowest interval per second on the engine (batch means on the "
+                   "kernel, exact pairs on the reference engine); the output says which and why.")
 def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent, method):
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
     option_a, option_b, [[opponents]] force/weight, optional side and base; without opponents,
@@ -207,7 +217,7 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
                                      else ScenarioCompareDefinition)
     result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, method=method,
                          engine=engine, source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 @click.command("rank")
@@ -223,7 +233,7 @@ def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, s
                           weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
                           side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, executor=executor,
                           source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 def _listing(frame, as_json: bool, as_csv: bool, what: str):

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
-from ..bounds import BlastMarkers, Points
+from ..bounds import BlastMarkers, Points, ProbabilityKey
 from ..scenario import StrictModel
 from .profiles import UnitProfile
 from .turn_model import Activation, WithdrawalFire, check_fliers, check_turn, fill_turn_defaults
@@ -52,7 +52,7 @@ class Formation(StrictModel):
     army: str | None = None  # "netea:LIST": army rules and initiative from that list (analysis/library/armies.py)
     army_rules: list[ArmyRule] = []
     cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
-    trapped: float = Field(0.0, ge=0.0, le=1.0)  # P(a withdrawing non-Fearless unit dies), §9.5
+    trapped: ProbabilityKey = 0.0  # P(a withdrawing non-Fearless unit dies), §9.5; 0.25 or 25 (%)
     # enemy units within 15 cm of each of its war engines when a withdrawal ends: 1 damage each (TP 3.2.4)
     withdrawal_enemies_within_15cm: int = Field(0, ge=0, le=100)
     enemy_within_30cm: bool | None = None  # end-phase override of [end_phase]
@@ -109,8 +109,9 @@ class EpicScenario(StrictModel):
     @property
     def notes(self) -> list[str]:
         """What the user should know: what the library filled in (inferred army rules, initiative), withdrawal
-        fire that can never happen."""
-        return list(self._notes)
+        fire that can never happen (check_turn) and the keys that change nothing in this scenario
+        (:func:`idle_keys`)."""
+        return list(dict.fromkeys(self._notes + idle_keys(self)))
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo):
@@ -164,3 +165,30 @@ class EpicScenario(StrictModel):
                 raise ValueError(f"formations: the {side} side has no engaged unit "
                                  "(at least one unit group needs engaged = \"bc\" or \"ff\")")
         return self
+
+
+def idle_keys(scenario: EpicScenario) -> list[str]:
+    """Notes on keys given a value that changes nothing in this scenario, each naming the key and the reason."""
+    notes = []
+    for i, f in enumerate(scenario.formations):
+        where = f"formations[{i}] ({f.name})"
+        if f.cover is not None:
+            profiles = [scenario.units[g.unit] for g in f.units]
+            takers = [p for p in profiles if p.type == "INF" and "mounted" not in p.special]
+            if not scenario.turn and f.side == "attacker":
+                notes.append(f"{where}: cover = {f.cover} changes nothing: only a defender's infantry takes cover "
+                             "saves in an assault (TP 1.12.5)")
+            elif not takers:
+                notes.append(f"{where}: cover = {f.cover} changes nothing: it has no infantry that takes cover saves "
+                             "(non-Mounted INF, TP 1.12.5)")
+            elif all(p.armour is not None and p.armour <= f.cover for p in takers):
+                notes.append(f"{where}: cover = {f.cover} changes nothing: its infantry's armour save "
+                             f"({', '.join(sorted({f'{p.armour}+' for p in takers}))}) is already as good, and a unit "
+                             "saves on the better of the two")
+        if f.broken and f.blast_markers:
+            notes.append(f"{where}: blast_markers = {f.blast_markers} changes nothing: a broken formation holds no "
+                         "blast markers (TP 1.13.2)")
+        if f.withdrawal_enemies_within_15cm and not any(scenario.units[g.unit].type == "WE" for g in f.units):
+            notes.append(f"{where}: withdrawal_enemies_within_15cm = {f.withdrawal_enemies_within_15cm} changes "
+                         "nothing: it counts only against withdrawing war engines (TP 3.2.4), and it has none")
+    return notes

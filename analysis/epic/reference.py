@@ -22,7 +22,7 @@ from .compile import (ATTACKER, BC, DEFENDER, ENGAGED, NEARBY, NO_ABILITIES, NO_
                       UnitSlot)
 from .dice import Dice
 from .outcome import FormationOutcome, TrialOutcome
-from .war_engines import (allocate_titan_killer, damage_hull, end_phase_effects, shadowfields_return,
+from .war_engines import (damage_hull, end_phase_effects, shadowfields_return,
                           shields_stop, titan_killer_damage)
 
 Log = Callable[[str], None] | None
@@ -402,17 +402,46 @@ def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hi
 
 # -- allocation and saves (spec §2) --------------------------------------------------------------
 
-def allocate(hits: list[Hit], eligible: list[Unit]) -> list[tuple[Hit, Unit]]:
-    """One allocation of hits to units, decided before its saves (TP 1.9.6, 1.12.5, 2.1.14, 3.3; spec §2).
+def allocate(hits: list[Hit], eligible: list[Unit], damage_of=None) -> list[tuple[Hit, Unit, int]]:
+    """One allocation of one kind's hits to the enemy's living directly engaged units, decided before its
+    saves: ``(hit, unit, damage)`` in allocation order (TP 1.9.6, 1.12.5, 2.1.14, 3.1.2, 3.2.1, 3.2.5; spec §2).
 
-    Sniper hits go to the first Inspiring/Leader/Supreme Commander unit, else the first unit.  The
-    others go round-robin in allocation order from the nearest unit: pass after pass, each unit
-    takes 1 hit per pass, a WE up to its starting DC.
-    """
+    Sniper hits go to the first Inspiring/Leader/Supreme Commander unit, else the first unit.  The others
+    go round-robin in allocation order from the nearest unit, with one count per unit shared by every hit of
+    the kind: pass after pass, the first unit with the fewest passes that can take a hit left takes 1 hit, a
+    war engine a block of its starting DC (epic-shooting §3.7, epic-armageddon §2.3, 2.10).  A war engine's
+    hits that may reach only units in base contact, or only the others (TP 3.1.2), follow the same counts
+    over the units they may reach; a unit takes those it alone of the two may take before the hits any
+    unit may take, so that no hit is lost while it could land.  ``damage_of(hit, unit)``: the damage a hit
+    does (a titan-killer hit on a war engine, rolled when allocated: it counts as that many hits of the
+    block, TP 3.2.5); 1 by default.  Hits no unit may take are lost."""
+    damage_of = damage_of or (lambda hit, unit: 1)
+    if not eligible:
+        return []
     sniper_target = next((u for u in eligible if u.slot.inspiring or u.slot.leader), eligible[0])
-    pairs = [(hit, sniper_target) for hit in hits if hit.sniper]
-    turns = cycle([u for u in eligible for _ in range(u.slot.damage_capacity)])
-    return pairs + [(hit, next(turns)) for hit in hits if not hit.sniper]
+    triples = [(hit, sniper_target, damage_of(hit, sniper_target)) for hit in hits if hit.sniper]
+    pools = {reach: [h for h in hits if not h.sniper and h.reach == reach]
+             for reach in (ANY_TARGET, CONTACT_ONLY, NON_CONTACT_ONLY)}
+    passes = {id(u): 0 for u in eligible}
+
+    def pool_of(unit: Unit) -> list[Hit]:
+        """The first non-empty pool ``unit`` may take from, or an empty one."""
+        own = pools[CONTACT_ONLY if fights_in_contact(unit.slot) else NON_CONTACT_ONLY]
+        return own or pools[ANY_TARGET]
+
+    while True:
+        takers = [u for u in eligible if pool_of(u)]
+        if not takers:
+            return triples
+        least = min(passes[id(u)] for u in takers)
+        unit = next(u for u in takers if passes[id(u)] == least)
+        taken = 0
+        while taken < unit.slot.damage_capacity and pool_of(unit):
+            hit = pool_of(unit).pop(0)
+            damage = damage_of(hit, unit)
+            triples.append((hit, unit, damage))
+            taken += damage
+        passes[id(unit)] += 1
 
 
 def save_throw(rng: random.Random, slot: UnitSlot, hit: Hit, log: Log = None, main: bool = True) -> bool:
@@ -473,50 +502,32 @@ def resolve_hits(trial: Trial, side: int, hits: list[Hit], kills_count: bool = T
     """Resolve one side's hits on the enemy's directly engaged units in separate allocations, each
     saved and its casualties removed before the next: the sniper and ordinary hits, then the
     macro-weapon hits to the survivors from the nearest, then the titan-killer hits the same way
-    (TP 1.9.6, 1.12.5, 2.2.6, 2.2.9).  Within each kind, the hits that may reach any unit come first,
-    then a war engine's CC hits (only units in base contact), then its FF hits (only the others)
-    (TP 3.1.2; spec §2)."""
+    (TP 1.9.6, 1.12.5, 2.2.6, 2.2.9).  Each is one round-robin, a war engine's hits that reach only
+    some units included (:func:`allocate`; TP 3.1.2; spec §2)."""
     kinds = (("snipers and ordinary", lambda h: h.sniper or h.kind == ORDINARY),
              (MACRO_WEAPON, lambda h: not h.sniper and h.kind == MACRO_WEAPON),
              (TITAN_KILLER, lambda h: not h.sniper and h.kind == TITAN_KILLER))
     trial.kills_count = kills_count
     for name, of_kind in kinds:
-        for reach in (ANY_TARGET, CONTACT_ONLY, NON_CONTACT_ONLY):
-            phase_hits = [h for h in hits if of_kind(h) and h.reach == reach]
-            if phase_hits:
-                label = name if reach == ANY_TARGET else f"war-engine {name} (only units {reach})"
-                _resolve_allocation(trial, side, label, phase_hits, reach)
+        kind_hits = [h for h in hits if of_kind(h)]
+        if kind_hits:
+            _resolve_allocation(trial, side, name, kind_hits)
     trial.kills_count = True
 
 
-def reachable(trial: Trial, side: int, reach: str) -> list[Unit]:
-    """The side's living directly engaged units a hit of ``reach`` may land on: all of them, those
-    fighting in base contact, or the others (TP 1.12.5, 3.1.2; spec §2)."""
-    units = trial.directly_engaged(side)
-    if reach == ANY_TARGET:
-        return units
-    return [u for u in units if fights_in_contact(u.slot) == (reach == CONTACT_ONLY)]
-
-
-def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit], reach: str = ANY_TARGET) -> None:
-    """One allocation: hits to the enemy's living directly engaged units (of ``reach``), saves,
-    casualties removed (TP 1.12.5, 3.1.2, 3.2.5, 3.3.3; spec §2, §10.5).  A sniper's titan-killer
-    hit goes with the sniper hits, its damage rolled when allocated."""
-    eligible = reachable(trial, 1 - side, reach)
-    if not eligible:
-        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) are lost: no directly engaged enemy unit"
-                               + ("" if reach == ANY_TARGET else f" {reach}"))
-        return
-    if all(h.kind == TITAN_KILLER and not h.sniper for h in hits):
-        triples = allocate_titan_killer(trial, hits, eligible)
-    else:
-        triples = [(hit, unit, titan_killer_damage(trial, hit, unit)) for hit, unit in allocate(hits, eligible)]
+def _resolve_allocation(trial: Trial, side: int, name: str, hits: list[Hit]) -> None:
+    """One allocation: hits to the enemy's living directly engaged units, saves, casualties removed
+    (TP 1.12.5, 3.1.2, 3.2.5, 3.3.3; spec §2, §10.5); a titan-killer hit's damage is rolled when allocated."""
+    eligible = trial.directly_engaged(1 - side)
+    triples = allocate(hits, eligible, lambda hit, unit: titan_killer_damage(trial, hit, unit))
     if trial.log is not None:
         taken: dict[str, int] = {}
         for _, unit, _ in triples:
             taken[unit.label] = taken.get(unit.label, 0) + 1
-        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) allocated nearest first, round-robin: "
-                               + ", ".join(f"{label} ×{n}" for label, n in taken.items()))
+        lost = len(hits) - len(triples)
+        trial.say("TP 1.12.5", f"{SIDES[side]}'s {len(hits)} {name} hit(s) allocated nearest first, round-robin"
+                               + (": " if taken else "") + ", ".join(f"{label} ×{n}" for label, n in taken.items())
+                               + (f"; {lost} lost: no directly engaged enemy unit they may reach" if lost else ""))
     for hit, unit, damage in triples:
         take_hit(trial, side, hit, unit, damage)
 

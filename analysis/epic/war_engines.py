@@ -51,7 +51,7 @@ def shields_stop(trial, unit, points: int, close_combat: bool) -> int:
     return points
 
 
-# -- titan-killer allocation (§10.5) -----------------------------------------------------------------
+# -- titan-killer damage (§10.5) ---------------------------------------------------------------------
 
 def titan_killer_damage(trial, hit, unit) -> int:
     """The damage of a titan-killer hit allocated to ``unit``: its dice on a war engine, rolled at once,
@@ -62,23 +62,6 @@ def titan_killer_damage(trial, hit, unit) -> int:
     damage = dice.roll(trial.rng)
     trial.say("TP 3.2.5", f"  titan-killer hit on {unit.label}: {dice} damage → {damage}")
     return damage
-
-
-def allocate_titan_killer(trial, hits: list, eligible: list) -> list[tuple]:
-    """Titan-killer hits (not snipers') to ``eligible`` units, round-robin from the nearest:
-    ``(hit, unit, damage)``.  On a war engine the damage is rolled at once and counts as that many
-    hits: it keeps taking hits while the damage rolled on it this pass is below its starting DC
-    (TP 2.2.9, 3.2.5; §10.5)."""
-    pairs = []
-    turn, taken = 0, 0
-    for hit in hits:
-        unit = eligible[turn]
-        damage = titan_killer_damage(trial, hit, unit)
-        pairs.append((hit, unit, damage))
-        taken += damage
-        if taken >= unit.slot.damage_capacity:
-            turn, taken = (turn + 1) % len(eligible), 0
-    return pairs
 
 
 # -- damage to the hull and critical hits (§10.4) ---------------------------------------------------

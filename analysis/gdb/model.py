@@ -163,8 +163,10 @@ def check(s: Scenario, tables: Tables, source: str) -> None:
 def load(path: str | Path) -> Model:
     """Read a scenario file (a string is always a path), validate it and load its tables (resolved
     beside it)."""
+    from ..examples import locate
+
     data, source = read_toml(path)
-    return _model(data, source, Path(path).parent)
+    return _model(data, source, Path(locate(path)).parent)
 
 
 def loads(text: str, source: str = "<string>", base: Path | None = None) -> Model:

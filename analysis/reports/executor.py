@@ -48,6 +48,9 @@ class DaskExecutor:
     a local one with ``workers`` processes, or an existing ``client``."""
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None, *, client=None):
+        from ..extras import require
+
+        require("dask", "--scheduler" if scheduler is not None else "--workers")
         from dask.distributed import Client, LocalCluster
 
         self._cluster = None

@@ -205,7 +205,7 @@ def test_allocation_round_robin_war_engine_takes_dc_per_pass(compile_epic):
     trial = new_trial(compiled, None)
     eligible = trial.directly_engaged(DEFENDER)
     hits = [Hit(ORDINARY, False)] * 7 + [Hit(ORDINARY, True)]
-    targets = [(hit.kind, hit.sniper, unit.label) for hit, unit in allocate(hits, eligible)]
+    targets = [(hit.kind, hit.sniper, unit.label) for hit, unit, _ in allocate(hits, eligible)]
     d1, we, d2 = "D: d 1", "D: we 1", "D: d 2"
     assert targets == [(ORDINARY, True, d1)] + [(ORDINARY, False, u) for u in (d1, we, we, we, d2, d1, we)]
 
@@ -216,7 +216,7 @@ def test_sniper_hits_go_to_the_leader(compile_epic):
                     d_groups=[("d", 2, "bc"), ("boss", 1, "ff")])
     eligible = new_trial(compiled, None).directly_engaged(DEFENDER)
     pairs = allocate([Hit(ORDINARY, True), Hit(ORDINARY, False)], eligible)
-    assert [unit.label for _, unit in pairs] == ["D: boss 1", "D: d 1"]
+    assert [unit.label for _, unit, _ in pairs] == ["D: boss 1", "D: d 1"]
 
 
 SAVES = [  # (unit, hit, dice, saved): every die listed must be used, and no more

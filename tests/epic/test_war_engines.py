@@ -16,10 +16,10 @@ from analysis.epic.compile import ATTACKER, DEFENDER
 from analysis.epic.dice import Dice, parse_dice
 from analysis.epic.compile import Abilities
 from analysis.epic.reference import (
-    MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, assault_dice, end_phase, extra_hits, new_trial, save_throw, take_hit,
-    winner_blast_markers)
+    MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, allocate, assault_dice, end_phase, extra_hits, new_trial, save_throw,
+    take_hit, winner_blast_markers)
 from analysis.epic.engine import KernelArrays
-from analysis.epic.war_engines import allocate_titan_killer, apply_critical, end_phase_effects
+from analysis.epic.war_engines import apply_critical, end_phase_effects, titan_killer_damage
 
 SHOOTER = {"type": "INF", "armour": 4, "cc": 4, "ff": 4}
 
@@ -184,7 +184,7 @@ def titan_killer_on_first_target(compiled, close_combat=False):
         trial = new_trial(compiled, rng)
         unit = trial.formations[1].units[0]
         hit = Hit(TITAN_KILLER, False, close_combat=close_combat, abilities=TK_D3)
-        (_, _, damage), = allocate_titan_killer(trial, [hit], [unit])
+        (_, _, damage), = allocate([hit], [unit], lambda hit, unit: titan_killer_damage(trial, hit, unit))
         take_hit(trial, ATTACKER, hit, unit, damage)
         return unit.damage_taken, unit.criticals > 0
     return run
@@ -249,7 +249,7 @@ def test_titan_killer_damage_counts_as_that_many_hits_for_allocation(compile_epi
     trial = new_trial(compiled, scripted([1, 2, 3]))  # D3 via randint(1, 3): 1, 2 on the first WE, 3 on the second
     first, second, boy = trial.formations[1].units
     hit = Hit(TITAN_KILLER, False, abilities=TK_D3)
-    allocated = allocate_titan_killer(trial, [hit] * 4, [first, second, boy])
+    allocated = allocate([hit] * 4, [first, second, boy], lambda hit, unit: titan_killer_damage(trial, hit, unit))
     assert [(unit, damage) for _, unit, damage in allocated] == [(first, 1), (first, 2), (second, 3), (boy, 1)]
 
 
