@@ -130,20 +130,21 @@ def _write_runtime(path: Path, state: tuple) -> None:
         write_atomic(path, RUNTIME_MAGIC + hashlib.sha256(body).digest() + body)
 
 
-def _runtime_library(target_context, _numba_compile=nrtdynmod.compile_nrt_functions):
+def _runtime_library(ctx, _numba_compile=nrtdynmod.compile_nrt_functions):
     """``nrtdynmod.compile_nrt_functions``, which ``rtsys.initialize`` calls once a process to compile Numba's
     runtime module (atomic reference counts and memory helpers; about 35 ms of CPU, most of a warm run's first
     kernel call): its machine code read back from the kernels' cache folder (:func:`runtime_file`) as a cached
-    kernel's is, or compiled as Numba does it and stored there."""
-    codegen_ = target_context.codegen()
+    kernel's is, or compiled as Numba does it and stored there.  (``ctx``: the target context, named as Numba names
+    it, so that the replacement has Numba's parameters.)"""
+    codegen_ = ctx.codegen()
     path = runtime_file(codegen_)
     state = _read_runtime(path) if path is not None else None
     library = _unserialize_kernel_library(codegen_, state) if state is not None else None
     if library is not None:
         return library
     if path is None:
-        return _numba_compile(target_context)
-    ir_module, library = nrtdynmod.create_nrt_module(target_context)
+        return _numba_compile(ctx)
+    ir_module, library = nrtdynmod.create_nrt_module(ctx)
     library.add_ir_module(ir_module)
     library.enable_object_caching()
     library.finalize()
