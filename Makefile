@@ -21,9 +21,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test,dask,parquet]'
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[parquet,app]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed-app
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/wargame-odds report reports/demo
+	@echo "The point-and-click app: $(BIN)/wargame-odds app  (it opens in your browser; docs/app.md)"
 	@echo "The demo report is reports/out/demo/index.html: open it in a browser" \
 	      "(Linux: xdg-open reports/out/demo/index.html; macOS: open reports/out/demo/index.html)."
 

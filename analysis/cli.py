@@ -56,10 +56,12 @@ COMMANDS = {
     "gdb-tables": ("analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
     "t9a-table": ("analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
                   "enumeration)."),
+    "app": ("analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
+            "(needs pip install 'wargame-odds[app]')."),
 }
 #: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which the runner ends
 #: after its first chunk, ends as they start.
-NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table"})
+NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table", "app"})  # app: a server, runs come later
 
 
 class CliGroup(click.Group):

@@ -114,6 +114,7 @@ KERNEL_COMPILES = {
     "kernels.epic": ("the Epic Armageddon kernel", "about a minute"),
     "kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
     "kernels.t9a": ("The 9th Age kernel", "about 15 s"),
+    "kernels.t9a_combat": ("The 9th Age close-combat kernel", "about 30 s"),
 }
 #: The Epic block function's turn variant (``kernels.epic._run_block`` given turn tables), which a turn
 #: scenario compiles on its first run even when the assault variant is in the cache.

@@ -17,6 +17,7 @@ import math
 import random
 import sys
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -39,6 +40,10 @@ DEFAULT_MAX_TRIALS = 200_000_000
 PROGRESS_DELAY_S = 2.0  # on a terminal, a run still going after this long shows a progress bar
 PROGRESS_STEP_S = 0.25  # while a bar may show, chunks are sized to take about this long, so that it moves
 ENGINES = ("kernel", "reference")
+#: Where the runs of one thread (or task) report their progress instead of a bar on stderr: a program that
+#: embeds the runner (the web app, :mod:`analysis.app.runs`) sets a sink whose ``bar(total, label)`` gives the
+#: bar of a run asked to show one (``progress=True``); its ``update(n)`` may raise to stop the run after a chunk.
+PROGRESS_SINK: ContextVar = ContextVar("progress_sink", default=None)
 
 
 def _whole(low: int, high: int, none_ok: bool = False):
@@ -142,9 +147,12 @@ class SilentBar:
 
 def progress_bar(total: int, progress: bool, label: str | None = None):
     """A trial counter on stderr that appears only once a run has taken :data:`PROGRESS_DELAY_S`
-    (tqdm is imported only when a bar may show)."""
+    (tqdm is imported only when a bar may show), or the bar of :data:`PROGRESS_SINK` when one is set."""
     if not progress:
         return SilentBar()
+    sink = PROGRESS_SINK.get()
+    if sink is not None:
+        return sink.bar(total, label)
     from tqdm import tqdm
 
     return tqdm(total=total, unit="trial", unit_scale=True, file=sys.stderr,

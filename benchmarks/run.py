@@ -2,7 +2,8 @@
 
 Prints per-core medians (one Numba thread) and the ratios the project tracks:
 kernel / reference trials per second, and the kernel's dice rate as a share of the raw
-generator's D6 rate.  Absolute figures drift between machines; the ratios hold.  Then the
+generator's D6 rate.  Absolute figures drift between machines; the ratios hold.  A benchmark may add a line
+of its own (``note``: the T9A close combat's trials per raw D6 and its cold compile).  Then the
 first-run costs of ``compile_cost.py``: the Epic kernel's cold compile (CPU seconds, peak memory),
 ``wargame-odds --help`` and a warm 1,000-trial run (wall seconds).
 """
@@ -56,14 +57,17 @@ def main() -> int:
              f"{'kernel/ref':>11} {'dice/trial':>10} {'kernel D6/s':>12} {'of raw':>7}"
     print(header)
     print("-" * len(header))
+    notes = []
     for path in sorted(HERE.glob("bench_*.py")):
         figures = importlib.import_module(path.stem).bench()
+        notes += [figures["note"](raw)] if "note" in figures else []
         kernel = figures["kernel_trials_per_s"]
         reference = figures["reference_trials_per_s"]
         dice_rate = kernel * figures["dice_per_trial"]
         print(f"{figures['system']:<7} {figures['scenario'][:28]:<28} {kernel / 1e6:>14.2f} M "
               f"{reference / 1e3:>17.1f} k {kernel / reference:>10.0f}x {figures['dice_per_trial']:>10.1f} "
               f"{dice_rate / 1e9:>10.2f} G {dice_rate / raw:>6.0%}")
+    print("\n".join(notes))
     print()
     importlib.import_module("compile_cost").main()
     return 0

@@ -38,8 +38,9 @@ SHARED_FIXTURE_MODULES = {
     "tests/reports/test_report_dask.py": "small-report",
     "tests/decisions/test_decisions_dask.py": "small-report",
     "tests/reports/test_report_turn.py": "turn-report",
+    "tests/app/test_app_browser.py": "app-browser",  # one app server and one Chromium (tests/app/conftest.py)
 }
-SHARED_FIXTURES = ("local_build", "cluster", "turn_build")
+SHARED_FIXTURES = ("local_build", "cluster", "turn_build", "app_url", "browser")
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -60,6 +60,14 @@ def examples():
     return list(shipped())
 
 
+def app(query: dict[str, str] | None = None):
+    """The point-and-click app in a notebook cell, as ``wargame-odds app`` serves it (needs the ``[app]`` extra;
+    docs/app.md); ``query`` as a page address says it: ``{"example": "epic/assault_marines_vs_warband"}``."""
+    from analysis.app import app as page
+
+    return page(query)
+
+
 def __getattr__(name: str):
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
@@ -72,4 +80,4 @@ def __dir__():
     return sorted([*globals(), *_MODULES, *analysis.SYSTEMS, *analysis.DECISIONS])
 
 
-__all__ = ["examples", *analysis.SYSTEMS, *analysis.DECISIONS, *_MODULES]
+__all__ = ["examples", "app", *analysis.SYSTEMS, *analysis.DECISIONS, *_MODULES]

@@ -137,16 +137,27 @@ class MatrixResult(DecisionResult):
         return ["", "What is left and what it cost (means after the end phase, 95 % interval; the attacker's view)",
                 _trade_table(self.trades, ["attacker", "defender"]).to_string(index=False)]
 
-    def pivot(self, quantity: str = "attacker_wins", entity: str | None = None,
+    def _win(self) -> tuple[str, str | None]:
+        """(quantity, entity) of P(attacker wins) in this system's results (Epic: sides.attacker_wins; 9th Age:
+        melee.unconditional.a_wins)."""
+        from .systems import SYSTEMS
+
+        path = SYSTEMS[self.system].win_path("attacker")
+        return path[-1], "/".join(path[1:-1]) or None
+
+    def pivot(self, quantity: str | None = None, entity: str | None = None,
               column: str = "estimate") -> pd.DataFrame:
-        """A wide attacker × defender table of one quantity (``column``: estimate, ci95_lo, ci95_hi)."""
+        """A wide attacker × defender table of one quantity (default P(attacker wins); ``column``: estimate,
+        ci95_lo, ci95_hi)."""
+        if quantity is None:
+            quantity, entity = self._win()
         rows = _select(self.frame, quantity, entity)
         wide = rows.pivot(index="attacker", columns="defender", values=column)
         return wide.reindex(index=self.attackers, columns=self.defenders)
 
     def _shown(self):
         """The attacker × defender grid of P(attacker wins) in percent with its 95 % interval."""
-        rows = self.frame[self.frame.quantity == "attacker_wins"]
+        rows = _select(self.frame, *self._win())
         text = rows.assign(shown=[percent(p, lo, hi) for p, lo, hi in zip(rows.estimate, rows.ci95_lo, rows.ci95_hi)])
         grid = text.pivot(index="attacker", columns="defender", values="shown")
         grid = grid.reindex(index=self.attackers, columns=self.defenders).reset_index()
@@ -154,10 +165,13 @@ class MatrixResult(DecisionResult):
         return grid.rename(columns={"attacker": "P(attacker wins): attacker \\ defender"})
 
     @literal_text
-    def plot(self, quantity: str = "attacker_wins", entity: str | None = None):
-        """Heatmap of one quantity, each cell annotated with its estimate and 95 % interval."""
+    def plot(self, quantity: str | None = None, entity: str | None = None):
+        """Heatmap of one quantity (default P(attacker wins)), each cell annotated with its estimate and 95 %
+        interval."""
         import matplotlib.pyplot as plt
 
+        if quantity is None:
+            quantity, entity = self._win()
         est = self.pivot(quantity, entity)
         lo = self.pivot(quantity, entity, "ci95_lo")
         hi = self.pivot(quantity, entity, "ci95_hi")
