@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Numba's cache: NUMBA_CACHE_DIR if set, else .venv/numba-cache, the folder every entry point uses
 # (kernels/__init__.py), so what `make demo` compiles serves the README's commands.
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench check-plain-numba clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py
+
+# Every shipped scenario on a kernel gives the same JSON with plain numba.njit (WARGAME_ODDS_PLAIN_NUMBA=1) as in the
+# extended mode, each compiled into an empty cache (a few minutes of CPU; docs/numba.md).
+check-plain-numba: $(VENV)/.installed
+	$(BIN)/python scripts/check_plain_numba.py
 
 clean:
 	rm -rf $(VENV) reports/out

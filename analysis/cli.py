@@ -306,9 +306,7 @@ def _csv_table(result, distributions: bool, at_least: bool):
     if distributions:
         return result.distributions()
     if at_least:
-        from .plots import at_least_frame
-
-        return at_least_frame(result)
+        return result.at_least_frame()
     return result.table()
 
 

@@ -88,8 +88,9 @@ def epic(data: dict, table=None) -> list[str]:
     casualties.  A turn (``data["turn"]``) first tells its activations (:func:`epic_turn`), and the
     assault sentences name only the formations that fight in the assault."""
     out = epic_turn(data, table) if "turn" in data else []
+    end_fire = withdrawal_fire(data.get("end_phase", {}).get("withdrawal_fire", {}), "End phase: ")
     if data.get("sides") is None:
-        return out
+        return out + end_fire
     formations, sides = data["formations"], data["sides"]
     attacker, defender = _epic_sides(data)
     opening = f"{_capital(attacker)}{_supported(data, 'attacker')} assaults {defender}{_supported(data, 'defender')}"
@@ -119,7 +120,7 @@ def epic(data: dict, table=None) -> list[str]:
             out.append(_war_engine_losses(who, f, engines))
         if not engines or not engines["every_unit"]:
             out.append(f"{who} loses {_mean(f['casualties_mean'])} units on average")
-    return out
+    return out + end_fire
 
 
 def _war_engine_losses(who: str, f: dict, engines: dict) -> str:
@@ -172,6 +173,19 @@ def epic_turn(data: dict, table=None) -> list[str]:
             line += (f"; flak scores {mean(key, entry, 'flak_hits_mean')} hits and shoots down "
                      f"{mean(key, entry, 'aircraft_lost_mean')} aircraft on average")
         lines.append(line)
+        lines += withdrawal_fire(entry.get("withdrawal_fire", {}))
+    return lines
+
+
+def withdrawal_fire(entries: dict, when: str = "") -> list[str]:
+    """One sentence per ``withdrawal_fire`` entry of a turn's JSON (docs/epic-turn.md §4): "Devastators fire at
+    the withdrawing Warband: 48.1 % [47.9, 48.3]; 2.30 [2.26, 2.34] kills when they fire"."""
+    lines = []
+    for entry in entries.values():
+        kills = entry["kills_mean_when_fired"]
+        interval = entry["kills_mean_when_fired_ci95"]
+        lines.append(f"{when}{entry['formation']} fire at the withdrawing {entry['at']}: {_p(entry['fired'])}; "
+                     + (f"{number(kills, *interval)} kills when they fire" if interval else "never fire"))
     return lines
 
 

@@ -67,9 +67,9 @@ def _distribution_panels(system: str, at_least):
 def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None, lead=None):
     """Probabilities (percent, 95 % error bars) and "at least N" curves of every distribution.
 
-    ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity,
-    quantity, value, p, ci95_lo, ci95_hi``; :func:`at_least_frame`); ``lead(ax)``, if given, draws
-    a full-width panel above them (the T9A charge-range curves)."""
+    ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity, quantity, value,
+    p, ci95_lo, ci95_hi``; :meth:`analysis.result.Result.at_least_frame`); ``lead(ax)``, if given, draws a
+    full-width panel above them (the T9A charge-range curves)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
@@ -120,14 +120,6 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     heading = [textwrap.fill(title, width)] + [textwrap.fill(f"note: {n}", width) for n in notes]
     fig.suptitle("\n".join(heading), fontsize=9)
     return fig
-
-
-def at_least_frame(result):
-    """The "at least N" rows of every distribution of ``result`` (long form, with intervals)."""
-    from .decisions.results import cumulative_frame
-
-    frame = cumulative_frame(result)
-    return frame[frame["direction"] == "at_least"].drop(columns="direction").reset_index(drop=True)
 
 
 # -- helpers shared by the decision plots (analysis.decisions.results) -----------------------------------------------

@@ -14,6 +14,7 @@ summed chunk by chunk: memory stays flat as trials grow.
 from __future__ import annotations
 
 import math
+import random
 import sys
 import time
 from contextvars import ContextVar
@@ -31,10 +32,7 @@ from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 from .bounds import as_precision
 from .errors import ArgumentError
 from .estimates import wilson_half_width
-from .numba_cache import compile_notice, drop_stale_kernel_caches, load_kernels_without_refresh
-
-drop_stale_kernel_caches()  # before any kernel is loaded from Numba's cache
-load_kernels_without_refresh()
+from .numba_cache import compile_notice
 
 DEFAULT_TRIALS = 1_000_000
 DEFAULT_CHUNK_TRIALS = 1 << 20
@@ -140,6 +138,11 @@ def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
     return int(words[0]), int(words[1])
 
 
+def block_rng(key0: int, key1: int, block: int) -> random.Random:
+    """A reference engine's Python generator for one stream block (independent of the kernels')."""
+    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
+
+
 class SilentBar:
     """The progress bar of a run that shows none (``progress`` false: stderr is not a terminal)."""
 
@@ -202,7 +205,8 @@ def run(
     Without ``precision`` exactly ``trials`` trials run.  With ``precision=eps`` chunks run until
     every monitored probability's 95 % Wilson half-width is at most ``eps`` or ``max_trials`` is
     reached (``trials`` is then ignored).  ``progress`` (default: stderr is a terminal) shows a bar
-    once the run has taken :data:`PROGRESS_DELAY_S`; a cold kernel compile is announced on stderr.
+    once the run has taken :data:`PROGRESS_DELAY_S`; the kernels are prepared before the first chunk and a cold
+    compile is announced on stderr (:func:`analysis.numba_cache.compile_notice`).
     """
     arguments = {"seed": seed, "precision": precision, "max_trials": max_trials, "chunk_trials": chunk_trials,
                  "threads": threads, "progress": progress}

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from analysis.numba_cache import drop_stale_kernel_caches
+from analysis.numba_cache import prepare_kernels
 from kernels.rng import d6, seed_stream
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +47,7 @@ def raw_d6_per_second(repeats: int = 5, n: int = 50_000_000) -> float:
 
 
 def main() -> int:
-    drop_stale_kernel_caches()  # before _raw_d6 is loaded from Numba's cache
+    prepare_kernels()  # before _raw_d6 is loaded from Numba's cache
     numba.set_num_threads(1)
     sys.path.insert(0, str(HERE))
     raw = raw_d6_per_second()

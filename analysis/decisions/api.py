@@ -26,8 +26,7 @@ from ..numba_cache import compile_notice
 from ..result import Result
 from ..runner import RunInfo, stream_key
 from . import fieldpath, intervals
-from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult,
-                      cumulative_frame)
+from .results import CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult
 from .systems import SYSTEMS, Force, System, system_of
 
 DEFAULT_TRIALS = 100_000
@@ -782,7 +781,7 @@ def cumulative(result) -> CumulativeResult:
     """
     if isinstance(result, Result):
         return CumulativeResult(system=result.system, trials=result.trials, seed=result.seed,
-                                frame=cumulative_frame(result), title=result.title)
+                                frame=result.cumulative_frame(), title=result.title)
     if isinstance(result, SweepResult):
         labelled = [(f"{result.field} = {v}", r) for v, r in zip(result.values, result.cells)]
     elif isinstance(result, MatrixResult):
@@ -791,7 +790,7 @@ def cumulative(result) -> CumulativeResult:
         raise TypeError("cumulative() takes a simulation, sweep or matrix result")
     frames = []
     for label, res in labelled:
-        frame = cumulative_frame(res)
+        frame = res.cumulative_frame()
         frame.insert(0, "cell", label)
         frames.append(frame)
     return CumulativeResult(system=result.system, trials=result.trials, seed=result.seed,

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..labels import estimate_text, number, percent, quantity_label
 from ..plots import literal_text
-from ..result import Result, package_version
+from ..result import package_version
 from ..user_text import csv_text, printable
 
 
@@ -564,25 +564,6 @@ def _texts(frame: pd.DataFrame, column: str, lo: str, hi: str, unit: str = "%") 
 def _points_texts(frame: pd.DataFrame, column: str) -> list[str]:
     """A points column (mean with ``_lo`` / ``_hi``) as "64.22 [50.65, 75.51]" texts."""
     return [number(m, a, b) for m, a, b in zip(frame[column], frame[f"{column}_lo"], frame[f"{column}_hi"])]
-
-
-def cumulative_frame(result: Result) -> pd.DataFrame:
-    """At-least and at-most tables of every distribution of ``result``, long form."""
-    from ..estimates import Distribution
-
-    frames = []
-    for path, leaf in result.leaves():
-        if not isinstance(leaf, Distribution):
-            continue
-        for direction in ("at_least", "at_most"):
-            table = result.cumulative(*path, kind=direction)
-            table.insert(0, "direction", direction)
-            table.insert(0, "quantity", path[-1])
-            table.insert(0, "entity", "/".join(path[1:-1]))
-            table.insert(0, "section", path[0])
-            frames.append(table)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["section", "entity", "quantity", "direction", "value", "p", "ci95_lo", "ci95_hi"])
 
 
 class ThresholdResult(DecisionResult):

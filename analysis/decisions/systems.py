@@ -223,7 +223,7 @@ class GdB(System):
     name = "gdb"
 
     def with_value(self, model, source, path, value):
-        return self.module._set(model, path, value)
+        return model.replace(path, value)
 
 
 class T9AForceFile(StrictModel):

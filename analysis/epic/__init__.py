@@ -9,10 +9,10 @@ in ``docs/epic-turn.md``.
 """
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from .. import runner
+from ..runner import block_rng
 from ..scenario import parse_toml, read_toml, validate
 from ..user_text import printable
 from .compile import CompiledEpic, compile_scenario
@@ -46,11 +46,6 @@ def _compiled(scenario) -> CompiledEpic:
     if not isinstance(scenario, EpicScenario):
         scenario = load(scenario)
     return compile_scenario(scenario)
-
-
-def block_rng(key0: int, key1: int, block: int) -> random.Random:
-    """The reference engine's Python generator for one stream block (independent of the kernel's)."""
-    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
 
 
 class ReferenceJob:

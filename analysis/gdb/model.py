@@ -104,12 +104,29 @@ class Model:
         ``tables.…``; paths: analysis.decisions.fieldpath) or scenario fields replaced
         (``replace(charger=...)``), validated and checked again."""
         if path is not None:
-            from . import _set
-
-            return _set(self, path, value)
+            return _with_field(self, path, value)
         scenario = self.scenario.model_copy(update=update)
         check(scenario, self.tables, self.source)
         return Model(scenario, self.tables, self.source)
+
+
+def _with_field(model: Model, field: str, value) -> Model:
+    """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
+    ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
+    from ..decisions.fieldpath import with_value
+    from .tables import check_tables
+
+    root = "tables" if field.split(".", 1)[0] == "tables" else "scenario"
+    data = with_value({"tables": model.tables.model_dump()} if root == "tables" else model.scenario.model_dump(),
+                      field, value, model.source)
+    data = data["tables"] if root == "tables" else data
+    if root == "tables":
+        tables = check_tables(validate(Tables, data, model.tables.source), model.tables.source)
+        check(model.scenario, tables, model.source)
+        return Model(model.scenario, tables, model.source)
+    scenario = validate(Scenario, data, model.source)
+    check(scenario, model.tables, model.source)
+    return Model(scenario, model.tables, model.source)
 
 
 def check(s: Scenario, tables: Tables, source: str) -> None:

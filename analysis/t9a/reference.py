@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.counts import CountLayout
+from analysis.runner import block_rng
 from kernels.rng import BLOCK_TRIALS
 
 from .layout import hit_need
@@ -249,11 +250,6 @@ def record(layout: CountLayout, counts: np.ndarray, model: Model, res: TrialResu
                 bump("rotated")
 
 
-def block_rng(key0: int, key1: int, block: int) -> random.Random:
-    """The reference engine's own stream for one block (independent of the kernel's)."""
-    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
-
-
 def charge_and_fight(model: Model, layout: CountLayout, counts: np.ndarray, rng: random.Random,
                      log=lambda line: None) -> None:
     """One trial: the charge and, with ``[combat]``, the fight where the charger arrives (after the HP Stand
@@ -265,7 +261,6 @@ def charge_and_fight(model: Model, layout: CountLayout, counts: np.ndarray, rng:
 
         shot = min(res.chargers[0].unsaved or 0, model.combat.a.start_hp)
         combat_layout.record(layout, counts, model.combat, combat_reference.fight(model.combat, rng, shot, log))
-
 
 def run_chunk(model: Model, layout: CountLayout, key0: int, key1: int, first_block: int,
               n_trials: int, trial_streams: bool = False) -> np.ndarray:

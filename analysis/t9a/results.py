@@ -51,14 +51,14 @@ class T9AResult(Result):
         combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
         figure (:func:`~analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
         from ..labels import sides_of
-        from ..plots import at_least_frame, outcome_figure
+        from ..plots import outcome_figure
 
         if "melee" in self.tree:
             from .combat_results import melee_figure
 
             return melee_figure(self)
 
-        return outcome_figure(self.system, self.table(), at_least_frame(self), self.title, notes=self.notes,
+        return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
                               sides=sides_of(self.to_dict()), lead=self.charge_range_panel)
 
     def charge_range_panel(self, ax):

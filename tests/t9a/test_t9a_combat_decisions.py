@@ -41,10 +41,10 @@ def test_threshold_over_the_spear_block_size_11():
     for point in result.points:
         p = exact[point["value"]]
         assert abs(point["p"] - p) <= SIGMA * math.sqrt(p * (1 - p) / 20_000), point
-    assert "target.unit.models = 25" in result.statement()
+    assert result.value == 25 and '"target · unit: models"' in result.statement() and ": 25 (" in result.statement()
     text = CliRunner().invoke(main, ["threshold", str(BASE), "target.unit.models", "--values", "20,25",
                                      "--quantity", "melee.given_contact.a_wins", "--at-most", "0.3", "-n", "8192"])
-    assert text.exit_code == 0 and "target.unit.models = 25" in text.stdout
+    assert text.exit_code == 0 and '"target · unit: models"' in text.stdout and ": 25 (" in text.stdout
 
 
 def test_sweep_cells_are_their_own_simulations():
