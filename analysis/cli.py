@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from . import gc_pause
-from .errors import UserError
+from .errors import UserError, one_line
+from .user_text import csv_text, elide, printable
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS
 
 SYSTEMS = {
@@ -29,7 +30,7 @@ SYSTEMS = {
 def _usage_error(exc: click.UsageError):
     """click's own usage errors as one line (with the help hint), exit status 2."""
     hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-    click.echo(" ".join(f"error: {exc.format_message()}{hint}".split()), err=True)
+    click.echo(one_line(f"error: {exc.format_message()}{hint}"), err=True)
     raise click.exceptions.Exit(2)
 
 
@@ -221,14 +222,14 @@ def save_plot(result, path: str) -> None:
     is printed, so a plot that fails cannot lose it."""
     import matplotlib
 
+    from .plots import save_figure
+
     matplotlib.use("Agg")
     try:
-        result.plot().savefig(path, dpi=120)
+        save_figure(result.plot(), path, dpi=120)
     except OSError as exc:
         raise UserError(path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
     except Exception as exc:  # noqa: BLE001 -- any failure of matplotlib: one line, the result is printed already
-        from .user_text import elide
-
         raise UserError(path, None, f"cannot draw the plot ({exc.__class__.__name__}: {elide(exc)})") from None
 
 
@@ -250,6 +251,8 @@ def _system_command(name: str, help_text: str) -> click.Command:
             raise click.UsageError("--json and --csv exclude each other")
         if as_csv and distributions and at_least:
             raise click.UsageError("--csv prints one table: give --distributions or --at-least, not both")
+        if trace:
+            _refuse_with_trace(click.get_current_context())
         module = importlib.import_module(f"analysis.{name}")
         model = module.load(scenario)
         if trace:
@@ -261,7 +264,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if as_json:
             click.echo(result.to_json())
         elif as_csv:
-            click.echo(_csv_table(result, distributions, at_least).to_csv(index=False), nl=False)
+            click.echo(csv_text(_csv_table(result, distributions, at_least)), nl=False)
         else:
             click.echo(result.text(distributions=distributions, at_least=at_least))
         if plot_path:
@@ -277,13 +280,22 @@ def _system_command(name: str, help_text: str) -> click.Command:
     return command
 
 
+def _refuse_with_trace(ctx: click.Context) -> None:
+    """``--trace`` prints one trial of the reference engine: an option it would ignore is a usage error."""
+    given = [p.opts[0] for p in ctx.command.params if p.name not in ("scenario", "seed", "trace")
+             and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
+    if given:
+        raise click.UsageError(f"--trace prints one trial of the reference engine; it takes only --seed, "
+                               f"not {', '.join(given)}")
+
+
 def _epic_engine_trials(module, model, engine: str, trials: int, precision: float | None) -> int:
     """The trials of an Epic run: on the reference engine (asked for, or taken because the kernel does not
     simulate a part of the turn, which one line on stderr says before the run) the default is
     :data:`REFERENCE_DEFAULT_TRIALS`, not the kernel's million, unless ``--trials`` was given."""
     used, reason = module.engine_for(model, engine)
     if reason:
-        click.echo(f"note: {reason}: this turn runs on the pure-Python reference engine, about a thousand "
+        click.echo(f"note: {printable(reason)}: this turn runs on the pure-Python reference engine, about a thousand "
                    "times slower than the kernel", err=True)
     given = click.get_current_context().get_parameter_source("trials") is not click.core.ParameterSource.DEFAULT
     return trials if used == "kernel" or given or precision is not None else REFERENCE_DEFAULT_TRIALS

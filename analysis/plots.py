@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import textwrap
+import warnings
 
 import numpy as np
 
@@ -31,6 +32,14 @@ def literal_text(figure_function):
             return figure_function(*args, **kwargs)
 
     return drawn_literally
+
+
+def save_figure(figure, target, **savefig) -> None:
+    """``figure.savefig(target, **savefig)``; a character of user text that the fonts lack (a control
+    character) is drawn as a blank box without a warning line on stderr."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        figure.savefig(target, **savefig)
 
 
 def at_least_curve(values, p):

@@ -17,6 +17,7 @@ import numpy as np
 
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
+from .user_text import printable
 
 Leaf = Probability | Mean | Distribution
 
@@ -230,7 +231,7 @@ class Result:
         if at_least:
             blocks.append(self._distribution_text('"At least N" tables', "P(at least this value)", "at_least",
                                                   sides_of(data)))
-        return "\n\n".join(b for b in blocks if b)
+        return printable("\n\n".join(b for b in blocks if b))
 
     def _distribution_text(self, heading: str, column: str, kind: str | None, sides) -> str:
         from .labels import axis_label, group_label, percent

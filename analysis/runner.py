@@ -65,6 +65,13 @@ def _precision(name, value):
                                          "from 1 to 50, or None")
 
 
+def _cell(name, value):
+    """A stream's cell: a tuple (or list) of whole numbers from 0 to 2**64 - 1 (report cells use 63-bit keys)."""
+    if not isinstance(value, (tuple, list)) or not all(
+            not isinstance(c, bool) and isinstance(c, (int, np.integer)) and 0 <= c < 2**64 for c in value):
+        raise ArgumentError(name, value, "a tuple of whole numbers from 0 to 2**64 - 1")
+
+
 def _choice(*allowed):
     def check(name, value):
         if not isinstance(value, str) or value not in allowed:
@@ -92,6 +99,7 @@ ARGUMENT_CHECKS = {
     "progress": _flag(none_ok=True),
     "paired": _flag(),
     "method": _choice("batch-means", "exact-pairs"),
+    "cell": _cell,
 }
 
 
@@ -122,7 +130,10 @@ class RunInfo:
 
 
 def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
-    """Two 64-bit words keying every stream of (seed, cell); blocks are mixed in by the kernel."""
+    """Two 64-bit words keying every stream of (seed, cell); blocks are mixed in by the kernel.  Every
+    run and every trace gets its streams here, so ``seed`` and ``cell`` are checked here."""
+    check_argument("seed", seed)
+    check_argument("cell", cell)
     words = np.random.SeedSequence([int(seed), *[int(c) for c in cell]]).generate_state(2, np.uint64)
     return int(words[0]), int(words[1])
 
@@ -164,6 +175,19 @@ def _chunk_size(chunk_trials: int | None) -> int:
     return -(-size // BLOCK_TRIALS) * BLOCK_TRIALS
 
 
+def _next_check(done: int, chunk_trials: int | None) -> int:
+    """The trial count at which a ``precision`` run next checks its half-width: after every chunk of a given
+    ``chunk_trials``; else after 1, 2, 4 … blocks up to :data:`DEFAULT_CHUNK_TRIALS`, then every
+    :data:`DEFAULT_CHUNK_TRIALS`, so a target that needs a few hundred trials stops after one block and a run
+    never takes more than about twice the trials its target needs.  The points depend on the arguments only
+    (never on the engine's speed), so the numbers do not either."""
+    if chunk_trials is not None:
+        return done + _chunk_size(chunk_trials)
+    if done < DEFAULT_CHUNK_TRIALS:
+        return max(BLOCK_TRIALS, 2 * done)
+    return done + DEFAULT_CHUNK_TRIALS
+
+
 def run(
     job: Job,
     *,
@@ -193,11 +217,13 @@ def run(
     precision = as_precision(precision)  # 1 = ±1 percentage point
     if progress is None:
         progress = sys.stderr.isatty()
-    # a bar that may show gets chunks of about PROGRESS_STEP_S each (the counts do not depend on chunks)
-    paced = chunk_trials is None and progress and precision is None
+    # a bar that may show gets chunks of about PROGRESS_STEP_S each, measured on the engine as it runs (the counts
+    # do not depend on chunks, and a precision run checks its half-width at points set by _next_check only)
+    paced = chunk_trials is None and progress
     chunk = _chunk_size(BLOCK_TRIALS * thread_count() if paced else chunk_trials)
     key0, key1 = stream_key(seed, cell)
     target = max_trials if precision is not None else int(trials)
+    check_at = _next_check(0, chunk_trials) if precision is not None else target
     old_threads = thread_count()
     if threads is not None:  # (starts Numba's thread pool; without --threads a run that needs none does not)
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
@@ -208,7 +234,7 @@ def run(
     try:
         with progress_bar(target, progress) as bar, compile_notice():
             while done < target:
-                n = min(chunk, target - done)
+                n = min(chunk, target - done, check_at - done)
                 started = time.perf_counter()
                 part = job.run_chunk(key0, key1, done // BLOCK_TRIALS, n)
                 if paced:
@@ -219,10 +245,11 @@ def run(
                 chunks += 1
                 gc_pause.resume()  # start-up is over (the program paused the collector during it)
                 bar.update(n)
-                if precision is not None:
+                if precision is not None and done in (check_at, target):
                     half_width = wilson_half_width(job.precision_successes(counts), done)
                     if half_width <= precision:
                         break
+                    check_at = _next_check(done, chunk_trials)
     finally:
         if threads is not None:
             numba.set_num_threads(old_threads)

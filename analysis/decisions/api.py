@@ -7,6 +7,7 @@ see :func:`compare`.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ import pandas as pd
 from kernels.rng import BLOCK_TRIALS
 
 from .. import runner
+from ..bounds import MAX_FORCES, MAX_VALUES
 from ..errors import UserError
+from ..estimates import Probability
 from ..numba_cache import compile_notice
 from ..result import Result
 from ..runner import RunInfo, stream_key
@@ -41,11 +44,32 @@ def _labels(forces: list[Force]) -> list[str]:
     return [n if names.count(n) == 1 else f"{n} #{names[:i + 1].count(n)}" for i, n in enumerate(names)]
 
 
+def _capped(items, limit: int, source: str, field: str, what: str) -> list:
+    """The items of ``items`` (any iterable), refused when there are more than ``limit``: read no further than
+    that, so ``range(10**8)`` costs nothing, and checked before anything runs."""
+    items = list(itertools.islice(items, limit + 1))
+    if len(items) > limit:
+        raise UserError(source, field, f"more than {limit:,} {what}", f"at most {limit:,} {what}")
+    return items
+
+
+def _referenced(source: str, field: str, load):
+    """``load()``: a mistake in the file it reads is reported with the key that names that file."""
+    try:
+        return load()
+    except UserError as exc:
+        raise UserError(source, field, str(exc)) from None
+
+
+def _force(system: System, spec, role: str, source: str, field: str) -> Force:
+    return _referenced(source, field, lambda: system.force(spec, role))
+
+
 def _forces(system: System, specs, role: str, what: str, source: str) -> list[Force]:
-    specs = list(specs)
+    specs = _capped(specs, MAX_FORCES, source, what, "forces")
     if not specs:
         raise UserError(source, what, "empty grid: nothing to simulate", "one or more forces")
-    return [system.force(s, role) for s in specs]
+    return [_force(system, s, role, source, f"{what}[{i}]") for i, s in enumerate(specs)]
 
 
 def _check_choice(source: str, field: str, value, allowed: tuple[str, ...]) -> None:
@@ -53,16 +77,17 @@ def _check_choice(source: str, field: str, value, allowed: tuple[str, ...]) -> N
         raise UserError(source, field, f"got {value!r}", ", ".join(allowed))
 
 
-def _opponents(system: System, specs, side: str) -> list[Force]:
+def _opponents(system: System, specs, side: str, source: str) -> list[Force]:
     """The forces an option of ``side`` meets: they play the other role."""
-    return [system.force(s, "defender" if side == "attacker" else "attacker") for s in specs]
+    role = "defender" if side == "attacker" else "attacker"
+    return [_force(system, s, role, source, f"opponents[{j}].force") for j, s in enumerate(specs)]
 
 
-def _matchup_system(base) -> tuple[System, object]:
+def _matchup_system(base, source: str = "base") -> tuple[System, object]:
     if base is None:
         return SYSTEMS["epic"], None
-    system = system_of(base)
-    return system, system.load(base)[0]
+    system = _referenced(source, "base", lambda: system_of(base))
+    return system, _referenced(source, "base", lambda: system.load(base))[0]
 
 
 def matchup(attacker, defender, base=None):
@@ -130,7 +155,7 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
     cells run (:mod:`analysis.reports.executor`; default this process), with identical numbers.
     """
-    system, base_model = _matchup_system(base)
+    system, base_model = _matchup_system(base, source)
     att = _forces(system, attackers, "attacker", "attackers", source)
     dfn = _forces(system, defenders, "defender", "defenders", source)
     a_names, d_names = _labels(att), _labels(dfn)
@@ -173,7 +198,7 @@ def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: i
     """
     system = system_of(scenario)
     model, source = system.load(scenario)
-    values = list(values)
+    values = _capped(values, MAX_VALUES, source, field, "values")
     if not values:
         raise UserError(source, field, "empty grid: no values to sweep", "one or more values")
     models = {(k,): system.with_value(model, source, field, v) for k, v in enumerate(values)}
@@ -256,7 +281,7 @@ def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_w
         raise UserError(source, "target", f"got {target!r}", "a probability from 0 to 1, or a percentage from 1 to 100")
     if largest is not None and not isinstance(largest, bool):
         raise UserError(source, "largest", f"got {largest!r}", "True, False or None (the side the chance points to)")
-    values = sorted(dict.fromkeys(values))
+    values = sorted(dict.fromkeys(_capped(values, MAX_VALUES, source, field, "values")))
     if not values:
         raise UserError(source, field, "no values to search", "one or more values")
     path = _quantity_path(quantity, source)
@@ -269,9 +294,8 @@ def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_w
                 estimate = result[path]
             except (KeyError, TypeError):
                 estimate = None
-            if not hasattr(estimate, "ci95") or not hasattr(estimate, "p"):
-                allowed = ", ".join(".".join(p) for p, leaf in result.leaves() if hasattr(leaf, "p")
-                                    and not hasattr(leaf, "values"))
+            if not isinstance(estimate, Probability):  # a mean, a distribution or a section
+                allowed = ", ".join(".".join(p) for p, leaf in result.leaves() if isinstance(leaf, Probability))
                 raise UserError(source, "quantity", f"{quantity!r} is not a probability of this scenario", allowed)
             points.append({"value": value, "p": estimate.p, "ci95": list(estimate.ci95)})
             results.append(result)
@@ -293,7 +317,7 @@ def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
     if isinstance(meta, dict):
         specs, given = list(meta), list(meta.values())
     else:
-        meta = list(meta)
+        meta = _capped(meta, MAX_FORCES, source, "opponents", "opponents")
         if meta and all(isinstance(m, tuple) and len(m) == 2 for m in meta):
             specs, given = [m[0] for m in meta], [m[1] for m in meta]
         else:
@@ -302,7 +326,8 @@ def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
         raise UserError(source, "opponents", "empty grid: no opponents", "one or more forces")
     if given is None:
         given = [1.0] * len(specs)
-    given = list(given)
+    specs = _capped(specs, MAX_FORCES, source, "opponents", "opponents")
+    given = _capped(given, MAX_FORCES, source, "opponents.weight", "weights")
     allowed = "one non-negative number per opponent, with a positive sum"
     if len(given) != len(specs):
         raise UserError(source, "opponents.weight", f"{len(given)} weights for {len(specs)} opponents", allowed)
@@ -310,8 +335,10 @@ def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
         w = np.array([float(x) for x in given])
     except (TypeError, ValueError):
         raise UserError(source, "opponents.weight", f"not numbers: {given}", allowed) from None
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
         raise UserError(source, "opponents.weight", f"weights {given} do not sum to a positive number", allowed)
+    if w.max() > np.finfo(float).max / len(w):  # the sum would overflow: the same ratios, scaled down first
+        w = w / w.max()
     return specs, w / w.sum()
 
 
@@ -400,11 +427,12 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
 
     Turn scenarios run on the kernel unless it lacks a feature they use (then on the reference engine, with
     a note); the method is :func:`default_method`'s unless one is given."""
-    system = system_of(option_a)
-    if system_of(option_b) is not system or system.name != "epic":
+    system = _referenced(source, "option_a", lambda: system_of(option_a))
+    if _referenced(source, "option_b", lambda: system_of(option_b)) is not system or system.name != "epic":
         raise UserError(source, "option_b", "both scenarios of a scenario comparison must be Epic scenarios",
                         "two Epic scenario files or models (e.g. a turn scenario and its variant)")
-    (ma, src_a), (mb, src_b) = system.load(option_a), system.load(option_b)
+    (ma, src_a), (mb, src_b) = (_referenced(source, key, lambda o=o: system.load(o))
+                                for key, o in (("option_a", option_a), ("option_b", option_b)))
     label_a, label_b = _option_labels(labels, [Path(s).stem if isinstance(o, (str, Path)) else m.title
                                                for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))], source)
     opponent = " and ".join(f.name for f in ma.formations if f.side != side)
@@ -486,9 +514,9 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
         names, w = [opponent], np.ones(1)
     else:
         specs, w = meta_weights(opponents, weights, source)
-        system, base_model = _matchup_system(base)
-        a, b = system.force(option_a, side), system.force(option_b, side)
-        opps = _opponents(system, specs, side)
+        system, base_model = _matchup_system(base, source)
+        a, b = _force(system, option_a, side, source, "option_a"), _force(system, option_b, side, source, "option_b")
+        opps = _opponents(system, specs, side, source)
         names = _labels(opps)
         label_a, label_b = _option_labels(labels, [a.name, b.name], source)
         pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
@@ -706,9 +734,9 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     _check_choice(source, "side", side, ("attacker", "defender"))
     _check_choice(source, "by", by, ("score", "per_100_points"))
     specs, w = meta_weights(meta, weights, source)
-    system, base_model = _matchup_system(base)
+    system, base_model = _matchup_system(base, source)
     opts = _forces(system, options, side, "options", source)
-    opps = _opponents(system, specs, side)
+    opps = _opponents(system, specs, side, source)
     o_names, m_names = _labels(opts), _labels(opps)
     path = system.win_path(side)
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)

@@ -8,6 +8,7 @@ prints a table, or with ``--json`` one JSON object, or with ``--csv`` the tidy t
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -15,9 +16,11 @@ from typing import Literal
 import click
 from pydantic import Field
 
+from ..bounds import MAX_FORCES, MAX_VALUES, FilePath, Name, Title
 from ..cli import PlotFile, ProbabilityValue, save_plot
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
+from ..user_text import csv_text, printable
 from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
 from .. import runner
 from . import api
@@ -26,16 +29,13 @@ from .definitions import CompareFields, Opponent
 
 class _Definition(StrictModel):
     system: Literal["epic"] = "epic"
-    title: str | None = None  # the result's title (default: made from the options), and in `wargame-odds examples`
-    base: str | None = None  # a scenario whose [rules] and [end_phase] apply
-
-
-MAX_FORCES = 100  # attackers, defenders, options or opponents of one definition
+    title: Title | None = None  # the result's title (default: made from the options), and in `wargame-odds examples`
+    base: FilePath | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
 class MatrixDefinition(_Definition):
-    attackers: list[str] = Field(max_length=MAX_FORCES)
-    defenders: list[str] = Field(max_length=MAX_FORCES)
+    attackers: list[FilePath] = Field(max_length=MAX_FORCES)
+    defenders: list[FilePath] = Field(max_length=MAX_FORCES)
 
 
 class CompareDefinition(_Definition, CompareFields):
@@ -47,11 +47,11 @@ class ScenarioCompareDefinition(StrictModel):
     its variant), compared as they stand."""
 
     system: Literal["epic"] = "epic"
-    title: str | None = None
+    title: Title | None = None
     side: Literal["attacker", "defender"] = "attacker"
-    option_a: str
-    option_b: str
-    labels: list[str] | None = Field(None, min_length=2, max_length=2)
+    option_a: FilePath
+    option_b: FilePath
+    labels: list[Name] | None = Field(None, min_length=2, max_length=2)
 
     def arguments(self, resolve) -> dict:
         return {"option_a": resolve(self.option_a), "option_b": resolve(self.option_b), "side": self.side,
@@ -61,7 +61,7 @@ class ScenarioCompareDefinition(StrictModel):
 class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
-    options: list[str] = Field(max_length=MAX_FORCES)
+    options: list[FilePath] = Field(max_length=MAX_FORCES)
     opponents: list[Opponent] = Field(max_length=MAX_FORCES)
 
 
@@ -107,7 +107,7 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str
 
         sentences = decision_sentences(result) if result.kind != "threshold" else []  # its lines lead its text
         if sentences:
-            click.echo("\n".join(sentences) + "\n")
+            click.echo(printable("\n".join(sentences) + "\n"))
         click.echo(str(result))
     if plot_path:
         save_plot(result, plot_path)
@@ -163,15 +163,19 @@ def _value_range(text: str) -> list:
         except tomllib.TOMLDecodeError:
             parts = None
         if (not parts or len(parts) not in (2, 3) or not all(isinstance(p, (int, float)) and not isinstance(p, bool)
-                                                              for p in parts)):
-            raise UserError("command line", "--values", f"cannot read {text!r}", allowed)
+                                                              and math.isfinite(p) for p in parts)):
+            raise UserError("command line", "--values", f"cannot read {text!r}", allowed + "; finite numbers")
         start, stop, step = (parts + [1])[:3]
-        if step <= 0 or stop < start or (stop - start) / step > 10_000:
-            raise UserError("command line", "--values", f"cannot read {text!r}", allowed + ", at most 10,000 values")
+        if step <= 0 or stop < start or (stop - start) / step >= MAX_VALUES:
+            raise UserError("command line", "--values", f"cannot read {text!r}",
+                            allowed + f", at most {MAX_VALUES:,} values")
         count = int((stop - start) / step + 1e-9) + 1
         return [start + i * step if isinstance(start + step, int) else round(start + i * step, 9)
                 for i in range(count)]
-    return [_value(v.strip()) for v in text.split(",") if v.strip()]
+    items = [v.strip() for v in text.split(",")]
+    if not all(items):
+        raise UserError("command line", "--values", f"an empty value in {text!r}", allowed)
+    return [_value(v) for v in items]
 
 
 @click.command("threshold")
@@ -240,7 +244,7 @@ def _listing(frame, as_json: bool, as_csv: bool, what: str):
     if as_json:
         click.echo(frame.to_json(orient="records", force_ascii=False))
     elif as_csv:
-        click.echo(frame.to_csv(index=False), nl=False)
+        click.echo(csv_text(frame), nl=False)
     elif frame.empty:
         click.echo(f"no {what} found")
     else:

@@ -15,6 +15,7 @@ import pandas as pd
 from ..labels import estimate_text, number, percent, quantity_label
 from ..plots import literal_text
 from ..result import package_version
+from ..user_text import csv_text, printable
 
 
 def _clean(value):
@@ -68,7 +69,7 @@ class DecisionResult:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_csv(self) -> str:
-        return self.table().to_csv(index=False)
+        return csv_text(self.table())
 
     def _header(self) -> str:
         return f"{self.title}  [{self.system}, {self.kind}]  trials={self.trials:,} per cell  seed={self.seed}"
@@ -84,7 +85,7 @@ class DecisionResult:
         with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_colwidth", 40):
             lines = [self._header(), self._shown().to_string(index=False, float_format=lambda v: f"{v:.4f}")]
             lines += self._sections()
-        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+        return printable("\n".join(lines + [f"note: {n}" for n in self.notes]))
 
     __repr__ = __str__
 

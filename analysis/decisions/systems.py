@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
+from ..bounds import MAX_NAME_CHARS, Name
 from ..errors import UserError
 from ..scenario import StrictModel, read_toml, shown_path, validate
 from .fieldpath import with_value
@@ -24,9 +25,24 @@ class ForceFile(StrictModel):
     """The shape of a force (file or dict); the formations and units are checked in the matchup."""
 
     system: Literal["epic"] = "epic"
-    name: str | None = None
+    name: Name | None = None
     units: dict[str, dict] = {}
     formations: list[dict] = Field(min_length=1)
+
+    @field_validator("formations")
+    @classmethod
+    def _formation_names(cls, formations):
+        """A formation's name is a name (the matchup compares them before the scenario is validated)."""
+        for f in formations:
+            try:
+                _NAME.validate_python(f.get("name", "x"), strict=True)
+            except ValidationError:
+                raise ValueError(f"a formation's name is {shown_path(repr(f['name']))}; "
+                                 f"allowed: a text of one line, 1 to {MAX_NAME_CHARS} characters") from None
+        return formations
+
+
+_NAME = TypeAdapter(Name)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
-from ..bounds import BlastMarkers, Points, ProbabilityKey
+from ..bounds import BlastMarkers, Name, Points, ProbabilityKey, Title
 from ..scenario import StrictModel
 from .profiles import UnitProfile
 from .turn_model import Activation, WithdrawalFire, check_fliers, check_turn, fill_turn_defaults
@@ -42,7 +42,7 @@ class UnitGroup(StrictModel):
 
 
 class Formation(StrictModel):
-    name: str = Field(min_length=1)
+    name: Name
     side: Literal["attacker", "defender"]
     # None (not given): "engaged" in an assault scenario; in a turn, out of the assault unless charger or target
     role: Literal["engaged", "support", "nearby"] | None = None
@@ -73,7 +73,7 @@ class EndPhase(StrictModel):
 
 class EpicScenario(StrictModel):
     system: Literal["epic"]
-    title: str = "Epic Armageddon assault"
+    title: Title = "Epic Armageddon assault"
     rules: Rules = Rules()
     units: dict[str, UnitProfile] = Field(max_length=256)
     formations: list[Formation] = Field(min_length=2, max_length=32)

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ..bounds import Name, distinct
 from ..scenario import StrictModel
 
 Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
@@ -33,8 +34,8 @@ class WithdrawalFire(StrictModel):
     """A formation on overwatch that fires at ``at`` when ``at`` withdraws (TP 1.13.3; docs/epic-turn.md §2a),
     with the map inputs of its attack as on a shooting activation (no crossfire)."""
 
-    formation: str
-    at: str
+    formation: Name
+    at: Name
     in_range: InRange = None
     exposed: Exposed = None
     cover: bool = False
@@ -57,13 +58,13 @@ class WithdrawalFire(StrictModel):
 class Activation(StrictModel):
     """One activation: the formation, its action and target, the map inputs of its shooting."""
 
-    formation: str
+    formation: Name
     action: Action
-    target: str | None = None
+    target: Name | None = None
     retain: bool = False  # retaining the initiative: −1 to the action test (TP 1.6.3)
     on_fail: Literal["shoot", "move", "regroup"] | None = None  # the Hold after a failed test (TP 1.6.1)
     crossfire: bool = False  # TP 1.11
-    overwatch_fire: list[str] = Field([], max_length=16)  # engage only: overwatching enemies firing at the charger
+    overwatch_fire: Annotated[list[Name], Field(max_length=16), distinct] = []  # engage only: overwatching enemies firing at the charger
     in_range: InRange = None
     exposed: Exposed = None
     cover: bool = False  # the target is in cover: −1 to hit, infantry may use cover_save
@@ -73,8 +74,8 @@ class Activation(StrictModel):
     templates_cover: TemplatesCover = None
     # ground_attack only (TP 4.2.4; docs/epic-turn.md §9): enemy formations whose AA units were in range
     # of the aircraft during the approach, and others (their AA units not yet fired) during the disengagement
-    flak: list[str] = Field([], max_length=16)
-    disengagement_flak: list[str] = Field([], max_length=16)
+    flak: Annotated[list[Name], Field(max_length=16), distinct] = []
+    disengagement_flak: Annotated[list[Name], Field(max_length=16), distinct] = []
     jink: bool = False  # the aircraft jink against the approach flak, forfeiting the attack (TP 4.2.3)
     war_engine: int | None = Field(None, ge=1, le=100)  # pin_point: the target's Nth war engine, front first
     # overwatching formations that fire at a formation withdrawing as a result of this activation (TP 1.13.3)

@@ -10,6 +10,7 @@ import click
 
 from analysis import runner
 from analysis.errors import UserError
+from analysis.user_text import printable
 
 from . import reference
 from .compile import KernelJob, ReferenceJob
@@ -44,7 +45,7 @@ def trace(scenario, seed: int = 0) -> str:
     width = max(len(c) for c, _ in trial.log)
     lines = [f"{c:<{width}}  {text}" for c, text in trial.log]
     lines.append(f"{'result':<{width}}  charger {trial.charger}, defender {trial.defender}, outcome {trial.outcome}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **kwargs):

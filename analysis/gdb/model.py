@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.bounds import Casualties, Distance, Strength, Turns
+from analysis.bounds import Casualties, Distance, Name, Strength, Title, Turns
 from analysis.errors import UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 
@@ -20,7 +20,7 @@ Reaction = Literal["fire", "countercharge", "stand", "turn_to_face", "form_squar
 
 
 class Charger(StrictModel):
-    name: str = "charger"
+    name: Name = "charger"
     arm: Arm
     quality: Quality
     formation: Formation
@@ -35,7 +35,7 @@ class Charger(StrictModel):
 
 
 class Target(StrictModel):
-    name: str = "target"
+    name: Name = "target"
     arm: Arm
     quality: Quality
     formation: Formation
@@ -53,7 +53,7 @@ class Target(StrictModel):
 
 
 class Support(StrictModel):
-    name: str = "support"
+    name: Name = "support"
     arm: Arm
     quality: Quality
     formation: Formation
@@ -78,7 +78,7 @@ class Rules(StrictModel):
 
 class Scenario(StrictModel):
     system: Literal["gdb"]
-    title: str = "GdB charge"
+    title: Title = "GdB charge"
     tables: str = "default"
     scale: str | None = None
     charger: Charger

@@ -47,10 +47,10 @@ from ..errors import UserError
 from ..headline import sentences, summary
 from ..labels import (axis_label, estimate_text, field_words, group_label, names, percent, quantity_label,
                       readable_rows, report_at_least, sides_of)
-from ..plots import legend_below, literal_text, outcome_figure
+from ..plots import legend_below, literal_text, outcome_figure, save_figure
 from ..result import finite_json
 from ..scenario import read_file, shown_path
-from ..user_text import elide
+from ..user_text import csv_text, elide, printable
 from ..atomic_file import write_atomic
 from .cells import frame_from_json, run_point
 from .definition import CompareCell, MatrixCell, Report, ScenarioCell, default_out, load_report, spec_hash
@@ -391,7 +391,7 @@ def _png_bytes(figure) -> bytes:
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    save_figure(figure, buffer, format="png", dpi=90, metadata={"Software": None})
     plt.close(figure)
     return buffer.getvalue()
 
@@ -412,7 +412,7 @@ def _write_plot(staging: Path, plot: str, draw) -> str | None:
 def _write_table(staging: Path, stem: str, frame: pd.DataFrame) -> list[str]:
     csv = f"tables/{stem}.csv"
     parquet = f"tables/{stem}.parquet"
-    (staging / csv).write_text(frame.to_csv(index=False), encoding="utf-8")
+    (staging / csv).write_text(csv_text(frame), encoding="utf-8")
     frame.to_parquet(staging / parquet, index=False, engine="pyarrow")
     return [csv, parquet]
 
@@ -561,7 +561,7 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
     (staging / "report.json").write_text(
         json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
+                             autoescape=True, undefined=jinja2.StrictUndefined, finalize=printable)
     env.filters["percent"] = lambda triple: percent(*triple)
     page = env.get_template("report.html.j2").render(
         report=facts, description=model.description, sections=sections, source=str(report.source),

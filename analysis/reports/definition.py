@@ -30,6 +30,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
+from ..bounds import MAX_FORCES, Description, FilePath, Title
 from ..decisions import fieldpath
 from ..decisions.definitions import CompareFields
 from .. import runner
@@ -54,13 +55,13 @@ Trials = Annotated[int, Field(gt=0, le=runner.MAX_TRIALS)]
 
 class _Cell(StrictModel):
     name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
-    title: str | None = None
+    title: Title | None = None
     trials: Trials | None = None
     options: dict[str, Scalar] = {}
 
 
 class _ScenarioBased(_Cell):
-    scenario: str
+    scenario: FilePath
 
 
 class ScenarioCell(_ScenarioBased):
@@ -99,9 +100,9 @@ class MatrixCell(_Cell):
     formations ``netea:LIST/FORMATION`` or force files; ``base`` is a scenario whose rules apply."""
 
     kind: Literal["matrix"]
-    attackers: Annotated[list[str], Field(min_length=1, max_length=100)]
-    defenders: Annotated[list[str], Field(min_length=1, max_length=100)]
-    base: str | None = None
+    attackers: Annotated[list[FilePath], Field(min_length=1, max_length=MAX_FORCES)]
+    defenders: Annotated[list[FilePath], Field(min_length=1, max_length=MAX_FORCES)]
+    base: FilePath | None = None
 
 
 class CompareCell(_Cell, CompareFields):
@@ -115,8 +116,8 @@ CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell
 
 
 class ReportModel(StrictModel):
-    title: str
-    description: str = ""
+    title: Title
+    description: Description = ""
     seed: Annotated[int, Field(ge=0, le=runner.MAX_SEED)] = 0
     trials: Trials = 100_000
     cells: Annotated[list[dict], Field(min_length=1, max_length=MAX_CELLS)]

@@ -12,12 +12,13 @@ import click
 import numpy as np
 
 from analysis.errors import ArgumentError, UserError
+from analysis.user_text import printable
 from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
 from kernels import t9a as _kernel
 
-from .exact import charge_table
+from .exact import charge_table, check_values
 from .layout import build_layout, kernel_arrays
-from .model import DICE, Model, load, loads
+from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
 from .results import T9AResult, build_result
 
 __all__ = ["load", "loads", "simulate", "trace", "charge_table", "exact_combat", "T9AResult", "Model", "DICE"]
@@ -109,7 +110,7 @@ def trace(scenario, seed: int = 0) -> str:
     """One trial of the reference engine, every roll, modifier and decision with its clause."""
     from . import reference
 
-    return reference.trace(_model(scenario), *stream_key(seed))
+    return printable(reference.trace(_model(scenario), *stream_key(seed)))
 
 
 MAX_TABLE_VALUES = 1000  # distances or Advance Rates of one t9a-table
@@ -145,7 +146,9 @@ def _floats(text: str, what: str) -> list[float]:
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 def table_command(distances, advance_rates, dice, as_json):
     """Exact P(charge range reaches) for T9A distances x Advance Rates (full dice enumeration)."""
-    t = charge_table(_floats(distances, "--distances"), _floats(advance_rates, "--advance-rates"),
+    t = charge_table(check_values(_floats(distances, "--distances"), "command line", "--distances", MAX_INCHES),
+                     check_values(_floats(advance_rates, "--advance-rates"), "command line", "--advance-rates",
+                                  MAX_ADVANCE_RATE),
                      dice.split(","))
     if as_json:
         click.echo(t.to_json(orient="records"))

@@ -11,6 +11,7 @@ from typing import Literal, Optional
 
 from pydantic import Field
 
+from analysis.bounds import Name, Title
 from analysis.errors import UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 from kernels.t9a import BIN_MILLI, MILLI  # noqa: F401  1/1000" fixed point; 0.5" histogram bins
@@ -69,7 +70,9 @@ VERSIONS: dict[str, dict] = {
 
 DiceName = Literal[tuple(DICE)]  # type: ignore[valid-type]
 FleeDiceName = Literal[tuple(FLEE_DICE)]  # type: ignore[valid-type]
-Inches = Field(ge=0, le=100)
+MAX_INCHES = 100.0  # distances and moves
+MAX_ADVANCE_RATE = 30.0
+Inches = Field(ge=0, le=MAX_INCHES)
 
 
 class Rules(StrictModel):
@@ -92,18 +95,18 @@ class Shooting(StrictModel):
 
 
 class Target(StrictModel):
-    name: str = Field(min_length=1)
+    name: Name
     reaction: Literal["hold", "stand_and_shoot", "flee"] = "hold"
     shooting: Optional[Shooting] = None
-    shoot_at: Optional[str] = None
+    shoot_at: Optional[Name] = None
     flee_dice: Optional[FleeDiceName] = None    # default 2d6 (swiftstride for a Swiftstride unit)
     unit: Optional[Unit] = None                  # close combat (with [combat])
     support: Optional[Support] = None
 
 
 class Charger(StrictModel):
-    name: str = Field(min_length=1)
-    advance_rate: float = Field(ge=0, le=30)
+    name: Name
+    advance_rate: float = Field(ge=0, le=MAX_ADVANCE_RATE)
     distance: float = Inches
     free_distance: Optional[float] = Field(default=None, ge=0, le=100)
     dice: Optional[DiceName] = None
@@ -119,8 +122,8 @@ class Charger(StrictModel):
 
 
 class Placement(StrictModel):
-    name: str = Field(min_length=1)
-    chargers: list[str] = Field(min_length=1)
+    name: Name
+    chargers: list[Name] = Field(min_length=1, max_length=16)
     rotates_target: bool = False
     models_in_contact: int = Field(ge=0, le=200)
     impassable: bool = False
@@ -129,7 +132,7 @@ class Placement(StrictModel):
 
 class Scenario(StrictModel):
     system: Literal["t9a"]
-    title: str = "T9A charge"
+    title: Title = "T9A charge"
     rules: Rules = Rules()
     target: Target
     chargers: list[Charger] = Field(min_length=1, max_length=16)

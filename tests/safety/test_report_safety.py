@@ -12,7 +12,7 @@ from analysis.errors import UserError
 from analysis.reports import build, load_report
 from analysis.reports.build import LOCK, MANIFEST, point_file
 
-from safety_helpers import SCENARIOS as SCENARIOS_DIR, assert_one_line_error, run_cli
+from safety_helpers import SCENARIOS as SCENARIOS_DIR, assert_one_line_error, run_cli, tree as _tree
 
 TWO_CELLS = """
 title = "safety"
@@ -167,21 +167,6 @@ def test_a_folder_an_older_version_wrote_is_adopted_but_only_for_its_report_path
 
 
 # -- issue 33 §1: a report folder never reaches outside itself -----------------------------------
-def _tree(root: Path, skip: Path) -> dict[str, tuple]:
-    """Every file, link and folder under ``root`` except ``skip`` and what it holds: (kind, content)."""
-    out = {}
-    for path in sorted(root.rglob("*")):
-        if path == skip or skip in path.parents:
-            continue
-        if path.is_symlink():
-            out[str(path)] = ("link", str(path.readlink()))
-        elif path.is_file():
-            out[str(path)] = ("file", path.read_bytes())
-        else:
-            out[str(path)] = ("folder", None)
-    return out
-
-
 @pytest.mark.parametrize("entry", ["ABSOLUTE", "tables/../../victim.txt", "../victim.txt", "./../victim.txt",
                                    "notes.txt", "cells", "tables/charge.csv/../../../victim.txt"])
 def test_a_crafted_manifest_deletes_nothing(tmp_path, entry):
