@@ -1,27 +1,36 @@
-# The two README commands (`make demo`, `make test`) and `make bench`: each sets up .venv itself.
+# The two README commands (`make demo`, `make test`) and `make bench`: each sets up .venv itself and installs
+# Python packages only (no sudo, no system packages: .ci/run installs the browser the report page test uses).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Numba's cache: NUMBA_CACHE_DIR if set, else .venv/numba-cache, the folder every entry point uses
 # (kernels/__init__.py), so what `make demo` compiles serves the README's commands.
 
-.PHONY: demo test bench check-bounds clean
+.PHONY: demo test bench check-bounds check-plain-numba clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# demo: the package and the parquet extra (the report's Parquet tables); test: every extra the suite uses.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e '.[parquet]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,dask,parquet]'
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[parquet,app]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed-app
 	$(BIN)/python scripts/warm_kernels.py
-	$(BIN)/wargame-odds report reports/demo.toml
+	$(BIN)/wargame-odds report reports/demo
+	@echo "The point-and-click app: $(BIN)/wargame-odds app  (it opens in your browser; docs/app.md)"
+	@echo "The demo report is reports/out/demo/index.html: open it in a browser" \
+	      "(Linux: xdg-open reports/out/demo/index.html; macOS: open reports/out/demo/index.html)."
 
 # `make test` first checks that the kernels give the recorded counts (docs/fingerprint.md).
 # The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
@@ -30,7 +39,6 @@ demo: $(VENV)/.installed
 # usable core, at most 4 (each worker holds the kernels and its data, about 1 GB).
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1))")
 test: $(VENV)/.installed-test
-	sh scripts/install-chromium.sh
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/python -m benchmarks.fingerprint --check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
@@ -42,6 +50,11 @@ check-bounds: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py
+
+# Every shipped scenario on a kernel gives the same JSON with plain numba.njit (WARGAME_ODDS_PLAIN_NUMBA=1) as in the
+# extended mode, each compiled into an empty cache (a few minutes of CPU; docs/numba.md).
+check-plain-numba: $(VENV)/.installed
+	$(BIN)/python scripts/check_plain_numba.py
 
 clean:
 	rm -rf $(VENV) reports/out

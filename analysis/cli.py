@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from . import gc_pause
-from .errors import UserError
+from .errors import UserError, one_line
+from .user_text import csv_text, elide, printable
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS
 
 SYSTEMS = {
@@ -29,7 +30,7 @@ SYSTEMS = {
 def _usage_error(exc: click.UsageError):
     """click's own usage errors as one line (with the help hint), exit status 2."""
     hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-    click.echo(" ".join(f"error: {exc.format_message()}{hint}".split()), err=True)
+    click.echo(one_line(f"error: {exc.format_message()}{hint}"), err=True)
     raise click.exceptions.Exit(2)
 
 
@@ -41,7 +42,9 @@ COMMANDS = {
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
     "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("analysis.decisions.cli", "The smallest (or largest) value of FIELD that reaches a target probability."),
+    "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+                  "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
+                  "when it rises)."),
     "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
                 "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; without "
                 "opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, optional "
@@ -54,10 +57,12 @@ COMMANDS = {
     "gdb-tables": ("analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
     "t9a-table": ("analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
                   "enumeration)."),
+    "app": ("analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
+            "(needs pip install 'wargame-odds[app]')."),
 }
 #: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which the runner ends
 #: after its first chunk, ends as they start.
-NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table"})
+NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table", "app"})  # app: a server, runs come later
 
 
 class CliGroup(click.Group):
@@ -133,6 +138,38 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+class ProbabilityValue(FiniteFloatRange):
+    """A probability as a player types it: 0.6 or 60 (above 1 a percentage, up to 100)."""
+
+    name = "probability"
+
+    def __init__(self):
+        super().__init__(min=0, max=1)
+
+    def convert(self, value, param, ctx):
+        from .bounds import as_probability
+
+        number = as_probability(click.FLOAT.convert(value, param, ctx))
+        if number > 1:
+            self.fail(f"{value} is neither a probability from 0 to 1 nor a percentage from 1 to 100", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+class PrecisionValue(FiniteFloatRange):
+    """A 95 % half-width to reach: a fraction below 0.5 (0.005), or percentage points from 1 up to 50 (1 is ±1
+    point)."""
+
+    name = "precision"
+
+    def __init__(self):
+        super().__init__(min=0, max=0.5, min_open=True, max_open=True)
+
+    def convert(self, value, param, ctx):
+        from .bounds import as_precision
+
+        return super().convert(as_precision(click.FLOAT.convert(value, param, ctx)), param, ctx)
+
+
 @click.group(cls=CliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="wargame-odds")
 def main():
@@ -146,8 +183,9 @@ def simulation_options(fn):
                      help="Number of simulated trials (ignored with --precision)."),
         click.option("--seed", "-s", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
-        click.option("--precision", type=FiniteFloatRange(min=0, max=0.5, min_open=True, max_open=True),
-                     default=None, help="Run until every side-level 95 % half-width is at most this."),
+        click.option("--precision", type=PrecisionValue(), default=None,
+                     help="Run until every side-level 95 % half-width is at most this: a fraction (0.005) or, "
+                          "from 1 up, percentage points (1 = ±1 point)."),
         click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=None,
                      help="Numba threads (results do not depend on it)."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),
@@ -184,11 +222,15 @@ def save_plot(result, path: str) -> None:
     is printed, so a plot that fails cannot lose it."""
     import matplotlib
 
+    from .plots import save_figure
+
     matplotlib.use("Agg")
     try:
-        result.plot().savefig(path, dpi=120)
+        save_figure(result.plot(), path, dpi=120)
     except OSError as exc:
         raise UserError(path, None, f"cannot write the plot ({exc.strerror})", "a writable file") from None
+    except Exception as exc:  # noqa: BLE001 -- any failure of matplotlib: one line, the result is printed already
+        raise UserError(path, None, f"cannot draw the plot ({exc.__class__.__name__}: {elide(exc)})") from None
 
 
 def _system_command(name: str, help_text: str) -> click.Command:
@@ -209,6 +251,8 @@ def _system_command(name: str, help_text: str) -> click.Command:
             raise click.UsageError("--json and --csv exclude each other")
         if as_csv and distributions and at_least:
             raise click.UsageError("--csv prints one table: give --distributions or --at-least, not both")
+        if trace:
+            _refuse_with_trace(click.get_current_context())
         module = importlib.import_module(f"analysis.{name}")
         model = module.load(scenario)
         if trace:
@@ -220,7 +264,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if as_json:
             click.echo(result.to_json())
         elif as_csv:
-            click.echo(_csv_table(result, distributions, at_least).to_csv(index=False), nl=False)
+            click.echo(csv_text(_csv_table(result, distributions, at_least)), nl=False)
         else:
             click.echo(result.text(distributions=distributions, at_least=at_least))
         if plot_path:
@@ -236,13 +280,22 @@ def _system_command(name: str, help_text: str) -> click.Command:
     return command
 
 
+def _refuse_with_trace(ctx: click.Context) -> None:
+    """``--trace`` prints one trial of the reference engine: an option it would ignore is a usage error."""
+    given = [p.opts[0] for p in ctx.command.params if p.name not in ("scenario", "seed", "trace")
+             and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
+    if given:
+        raise click.UsageError(f"--trace prints one trial of the reference engine; it takes only --seed, "
+                               f"not {', '.join(given)}")
+
+
 def _epic_engine_trials(module, model, engine: str, trials: int, precision: float | None) -> int:
     """The trials of an Epic run: on the reference engine (asked for, or taken because the kernel does not
     simulate a part of the turn, which one line on stderr says before the run) the default is
     :data:`REFERENCE_DEFAULT_TRIALS`, not the kernel's million, unless ``--trials`` was given."""
     used, reason = module.engine_for(model, engine)
     if reason:
-        click.echo(f"note: {reason}: this turn runs on the pure-Python reference engine, about a thousand "
+        click.echo(f"note: {printable(reason)}: this turn runs on the pure-Python reference engine, about a thousand "
                    "times slower than the kernel", err=True)
     given = click.get_current_context().get_parameter_source("trials") is not click.core.ParameterSource.DEFAULT
     return trials if used == "kernel" or given or precision is not None else REFERENCE_DEFAULT_TRIALS
@@ -253,11 +306,39 @@ def _csv_table(result, distributions: bool, at_least: bool):
     if distributions:
         return result.distributions()
     if at_least:
-        from .plots import at_least_frame
-
-        return at_least_frame(result)
+        return result.at_least_frame()
     return result.table()
 
 
 for _name, _help in SYSTEMS.items():
     main.add_command(_system_command(_name, _help))
+
+
+#: How ``examples`` heads each kind of shipped file.
+EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon turns",
+                 "gdb": "General de Brigade charges", "t9a": "The 9th Age charges", "matrix": "Matchup matrices",
+                 "compare": "Comparisons", "rank": "Rankings", "report": "Report definitions",
+                 "force": "Forces (the decisions above name them as files beside them)"}
+
+
+@main.command("examples")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+def examples_command(as_json):
+    """The scenarios, decisions and reports shipped with the package, by name: every command that reads a file
+    also takes such a name (wargame-odds epic epic/assault_marines_vs_warband)."""
+    from .examples import examples
+
+    gc_pause.resume()
+    found = examples()
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"examples": [vars(e) for e in found]}, ensure_ascii=False))
+        return
+    width = max(len(e.name) for e in found) + 2
+    for kind, heading in EXAMPLE_KINDS.items():
+        mine = [e for e in found if e.kind == kind]
+        if mine:
+            run = mine[0].command.replace(mine[0].name, "NAME")
+            click.echo(f"{heading}" + (f" ({run}):" if run else ":"))
+            click.echo("\n".join(f"  {e.name:<{width}}{e.title}" for e in mine) + "\n")

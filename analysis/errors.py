@@ -1,4 +1,11 @@
 """User-facing errors: one clear line naming the file, the field and what is allowed."""
+from .user_text import MAX_MESSAGE_CHARS, elide, printable
+
+
+def one_line(text: str) -> str:
+    """A message as one line: whitespace runs as one space, control and bidi characters escaped, at most
+    :data:`~analysis.user_text.MAX_MESSAGE_CHARS` characters."""
+    return printable(elide(" ".join(text.split()), MAX_MESSAGE_CHARS), keep_lines=False)
 
 
 class UserError(Exception):
@@ -15,7 +22,7 @@ class UserError(Exception):
         text = ": ".join(parts) + f": {problem}"
         if allowed:
             text += f" (allowed: {allowed})"
-        super().__init__(" ".join(text.split()))
+        super().__init__(one_line(text))
 
 
 class ArgumentError(ValueError):
@@ -25,4 +32,4 @@ class ArgumentError(ValueError):
         self.name = name
         self.allowed = allowed
         shown = repr(value)
-        super().__init__(f"{name} must be {allowed}, got {shown if len(shown) <= 60 else shown[:57] + '...'}")
+        super().__init__(one_line(f"{name} must be {allowed}, got {elide(shown)}"))

@@ -55,8 +55,13 @@ class Probability:
         return {"p": self.p, "ci95": list(self.ci95), "count": int(self.k)}
 
     def __str__(self):
-        lo, hi = self.ci95
-        return f"{self.p:.4f} [{lo:.4f}, {hi:.4f}]"
+        """In percent with the 95 % interval, as the command line prints it ("82.77 % [82.61, 82.94]"); the
+        fraction is ``.p``."""
+        from .labels import percent
+
+        return percent(self.p, *self.ci95)
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True)

@@ -88,8 +88,9 @@ def epic(data: dict, table=None) -> list[str]:
     casualties.  A turn (``data["turn"]``) first tells its activations (:func:`epic_turn`), and the
     assault sentences name only the formations that fight in the assault."""
     out = epic_turn(data, table) if "turn" in data else []
+    end_fire = withdrawal_fire(data.get("end_phase", {}).get("withdrawal_fire", {}), "End phase: ")
     if data.get("sides") is None:
-        return out
+        return out + end_fire
     formations, sides = data["formations"], data["sides"]
     attacker, defender = _epic_sides(data)
     opening = f"{_capital(attacker)}{_supported(data, 'attacker')} assaults {defender}{_supported(data, 'defender')}"
@@ -110,12 +111,27 @@ def epic(data: dict, table=None) -> list[str]:
         if unbroken == [data["trials"]] * 2:
             out.append(f"{who} is never destroyed or broken in these {data['trials']:,} trials")
             continue
+        engines = data.get("war_engines", {}).get(name)
         out += [*_broken_or_destroyed(who, unbroken, data["trials"]),
                 f"{who} is destroyed: {_p(f['destroyed'])}",
                 f"{who} is broken after the assault: {_p(f['broken_after_assault'])}",
-                f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}",
-                f"{who} loses {_mean(f['casualties_mean'])} units on average"]
-    return out
+                f"{who} is broken after the end phase: {_p(f['broken_after_end_phase'])}"]
+        if engines:
+            out.append(_war_engine_losses(who, f, engines))
+        if not engines or not engines["every_unit"]:
+            out.append(f"{who} loses {_mean(f['casualties_mean'])} units on average")
+    return out + end_fire
+
+
+def _war_engine_losses(who: str, f: dict, engines: dict) -> str:
+    """What a formation's war engines lose, in damage points of their starting damage capacity, void shields and
+    fields, and critical hits (TP 3.0-3.2; docs/epic-engine.md §10.9)."""
+    text = (f"{who} takes {_mean(f['damage_taken_mean'])} damage points of {engines['damage_capacity']} on average "
+            f"(war engines)")
+    if engines["shields"]:
+        text += (f"; {_mean(f['shields_after_end_phase_mean'])} of its {engines['shields']} void shields and fields "
+                 f"are up after the end phase on average")
+    return text + f"; it takes a critical hit: {_p(f['critical'])}"
 
 
 def _broken_or_destroyed(who: str, unbroken: list[int], trials: int) -> list[str]:
@@ -157,6 +173,19 @@ def epic_turn(data: dict, table=None) -> list[str]:
             line += (f"; flak scores {mean(key, entry, 'flak_hits_mean')} hits and shoots down "
                      f"{mean(key, entry, 'aircraft_lost_mean')} aircraft on average")
         lines.append(line)
+        lines += withdrawal_fire(entry.get("withdrawal_fire", {}))
+    return lines
+
+
+def withdrawal_fire(entries: dict, when: str = "") -> list[str]:
+    """One sentence per ``withdrawal_fire`` entry of a turn's JSON (docs/epic-turn.md §4): "Devastators fire at
+    the withdrawing Warband: 48.1 % [47.9, 48.3]; 2.30 [2.26, 2.34] kills when they fire"."""
+    lines = []
+    for entry in entries.values():
+        kills = entry["kills_mean_when_fired"]
+        interval = entry["kills_mean_when_fired_ci95"]
+        lines.append(f"{when}{entry['formation']} fire at the withdrawing {entry['at']}: {_p(entry['fired'])}; "
+                     + (f"{number(kills, *interval)} kills when they fire" if interval else "never fire"))
     return lines
 
 
@@ -193,9 +222,49 @@ def gdb(data: dict) -> list[str]:
 
 
 def t9a_summary(data: dict) -> list[str]:
-    """P(charge succeeds) of every charger (docs/t9a.md §3.1)."""
-    return [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"
-            for name, c in data["chargers"].items()]
+    """P(charge succeeds) of every charger (docs/t9a.md §3.1); with close combat, who wins it over all trials."""
+    out = [f"Charge of {name} succeeds (ends in the combat): {_p(c['arrives'])}"
+           for name, c in data["chargers"].items()]
+    if "melee" in data:
+        a, b = data["melee_setup"]["charger"], data["melee_setup"]["target"]
+        every = data["melee"]["unconditional"]
+        out.append(f"Over all trials: {a} win the combat {_p(every['a_wins'])}, {b} win it {_p(every['b_wins'])}")
+    return out
+
+
+def t9a_melee(data: dict) -> list[str]:
+    """The close combat after the charge (docs/t9a.md, "Close combat"): the units at the start, who wins,
+    who breaks and is caught, round one, and the same over all trials (a failed charge fights no combat)."""
+    setup, melee = data["melee_setup"], data["melee"]
+    a, b, rounds = setup["charger"], setup["target"], setup["rounds"]
+    given, every = melee["given_contact"], melee["unconditional"]
+    facts = [f"{u['name']} {u['models']} models, {u['full_ranks']} Full Rank{'s' if u['full_ranks'] != 1 else ''} "
+             f"(Rank Bonus +{u['rank_bonus']})" + (", Steadfast" if u["steadfast"] else "")
+             for u in setup["units"].values()]
+    if given["a_wins"]["p"] is None or given["a_wins"]["p"] != given["a_wins"]["p"]:   # no trial reached it
+        return [f"At the start of the combat: {'; '.join(facts)}.", f"{a} never reach {b}: no combat in these trials."]
+    lines = [f"At the start of the combat: {'; '.join(facts)}.",
+             f"Given the charge arrives, {a} win the combat: {_p(given['a_wins'])}; {b} break {_p(given['b_breaks'])}, "
+             f"caught {_p(given['b_caught'])}; still fighting after {rounds} round{'s' if rounds != 1 else ''} "
+             f"{_p(given['unresolved'])}",
+             f"Given the charge arrives, {b} win the combat: {_p(given['b_wins'])}; {a} break {_p(given['a_breaks'])}, "
+             f"caught {_p(given['a_caught'])}",
+             f"Round 1: {a} win {_p(given['r1_a_wins'])}, equal scores {_p(given['r1_draw'])}, {b} win "
+             f"{_p(given['r1_b_wins'])}; HP lost on average {a} {_mean_of(given['e_hp_lost_a_r1'])}, "
+             f"{b} {_mean_of(given['e_hp_lost_b_r1'])}",
+             f"Fled units that rally: {a} {_p(given['a_fled_rallied'])}, {b} {_p(given['b_fled_rallied'])}; "
+             f"HP lost in the whole fight on average: {a} {_mean_of(given['e_hp_lost_a'])}, "
+             f"{b} {_mean_of(given['e_hp_lost_b'])}",
+             f"Over all trials (the charge may fail): {a} win the combat {_p(every['a_wins'])}, {b} win it "
+             f"{_p(every['b_wins'])}, {b} destroyed {_p(every['b_destroyed'])}"]
+    return lines
+
+
+def _mean_of(node: dict) -> str:
+    """A ``{"mean", "mean_ci95"}`` object as "2.37 [2.36, 2.37]"."""
+    if node["mean"] is None:
+        return "n/a"
+    return number(node["mean"], *node["mean_ci95"])
 
 
 def t9a(data: dict) -> list[str]:
@@ -212,6 +281,8 @@ def t9a(data: dict) -> list[str]:
             out.append(f"{name} shot down by Stand and Shoot: {_p(c['shot_down'])}")
     if "destroyed" in data.get("target", {}):
         out.append(f"{target} destroyed: {_p(data['target']['destroyed'])}")
+    if "melee" in data:
+        out += t9a_melee(data)
     return out
 
 
@@ -223,6 +294,8 @@ def decision_sentences(result) -> list[str]:
     """The headline of a decision result (matrix, sweep, compare, rank): who wins each matchup or
     each swept value, or how the options compare against the meta."""
     kind = result.kind
+    if kind == "threshold":
+        return result.lines()
     if kind == "matrix":
         return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
                 for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)]
@@ -241,7 +314,7 @@ def decision_sentences(result) -> list[str]:
                 line += (f"; points swing (destroyed − lost): {a} {_points_swing(r, '_a')}, "
                          f"{b} {_points_swing(r, '_b')}")
             lines.append(line)
-        return lines
+        return lines + ([result.meta["method_reason"]] if result.meta.get("method_reason") else [])
     if kind == "rank":
         side = result.meta.get("side", "attacker")
         per_points = result.meta.get("by") == "per_100_points"

@@ -116,10 +116,12 @@ def text_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def sides_of(data: dict) -> dict[str, str]:
-    """{formation name: "attacker" | "defender"} from a result's ``to_dict()`` (Epic; else empty)."""
+def sides_of(data: dict, engaged_only: bool = False) -> dict[str, str]:
+    """{formation name: "attacker" | "defender"} from a result's ``to_dict()`` (Epic; else empty); ``engaged_only``:
+    the formations that fight in the assault (role ``engaged``), whose side a "wins" is about."""
     formations = data.get("formations", {})
-    return {name: f["side"] for name, f in formations.items() if isinstance(f, dict) and "side" in f}
+    return {name: f["side"] for name, f in formations.items() if isinstance(f, dict) and "side" in f
+            and (not engaged_only or f.get("role", "engaged") == "engaged")}
 
 
 def html_table(rows: list[dict]) -> str:
@@ -133,3 +135,69 @@ def html_table(rows: list[dict]) -> str:
             out.append(f'<tr><th colspan="2" style="text-align:left">{html.escape(group)}</th></tr>')
         out.append(f"<tr><td>{html.escape(r['quantity'])}</td><td>{html.escape(r['text'])}</td></tr>")
     return "".join(out) + "</table>"
+
+
+#: Scenario keys that hold a list of named items: the item's name stands for ``KEY[NAME]`` in words.
+_LISTS = ("formations", "units", "chargers", "turn", "cells")
+
+
+def field_words(path: str, data: dict | None = None) -> str:
+    """A scenario field path in a player's words: ``formations[Warband].blast_markers`` → "Warband: blast markers",
+    ``rules.result_dice`` → "rules: result dice", ``charger.distance`` → "charger: distance".  An index names its
+    item when ``data`` (the scenario as a dict) gives it a name (``formations[2]`` → "Warband")."""
+    from .decisions.fieldpath import ByName, parse
+
+    try:
+        parts = parse(path)
+    except ValueError:
+        return str(path)
+    where, node = [], data
+    for i, part in enumerate(parts[:-1]):
+        after = parts[i + 1]
+        if isinstance(part, (int, ByName)):
+            name = str(part)
+            if isinstance(node, list) and isinstance(part, int) and -len(node) <= part < len(node):
+                item = node[part]
+                name = str(item.get("name") or item.get("unit") or f"#{part + 1}") if isinstance(item, dict) \
+                    else f"#{part + 1}"
+            elif isinstance(part, int):
+                name = f"#{part + 1}"
+            where.append(name)
+        elif not (part in _LISTS and isinstance(after, (int, ByName))):
+            where.append(part.replace("_", " "))
+        node = _child(node, part)
+    last = parts[-1]
+    words = str(last).replace("_", " ") if not isinstance(last, int) else f"#{last + 1}"
+    return f"{' · '.join(where)}: {words}" if where else words
+
+
+def _child(node, part):
+    from .decisions.fieldpath import ByName
+
+    if isinstance(node, dict) and not isinstance(part, (int, ByName)):
+        return node.get(part)
+    if isinstance(node, list):
+        if isinstance(part, int):
+            return node[part] if -len(node) <= part < len(node) else None
+        return next((item for item in node if isinstance(item, dict) and item.get("name") == part), None)
+    return None
+
+
+def result_words(system: str, path: str, sides: dict | None = None) -> str:
+    """A result path in a player's words: ``sides.attacker_wins`` → "Assault Detachment (attacker) wins" (with
+    ``sides``, {formation: side}, from the result), ``formations[Warband].destroyed`` → "Warband: destroyed"."""
+    from .decisions.fieldpath import parse
+
+    try:
+        parts = [str(p) for p in parse(path)]
+    except ValueError:
+        return str(path)
+    label = quantity_label(system, parts[-1])
+    if len(parts) == 2 and parts[0] == "sides" and sides:
+        for side in ("attacker", "defender"):
+            if label.startswith(side + " "):
+                names = [name for name, s in sides.items() if s == side]
+                if names:
+                    return f"{' and '.join(names)} ({side}){label[len(side):]}"
+        return label
+    return f"{' · '.join(parts[1:-1])}: {label}" if len(parts) > 2 else label

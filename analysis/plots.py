@@ -8,14 +8,38 @@ numbers), so reading a curve at any x gives the exact at-least probability of th
 """
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
+import warnings
 
 import numpy as np
 
 from .labels import axis_label, group_label, readable_rows
 
 PANELS_PER_ROW = 3
+
+
+def literal_text(figure_function):
+    """Build a figure with matplotlib's math markup off (``text.parse_math``), so user text (titles, names,
+    swept values) holding ``$…$`` is drawn as written, never parsed; every text of the figure, tick labels
+    drawn later included, keeps the setting it was made with.  Every function that draws a figure wears it."""
+    @functools.wraps(figure_function)
+    def drawn_literally(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return figure_function(*args, **kwargs)
+
+    return drawn_literally
+
+
+def save_figure(figure, target, **savefig) -> None:
+    """``figure.savefig(target, **savefig)``; a character of user text that the fonts lack (a control
+    character) is drawn as a blank box without a warning line on stderr."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        figure.savefig(target, **savefig)
 
 
 def at_least_curve(values, p):
@@ -39,12 +63,13 @@ def _distribution_panels(system: str, at_least):
     return list(panels.items())
 
 
+@literal_text
 def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None, lead=None):
     """Probabilities (percent, 95 % error bars) and "at least N" curves of every distribution.
 
-    ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity,
-    quantity, value, p, ci95_lo, ci95_hi``; :func:`at_least_frame`); ``lead(ax)``, if given, draws
-    a full-width panel above them (the T9A charge-range curves)."""
+    ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity, quantity, value,
+    p, ci95_lo, ci95_hi``; :meth:`analysis.result.Result.at_least_frame`); ``lead(ax)``, if given, draws a
+    full-width panel above them (the T9A charge-range curves)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
@@ -97,9 +122,71 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     return fig
 
 
-def at_least_frame(result):
-    """The "at least N" rows of every distribution of ``result`` (long form, with intervals)."""
-    from .decisions.results import cumulative_frame
+# -- helpers shared by the decision plots (analysis.decisions.results) -----------------------------------------------
+def wrap_for(fig, text: str, fontsize: float = 10, share: float = 1.0) -> str:
+    """``text`` wrapped to the width of ``fig`` (``share`` of it) at ``fontsize``, so that a title fits."""
+    chars = max(20, int(fig.get_figwidth() * share * 72 / (0.55 * fontsize)))
+    return "\n".join(textwrap.fill(part, chars) for part in str(text).split("\n"))
 
-    frame = cumulative_frame(result)
-    return frame[frame["direction"] == "at_least"].drop(columns="direction").reset_index(drop=True)
+
+def value_ticks(ax, values, axis: str = "x") -> np.ndarray:
+    """Positions for ``values`` on ``axis``: the values themselves when they are numbers (a tick at each when there
+    are few, else whole-number ticks for whole numbers), else 0, 1, 2 … labelled with the values."""
+    from matplotlib.ticker import MaxNLocator
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in values)
+    if not numeric:
+        positions = np.arange(len(values))
+        (ax.set_xticks if axis == "x" else ax.set_yticks)(positions, [str(v) for v in values])
+        return positions
+    positions = np.asarray(values, dtype=float)
+    whole = all(float(v).is_integer() for v in values)
+    if len(values) <= 12:
+        (ax.set_xticks if axis == "x" else ax.set_yticks)(positions, [f"{v:g}" for v in positions])
+    else:
+        target.set_major_locator(MaxNLocator(integer=whole))
+    return positions
+
+
+def legend_below(ax, fontsize: float = 7, ncol: int = 2):
+    """A legend under ``ax``, clear of its tick labels and x label: placed from where those are drawn, in points,
+    so a later ``tight_layout`` keeps it clear."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    below = ax.get_window_extent(renderer).y0 - ax.xaxis.get_tightbbox(renderer).y0  # pixels under the axes
+    pad = (below * 72 / fig.dpi + 4) / fontsize  # in the legend's font sizes
+    return ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, 0), ncol=ncol, frameon=False,
+                     borderaxespad=pad)
+
+
+def casualty_curves(ax, curves, title: str):
+    """"At least N" step curves of units lost on one axes, for several options: ``curves`` holds
+    (label, distribution, colour, dashed) tuples (a :class:`~analysis.estimates.Distribution` each); the legend is
+    the figure's (:func:`curves_legend`), shared by the panels."""
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    for label, dist, colour, dashed in curves:
+        values, p, lo, hi = dist.at_least()
+        x, y = at_least_curve(values, p)
+        ax.plot(x, y * 100, drawstyle="steps-pre", color=colour, ls="--" if dashed else "-", label=label)
+        ax.errorbar(values, p * 100, yerr=np.clip([p - lo, hi - p], 0, None) * 100, fmt="none", capsize=2,
+                    color=colour, alpha=0.6)
+    ax.set_xlabel("units lost")
+    ax.set_ylabel("chance of at least N")
+    ax.yaxis.set_major_formatter(PercentFormatter())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(-2, 102)
+    ax.set_xlim(left=min(d.values[0] for _, d, _, _ in curves) - 0.5)
+    ax.grid(alpha=0.3)
+    ax.set_title(wrap_for(ax.figure, title, 9, share=0.3), fontsize=9)
+
+
+def curves_legend(fig, ax, columns: int = 4) -> float:
+    """One legend for the "at least N" panels, under the figure; returns the share of the figure's height it takes
+    (for ``tight_layout(rect=...)``)."""
+    handles, labels = ax.get_legend_handles_labels()
+    columns = min(columns, len(labels))
+    fig.legend(handles, labels, loc="lower center", ncol=columns, fontsize=8, frameon=False)
+    return (0.3 + 0.22 * math.ceil(len(labels) / columns)) / fig.get_figheight()

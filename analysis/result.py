@@ -17,6 +17,7 @@ import numpy as np
 
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
+from .user_text import printable
 
 Leaf = Probability | Mean | Distribution
 
@@ -76,7 +77,7 @@ class Result:
         self.title = title
         self.info = info
         self.tree = tree
-        self.notes = list(notes or [])
+        self.notes = list(dict.fromkeys(notes or []))  # a note is given once
         self.meta = dict(meta or {})
 
     # -- access -------------------------------------------------------------------------------
@@ -151,6 +152,29 @@ class Result:
         values, p, lo, hi = leaf.at_least() if kind == "at_least" else leaf.at_most()
         return pd.DataFrame({"value": values, "p": p, "ci95_lo": lo, "ci95_hi": hi})
 
+    def cumulative_frame(self):
+        """At-least and at-most tables of every distribution, long form (``direction`` says which)."""
+        import pandas as pd
+
+        frames = []
+        for path, leaf in self.leaves():
+            if not isinstance(leaf, Distribution):
+                continue
+            for direction in ("at_least", "at_most"):
+                table = self.cumulative(*path, kind=direction)
+                table.insert(0, "direction", direction)
+                table.insert(0, "quantity", path[-1])
+                table.insert(0, "entity", "/".join(path[1:-1]))
+                table.insert(0, "section", path[0])
+                frames.append(table)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            columns=["section", "entity", "quantity", "direction", "value", "p", "ci95_lo", "ci95_hi"])
+
+    def at_least_frame(self):
+        """The "at least N" rows of every distribution (long form, with intervals)."""
+        frame = self.cumulative_frame()
+        return frame[frame["direction"] == "at_least"].drop(columns="direction").reset_index(drop=True)
+
     # -- output ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         out = {"system": self.system, "title": self.title, "trials": self.info.trials,
@@ -207,7 +231,7 @@ class Result:
         if at_least:
             blocks.append(self._distribution_text('"At least N" tables', "P(at least this value)", "at_least",
                                                   sides_of(data)))
-        return "\n\n".join(b for b in blocks if b)
+        return printable("\n\n".join(b for b in blocks if b))
 
     def _distribution_text(self, heading: str, column: str, kind: str | None, sides) -> str:
         from .labels import axis_label, group_label, percent
@@ -242,9 +266,9 @@ class Result:
         """Every probability in percent with its 95 % error bar, and an "at least N" curve of
         every formation's (or unit's) every counted quantity, with 95 % error bars."""
         from .labels import sides_of
-        from .plots import at_least_frame, outcome_figure
+        from .plots import outcome_figure
 
-        return outcome_figure(self.system, self.table(), at_least_frame(self), self.title, notes=self.notes,
+        return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
                               sides=sides_of(self.to_dict()))
 
 

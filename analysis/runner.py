@@ -14,8 +14,10 @@ summed chunk by chunk: memory stays flat as trials grow.
 from __future__ import annotations
 
 import math
+import random
 import sys
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -27,12 +29,10 @@ from kernels.rng import BLOCK_TRIALS
 
 from . import gc_pause
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .bounds import as_precision
 from .errors import ArgumentError
 from .estimates import wilson_half_width
-from .numba_cache import compile_notice, drop_stale_kernel_caches, load_kernels_without_refresh
-
-drop_stale_kernel_caches()  # before any kernel is loaded from Numba's cache
-load_kernels_without_refresh()
+from .numba_cache import compile_notice
 
 DEFAULT_TRIALS = 1_000_000
 DEFAULT_CHUNK_TRIALS = 1 << 20
@@ -40,6 +40,10 @@ DEFAULT_MAX_TRIALS = 200_000_000
 PROGRESS_DELAY_S = 2.0  # on a terminal, a run still going after this long shows a progress bar
 PROGRESS_STEP_S = 0.25  # while a bar may show, chunks are sized to take about this long, so that it moves
 ENGINES = ("kernel", "reference")
+#: Where the runs of one thread (or task) report their progress instead of a bar on stderr: a program that
+#: embeds the runner (the web app, :mod:`analysis.app.runs`) sets a sink whose ``bar(total, label)`` gives the
+#: bar of a run asked to show one (``progress=True``); its ``update(n)`` may raise to stop the run after a chunk.
+PROGRESS_SINK: ContextVar = ContextVar("progress_sink", default=None)
 
 
 def _whole(low: int, high: int, none_ok: bool = False):
@@ -54,9 +58,18 @@ def _whole(low: int, high: int, none_ok: bool = False):
 def _precision(name, value):
     if value is None:
         return
+    shown, value = value, as_precision(value)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value) \
             or not 0 < value < 0.5:
-        raise ArgumentError(name, value, "a number between 0 and 0.5 (exclusive) or None")
+        raise ArgumentError(name, shown, "a number between 0 and 0.5 (exclusive), a number of percentage points "
+                                         "from 1 to 50, or None")
+
+
+def _cell(name, value):
+    """A stream's cell: a tuple (or list) of whole numbers from 0 to 2**64 - 1 (report cells use 63-bit keys)."""
+    if not isinstance(value, (tuple, list)) or not all(
+            not isinstance(c, bool) and isinstance(c, (int, np.integer)) and 0 <= c < 2**64 for c in value):
+        raise ArgumentError(name, value, "a tuple of whole numbers from 0 to 2**64 - 1")
 
 
 def _choice(*allowed):
@@ -86,6 +99,7 @@ ARGUMENT_CHECKS = {
     "progress": _flag(none_ok=True),
     "paired": _flag(),
     "method": _choice("batch-means", "exact-pairs"),
+    "cell": _cell,
 }
 
 
@@ -116,9 +130,17 @@ class RunInfo:
 
 
 def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:
-    """Two 64-bit words keying every stream of (seed, cell); blocks are mixed in by the kernel."""
+    """Two 64-bit words keying every stream of (seed, cell); blocks are mixed in by the kernel.  Every
+    run and every trace gets its streams here, so ``seed`` and ``cell`` are checked here."""
+    check_argument("seed", seed)
+    check_argument("cell", cell)
     words = np.random.SeedSequence([int(seed), *[int(c) for c in cell]]).generate_state(2, np.uint64)
     return int(words[0]), int(words[1])
+
+
+def block_rng(key0: int, key1: int, block: int) -> random.Random:
+    """A reference engine's Python generator for one stream block (independent of the kernels')."""
+    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
 
 
 class SilentBar:
@@ -136,9 +158,12 @@ class SilentBar:
 
 def progress_bar(total: int, progress: bool, label: str | None = None):
     """A trial counter on stderr that appears only once a run has taken :data:`PROGRESS_DELAY_S`
-    (tqdm is imported only when a bar may show)."""
+    (tqdm is imported only when a bar may show), or the bar of :data:`PROGRESS_SINK` when one is set."""
     if not progress:
         return SilentBar()
+    sink = PROGRESS_SINK.get()
+    if sink is not None:
+        return sink.bar(total, label)
     from tqdm import tqdm
 
     return tqdm(total=total, unit="trial", unit_scale=True, file=sys.stderr,
@@ -148,6 +173,19 @@ def progress_bar(total: int, progress: bool, label: str | None = None):
 def _chunk_size(chunk_trials: int | None) -> int:
     size = DEFAULT_CHUNK_TRIALS if chunk_trials is None else int(chunk_trials)
     return -(-size // BLOCK_TRIALS) * BLOCK_TRIALS
+
+
+def _next_check(done: int, chunk_trials: int | None) -> int:
+    """The trial count at which a ``precision`` run next checks its half-width: after every chunk of a given
+    ``chunk_trials``; else after 1, 2, 4 … blocks up to :data:`DEFAULT_CHUNK_TRIALS`, then every
+    :data:`DEFAULT_CHUNK_TRIALS`, so a target that needs a few hundred trials stops after one block and a run
+    never takes more than about twice the trials its target needs.  The points depend on the arguments only
+    (never on the engine's speed), so the numbers do not either."""
+    if chunk_trials is not None:
+        return done + _chunk_size(chunk_trials)
+    if done < DEFAULT_CHUNK_TRIALS:
+        return max(BLOCK_TRIALS, 2 * done)
+    return done + DEFAULT_CHUNK_TRIALS
 
 
 def run(
@@ -167,7 +205,8 @@ def run(
     Without ``precision`` exactly ``trials`` trials run.  With ``precision=eps`` chunks run until
     every monitored probability's 95 % Wilson half-width is at most ``eps`` or ``max_trials`` is
     reached (``trials`` is then ignored).  ``progress`` (default: stderr is a terminal) shows a bar
-    once the run has taken :data:`PROGRESS_DELAY_S`; a cold kernel compile is announced on stderr.
+    once the run has taken :data:`PROGRESS_DELAY_S`; the kernels are prepared before the first chunk and a cold
+    compile is announced on stderr (:func:`analysis.numba_cache.compile_notice`).
     """
     arguments = {"seed": seed, "precision": precision, "max_trials": max_trials, "chunk_trials": chunk_trials,
                  "threads": threads, "progress": progress}
@@ -175,13 +214,16 @@ def run(
         arguments["trials"] = trials  # ignored with precision
     for name, value in arguments.items():
         check_argument(name, value)
+    precision = as_precision(precision)  # 1 = ±1 percentage point
     if progress is None:
         progress = sys.stderr.isatty()
-    # a bar that may show gets chunks of about PROGRESS_STEP_S each (the counts do not depend on chunks)
-    paced = chunk_trials is None and progress and precision is None
+    # a bar that may show gets chunks of about PROGRESS_STEP_S each, measured on the engine as it runs (the counts
+    # do not depend on chunks, and a precision run checks its half-width at points set by _next_check only)
+    paced = chunk_trials is None and progress
     chunk = _chunk_size(BLOCK_TRIALS * thread_count() if paced else chunk_trials)
     key0, key1 = stream_key(seed, cell)
     target = max_trials if precision is not None else int(trials)
+    check_at = _next_check(0, chunk_trials) if precision is not None else target
     old_threads = thread_count()
     if threads is not None:  # (starts Numba's thread pool; without --threads a run that needs none does not)
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
@@ -192,7 +234,7 @@ def run(
     try:
         with progress_bar(target, progress) as bar, compile_notice():
             while done < target:
-                n = min(chunk, target - done)
+                n = min(chunk, target - done, check_at - done)
                 started = time.perf_counter()
                 part = job.run_chunk(key0, key1, done // BLOCK_TRIALS, n)
                 if paced:
@@ -203,10 +245,11 @@ def run(
                 chunks += 1
                 gc_pause.resume()  # start-up is over (the program paused the collector during it)
                 bar.update(n)
-                if precision is not None:
+                if precision is not None and done in (check_at, target):
                     half_width = wilson_half_width(job.precision_successes(counts), done)
                     if half_width <= precision:
                         break
+                    check_at = _next_check(done, chunk_trials)
     finally:
         if threads is not None:
             numba.set_num_threads(old_threads)

@@ -11,7 +11,8 @@ from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import UserError
+from .bounds import MAX_TEXT_CHARS
+from .errors import ArgumentError, UserError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,10 +25,12 @@ MAX_TOML_INT = 2**53  # larger integers are rejected before any model sees them
 
 
 class StrictModel(BaseModel):
-    """Base for input models: unknown keys are errors, values are not silently coerced, and
-    ``inf`` and ``nan`` are never accepted."""
+    """Base for input models: unknown keys are errors, values are not silently coerced, ``inf`` and
+    ``nan`` are never accepted, and no text is longer than ``MAX_TEXT_CHARS`` (names and titles have their
+    own, smaller caps: analysis.bounds)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False,
+                              str_max_length=MAX_TEXT_CHARS)
 
     def replace(self, path: str, value, source: str = "<scenario>"):
         """A copy with the field at ``path`` set to ``value`` and validated again, e.g.
@@ -48,12 +51,18 @@ def read_file(path: str | Path) -> str:
     """The text of a regular UTF-8 file of at most ``MAX_FILE_BYTES``, or one :class:`UserError`.
 
     The only way the program reads a user's file: devices, FIFOs and folders are refused before
-    anything is read, and the size is checked before reading (and bounds the read itself).
+    anything is read, and the size is checked before reading (and bounds the read itself).  A path is a
+    ``str`` or ``os.PathLike`` (never a file descriptor: ``load(3)`` is an ArgumentError); a UTF-8
+    byte-order mark at the start is dropped.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError("path", path, "a file path (str or pathlib.Path), or a loaded scenario")
     source = shown_path(path)
     if len(str(path)) > MAX_PATH_CHARS:
         raise UserError(source, None, f"path is {len(str(path))} characters long",
                         f"at most {MAX_PATH_CHARS} characters")
+    if "\x00" in str(path):
+        raise UserError(source, None, "a NUL byte in the path", "a file path without NUL bytes")
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -73,7 +82,7 @@ def read_file(path: str | Path) -> str:
     if len(data) > MAX_FILE_BYTES:
         raise UserError(source, None, "file grew while read", f"at most {MAX_FILE_BYTES} bytes")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UserError(source, None, f"not UTF-8 text (byte {exc.start})") from None
 
@@ -107,6 +116,8 @@ _DEEP_DOTTED_KEY = re.compile(r"""^[ \t]*\[{0,2}[ \t]*(?:(?:[A-Za-z0-9_-]+|"[^"\
 
 def parse_toml(text: str, source: str = "<string>") -> dict:
     """Parse TOML text (named ``source`` in messages) into checked data, or one :class:`UserError`."""
+    if not isinstance(text, str):
+        raise ArgumentError("text", text, "TOML text (str); a file is read with load(path)")
     if len(text) > MAX_FILE_BYTES:
         raise UserError(source, None, f"text is {len(text)} characters", f"at most {MAX_FILE_BYTES}")
     deep = _DEEP_DOTTED_KEY.search(text)
@@ -126,8 +137,19 @@ def parse_toml(text: str, source: str = "<string>") -> dict:
 
 def read_toml(path: str | Path) -> tuple[dict, str]:
     """Parse a TOML file; returns (data, source name for messages).  A string is always a path
-    (text goes through :func:`parse_toml`)."""
-    return parse_toml(read_file(path), shown_path(path)), shown_path(path)
+    (text goes through :func:`parse_toml`); a shipped example's name (``epic/assault_marines_vs_warband``,
+    :mod:`analysis.examples`) stands for that file when no file of that name exists."""
+    from .examples import locate
+
+    path = locate(path)
+    try:
+        text = read_file(path)
+    except UserError as exc:
+        if exc.problem != "file not found":
+            raise
+        raise UserError(exc.source, None, exc.problem,
+                        "a TOML file, or the name of a shipped example: `wargame-odds examples` lists them") from None
+    return parse_toml(text, shown_path(path)), shown_path(path)
 
 
 def _field_name(loc) -> str:

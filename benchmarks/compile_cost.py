@@ -1,5 +1,6 @@
 """First-run costs, each measured in a fresh process: the cold compile of the Epic kernel for an assault
-and, apart, for a turn (CPU seconds and peak resident memory, each with an empty Numba cache),
+and, apart, for a turn, in the extended mode and in plain Numba's (``WARGAME_ODDS_PLAIN_NUMBA=1``, kernels/jit.py)
+(CPU seconds and peak resident memory, each with an empty Numba cache),
 ``wargame-odds --help`` and a warm 1,000-trial CLI run (wall and CPU seconds, cache filled), and the floor
 under the warm runs: a Python process that only imports the libraries they all import (and exits as the
 program does).
@@ -31,16 +32,17 @@ WARM_RUN_IMPORTS = "import gc; gc.disable(); import numba, click; from pydantic 
 #: The shipped turn scenario of ``make demo``: its first run compiles the block function's turn variant.
 TURN_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "turns" / "devastators_then_assault_marines.toml"
 
-#: Check that each jitted function of the Epic kernel was compiled for one signature at most.  (The block
-#: function has two variants, ``turn`` None for an assault and the turn tables for a turn: a process that
-#: ran both holds both, but each of these processes runs one kind only.)
+#: In the extended mode, check that each jitted function of the Epic kernel was compiled for one signature at
+#: most.  (The block function has two variants, ``turn`` None for an assault and the turn tables for a turn: a
+#: process that ran both holds both, but each of these processes runs one kind only.)  Plain Numba compiles a
+#: helper once per set of argument types its call sites pass.
 _ONE_SIGNATURE_EACH = """
 from numba.core.dispatcher import Dispatcher
 import sys
-import kernels.epic.block
+import kernels.epic.block, kernels.jit
 twice = {f"{name}.{fname}": f.signatures for name, module in list(sys.modules.items()) if name.startswith("kernels.epic.")
          for fname, f in vars(module).items() if isinstance(f, Dispatcher) and len(f.signatures) > 1}
-assert not twice, twice
+assert kernels.jit.PLAIN or not twice, twice
 """
 #: Compile the Epic kernel for the README's first scenario and run it with 65 units a side (two mask
 #: words) too: one compile serves both.
@@ -71,11 +73,11 @@ def child_cost(argv: list[str], env: dict | None = None) -> tuple[float, float, 
     return usage.ru_utime + usage.ru_stime, peak, wall
 
 
-def cold_epic_compile(script: str = _COLD_EPIC) -> tuple[float, float]:
+def cold_epic_compile(script: str = _COLD_EPIC, plain: bool = False) -> tuple[float, float]:
     """CPU seconds and peak MiB of a process that compiles the Epic kernel into an empty cache (for an
-    assault; ``_COLD_TURN``: for a turn)."""
+    assault; ``_COLD_TURN``: for a turn), in the extended mode or, ``plain``, with plain ``numba.njit``."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, WARGAME_ODDS_PLAIN_NUMBA="1" if plain else "0")
         cpu, peak, _ = child_cost([sys.executable, "-c", script], env)
     return cpu, peak
 
@@ -93,12 +95,14 @@ def cli_cost(args: list[str], repeats: int = 5, program: list[str] | None = None
 
 
 def main() -> int:
-    cpu, peak = cold_epic_compile()
-    print(f"cold compile of the Epic kernel: {cpu:.0f} s CPU, peak {peak:.0f} MiB resident "
-          f"(targets < 60 s, < 1024 MiB)")
-    cpu, peak = cold_epic_compile(_COLD_TURN)
-    print(f"cold compile of the Epic kernel's turn variant (a turn scenario first, empty cache): {cpu:.0f} s CPU, "
-          f"peak {peak:.0f} MiB resident")
+    for plain in (False, True):
+        mode = "plain numba.njit (WARGAME_ODDS_PLAIN_NUMBA=1)" if plain else "extended mode (the default)"
+        cpu, peak = cold_epic_compile(plain=plain)
+        print(f"cold compile of the Epic kernel, {mode}: {cpu:.0f} s CPU, peak {peak:.0f} MiB resident "
+              f"(targets < 60 s, < 1024 MiB)")
+        cpu, peak = cold_epic_compile(_COLD_TURN, plain=plain)
+        print(f"cold compile of the Epic kernel's turn variant (a turn scenario first, empty cache), {mode}: "
+              f"{cpu:.0f} s CPU, peak {peak:.0f} MiB resident")
     help_wall, help_cpu = cli_cost(["--help"])
     warm = {system: cli_cost([system, str(path), "--trials", "1000"]) for system, path in WARM_RUNS.items()}
     print(f"wargame-odds --help: {help_wall:.2f} s wall ({help_cpu:.2f} s CPU); warm 1,000-trial runs: "

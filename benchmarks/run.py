@@ -3,7 +3,9 @@
 Prints per-core medians (one Numba thread) and the ratios the project tracks:
 kernel / reference trials per second, the kernel's dice rate as a share of the raw
 generator's D6 rate, and the kernel's trials per second divided by the raw generator's D6 per
-second ("trials per raw D6": issue 27 §6 tracks it for the Epic assault and turn).  Absolute figures drift between machines; the ratios hold.  Then the
+second ("trials per raw D6": issue 27 §6 tracks it for the Epic assault and turn).  Absolute figures drift
+between machines; the ratios hold.  A benchmark may add a line of its own (``note``: the T9A close combat's
+trials per raw D6 and its cold compile).  Then the
 first-run costs of ``compile_cost.py``: the Epic kernel's cold compile (CPU seconds, peak memory),
 ``wargame-odds --help`` and a warm 1,000-trial run (wall seconds).
 """
@@ -19,7 +21,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from analysis.numba_cache import drop_stale_kernel_caches
+from analysis.numba_cache import prepare_kernels
 from kernels.rng import d6, seed_stream
 
 HERE = Path(__file__).resolve().parent
@@ -59,7 +61,7 @@ def cpu() -> str:
 
 
 def main() -> int:
-    drop_stale_kernel_caches()  # before _raw_d6 is loaded from Numba's cache
+    prepare_kernels()  # before _raw_d6 is loaded from Numba's cache
     numba.set_num_threads(1)
     sys.path.insert(0, str(HERE))
     print(f"CPU: {cpu()}")
@@ -70,14 +72,17 @@ def main() -> int:
              f"{'kernel/ref':>11} {'dice/trial':>10} {'kernel D6/s':>12} {'of raw':>7} {'trials/raw D6':>14}"
     print(header)
     print("-" * len(header))
+    notes = []
     for path in sorted(HERE.glob("bench_*.py")):
         figures = importlib.import_module(path.stem).bench()
+        notes += [figures["note"](raw)] if "note" in figures else []
         kernel = figures["kernel_trials_per_s"]
         reference = figures["reference_trials_per_s"]
         dice_rate = kernel * figures["dice_per_trial"]
         print(f"{figures['system']:<7} {figures['scenario'][:28]:<28} {kernel / 1e6:>14.2f} M "
               f"{reference / 1e3:>17.1f} k {kernel / reference:>10.0f}x {figures['dice_per_trial']:>10.1f} "
               f"{dice_rate / 1e9:>10.2f} G {dice_rate / raw:>6.0%} {kernel / raw:>14.2e}")
+    print("\n".join(notes))
     print()
     importlib.import_module("compile_cost").main()
     return 0

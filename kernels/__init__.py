@@ -3,6 +3,7 @@
 Importing the package fixes where Numba caches compiled kernels, so that every entry point (the
 ``wargame-odds`` command, the Python API, notebooks, ``make`` targets, Dask workers) loads what any
 other compiled: ``NUMBA_CACHE_DIR`` when the user set it, otherwise :func:`default_cache_dir`.
+:func:`cache_folder` says where inside it Numba keeps a folder's functions.
 """
 import os
 import sys
@@ -34,6 +35,26 @@ def use_one_cache_dir() -> str:
     if numba_config is not None and not numba_config.CACHE_DIR:
         numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
     return os.environ["NUMBA_CACHE_DIR"]
+
+
+KERNELS = Path(__file__).resolve().parent
+
+
+def cache_folder(folder: Path = KERNELS) -> Path | None:
+    """Where Numba caches the functions of ``folder``'s modules (its own choice of locator), or None (also with a
+    Numba whose cache locators are not where 0.68 has them)."""
+    module = next(iter(sorted(folder.glob("*.py"))), None)  # Numba's folder depends only on the module's folder
+    try:
+        from numba.core.caching import InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
+    except ImportError:
+        return None
+    if module is None:
+        return None
+    for locator in (UserProvidedCacheLocator, InTreeCacheLocator, UserWideCacheLocator):
+        found = locator.from_function(cache_folder, str(module))
+        if found is not None:
+            return Path(found.get_cache_path())
+    return None
 
 
 use_one_cache_dir()

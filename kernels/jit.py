@@ -1,176 +1,152 @@
-"""``njit`` for the kernels' helpers: one compiled specialisation per function, whatever the call sites pass.
+"""``njit`` for the Epic kernel, in one of two modes with the same results.
 
-Numba compiles a jitted function called from another one for the argument types of each call site, and a
-constant argument is typed as its value (``Literal[int](1)``, ``Literal[bool](True)``), int32 apart from
-int64: the Epic kernel's helpers were compiled 61 times for 22 functions, each compile typing the helper
-again and running LLVM on its own module before the caller's module ran it once more.  A function made by
-this ``njit`` is compiled for its callers' argument types with literal values dropped and signed integer
-scalars widened to int64 (the call site converts, as for any Numba call), so in practice once: the values
-it computes are the same, and LLVM still inlines it where that pays.
+* **extended** (the default): :mod:`kernels.link_only` compiles each helper once, for linking into its callers
+  only, and :mod:`analysis.numba_cache` loads cached kernels without Numba's refresh of its whole CPU target.
+  Both build on Numba internals (:data:`EXTENDED_MODE_INTERNALS`): the Epic kernel's cold compile takes about a
+  third of the CPU time and memory of plain Numba's, and a warm run about 0.4 s less.
+* **plain**: ``numba.njit(cache=True)`` as Numba ships it, and nothing of Numba is replaced.  Chosen by
+  setting :data:`PLAIN_SWITCH` (``WARGAME_ODDS_PLAIN_NUMBA=1``), or by itself when the installed Numba lacks
+  one of those internals (:data:`FALLBACK_REASON` says which; the program prints it once on stderr, see
+  :func:`analysis.numba_cache.prepare_kernels`).
 
-A helper is compiled without the wrappers that let Python call it (the CPython and C wrappers unbox every
-argument: code Numba lowers, optimises and generates for each helper, and that LLVM finds unused); only
-the functions made with ``from_python=True`` (the kernels' entry points) have them, and calling another one
-from Python raises TypeError.
-
-Nor does LLVM generate a helper's own machine code: a jitted caller links the helper's optimised LLVM module into
-its own and generates the machine code of the whole (the caller's module is optimised again with it, so the
-helper's code is inlined where that pays); the helper's own copy would never run.  A helper's library
-(:class:`LinkOnlyLibrary`) is optimised as Numba does it, then kept for linking only, and cached as the
-bitcode of that module (:class:`LinkOnlyCache`): about a tenth of the Epic kernel's cold compile.
+The mode is fixed when this module is imported (before any kernel is defined); the numbers do not depend on
+it (tests/test_plain_numba.py).
 """
+import importlib
+import inspect
+import os
+
 import numba
-from llvmlite import binding as llvm
-from numba.core import compiler, types
-from numba.core.caching import CompileResultCacheImpl, FunctionCache
-from numba.core.codegen import JITCodeLibrary
-from numba.core.registry import CPUDispatcher
-from numba.np.ufunc import parallel
+
+PLAIN_SWITCH = "WARGAME_ODDS_PLAIN_NUMBA"
+
+#: The Numba internals the extended mode uses (kernels/link_only.py, analysis/numba_cache.py): each callable
+#: by "module:qualified name" with the names its first parameters must have.
+EXTENDED_MODE_INTERNALS = {
+    # kernels/link_only.py: the one-signature dispatcher and its cache
+    "numba.core.registry:CPUDispatcher.__init__": ("self", "py_func", "locals", "targetoptions", "pipeline_class"),
+    "numba.core.registry:CPUDispatcher.get_call_template": ("self", "args", "kws"),
+    "numba.core.registry:CPUDispatcher.enable_caching": ("self",),
+    "numba.core.registry:CPUDispatcher.compile": ("self", "sig"),
+    "numba.core.caching:FunctionCache.__init__": ("self", "py_func"),
+    "numba.core.caching:FunctionCache._index_key": ("self", "sig", "codegen"),
+    "numba.core.caching:CompileResultCacheImpl.reduce": ("self", "cres"),
+    "numba.core.caching:CompileResultCacheImpl.rebuild": ("self", "target_context", "payload"),
+    "numba.core.compiler:CompileResult._reduce": ("self",),
+    "numba.core.compiler:CompileResult._rebuild": ("target_context", "libdata", "fndesc", "env", "signature",
+                                                   "objectmode", "lifted", "typeann", "reload_init",
+                                                   "referenced_envs"),
+    "numba.core.cpu:CPUContext.get_executable": ("self", "library", "fndesc", "env"),
+    # kernels/link_only.py: helpers' libraries linked into their callers only
+    "numba.core.compiler:Compiler.__init__": ("self", "typingctx", "targetctx", "library"),
+    "numba.core.compiler:Compiler.compile_extra": ("self", "func"),
+    "numba.core.codegen:JITCodeLibrary.__init__": ("self", "codegen", "name"),
+    "numba.core.codegen:JITCodeLibrary._finalize_dynamic_globals": ("self",),
+    "numba.core.codegen:JITCodeLibrary._verify_declare_only_symbols": ("self",),
+    "numba.core.codegen:JITCodeLibrary._ensure_finalized": ("self",),
+    "numba.core.codegen:JITCodeLibrary.get_pointer_to_function": ("self", "name"),
+    "numba.core.codegen:JITCPUCodegen.set_env": ("self", "env_name", "env"),
+    # analysis/numba_cache.py: cached kernels loaded without Numba's refresh, their bitcode unparsed
+    "numba.core.caching:Cache.load_overload": ("self", "sig", "target_context"),
+    "numba.core.caching:Cache._load_overload": ("self", "sig", "target_context"),
+    "numba.core.caching:Cache._guard_against_spurious_io_errors": ("self",),
+    "numba.core.dispatcher:Dispatcher._compilation_chain_init_hook": ("self",),
+    "numba.core.codegen:JITCodeLibrary.enable_object_caching": ("self",),
+    "numba.core.codegen:JITCodeLibrary._set_compiled_object": ("self", "value"),
+    "numba.core.codegen:JITCodeLibrary._finalize_final_module": ("self",),
+    "numba.core.codegen:JITCodeLibrary._get_module_for_linking": ("self",),
+    "numba.core.codegen:JITCodeLibrary.serialize_using_object_code": ("self",),
+    "numba.core.codegen:JITCPUCodegen.unserialize_library": ("self", "serialized"),
+    "numba.core.codegen:JITCPUCodegen.magic_tuple": ("self",),
+    "numba.core.runtime.nrtdynmod:compile_nrt_functions": ("ctx",),
+    "numba.core.runtime.nrtdynmod:create_nrt_module": ("ctx",),
+    "numba.core.runtime:rtsys.initialize": ("ctx",),
+    "numba.core.caching:UserProvidedCacheLocator.from_function": ("py_func", "py_file"),
+    "numba.core.caching:UserProvidedCacheLocator.get_cache_path": ("self",),
+}
+#: Attributes of Numba's objects the extended mode reads or sets, by the constructor whose code assigns them.
+EXTENDED_MODE_ATTRIBUTES = {
+    "numba.core.codegen:CodeLibrary.__init__": ("_codegen",),
+    "numba.core.codegen:CPUCodeLibrary.__init__": ("_shared_module", "_final_module"),
+    "numba.core.compiler:CompilerBase.__init__": ("state", "library", "targetctx"),
+    "numba.core.dispatcher:Dispatcher.__init__": ("_cache",),
+    "numba.core.caching:Cache.__init__": ("_py_func", "_impl"),
+    "numba.np.ufunc.parallel:_launch_threads": ("_is_initialized",),  # thread_count
+    "numba.core.compiler:CompileResult": ("typing_context", "target_context", "entry_point", "typing_error",
+                                          "type_annotation", "signature", "objectmode", "lifted", "fndesc",
+                                          "library", "call_helper", "environment", "metadata", "reload_init",
+                                          "referenced_envs"),
+}
 
 
-def _widened(arg_type: types.Type) -> types.Type:
-    arg_type = types.unliteral(arg_type)
-    return types.int64 if isinstance(arg_type, types.Integer) and arg_type.signed else arg_type
+def _find(path: str):
+    module, _, name = path.partition(":")
+    found = importlib.import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
 
 
-class OneSignatureDispatcher(CPUDispatcher):
-    """A CPU dispatcher that jitted callers reach through the widened argument types (see the module)."""
-
-    def get_call_template(self, args, kws):
-        return super().get_call_template(tuple(_widened(a) for a in args), {k: _widened(v) for k, v in kws.items()})
-
-
-class LinkOnlyLibrary(JITCodeLibrary):
-    """A helper's code library: its LLVM module, optimised as Numba does it, only ever linked into its callers'
-    libraries; LLVM generates no machine code for it (see the module).  ``bitcode``: the module read back from
-    the cache, parsed only when a caller compiled later links it."""
-
-    def __init__(self, codegen, name, bitcode: bytes | None = None):
-        super().__init__(codegen, name)
-        self._bitcode = bitcode
-        self._finalized = bitcode is not None
-
-    def _finalize_final_module(self):
-        """Numba's checks of the optimised module, without adding it to the JIT engine (no machine code)."""
-        self._finalize_dynamic_globals()
-        self._verify_declare_only_symbols()
-        self._finalized = True
-
-    def _get_module_for_linking(self):
-        if self._shared_module is None and self._bitcode is not None:
-            self._shared_module = llvm.parse_bitcode(self._bitcode)
-        return super()._get_module_for_linking()
-
-    def get_pointer_to_function(self, name):
-        """0: nothing of this library is in the JIT engine (Numba gives its dispatcher a null entry point,
-        which :class:`HelperDispatcher` never calls)."""
-        self._ensure_finalized()
-        return 0
-
-    @property
-    def codegen(self):
-        """Numba's codegen, but with nothing to set by ``set_env`` (which writes the address of the function's
-        environment into its machine code; the helpers use none)."""
-        return _CodegenWithoutMachineCode(self._codegen)
-
-    def serialize_using_object_code(self):
-        """What the cache keeps of it: the bitcode of its module for linking (it has no object code)."""
-        return self.name, "link-only", self._get_module_for_linking().as_bitcode()
+def missing_internals(callables: dict = EXTENDED_MODE_INTERNALS, attributes: dict = EXTENDED_MODE_ATTRIBUTES) \
+        -> list[str]:
+    """What the installed Numba lacks of the extended mode's internals: each callable missing or whose first
+    parameters are named otherwise, each attribute its constructor no longer sets (a named tuple: no longer has
+    as a field)."""
+    missing = []
+    for path, parameters in callables.items():
+        try:
+            names = tuple(inspect.signature(_find(path)).parameters)
+        except (ImportError, AttributeError, TypeError, ValueError):
+            missing.append(path)
+            continue
+        if names[:len(parameters)] != parameters:
+            missing.append(f"{path}({', '.join(parameters)})")
+    for path, names in attributes.items():
+        try:
+            owner = _find(path)
+        except (ImportError, AttributeError):
+            missing.append(path)
+            continue
+        has = set(getattr(owner, "_fields", ())) or set(getattr(getattr(owner, "__code__", None), "co_names", ()))
+        missing += [f"{path} ({name})" for name in names if name not in has]
+    return missing
 
 
-class _CodegenWithoutMachineCode:
-    """A codegen whose ``set_env`` does nothing, for a :class:`LinkOnlyLibrary`."""
-
-    def __init__(self, codegen):
-        self._codegen = codegen
-
-    def __getattr__(self, name):
-        return getattr(self._codegen, name)
-
-    def set_env(self, env_name, env):
-        pass
-
-
-class LinkOnlyCompiler(compiler.Compiler):
-    """Numba's compiler pipeline, lowering into a :class:`LinkOnlyLibrary`."""
-
-    def compile_extra(self, func):
-        if self.state.library is None:
-            self.state.library = LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
-        return super().compile_extra(func)
+def _choose_mode() -> tuple[bool, str | None]:
+    """(plain, why the extended mode is not available) for this process."""
+    if os.environ.get(PLAIN_SWITCH, "") not in ("", "0"):
+        return True, None
+    missing = missing_internals()
+    if missing:
+        return True, "; ".join(missing)
+    try:
+        importlib.import_module("kernels.link_only")
+    except (ImportError, AttributeError, TypeError) as error:
+        return True, f"kernels.link_only: {error}"
+    return False, None
 
 
-class LinkOnlyCacheImpl(CompileResultCacheImpl):
-    """Numba's caching of a compile result, for a helper's :class:`LinkOnlyLibrary`."""
-
-    def reduce(self, cres):
-        """Numba's record without the environments to restore: those of a library in the JIT engine only (a
-        caller's machine code holds the helper's code and restores them itself)."""
-        return cres._reduce()[:-1] + ((),)
-
-    def rebuild(self, target_context, payload):
-        """``CompileResult._rebuild`` with the library read back as a :class:`LinkOnlyLibrary`; None (a cache miss:
-        Numba compiles the helper and replaces the entry) for an entry written otherwise, by an older version."""
-        (name, kind, bitcode), fndesc, env, signature, objectmode, lifted, typeann, reload_init, _ = payload
-        if kind != "link-only":
-            return None
-        for init in reload_init:
-            init()
-        library = LinkOnlyLibrary(target_context.codegen(), name, bitcode)
-        return compiler.CompileResult(
-            target_context=target_context, typing_context=target_context.typing_context, library=library,
-            environment=env, entry_point=target_context.get_executable(library, fndesc, env), fndesc=fndesc,
-            type_annotation=typeann, signature=signature, objectmode=objectmode, lifted=lifted, typing_error=None,
-            call_helper=None, metadata=None, reload_init=reload_init, referenced_envs=())
-
-
-class LinkOnlyCache(FunctionCache):
-    """Numba's function cache for helpers (:class:`LinkOnlyCacheImpl`)."""
-    _impl_class = LinkOnlyCacheImpl
-
-
-class HelperDispatcher(OneSignatureDispatcher):
-    """A :class:`OneSignatureDispatcher` compiled without the wrappers for calls from Python, into a
-    :class:`LinkOnlyLibrary` (see the module)."""
-
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is called from jitted code only "
-                        "(kernels.jit.njit without from_python=True)")
-
-    def enable_caching(self):
-        self._cache = LinkOnlyCache(self.py_func)
-
-    def compile(self, sig):
-        """Numba's compile, with the on-disk cache enabled first for a helper made with ``cache=True`` (a run that
-        loads its entry points from the cache never compiles a helper, and so never sets up its cache)."""
-        if self._cache_on_first_compile:
-            self._cache_on_first_compile = False
-            self.enable_caching()
-        return super().compile(sig)
+#: True in plain mode; FALLBACK_REASON: what the installed Numba lacks, when plain mode was not asked for.
+PLAIN, FALLBACK_REASON = _choose_mode()
 
 
 def njit(cache: bool = False, from_python: bool = False, **options):
-    """``numba.njit(cache=..., **options)`` (used as ``@njit(...)``) making an :class:`OneSignatureDispatcher`:
-    with ``from_python`` one that Python calls too, otherwise a :class:`HelperDispatcher`."""
-    def wrap(func):
-        if from_python:
-            dispatcher = OneSignatureDispatcher(py_func=func, locals={},
-                                                targetoptions=dict(options, nopython=True, boundscheck=None))
-        else:
-            dispatcher = HelperDispatcher(py_func=func, locals={},
-                                          targetoptions=dict(options, nopython=True, boundscheck=None,
-                                                             no_cpython_wrapper=True, no_cfunc_wrapper=True),
-                                          pipeline_class=LinkOnlyCompiler)
-        if cache and from_python:
-            dispatcher.enable_caching()
-        elif not from_python:
-            dispatcher._cache_on_first_compile = cache
-        return dispatcher
-    return wrap
+    """``numba.njit(cache=..., **options)``, used as ``@njit(...)``.  In the extended mode
+    (:func:`kernels.link_only.njit`) a function without ``from_python`` is a helper that only jitted code calls
+    and that is compiled once, for linking; in plain mode ``from_python`` changes nothing."""
+    if PLAIN:
+        return numba.njit(cache=cache, **options)
+    from .link_only import njit as extended_njit
+
+    return extended_njit(cache=cache, from_python=from_python, **options)
 
 
 def thread_count() -> int:
-    """Numba's thread count (``NUMBA_NUM_THREADS``, or what ``numba.set_num_threads`` set) without starting
-    Numba's thread pool, which ``numba.get_num_threads()`` does first (about 0.1 s): the Epic kernel runs its
-    blocks on Python threads and needs only the number."""
+    """Numba's thread count (``NUMBA_NUM_THREADS``, or what ``numba.set_num_threads`` set).  In the extended mode
+    without starting Numba's thread pool, which ``numba.get_num_threads()`` does first (about 0.1 s): the Epic
+    kernel runs its blocks on Python threads and needs only the number."""
+    if PLAIN:
+        return numba.get_num_threads()
+    from numba.np.ufunc import parallel
+
     return numba.get_num_threads() if parallel._is_initialized else numba.config.NUMBA_NUM_THREADS

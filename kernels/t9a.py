@@ -65,17 +65,18 @@ def _hits(state, need, mode):
     return d6(state) >= need - 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff, acc,
            reach, high, eff, gone):
-    """One charge: reactions (§3.3), rolls (§3.2), placement (§3.7), failed moves (§3.4)."""
+    """One charge: reactions (§3.3), rolls (§3.2), placement (§3.7), failed moves (§3.4).  Returns the
+    chargers that arrive (bit i: charger i) and the unsaved wounds Stand and Shoot caused."""
     n = ch.shape[0]
     reaction = tg[T_REACTION]
     shot_down = -1
+    unsaved = 0
     # §3.3 Stand and Shoot at the declared charger, casualties removed before contact
     if reaction == REACTION_SAS:
         s = tg[T_SHOOT_AT]
-        unsaved = 0
         for _ in range(tg[T_SHOTS]):
             if _hits(state, tg[T_HIT_NEED], tg[T_HIT_MODE]) and d6(state) >= tg[T_WOUND]:
                 save = ch[s, C_SAVE]
@@ -184,6 +185,7 @@ def _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, go
         acc[coff[i, S_GAP_SUMSQ]] += gap * gap
         acc[coff[i, S_FM_HIST] + mv // BIN_MILLI] += 1
         acc[coff[i, S_GAP_HIST] + gap // BIN_MILLI] += 1
+    return arrived, unsaved
 
 
 def run_chunk(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models,

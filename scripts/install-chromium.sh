@@ -1,6 +1,7 @@
 #!/bin/sh
 # A browser for the report page test (tests/reports/test_report_browser.py): keep any Chromium or
-# Chrome already installed; otherwise install Debian's chromium where apt-get exists.  Elsewhere
+# Chrome already installed; otherwise install Debian's chromium where apt-get exists.  Run by .ci/run before
+# `make test` (which installs no system package); run it yourself to get the test on your machine.  Elsewhere
 # (macOS, other Linux) say so in one line and go on: the test then skips, saying why (not on CI).
 set -eu
 for name in chromium chromium-browser google-chrome google-chrome-stable chrome; do

@@ -7,7 +7,14 @@ os.environ.setdefault("NUMBA_NUM_THREADS", str(max(2, os.cpu_count() or 1)))
 
 import pytest  # noqa: E402
 
+from analysis.numba_cache import prepare_kernels  # noqa: E402
 from analysis.reports import DaskExecutor
+
+
+def pytest_configure(config):
+    """Before any test calls a kernel directly (not through a run, which prepares them itself): stale cached
+    kernels removed, the extended mode's loader in place (analysis.numba_cache.prepare_kernels)."""
+    prepare_kernels()
 
 
 @pytest.fixture(scope="session")
@@ -31,8 +38,9 @@ SHARED_FIXTURE_MODULES = {
     "tests/reports/test_report_dask.py": "small-report",
     "tests/decisions/test_decisions_dask.py": "small-report",
     "tests/reports/test_report_turn.py": "turn-report",
+    "tests/app/test_app_browser.py": "app-browser",  # one app server and one Chromium (tests/app/conftest.py)
 }
-SHARED_FIXTURES = ("local_build", "cluster", "turn_build")
+SHARED_FIXTURES = ("local_build", "cluster", "turn_build", "app_url", "browser")
 
 
 @pytest.hookimpl(optionalhook=True)

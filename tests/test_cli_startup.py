@@ -193,7 +193,7 @@ def test_a_run_imports_no_table_or_plot_library(run, output):
     and printing --json, or the text output (headline and
     readable table), needs none of them; nor tqdm when no bar can show (stderr not a terminal), nor the
     reference and turn engines when the kernel runs an assault, nor Numba's array-maths registry (with
-    SciPy's linear algebra), which loading a cached kernel skips (analysis/numba_cache.py), nor a scan of
+    SciPy's linear algebra), which loading a cached kernel skips (analysis/numba_loader.py), nor a scan of
     the installed packages for Numba extensions; all for a warm 1,000-trial run under 1 s."""
     path, engines = _RUNS[run]
     scenario = ROOT / "analysis" / "scenarios" / path
@@ -251,19 +251,19 @@ def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
 
 def test_cached_kernels_define_the_symbols_numba_reads_from_their_bitcode():
     """§1 warm run: a kernel's library read back from the cache takes the symbols it defines from its object
-    code (analysis.numba_cache.elf_defined_symbols) instead of parsing its LLVM bitcode as Numba does; for
+    code (analysis.numba_loader.elf_defined_symbols) instead of parsing its LLVM bitcode as Numba does; for
     every library a shipped scenario of each system loads (an Epic assault and turn, GdB, T9A), the two
     sets of names are the same, and each such library is a CachedKernelLibrary with its bitcode unparsed."""
     code = ("import json, sys\n"
             "import analysis.epic, analysis.gdb, analysis.t9a\n"
-            "from analysis import numba_cache\n"
+            "from analysis import numba_loader\n"
             "from llvmlite import binding as llvm\n"
-            "loaded, unserialize = [], numba_cache._unserialize_kernel_library\n"
+            "loaded, unserialize = [], numba_loader._unserialize_kernel_library\n"
             "def recording(codegen, state):\n"
             "    library = unserialize(codegen, state)\n"
             "    loaded.append((state, library))\n"
             "    return library\n"
-            "numba_cache._unserialize_kernel_library = recording\n"
+            "numba_loader._unserialize_kernel_library = recording\n"
             "for name, (path, _) in {runs!r}.items():\n"
             "    m = analysis.epic if name.startswith('epic') else getattr(analysis, name)\n"
             "    m.simulate(m.load({root!r} + '/' + path), trials=1000, progress=False)\n"
@@ -273,7 +273,7 @@ def test_cached_kernels_define_the_symbols_numba_reads_from_their_bitcode():
             "    numba_names = {{g.name for group in (module.functions, module.global_variables) for g in group\n"
             "                   if not g.is_declaration}}\n"
             "    report.append([name, type(library).__name__, library._shared_module is None,\n"
-            "                   sorted(numba_names ^ numba_cache.elf_defined_symbols(object_code)), len(numba_names)])\n"
+            "                   sorted(numba_names ^ numba_loader.elf_defined_symbols(object_code)), len(numba_names)])\n"
             "print(json.dumps(report))\n").format(runs=_RUNS, root=str(ROOT / "analysis" / "scenarios"))
     child = _child(code, drop_cache_var=False)
     assert child.returncode == 0, child.stderr
@@ -297,7 +297,7 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
             "import sys\n"
             "import kernels.epic.block\n"
             "from kernels.epic import dice as K, layout\n"
-            "from kernels.jit import HelperDispatcher\n"
+            "from kernels.link_only import HelperDispatcher\n"
             f"epic.simulate(epic.load({str(ROOT / 'analysis' / 'scenarios' / 'epic' / 'assault_marines_vs_warband.toml')!r}),"
             " trials=1000, progress=False)\n"
             "helpers = [f for name, m in list(sys.modules.items()) if name.startswith('kernels.epic.')\n"
@@ -326,7 +326,8 @@ def test_a_cached_kernel_links_into_a_function_compiled_later():
     """§1 warm run: a kernel read back from the cache without its bitcode parsed still inlines into a jitted
     function compiled afterwards that calls it (the bitcode is parsed then), with the same result."""
     code = ("import numpy as np\n"
-            "import analysis.runner\n"
+            "from analysis.numba_cache import prepare_kernels\n"
+            "prepare_kernels()\n"
             "from numba import njit\n"
             "from kernels.epic.block import _buffer_sizes\n"
             "dc = np.arange(12, dtype=np.int64)\n"
@@ -431,11 +432,12 @@ def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
 
 def test_the_runtime_module_is_compiled_once_then_read_back(tmp_path):
     """§1 warm run: Numba's runtime module (``rtsys.initialize``, once a process) is compiled into the kernels'
-    cache folder once (analysis.numba_cache.runtime_file); a later process reads its machine code back instead
+    cache folder once (analysis.numba_loader.runtime_file); a later process reads its machine code back instead
     of compiling it, and a function that allocates arrays and counts references runs on it.  A damaged file is
     not used: the module is compiled again and the file replaced."""
-    code = ("import analysis.runner\n"
-            "from analysis import numba_cache\n"
+    code = ("from analysis.numba_cache import prepare_kernels\n"
+            "prepare_kernels()\n"
+            "from analysis import numba_loader\n"
             "from numba.core.registry import cpu_target\n"
             "from numba.core.runtime import nrtdynmod, rtsys\n"
             "compiled, create = [], nrtdynmod.create_nrt_module\n"
@@ -450,7 +452,7 @@ def test_the_runtime_module_is_compiled_once_then_read_back(tmp_path):
             "    b[1] = 2.0\n"
             "    return a\n"
             "print(len(compiled), type(rtsys.library).__name__, grow(4).tolist(),\n"
-            "      numba_cache.runtime_file(cpu_target.target_context.codegen()))\n")
+            "      numba_loader.runtime_file(cpu_target.target_context.codegen()))\n")
 
     def run() -> tuple[str, Path]:
         child = _child(code, env_update={"NUMBA_CACHE_DIR": str(tmp_path)}, drop_cache_var=False)

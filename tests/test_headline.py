@@ -348,8 +348,8 @@ def test_compare_headline_matches_its_rows():
         rf"Against (?P<opponent>.+): Assault wins {_number('a', '%')}, Tactical wins {_number('b', '%')}; "
         rf"Assault − Tactical: {_number('d', 'percentage points')}; points swing \(destroyed − lost\): "
         rf"Assault {_number('sa')}, Tactical {_number('sb')}")
-    lines = decision_sentences(result)
-    assert len(lines) == len(rows) == 3
+    *lines, method = decision_sentences(result)
+    assert len(lines) == len(rows) == 3 and method == result.meta["method_reason"]
     for line, row in zip(lines, rows):
         m = sentence.fullmatch(line)
         assert m and m["opponent"] == row["opponent"], line
@@ -358,7 +358,7 @@ def test_compare_headline_matches_its_rows():
         _check_triple(m, "d", row, "difference", 100)
         _check_triple(m, "sa", row, "points_swing_a")
         _check_triple(m, "sb", row, "points_swing_b")
-    answer = str(result).split("\nestimator (exact-pairs)")[0]  # the statistician's section keeps its keys
+    answer = str(result).split("\nWhat pairing by common random numbers bought (exact-pairs)")[0]
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", answer), answer
     assert "Assault − Tactical" in answer and "Points trade (means, 95 % interval)" in answer
     assert percent(rows[0]["p_a"], rows[0]["p_a_lo"], rows[0]["p_a_hi"]) in answer
@@ -400,7 +400,7 @@ def test_threshold_cli_statement_matches_its_json():
     data = json.loads(_run(*args, "--json"))
     first = _run(*args).splitlines()[0]
     points = {pt["value"]: pt for pt in data["points"]}
-    shown = re.findall(r"chargers\[Swordsmen\]\.distance = (\d+): ([\d.]+) % \[([\d.]+), ([\d.]+)\]", first)
+    shown = re.findall(r"(\d+) \(?(?:gives )?([\d.]+) % \[([\d.]+), ([\d.]+)\]", first)
     assert [int(v) for v, *_ in shown] == [data["value"], data["value"] + 1], first
     for value, p, lo, hi in shown:
         point = points[int(value)]

@@ -7,6 +7,7 @@ see :func:`compare`.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -18,13 +19,14 @@ import pandas as pd
 from kernels.rng import BLOCK_TRIALS
 
 from .. import runner
+from ..bounds import MAX_FORCES, MAX_VALUES
 from ..errors import UserError
+from ..estimates import Probability
 from ..numba_cache import compile_notice
 from ..result import Result
 from ..runner import RunInfo, stream_key
 from . import fieldpath, intervals
-from .results import (CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult,
-                      cumulative_frame)
+from .results import CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult
 from .systems import SYSTEMS, Force, System, system_of
 
 DEFAULT_TRIALS = 100_000
@@ -42,11 +44,32 @@ def _labels(forces: list[Force]) -> list[str]:
     return [n if names.count(n) == 1 else f"{n} #{names[:i + 1].count(n)}" for i, n in enumerate(names)]
 
 
+def _capped(items, limit: int, source: str, field: str, what: str) -> list:
+    """The items of ``items`` (any iterable), refused when there are more than ``limit``: read no further than
+    that, so ``range(10**8)`` costs nothing, and checked before anything runs."""
+    items = list(itertools.islice(items, limit + 1))
+    if len(items) > limit:
+        raise UserError(source, field, f"more than {limit:,} {what}", f"at most {limit:,} {what}")
+    return items
+
+
+def _referenced(source: str, field: str, load):
+    """``load()``: a mistake in the file it reads is reported with the key that names that file."""
+    try:
+        return load()
+    except UserError as exc:
+        raise UserError(source, field, str(exc)) from None
+
+
+def _force(system: System, spec, role: str, source: str, field: str) -> Force:
+    return _referenced(source, field, lambda: system.force(spec, role))
+
+
 def _forces(system: System, specs, role: str, what: str, source: str) -> list[Force]:
-    specs = list(specs)
+    specs = _capped(specs, MAX_FORCES, source, what, "forces")
     if not specs:
         raise UserError(source, what, "empty grid: nothing to simulate", "one or more forces")
-    return [system.force(s, role) for s in specs]
+    return [_force(system, s, role, source, f"{what}[{i}]") for i, s in enumerate(specs)]
 
 
 def _check_choice(source: str, field: str, value, allowed: tuple[str, ...]) -> None:
@@ -54,16 +77,17 @@ def _check_choice(source: str, field: str, value, allowed: tuple[str, ...]) -> N
         raise UserError(source, field, f"got {value!r}", ", ".join(allowed))
 
 
-def _opponents(system: System, specs, side: str) -> list[Force]:
+def _opponents(system: System, specs, side: str, source: str) -> list[Force]:
     """The forces an option of ``side`` meets: they play the other role."""
-    return [system.force(s, "defender" if side == "attacker" else "attacker") for s in specs]
+    role = "defender" if side == "attacker" else "attacker"
+    return [_force(system, s, role, source, f"opponents[{j}].force") for j, s in enumerate(specs)]
 
 
-def _matchup_system(base) -> tuple[System, object]:
+def _matchup_system(base, source: str = "base") -> tuple[System, object]:
     if base is None:
         return SYSTEMS["epic"], None
-    system = system_of(base)
-    return system, system.load(base)[0]
+    system = _referenced(source, "base", lambda: system_of(base))
+    return system, _referenced(source, "base", lambda: system.load(base))[0]
 
 
 def matchup(attacker, defender, base=None):
@@ -109,11 +133,16 @@ def _sides(model) -> dict:
 
 
 def cell_notes(labelled: list[tuple[str, list[str]]]) -> list[str]:
-    """The notes of a decision's cells, each prefixed with its cell's label ("Tactical vs Warband: …");
-    a note that every cell carries (a placeholder-tables warning) is given once, without a label."""
-    common = set.intersection(*(set(notes) for _, notes in labelled)) if labelled else set()
-    shared = [n for n in dict.fromkeys(n for _, notes in labelled for n in notes) if n in common]
-    return shared + [f"{label}: {n}" for label, notes in labelled for n in notes if n not in common]
+    """The notes of a decision's cells, each once: a note that every cell carries (a placeholder-tables warning)
+    alone, any other followed by the labels of the cells that carry it ("… (Tactical vs Warband, Assault vs
+    Warband)")."""
+    carriers: dict[str, list[str]] = {}
+    for label, notes in labelled:
+        for note in dict.fromkeys(notes):
+            carriers.setdefault(note, []).append(label)
+    everyone = len(labelled)
+    return [note if len(labels) == everyone else f"{note} ({', '.join(labels)})"
+            for note, labels in carriers.items()]
 
 
 def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
@@ -126,14 +155,14 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
     cells run (:mod:`analysis.reports.executor`; default this process), with identical numbers.
     """
-    system, base_model = _matchup_system(base)
+    system, base_model = _matchup_system(base, source)
     att = _forces(system, attackers, "attacker", "attackers", source)
     dfn = _forces(system, defenders, "defender", "defenders", source)
     a_names, d_names = _labels(att), _labels(dfn)
     models = {(i, j): system.matchup(a, d, base_model) for i, a in enumerate(att) for j, d in enumerate(dfn)}
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
     cells = _run_cells(system, models, cell, kwargs, executor, progress, "matrix")
-    frames, notes = [], []
+    frames, notes, trades = [], [], []
     for (i, j), res in cells.items():
         model = models[(i, j)]
         table = res.table()
@@ -146,9 +175,13 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
         table["points_defender"] = system.points(model, "defender")
         table["trials"] = res.trials
         frames.append(table)
+        trade = battle_trade(model, res, "attacker", system.points(model, "attacker"))
+        trades.append({"attacker": a_names[i], "defender": d_names[j]}
+                      | {f"{k}{end}": x for k, v in trade.items() for end, x in zip(("", "_lo", "_hi"), v)})
         notes.append((f"{a_names[i]} vs {d_names[j]}", res.notes))
     notes = cell_notes(notes)
-    return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, system=system.name,
+    return MatrixResult(cells=cells, attackers=a_names, defenders=d_names, trades=pd.DataFrame(trades),
+                        system=system.name,
                         trials=trials, seed=seed, frame=pd.concat(frames, ignore_index=True),
                         title=f"{len(att)} × {len(dfn)} matchups", notes=notes,
                         meta={"cell": list(cell), "engine": engine})
@@ -165,7 +198,7 @@ def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: i
     """
     system = system_of(scenario)
     model, source = system.load(scenario)
-    values = list(values)
+    values = _capped(values, MAX_VALUES, source, field, "values")
     if not values:
         raise UserError(source, field, "empty grid: no values to sweep", "one or more values")
     models = {(k,): system.with_value(model, source, field, v) for k, v in enumerate(values)}
@@ -207,32 +240,53 @@ def _quantity_path(quantity: str, source: str) -> tuple:
                         "e.g. sides.attacker_wins or formations[Warband].destroyed") from None
 
 
+def _scenario_data(model) -> dict | None:
+    """The scenario as a dict (names for field paths in words), where the model has one."""
+    if hasattr(model, "raw"):  # T9A: the scenario file's data
+        return model.raw
+    dump = getattr(model, "model_dump", None)
+    return dump() if dump else None
+
+
 def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_wins", at_least: float | None = None,
-              at_most: float | None = None, largest: bool = False, trials: int = DEFAULT_TRIALS, seed: int = 0,
+              at_most: float | None = None, largest: bool | None = None, trials: int = DEFAULT_TRIALS, seed: int = 0,
               engine: str = "kernel", threads: int | None = None, progress: bool | None = None,
               cell: tuple = ()) -> ThresholdResult:
-    """The smallest (``largest=True``: largest) of ``values`` of ``field`` for which the probability
-    ``quantity`` (a result path such as ``sides.attacker_wins`` or ``formations[Warband].destroyed``)
-    is at least ``at_least`` (or at most ``at_most``).
+    """The value of ``field`` at the edge of those whose probability ``quantity`` (a result path such as
+    ``sides.attacker_wins`` or ``formations[Warband].destroyed``) is at least ``at_least`` (or at most ``at_most``;
+    a target above 1 is a percentage: 60 is 60 %).
+
+    ``largest=None`` (default) answers the side a player asks about: where the chance falls as the value grows (blast
+    markers, enemy units), the largest value that still reaches the target ("you can afford up to 1 blast marker");
+    where it rises (own units, shots), the smallest.  ``largest=True`` / ``False`` forces the largest / smallest.
+    The result says which it took and why, warns when the chance is not monotone in the value, and explains runs
+    of neighbouring values with the very same chance (:mod:`.plateaus`).
 
     Every value runs on common random numbers: the same streams ``(seed, *cell)`` (Epic: trial ``t``
     draws from the same stream whatever the value), so differences between values are not noise of
     independent runs.  All values are simulated; the answer is read from the point estimates and the
     result says how sure it is (whether each interval clears the target).
     """
+    from ..bounds import as_probability
+    from ..labels import field_words, result_words, sides_of
+    from .plateaus import explain, plateaus
+
     system = system_of(scenario)
     model, source = system.load(scenario)
     if (at_least is None) == (at_most is None):
-        raise UserError(source, "target", "give exactly one of at_least / at_most", "a probability in [0, 1]")
-    target = at_least if at_most is None else at_most
+        raise UserError(source, "target", "give exactly one of at_least / at_most",
+                        "a probability from 0 to 1, or a percentage above 1")
+    target = as_probability(at_least if at_most is None else at_most)
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 <= target <= 1:
-        raise UserError(source, "target", f"got {target!r}", "a probability in [0, 1]")
-    values = sorted(dict.fromkeys(values), reverse=largest)
+        raise UserError(source, "target", f"got {target!r}", "a probability from 0 to 1, or a percentage from 1 to 100")
+    if largest is not None and not isinstance(largest, bool):
+        raise UserError(source, "largest", f"got {largest!r}", "True, False or None (the side the chance points to)")
+    values = sorted(dict.fromkeys(_capped(values, MAX_VALUES, source, field, "values")))
     if not values:
         raise UserError(source, field, "no values to search", "one or more values")
     path = _quantity_path(quantity, source)
     models = [system.with_value(model, source, field, v) for v in values]  # every value checked first
-    points = []
+    points, results = [], []
     with _bar(len(values) * trials, progress, "threshold") as bar, compile_notice():
         for value, m in zip(values, models):
             result = _common_streams_result(system, m, trials, seed, tuple(cell), engine, threads)
@@ -240,15 +294,21 @@ def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_w
                 estimate = result[path]
             except (KeyError, TypeError):
                 estimate = None
-            if not hasattr(estimate, "ci95") or not hasattr(estimate, "p"):
-                allowed = ", ".join(".".join(p) for p, leaf in result.leaves() if hasattr(leaf, "p")
-                                    and not hasattr(leaf, "values"))
+            if not isinstance(estimate, Probability):  # a mean, a distribution or a section
+                allowed = ", ".join(".".join(p) for p, leaf in result.leaves() if isinstance(leaf, Probability))
                 raise UserError(source, "quantity", f"{quantity!r} is not a probability of this scenario", allowed)
             points.append({"value": value, "p": estimate.p, "ci95": list(estimate.ci95)})
+            results.append(result)
             bar.update(trials)
+    words = field_words(field, _scenario_data(model))
+    flats = [{"from": values[i], "to": values[j],
+              "why": explain(system.name, field, path, models[i:j + 1], results[i:j + 1], values[i:j + 1], words)}
+             for i, j in plateaus(points)]
     return ThresholdResult(field=field, quantity=quantity, target=float(target),
                            direction="at_least" if at_most is None else "at_most", largest=largest,
-                           points=points, system=system.name, trials=trials, seed=seed,
+                           points=points, plateaus=flats, field_words=words,
+                           quantity_words=result_words(system.name, quantity, sides_of(result.to_dict(), True)),
+                           system=system.name, trials=trials, seed=seed,
                            title=result.title, meta={"cell": list(cell), "engine": engine})
 
 
@@ -257,7 +317,7 @@ def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
     if isinstance(meta, dict):
         specs, given = list(meta), list(meta.values())
     else:
-        meta = list(meta)
+        meta = _capped(meta, MAX_FORCES, source, "opponents", "opponents")
         if meta and all(isinstance(m, tuple) and len(m) == 2 for m in meta):
             specs, given = [m[0] for m in meta], [m[1] for m in meta]
         else:
@@ -266,7 +326,8 @@ def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
         raise UserError(source, "opponents", "empty grid: no opponents", "one or more forces")
     if given is None:
         given = [1.0] * len(specs)
-    given = list(given)
+    specs = _capped(specs, MAX_FORCES, source, "opponents", "opponents")
+    given = _capped(given, MAX_FORCES, source, "opponents.weight", "weights")
     allowed = "one non-negative number per opponent, with a positive sum"
     if len(given) != len(specs):
         raise UserError(source, "opponents.weight", f"{len(given)} weights for {len(specs)} opponents", allowed)
@@ -274,8 +335,10 @@ def meta_weights(meta, weights, source: str) -> tuple[list, np.ndarray]:
         w = np.array([float(x) for x in given])
     except (TypeError, ValueError):
         raise UserError(source, "opponents.weight", f"not numbers: {given}", allowed) from None
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
         raise UserError(source, "opponents.weight", f"weights {given} do not sum to a positive number", allowed)
+    if w.max() > np.finfo(float).max / len(w):  # the sum would overflow: the same ratios, scaled down first
+        w = w / w.max()
     return specs, w / w.sum()
 
 
@@ -363,13 +426,13 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
     the row label, the option labels, engine, method, notes).
 
     Turn scenarios run on the kernel unless it lacks a feature they use (then on the reference engine, with
-    a note) and, unless a method is given, as exact pairs (batch means needs at least 122,880 trials per
-    option)."""
-    system = system_of(option_a)
-    if system_of(option_b) is not system or system.name != "epic":
+    a note); the method is :func:`default_method`'s unless one is given."""
+    system = _referenced(source, "option_a", lambda: system_of(option_a))
+    if _referenced(source, "option_b", lambda: system_of(option_b)) is not system or system.name != "epic":
         raise UserError(source, "option_b", "both scenarios of a scenario comparison must be Epic scenarios",
                         "two Epic scenario files or models (e.g. a turn scenario and its variant)")
-    (ma, src_a), (mb, src_b) = system.load(option_a), system.load(option_b)
+    (ma, src_a), (mb, src_b) = (_referenced(source, key, lambda o=o: system.load(o))
+                                for key, o in (("option_a", option_a), ("option_b", option_b)))
     label_a, label_b = _option_labels(labels, [Path(s).stem if isinstance(o, (str, Path)) else m.title
                                                for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))], source)
     opponent = " and ".join(f.name for f in ma.formations if f.side != side)
@@ -382,8 +445,24 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
             if reasons:
                 notes.append(f"turn scenarios run on the pure-Python reference engine: {reasons[0]}")
                 engine = "reference"
-        method = method or "exact-pairs"
-    return system, [(ma, mb)], opponent, (label_a, label_b), engine, method or "batch-means", notes
+    return system, [(ma, mb)], opponent, (label_a, label_b), engine, method, notes
+
+
+def default_method(engine: str) -> tuple[str, str]:
+    """The paired method that gives the narrowest interval per second on ``engine``, and why, in words.
+
+    Both methods pair trial ``t`` of option A with trial ``t`` of option B on the same dice, so at equal trials their
+    intervals have the same width (the pairing gain, measured by every run, is the same; batch means' t-quantile
+    with 29 or more degrees of freedom is at most 4 % wider than the normal one).  What differs is the cost of a
+    trial: on the kernel batch means runs whole 4,096-trial blocks at full engine speed, exact pairs one engine call
+    per trial (the shipped turn comparison: about 7× the CPU time); on the reference engine a trial costs the same
+    either way, and batch means would need at least 122,880 of them.  The choice depends on the engine only, never
+    on a timing, so that the same seed gives the same numbers."""
+    if engine == "kernel":
+        return "batch-means", ("batch means, because on the kernel it runs whole blocks of trials at full speed "
+                               "while exact pairs makes one engine call per trial, for the same pairing")
+    return "exact-pairs", ("exact pairs, because on the reference engine a trial costs the same either way and "
+                           f"batch means would need at least {MIN_BATCHES * BLOCK_TRIALS:,} trials")
 
 
 def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side: str = "attacker",
@@ -399,8 +478,10 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     the other side, e.g. a turn scenario and its variant ("shoot first" against "engage now");
     ``labels`` names options A and B (default: the forces' names; for scenarios their file names, or
     the titles of loaded models).  Turn scenarios run on ``engine`` (on the reference engine, with a
-    note, when the kernel lacks a feature they use), by default as exact pairs.
-    ``method=None``: "batch-means", except for turn scenarios.
+    note, when the kernel lacks a feature they use).
+    ``method=None``: the one with the narrowest interval per second on ``engine`` (:func:`default_method`: batch
+    means on the kernel, exact pairs on the reference engine); the result's ``meta["method_reason"]`` says which
+    and why in one line, with the pairing gain the run measured.
 
     Common random numbers (``paired=True``): against opponent ``j`` both options run trial ``t``
     on the same random stream, so they stay in step however differently their trials unfold.
@@ -433,19 +514,23 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
         names, w = [opponent], np.ones(1)
     else:
         specs, w = meta_weights(opponents, weights, source)
-        system, base_model = _matchup_system(base)
-        a, b = system.force(option_a, side), system.force(option_b, side)
-        opps = _opponents(system, specs, side)
+        system, base_model = _matchup_system(base, source)
+        a, b = _force(system, option_a, side, source, "option_a"), _force(system, option_b, side, source, "option_b")
+        opps = _opponents(system, specs, side, source)
         names = _labels(opps)
         label_a, label_b = _option_labels(labels, [a.name, b.name], source)
         pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
-        method, notes = method or "batch-means", []
+        notes = []
+    if method is None:
+        method, why = default_method(engine)
+    else:
+        why = "as asked"
     _check_choice(source, "method", method, ("batch-means", "exact-pairs"))
     path = system.win_path(side)
     batched = paired and method == "batch-means"
     batches, size = batch_plan(trials) if batched else (None, None)
     n = batches * size if batched else trials
-    rows, option_results = [], {}
+    rows, option_results, option_notes = [], {}, []
     with _bar(2 * len(pairs) * n, progress, "compare") as bar, compile_notice():
         for j, (ma, mb) in enumerate(pairs):
             var_pair = diffs = None
@@ -471,13 +556,15 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                 d, lo, hi = pa.p - pb.p, ilo, ihi
             var_ind = pa.p * (1 - pa.p) + pb.p * (1 - pb.p)
             option_results[(label_a, j)], option_results[(label_b, j)] = ra, rb
-            trades = (points_trade(ma, ra, side), points_trade(mb, rb, side))
+            trades = tuple((points_trade(m, r, side) or {}) | battle_trade(m, r, side, system.points(m, side))
+                           for m, r in ((ma, ra), (mb, rb)))
             rows.append(_row(names[j], w[j], (pa.p, *pa.ci95), (pb.p, *pb.ci95), (d, lo, hi), (ilo, ihi), var_pair,
                              var_ind, n)
                         | _points_columns([trades[0]], [1.0], "_a") | _points_columns([trades[1]], [1.0], "_b")
                         | {"_k": (pa.k, pb.k, pa.n, pb.n), "_var": (var_pair, var_ind), "_diffs": diffs,
                            "_trades": trades})
-            notes += [f"{names[j]}: {x}" for x in dict.fromkeys(ra.notes + rb.notes)]
+            option_notes += [(f"{label_a} vs {names[j]}", ra.notes), (f"{label_b} vs {names[j]}", rb.notes)]
+    notes += cell_notes(option_notes)
     if len(rows) > 1:
         rows.append(_meta_row(rows, w, n, size)
                     | _points_columns([r["_trades"][0] for r in rows], w, "_a")
@@ -485,6 +572,11 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     if batched and n != trials:
         notes.append(f"trials raised from {trials:,} to {n:,} per option and opponent: batch means runs at least "
                      f"{MIN_BATCHES} equal batches of whole {BLOCK_TRIALS:,}-trial blocks")
+    points = [system.points(m, side) for m in pairs[0]]
+    for r in rows:  # the chance to win per 100 points each option costs
+        for (column, suffix), cost in zip((("p_a", "_a"), ("p_b", "_b")), points):
+            if cost:
+                r |= {f"per_100_points{suffix}{end}": r[f"{column}{end}"] * 100 / cost for end in ("", "_lo", "_hi")}
     frame = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     per_batch = pd.DataFrame([{"opponent": r["opponent"], "batch": i, "difference": x}
                               for r in rows[:len(pairs)] if r["_diffs"] is not None for i, x in enumerate(r["_diffs"])],
@@ -494,7 +586,28 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                          title=f"{label_a} vs {label_b} as {side}", notes=notes,
                          meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
                                "method": (method if paired else "independent"), "batches": batches,
+                               "method_reason": _method_reason(paired, method, why, frame, batches),
                                "quantity": "/".join(path), "cell": list(cell), "engine": engine})
+
+
+def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame, batches: int | None) -> str:
+    """One line: the method used, why, and the pairing gain the run measured (over the meta when there is one), with
+    its 95 % interval when it comes from batch means (the per-batch variance has B − 1 degrees of freedom)."""
+    if not paired:
+        return "Independent runs (no pairing), as asked."
+    if why == "as asked":
+        why = f"{method.replace('-', ' ')}, as asked"
+    ratio = frame.variance_ratio.iloc[-1]
+    if ratio is None or ratio != ratio or not math.isfinite(ratio):
+        return f"Paired by {why}."
+    gain = f"; pairing gain measured here: {ratio:.2f} × (independent runs would need that many times the trials"
+    if batches:
+        from scipy.stats import chi2
+
+        df = batches - 1
+        lo, hi = ratio * chi2.ppf(0.025, df) / df, ratio * chi2.ppf(0.975, df) / df
+        gain += f"; 95 % interval {lo:.2f} to {hi:.2f}, 1 meaning pairing buys nothing"
+    return f"Paired by {why}{gain})."
 
 
 POINT_COLUMNS = ("points_destroyed", "points_lost", "points_swing")
@@ -522,13 +635,47 @@ def points_trade(model, result, side: str) -> dict[str, tuple[float, float, floa
             "points_swing": (d - lost, d_lo - l_hi, d_hi - l_lo)}
 
 
+def battle_trade(model, result, side: str, points: int | None = None) -> dict[str, tuple[float, float, float]]:
+    """What is left and what was taken, for the formations of ``side`` against the others (means after the end phase,
+    each as (mean, lo, hi)): ``units_left`` and ``enemy_units_left`` (surviving units), ``kills`` (enemy units lost)
+    and, where war engines report damage, ``damage_dealt`` and ``damage_taken`` (war-engine damage points); with
+    ``points`` (what the side costs) also ``kills_per_100_points`` and ``damage_per_100_points``.  Formations' means
+    are summed with their interval limits (conservative, as :func:`points_trade`); empty for a result without these
+    quantities."""
+    sums: dict[str, list[float]] = {}
+
+    def add(name, mean):
+        total = sums.setdefault(name, [0.0, 0.0, 0.0])
+        for i, x in enumerate((mean.value, *mean.ci95)):
+            total[i] += x
+
+    for f in getattr(model, "formations", ()):
+        mine = f.side == side
+        try:
+            add("units_left" if mine else "enemy_units_left", result["formations", f.name, "surviving_units_mean"])
+            if not mine:
+                add("kills", result["formations", f.name, "casualties_mean"])
+        except (KeyError, TypeError):
+            return {}
+        try:
+            add("damage_taken" if mine else "damage_dealt", result["formations", f.name, "damage_taken_mean"])
+        except KeyError:
+            pass
+    out = {name: tuple(values) for name, values in sums.items()}
+    if points:
+        for name, source in (("kills_per_100_points", "kills"), ("damage_per_100_points", "damage_dealt")):
+            if source in out:
+                out[name] = tuple(x * 100 / points for x in out[source])
+    return out
+
+
 def _points_columns(trades: list, weights, suffix: str = "") -> dict:
-    """Weighted sums (means and interval limits) of :func:`points_trade` values as table columns;
-    empty when a scenario lacks points."""
-    if not trades or any(t is None for t in trades):
+    """Weighted sums (means and interval limits) of :func:`points_trade` or :func:`battle_trade` values as table
+    columns, for every quantity all of them have; empty when a scenario lacks them (no points)."""
+    if not trades or any(not t for t in trades):
         return {}
     out = {}
-    for name in POINT_COLUMNS:
+    for name in [n for n in trades[0] if all(n in t for t in trades)]:
         values = np.array([t[name] for t in trades])  # (opponents, 3)
         mean, lo, hi = np.asarray(weights) @ values
         out |= {f"{name}{suffix}": mean, f"{name}{suffix}_lo": lo, f"{name}{suffix}_hi": hi}
@@ -587,9 +734,9 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     _check_choice(source, "side", side, ("attacker", "defender"))
     _check_choice(source, "by", by, ("score", "per_100_points"))
     specs, w = meta_weights(meta, weights, source)
-    system, base_model = _matchup_system(base)
+    system, base_model = _matchup_system(base, source)
     opts = _forces(system, options, side, "options", source)
-    opps = _opponents(system, specs, side)
+    opps = _opponents(system, specs, side, source)
     o_names, m_names = _labels(opts), _labels(opps)
     path = system.win_path(side)
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
@@ -606,7 +753,8 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         score, lo, hi = intervals.linear(w, [p.k for p in probs], [p.n for p in probs])
         points = system.points(models[(i, 0)], side)
         scale = 100.0 / points if points else math.nan
-        trades = [points_trade(models[(i, j)], results[(i, j)], side) for j in range(len(opps))]
+        trades = [(points_trade(models[(i, j)], results[(i, j)], side) or {})
+                  | battle_trade(models[(i, j)], results[(i, j)], side, points) for j in range(len(opps))]
         rows.append({"option": name, "points": points, "score": score, "ci95_lo": lo, "ci95_hi": hi,
                      "per_100_points": score * scale, "per_100_points_lo": lo * scale,
                      "per_100_points_hi": hi * scale} | _points_columns(trades, w))
@@ -617,7 +765,9 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
                         "score, or give every formation its points")
     frame = frame.sort_values(by, ascending=False, kind="stable").reset_index(drop=True)
     frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    return RankResult(cells=pd.DataFrame(cells), system=system.name, trials=trials, seed=seed, frame=frame,
+    option_results = {(name, j): results[(i, j)] for i, name in enumerate(o_names) for j in range(len(opps))}
+    return RankResult(cells=pd.DataFrame(cells), option_results=option_results, opponents=m_names,
+                      system=system.name, trials=trials, seed=seed, frame=frame,
                       title=f"{len(opts)} options against a meta of {len(opps)}", notes=cell_notes(notes),
                       meta={"side": side, "by": by, "quantity": "/".join(path), "cell": list(cell),
                             "engine": engine})
@@ -631,7 +781,7 @@ def cumulative(result) -> CumulativeResult:
     """
     if isinstance(result, Result):
         return CumulativeResult(system=result.system, trials=result.trials, seed=result.seed,
-                                frame=cumulative_frame(result), title=result.title)
+                                frame=result.cumulative_frame(), title=result.title)
     if isinstance(result, SweepResult):
         labelled = [(f"{result.field} = {v}", r) for v, r in zip(result.values, result.cells)]
     elif isinstance(result, MatrixResult):
@@ -640,7 +790,7 @@ def cumulative(result) -> CumulativeResult:
         raise TypeError("cumulative() takes a simulation, sweep or matrix result")
     frames = []
     for label, res in labelled:
-        frame = cumulative_frame(res)
+        frame = res.cumulative_frame()
         frame.insert(0, "cell", label)
         frames.append(frame)
     return CumulativeResult(system=result.system, trials=result.trials, seed=result.seed,

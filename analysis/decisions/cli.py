@@ -8,6 +8,7 @@ prints a table, or with ``--json`` one JSON object, or with ``--csv`` the tidy t
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -15,9 +16,11 @@ from typing import Literal
 import click
 from pydantic import Field
 
-from ..cli import PlotFile, save_plot
+from ..bounds import MAX_FORCES, MAX_VALUES, FilePath, Name, Title
+from ..cli import PlotFile, ProbabilityValue, save_plot
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
+from ..user_text import csv_text, printable
 from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
 from .. import runner
 from . import api
@@ -26,15 +29,13 @@ from .definitions import CompareFields, Opponent
 
 class _Definition(StrictModel):
     system: Literal["epic"] = "epic"
-    base: str | None = None  # a scenario whose [rules] and [end_phase] apply
-
-
-MAX_FORCES = 100  # attackers, defenders, options or opponents of one definition
+    title: Title | None = None  # the result's title (default: made from the options), and in `wargame-odds examples`
+    base: FilePath | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
 class MatrixDefinition(_Definition):
-    attackers: list[str] = Field(max_length=MAX_FORCES)
-    defenders: list[str] = Field(max_length=MAX_FORCES)
+    attackers: list[FilePath] = Field(max_length=MAX_FORCES)
+    defenders: list[FilePath] = Field(max_length=MAX_FORCES)
 
 
 class CompareDefinition(_Definition, CompareFields):
@@ -46,10 +47,11 @@ class ScenarioCompareDefinition(StrictModel):
     its variant), compared as they stand."""
 
     system: Literal["epic"] = "epic"
+    title: Title | None = None
     side: Literal["attacker", "defender"] = "attacker"
-    option_a: str
-    option_b: str
-    labels: list[str] | None = Field(None, min_length=2, max_length=2)
+    option_a: FilePath
+    option_b: FilePath
+    labels: list[Name] | None = Field(None, min_length=2, max_length=2)
 
     def arguments(self, resolve) -> dict:
         return {"option_a": resolve(self.option_a), "option_b": resolve(self.option_b), "side": self.side,
@@ -59,7 +61,7 @@ class ScenarioCompareDefinition(StrictModel):
 class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
-    options: list[str] = Field(max_length=MAX_FORCES)
+    options: list[FilePath] = Field(max_length=MAX_FORCES)
     opponents: list[Opponent] = Field(max_length=MAX_FORCES)
 
 
@@ -91,7 +93,9 @@ def _options(fn):
     return fn
 
 
-def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
+def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str | None = None):
+    if title:
+        result.title = title
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
     if as_json:  # the result first: a plot that fails cannot lose it
@@ -101,9 +105,9 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None):
     else:
         from ..headline import decision_sentences
 
-        sentences = decision_sentences(result)  # threshold: its statement leads its own text
+        sentences = decision_sentences(result) if result.kind != "threshold" else []  # its lines lead its text
         if sentences:
-            click.echo("\n".join(sentences) + "\n")
+            click.echo(printable("\n".join(sentences) + "\n"))
         click.echo(str(result))
     if plot_path:
         save_plot(result, plot_path)
@@ -121,7 +125,7 @@ def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path,
         result = api.matrix([resolve(a) for a in d.attackers], [resolve(x) for x in d.defenders],
                             base=resolve(d.base) if d.base else None, trials=trials, seed=seed, engine=engine,
                             executor=executor, source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 def _value(text: str):
@@ -159,15 +163,19 @@ def _value_range(text: str) -> list:
         except tomllib.TOMLDecodeError:
             parts = None
         if (not parts or len(parts) not in (2, 3) or not all(isinstance(p, (int, float)) and not isinstance(p, bool)
-                                                              for p in parts)):
-            raise UserError("command line", "--values", f"cannot read {text!r}", allowed)
+                                                              and math.isfinite(p) for p in parts)):
+            raise UserError("command line", "--values", f"cannot read {text!r}", allowed + "; finite numbers")
         start, stop, step = (parts + [1])[:3]
-        if step <= 0 or stop < start or (stop - start) / step > 10_000:
-            raise UserError("command line", "--values", f"cannot read {text!r}", allowed + ", at most 10,000 values")
+        if step <= 0 or stop < start or (stop - start) / step >= MAX_VALUES:
+            raise UserError("command line", "--values", f"cannot read {text!r}",
+                            allowed + f", at most {MAX_VALUES:,} values")
         count = int((stop - start) / step + 1e-9) + 1
         return [start + i * step if isinstance(start + step, int) else round(start + i * step, 9)
                 for i in range(count)]
-    return [_value(v.strip()) for v in text.split(",") if v.strip()]
+    items = [v.strip() for v in text.split(",")]
+    if not all(items):
+        raise UserError("command line", "--values", f"an empty value in {text!r}", allowed)
+    return [_value(v) for v in items]
 
 
 @click.command("threshold")
@@ -177,13 +185,18 @@ def _value_range(text: str) -> list:
               help="Values of FIELD to search: 0:8 (ends included), 0:8:2 or 1,3,5.")
 @click.option("--quantity", default="sides.attacker_wins", show_default=True,
               help="The probability to reach: a result path such as formations[Warband].destroyed.")
-@click.option("--at-least", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at least this.")
-@click.option("--at-most", type=click.FloatRange(0, 1), default=None, help="Target: the probability is at most this.")
-@click.option("--largest", is_flag=True, help="Find the largest value that meets the target (default: smallest).")
+@click.option("--at-least", type=ProbabilityValue(), default=None,
+              help="Target: the probability is at least this (0.6 or 60 for 60 %).")
+@click.option("--at-most", type=ProbabilityValue(), default=None,
+              help="Target: the probability is at most this (0.1 or 10 for 10 %).")
+@click.option("--largest/--smallest", "largest", default=None,
+              help="Force the largest (or smallest) value that meets the target.  Default: the largest when the "
+                   "chance falls as the value grows, the smallest when it rises.")
 @_options
 def threshold_command(scenario, field, values_text, quantity, at_least, at_most, largest, trials, seed, engine,
                       as_json, as_csv, plot_path):
-    """The smallest (or largest) value of FIELD that reaches a target probability."""
+    """The value of FIELD at the edge of those that reach a target probability: how far it can go (the largest,
+    when the chance falls as it grows) or what it takes (the smallest, when it rises)."""
     if (at_least is None) == (at_most is None):
         raise click.UsageError("give one of --at-least P or --at-most P")
     result = api.threshold(scenario, field, _value_range(values_text), quantity=quantity, at_least=at_least,
@@ -196,8 +209,9 @@ def threshold_command(scenario, field, values_text, quantity, at_least, at_most,
 @_options
 @click.option("--independent", is_flag=True, help="Independent streams instead of common random numbers.")
 @click.option("--method", type=click.Choice(["batch-means", "exact-pairs"]), default=None,
-              help="Paired interval: batch means over chunked runs (fast; the default), or exact pairs, one engine "
-                   "call per trial (small runs; the default for turn scenarios).")
+              help="Force the paired interval: batch means over whole blocks of trials, or exact pairs, one engine "
+                   "call per trial.  Default: the narrowest interval per second on the engine (batch means on the "
+                   "kernel, exact pairs on the reference engine); the output says which and why.")
 def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent, method):
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
     option_a, option_b, [[opponents]] force/weight, optional side and base; without opponents,
@@ -207,7 +221,7 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
                                      else ScenarioCompareDefinition)
     result = api.compare(**d.arguments(resolve), trials=trials, seed=seed, paired=not independent, method=method,
                          engine=engine, source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 @click.command("rank")
@@ -223,14 +237,14 @@ def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, s
                           weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
                           side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, executor=executor,
                           source=source)
-    _emit(result, as_json, as_csv, plot_path)
+    _emit(result, as_json, as_csv, plot_path, d.title)
 
 
 def _listing(frame, as_json: bool, as_csv: bool, what: str):
     if as_json:
         click.echo(frame.to_json(orient="records", force_ascii=False))
     elif as_csv:
-        click.echo(frame.to_csv(index=False), nl=False)
+        click.echo(csv_text(frame), nl=False)
     elif frame.empty:
         click.echo(f"no {what} found")
     else:

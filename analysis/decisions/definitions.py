@@ -5,22 +5,23 @@ from typing import Callable, Literal
 
 from pydantic import Field
 
+from ..bounds import MAX_FORCES, FilePath
 from ..scenario import StrictModel
 
 
 class Opponent(StrictModel):
-    force: str
+    force: FilePath
     weight: float = 1.0
 
 
 class CompareFields(StrictModel):
     """Option A against option B, facing weighted opponents (forces as in docs/decisions.md)."""
 
-    base: str | None = None  # a scenario whose [rules] and [end_phase] apply
+    base: FilePath | None = None  # a scenario whose [rules] and [end_phase] apply
     side: Literal["attacker", "defender"] = "attacker"
-    option_a: str
-    option_b: str
-    opponents: list[Opponent] = Field(min_length=1)
+    option_a: FilePath
+    option_b: FilePath
+    opponents: list[Opponent] = Field(min_length=1, max_length=MAX_FORCES)
 
     def arguments(self, resolve: Callable[[str], str]) -> dict:
         """Keyword arguments of :func:`analysis.decisions.compare`, file paths passed through ``resolve``."""

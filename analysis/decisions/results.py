@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..labels import estimate_text, number, percent, quantity_label
-from ..result import Result, package_version
+from ..plots import literal_text
+from ..result import package_version
+from ..user_text import csv_text, printable
 
 
 def _clean(value):
@@ -48,6 +50,12 @@ class DecisionResult:
     def table(self) -> pd.DataFrame:
         return self.frame.copy()
 
+    def headline(self) -> list[str]:
+        """The plain sentences the command line prints first (who wins each matchup, how the options compare …)."""
+        from ..headline import decision_sentences
+
+        return decision_sentences(self)
+
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "system": self.system, "title": self.title, "trials": self.trials,
                "seed": self.seed}
@@ -61,7 +69,7 @@ class DecisionResult:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_csv(self) -> str:
-        return self.table().to_csv(index=False)
+        return csv_text(self.table())
 
     def _header(self) -> str:
         return f"{self.title}  [{self.system}, {self.kind}]  trials={self.trials:,} per cell  seed={self.seed}"
@@ -77,7 +85,7 @@ class DecisionResult:
         with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_colwidth", 40):
             lines = [self._header(), self._shown().to_string(index=False, float_format=lambda v: f"{v:.4f}")]
             lines += self._sections()
-        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+        return printable("\n".join(lines + [f"note: {n}" for n in self.notes]))
 
     __repr__ = __str__
 
@@ -110,39 +118,70 @@ class MatrixResult(DecisionResult):
 
     kind = "matrix"
 
-    def __init__(self, *, cells: dict, attackers: list[str], defenders: list[str], **kw):
+    def __init__(self, *, cells: dict, attackers: list[str], defenders: list[str], trades: pd.DataFrame | None = None,
+                 **kw):
         super().__init__(**kw)
         self.cells = cells  # (attacker index, defender index) -> Result
         self.attackers = attackers
         self.defenders = defenders
+        self.trades = trades if trades is not None else pd.DataFrame()  # per cell: units left, kills, damage
 
-    def pivot(self, quantity: str = "attacker_wins", entity: str | None = None,
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["trades"] = records(self.trades)
+        return out
+
+    def _sections(self) -> list[str]:
+        """What is left on both sides of every matchup, and the attacker's kills per 100 points."""
+        if self.trades.empty:
+            return []
+        return ["", "What is left and what it cost (means after the end phase, 95 % interval; the attacker's view)",
+                _trade_table(self.trades, ["attacker", "defender"]).to_string(index=False)]
+
+    def _win(self) -> tuple[str, str | None]:
+        """(quantity, entity) of P(attacker wins) in this system's results (Epic: sides.attacker_wins; 9th Age:
+        melee.unconditional.a_wins)."""
+        from .systems import SYSTEMS
+
+        path = SYSTEMS[self.system].win_path("attacker")
+        return path[-1], "/".join(path[1:-1]) or None
+
+    def pivot(self, quantity: str | None = None, entity: str | None = None,
               column: str = "estimate") -> pd.DataFrame:
-        """A wide attacker × defender table of one quantity (``column``: estimate, ci95_lo, ci95_hi)."""
+        """A wide attacker × defender table of one quantity (default P(attacker wins); ``column``: estimate,
+        ci95_lo, ci95_hi)."""
+        if quantity is None:
+            quantity, entity = self._win()
         rows = _select(self.frame, quantity, entity)
         wide = rows.pivot(index="attacker", columns="defender", values=column)
         return wide.reindex(index=self.attackers, columns=self.defenders)
 
     def _shown(self):
         """The attacker × defender grid of P(attacker wins) in percent with its 95 % interval."""
-        rows = self.frame[self.frame.quantity == "attacker_wins"]
+        rows = _select(self.frame, *self._win())
         text = rows.assign(shown=[percent(p, lo, hi) for p, lo, hi in zip(rows.estimate, rows.ci95_lo, rows.ci95_hi)])
         grid = text.pivot(index="attacker", columns="defender", values="shown")
         grid = grid.reindex(index=self.attackers, columns=self.defenders).reset_index()
         grid.columns.name = None
         return grid.rename(columns={"attacker": "P(attacker wins): attacker \\ defender"})
 
-    def plot(self, quantity: str = "attacker_wins", entity: str | None = None):
-        """Heatmap of one quantity, each cell annotated with its estimate and 95 % interval."""
+    @literal_text
+    def plot(self, quantity: str | None = None, entity: str | None = None):
+        """Heatmap of one quantity (default P(attacker wins)), each cell annotated with its estimate and 95 %
+        interval."""
         import matplotlib.pyplot as plt
 
+        if quantity is None:
+            quantity, entity = self._win()
         est = self.pivot(quantity, entity)
         lo = self.pivot(quantity, entity, "ci95_lo")
         hi = self.pivot(quantity, entity, "ci95_hi")
-        fig, ax = plt.subplots(figsize=(2.2 + 1.6 * len(self.defenders), 1.4 + 0.9 * len(self.attackers)))
+        from ..plots import wrap_for
+
+        fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(self.defenders), 1.8 + 0.9 * len(self.attackers)))
         is_prob = self.frame[self.frame.quantity == quantity].kind.iloc[0] == "probability"
-        image = ax.imshow(est.to_numpy(float), cmap="RdYlGn" if is_prob else "viridis",
-                          vmin=0 if is_prob else None, vmax=1 if is_prob else None, aspect="auto")
+        image = ax.imshow(est.to_numpy(float) * (100 if is_prob else 1), cmap="RdYlGn" if is_prob else "viridis",
+                          vmin=0 if is_prob else None, vmax=100 if is_prob else None, aspect="auto")
         for i in range(len(self.attackers)):
             for j in range(len(self.defenders)):
                 text = estimate_text("probability" if is_prob else "mean", est.iat[i, j], lo.iat[i, j], hi.iat[i, j])
@@ -152,8 +191,9 @@ class MatrixResult(DecisionResult):
         ax.set_xlabel("defender")
         ax.set_ylabel("attacker")
         label = quantity_label(self.system, quantity) + (f" ({entity})" if entity else "")
-        fig.colorbar(image, ax=ax, label=label + (" (probability)" if is_prob else ""))
-        ax.set_title(f"{label}: estimate [95 % interval], {self.trials:,} trials per cell", fontsize=9)
+        fig.colorbar(image, ax=ax, label=label + (" (%)" if is_prob else ""))
+        ax.set_title(wrap_for(fig, f"{self.title}: {label}, estimate [95 % interval], {self.trials:,} trials per "
+                                   f"cell", 9, share=0.8), fontsize=9)
         fig.tight_layout()
         return fig
 
@@ -193,35 +233,41 @@ class SweepResult(DecisionResult):
         wide.columns.name = None
         return wide.reset_index(drop=True)
 
+    @literal_text
     def plot(self, quantities=None, entity: str | None = None):
-        """Each quantity against the swept value, with its 95 % interval as a band."""
+        """Each quantity against the swept value, with its 95 % interval as a band: by default every outcome of the
+        headline (who wins, no winner, unresolved, no assault …), named in the player's words, the swept field too."""
         import matplotlib.pyplot as plt
-
-        if quantities is None:
-            quantities = list(self._headline().quantity.unique())[:4]
-        elif isinstance(quantities, str):
-            quantities = [quantities]
         from matplotlib.ticker import PercentFormatter
 
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
-        x = np.asarray(self.values, float) if numeric else np.arange(len(self.values))
+        from ..labels import field_words, result_words, sides_of
+        from ..plots import legend_below, value_ticks, wrap_for
+
+        if quantities is None:
+            quantities = list(self._headline().quantity.unique())
+        elif isinstance(quantities, str):
+            quantities = [quantities]
         selected = [_select(self.frame, q, entity).groupby("cell", sort=True).head(1) for q in quantities]
         as_percent = all((rows.kind == "probability").all() for rows in selected)
         scale = 100 if as_percent else 1
-        fig, ax = plt.subplots(figsize=(7, 4))
+        sides = sides_of(self.cells[0].to_dict(), engaged_only=True) if self.cells else {}
+        fig, ax = plt.subplots(figsize=(8, 4.8))
+        x = value_ticks(ax, self.values)
         for q, rows in zip(quantities, selected):
-            label = quantity_label(self.system, q)
-            ax.plot(x, rows.estimate * scale, marker="o", label=label if entity is None else f"{entity}: {label}")
+            section = rows.section.iloc[0]
+            label = result_words(self.system, f"{section}.{q}", sides) if not entity else \
+                f"{entity}: {quantity_label(self.system, q)}"
+            ax.plot(x, rows.estimate * scale, marker="o", label=label)
             ax.fill_between(x, rows.ci95_lo * scale, rows.ci95_hi * scale, alpha=0.25)
-        if not numeric:
-            ax.set_xticks(x, [str(v) for v in self.values])
-        ax.set_xlabel(self.field)
+        words = field_words(self.field)
+        ax.set_xlabel(words)
         if as_percent:
             ax.yaxis.set_major_formatter(PercentFormatter())
-        ax.set_ylabel(f"{'probability' if as_percent else 'estimate'} (band: 95 % interval)")
+            ax.set_ylim(-2, 102)
+        ax.set_ylabel(f"{'chance' if as_percent else 'estimate'} (band: 95 % interval)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        ax.set_title(f"{self.title}: sweep of {self.field}", fontsize=10)
+        ax.set_title(wrap_for(fig, f"{self.title}: by {words}", 10), fontsize=10)
+        legend_below(ax)
         fig.tight_layout()
         return fig
 
@@ -231,8 +277,6 @@ class CompareResult(DecisionResult):
     points destroyed, lost and their swing of each option (``_a`` / ``_b`` columns)."""
 
     kind = "compare"
-    #: Columns about the estimator, not the answer: printed in their own section (all are in --json).
-    ESTIMATOR_COLUMNS = ("independent_ci95_lo", "independent_ci95_hi", "variance_ratio", "trials_saved")
 
     def _shown(self):
         """Per opponent and the meta: each option's chance to win and their difference, in percent
@@ -245,42 +289,67 @@ class CompareResult(DecisionResult):
 
     def _sections(self) -> list[str]:
         out = []
+        a, b = self.meta["option_a"], self.meta["option_b"]
+        per_option = [*TRADES, "per_100_points"]
+        options = [self.frame[["opponent"]].assign(option=name, **{
+            f"{c}{end}": self.frame[f"{c}{suffix}{end}"] for c in per_option for end in ("", "_lo", "_hi")
+            if f"{c}{suffix}{end}" in self.frame}) for name, suffix in ((a, "_a"), (b, "_b"))]
         if "points_swing_a" in self.frame:
-            a, b = self.meta["option_a"], self.meta["option_b"]
             rows = [self.frame.assign(option=name, **{label: _points_texts(self.frame, column + suffix)
                                                       for column, label in POINTS_LABELS.items()})
                     for name, suffix in ((a, "_a"), (b, "_b"))]
             table = pd.concat(rows)[["opponent", "option", *POINTS_LABELS.values()]]
             out += ["", "Points trade (means, 95 % interval)", table.to_string(index=False)]
-        columns = [c for c in self.ESTIMATOR_COLUMNS if c in self.frame]
-        if not columns:
+        trades = pd.concat(options)
+        if any(c in trades for c in TRADES):
+            out += ["", "What is left and what it cost (means after the end phase, 95 % interval)",
+                    _trade_table(trades, ["opponent", "option"]).to_string(index=False)]
+        if self.frame.get("variance_ratio") is None or self.frame.variance_ratio.isna().all():
             return out
-        method = self.meta.get("method", "")
-        return out + ["", f"estimator ({method}): variance_ratio = how many times the trials independent runs would "
-                          "need for the same precision; independent_ci95 = their interval with these trials",
-                      self.frame[["opponent", *columns]].to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+        t = self.frame
+        gain = pd.DataFrame({"opponent": t.opponent,
+                             f"{a} − {b} from independent runs of the same trials":
+                                 _texts(t, "difference", "independent_ci95_lo", "independent_ci95_hi",
+                                        "percentage points"),
+                             "independent runs would need": t.variance_ratio.map(
+                                 lambda r: "n/a" if r != r else f"{r:.2f} × the trials"),
+                             "trials saved by pairing": t.trials_saved.map(
+                                 lambda n: "n/a" if n != n else f"{n:,.0f}")})
+        return out + ["", f"What pairing by common random numbers bought ({self.meta.get('method', '')})",
+                      gain.to_string(index=False)]
 
     def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
         self.option_results = option_results  # (option label, opponent index) -> Result
         self.batches = batches  # batch means: P̂A − P̂B of every batch against every opponent
 
+    @literal_text
     def plot(self):
-        """Left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 %
-        error bars.  Right: the difference A − B in percentage points, with its paired interval (and,
-        when paired, that of independent runs with the same trials)."""
+        """Top left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 % error
+        bars.  Top right: the difference A − B in percentage points, with its paired interval (and, when paired,
+        that of independent runs with the same trials).  Below, for the first three opponents: the "at least N"
+        curves of the units each option kills (solid) and loses (dashed)."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import PercentFormatter
+
+        from ..plots import wrap_for
 
         t = self.frame
         a, b = self.meta["option_a"], self.meta["option_b"]
         y = np.arange(len(t))[::-1]
-        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 1.6 + 0.5 * len(t)), sharey=True)
+        opponents = [o for o in t.opponent if o != "meta (weighted)"][:3]
+        curves = _loss_curves(self.option_results, [a, b], opponents, self.meta.get("side", "attacker"))
+        top = 1.8 + 0.55 * len(t)
+        fig = plt.figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
+        grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
+        left = fig.add_subplot(grid[0, :3])
+        right = fig.add_subplot(grid[0, 3:], sharey=left)
         for shift, (name, col) in zip((0.12, -0.12), ((a, "p_a"), (b, "p_b"))):
             p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, f"{col}_lo", f"{col}_hi"))
             left.errorbar(p, y + shift, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3,
                           label=f"{name} wins")
         left.set_yticks(y, t.opponent)
+        left.set_ylim(-0.6, len(t) - 0.4)  # every marker inside the frame, one opponent or many
         left.set_xlim(-2, 102)
         left.xaxis.set_major_formatter(PercentFormatter())
         left.set_xlabel(f"chance to win as the {self.meta.get('side', 'attacker')} (bar: 95 % interval)")
@@ -289,18 +358,57 @@ class CompareResult(DecisionResult):
         paired = self.meta.get("paired")
         right.errorbar(d, y + 0.12, xerr=np.clip([d - lo, hi - d], 0, None), fmt="o", capsize=3,
                        label="paired 95 % interval" if paired else "95 % interval")
+        edges = [lo, hi]
         if paired:
             ilo, ihi = (t[c].to_numpy(float) * 100 for c in ("independent_ci95_lo", "independent_ci95_hi"))
             right.errorbar(d, y - 0.12, xerr=np.clip([d - ilo, ihi - d], 0, None), fmt="s", capsize=3, alpha=0.6,
                            label="independent runs, same trials")
+            edges += [ilo, ihi]
+        low, high = min(0, np.nanmin(edges)), max(0, np.nanmax(edges))
+        margin = 0.08 * (high - low) or 1
+        right.set_xlim(low - margin, high + margin)
         right.axvline(0, color="grey", lw=0.8)
-        right.set_xlabel(f"difference: {a} − {b}, percentage points")
+        right.set_xlabel(wrap_for(fig, f"difference: {a} − {b}, percentage points", 10, share=0.45))
+        right.tick_params(labelleft=False)
         right.legend(fontsize=8)
         for ax in (left, right):
             ax.grid(axis="x", alpha=0.3)
-        fig.suptitle(f"{self.title}: {self.trials:,} trials per option and opponent", fontsize=10)
-        fig.tight_layout()
-        return fig
+        fig.suptitle(wrap_for(fig, f"{self.title}: {self.trials:,} trials per option and opponent", 10), fontsize=10)
+        return _finish(fig, grid, curves)
+
+
+def _finish(fig, grid, curves: list):
+    """The "at least N" panels of a comparison (one per opponent, under the chances), their shared legend, and the
+    layout."""
+    from ..plots import casualty_curves, curves_legend
+
+    ax = None
+    for k, (opponent, lines) in enumerate(curves):
+        ax = fig.add_subplot(grid[1, 2 * k:2 * k + 2])
+        casualty_curves(ax, lines, f'"At least N" units against {opponent}: killed (solid) and lost (dashed)')
+    bottom = curves_legend(fig, ax) if ax is not None else 0
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
+def _loss_curves(option_results: dict, options: list[str], opponents: list[str], side: str) -> list:
+    """For each opponent: (opponent, the curve tuples of :func:`analysis.plots.casualty_curves`): per option the
+    units of the enemy's first fighting formation killed (solid) and of its own lost (dashed), in one colour."""
+    out = []
+    for j, opponent in enumerate(opponents):
+        lines = []
+        for k, option in enumerate(options):
+            result = option_results.get((option, j))
+            formations = result["formations"] if result is not None else {}
+            fighting = [(name, f) for name, f in formations.items() if str(f.get("role", "engaged")) == "engaged"]
+            enemy = next(((n, f) for n, f in fighting if str(f["side"]) != side), None)
+            own = next(((n, f) for n, f in fighting if str(f["side"]) == side), None)
+            for who, dashed, verb in ((enemy, False, "killed"), (own, True, "lost")):
+                if who is not None and "casualties" in who[1]:
+                    lines.append((f"{option}: units {verb}", who[1]["casualties"], f"C{k}", dashed))
+        if lines:
+            out.append((opponent, lines))
+    return out
 
 
 class RankResult(DecisionResult):
@@ -308,9 +416,11 @@ class RankResult(DecisionResult):
 
     kind = "rank"
 
-    def __init__(self, *, cells: pd.DataFrame, **kw):
+    def __init__(self, *, cells: pd.DataFrame, option_results: dict | None = None, opponents: list[str] = (), **kw):
         super().__init__(**kw)
         self.cells = cells  # option × opponent estimates with their intervals and weights
+        self.option_results = option_results or {}  # (option, opponent index) -> Result
+        self.opponents = list(opponents)
 
     def to_dict(self) -> dict:
         out = super().to_dict()
@@ -331,33 +441,55 @@ class RankResult(DecisionResult):
                 shown[label] = _points_texts(t, column)
         return shown
 
+    def _sections(self) -> list[str]:
+        """What is left on both sides against the meta (weighted), and kills per 100 points."""
+        if not any(c in self.frame for c in TRADES):
+            return []
+        return ["", "What is left and what it cost against the meta (weighted means after the end phase, "
+                    "95 % interval)", _trade_table(self.frame, ["option"]).to_string(index=False)]
+
+    @literal_text
     def plot(self):
-        """The meta score (weighted chance to win) in percent and, where every option has points, the
-        chance to win per 100 points, each with its 95 % error bar."""
+        """The meta score (weighted chance to win) in percent and, where every option has points, the chance to win
+        per 100 points, each with its 95 % error bar; below, for the three heaviest opponents of the meta, the
+        "at least N" curves of the units each option kills (solid) and loses (dashed)."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import PercentFormatter
+
+        from ..plots import wrap_for
 
         t = self.frame
         y = np.arange(len(t))[::-1]
         has_points = t.per_100_points.notna().any()
-        fig, axes = plt.subplots(1, 2 if has_points else 1, figsize=(10 if has_points else 6, 1.4 + 0.45 * len(t)),
-                                 squeeze=False, sharey=True)
+        weights = self.cells.groupby("opponent", sort=False).weight.first() if not self.cells.empty else pd.Series()
+        heaviest = sorted(range(len(self.opponents)), key=lambda j: -weights.get(self.opponents[j], 0))[:3]
+        curves = [(self.opponents[j], lines) for j in heaviest for _, lines in
+                  _loss_curves({(o, 0): r for (o, jj), r in self.option_results.items() if jj == j}, list(t.option),
+                               [self.opponents[j]], self.meta.get("side", "attacker"))]
+        top = 1.8 + 0.45 * len(t)
+        fig = plt.figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
+        grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
+        axes = [fig.add_subplot(grid[0, :3])]
+        if has_points:
+            axes.append(fig.add_subplot(grid[0, 3:], sharey=axes[0]))
         side = self.meta.get("side", "attacker")
-        panels = [("score", "ci95_lo", "ci95_hi", f"meta score: weighted chance to win as the {side}")]
+        panels = [("score", "ci95_lo", "ci95_hi", f"chance to win as the {side}, weighted over the meta")]
         if has_points:
             panels.append(("per_100_points", "per_100_points_lo", "per_100_points_hi",
                            "chance to win per 100 points"))
-        for ax, (col, lo_col, hi_col, label) in zip(axes[0], panels):
+        for ax, (col, lo_col, hi_col, label) in zip(axes, panels):
             p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, lo_col, hi_col))
             ax.errorbar(p, y, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3)
             ax.set_yticks(y, t.option)
+            ax.set_ylim(-0.6, len(t) - 0.4)
             ax.xaxis.set_major_formatter(PercentFormatter())
-            ax.set_xlabel(f"{label} (bar: 95 % interval)")
+            ax.set_xlabel(wrap_for(fig, f"{label} (bar: 95 % interval)", 10, share=0.42))
             ax.grid(axis="x", alpha=0.3)
-        axes[0, 0].set_xlim(-2, 102)
-        fig.suptitle(f"{self.title}: {self.trials:,} trials per matchup", fontsize=10)
-        fig.tight_layout()
-        return fig
+        axes[0].set_xlim(-2, 102)
+        if has_points:
+            axes[1].tick_params(labelleft=False)
+        fig.suptitle(wrap_for(fig, f"{self.title}: {self.trials:,} trials per matchup", 10), fontsize=10)
+        return _finish(fig, grid, curves)
 
 
 class CumulativeResult(DecisionResult):
@@ -365,6 +497,13 @@ class CumulativeResult(DecisionResult):
 
     kind = "cumulative"
 
+    def _shown(self):
+        """The table with each probability in percent and its 95 % interval, as the command line prints it."""
+        t = self.frame
+        return t.drop(columns=["p", "ci95_lo", "ci95_hi"]).assign(value=t.value.map(lambda v: f"{v:g}"),
+                                                                 chance=_texts(t, "p", "ci95_lo", "ci95_hi"))
+
+    @literal_text
     def plot(self, quantity: str | None = None, entity: str | None = None, direction: str = "at_least"):
         """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
         there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
@@ -399,6 +538,22 @@ class CumulativeResult(DecisionResult):
 #: The points-trade columns and how the text tables name them.
 POINTS_LABELS = {"points_destroyed": "points destroyed", "points_lost": "points lost",
                  "points_swing": "points swing (destroyed − lost)"}
+#: What is left and what it cost (:func:`analysis.decisions.api.battle_trade`), as the text tables name them.
+TRADES = {"units_left": "units left", "enemy_units_left": "enemy units left", "kills": "enemy units killed",
+          "kills_per_100_points": "kills per 100 points", "damage_dealt": "war-engine damage dealt (DP)",
+          "damage_taken": "war-engine damage taken (DP)", "damage_per_100_points": "damage dealt per 100 points (DP)"}
+
+
+def _trade_table(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The :data:`TRADES` columns of ``frame`` (with ``_lo`` / ``_hi``) as "3.10 [3.02, 3.18]" texts, after ``keys``;
+    the win chance per 100 points too, where the frame has it."""
+    table = frame[keys].copy()
+    for column, label in TRADES.items():
+        if column in frame and frame[column].notna().any():
+            table[label] = _points_texts(frame, column)
+    if "per_100_points" in frame and keys != ["option"]:  # rank shows it in its main table
+        table["win chance per 100 points"] = _texts(frame, "per_100_points", "per_100_points_lo", "per_100_points_hi")
+    return table
 
 
 def _texts(frame: pd.DataFrame, column: str, lo: str, hi: str, unit: str = "%") -> list[str]:
@@ -411,47 +566,60 @@ def _points_texts(frame: pd.DataFrame, column: str) -> list[str]:
     return [number(m, a, b) for m, a, b in zip(frame[column], frame[f"{column}_lo"], frame[f"{column}_hi"])]
 
 
-def cumulative_frame(result: Result) -> pd.DataFrame:
-    """At-least and at-most tables of every distribution of ``result``, long form."""
-    from ..estimates import Distribution
-
-    frames = []
-    for path, leaf in result.leaves():
-        if not isinstance(leaf, Distribution):
-            continue
-        for direction in ("at_least", "at_most"):
-            table = result.cumulative(*path, kind=direction)
-            table.insert(0, "direction", direction)
-            table.insert(0, "quantity", path[-1])
-            table.insert(0, "entity", "/".join(path[1:-1]))
-            table.insert(0, "section", path[0])
-            frames.append(table)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["section", "entity", "quantity", "direction", "value", "p", "ci95_lo", "ci95_hi"])
-
-
 class ThresholdResult(DecisionResult):
-    """The smallest (or largest) value of a field whose probability reaches a target, every value's
-    estimate with its interval, and how sure the answer is."""
+    """The value of a field at the edge of those whose probability reaches a target (the largest when the chance
+    falls as the value grows, the smallest when it rises, unless ``largest`` forces one), every value's estimate
+    with its interval, how sure the answer is, why that side, and why neighbouring values give the same chance."""
 
     kind = "threshold"
 
-    def __init__(self, *, field: str, quantity: str, target: float, direction: str, largest: bool,
-                 points: list[dict], **kw):
+    def __init__(self, *, field: str, quantity: str, target: float, direction: str, largest: bool | None,
+                 points: list[dict], plateaus: list[dict] = (), field_words: str = "", quantity_words: str = "", **kw):
         self.field, self.quantity, self.target = field, quantity, target
-        self.direction, self.largest = direction, largest
+        self.direction = direction
+        self.field_words, self.quantity_words = field_words or field, quantity_words or quantity
         self.points = sorted(points, key=lambda point: point["value"])
+        self.plateaus = list(plateaus)
         frame = pd.DataFrame({"value": [pt["value"] for pt in self.points], "p": [pt["p"] for pt in self.points],
                               "ci95_lo": [pt["ci95"][0] for pt in self.points],
                               "ci95_hi": [pt["ci95"][1] for pt in self.points],
                               "reaches": [self._reaches(pt["p"]) for pt in self.points]})
         super().__init__(frame=frame, **kw)
+        self.trend = self._trend()
+        self.chosen = "given" if largest is not None else "auto"
+        if largest is None:  # the side where the reaching values lie: their edge is the answer
+            reaching_low = (self.trend < 0) if direction == "at_least" else (self.trend > 0)
+            largest = bool(reaching_low)
+        self.largest = largest
+        self.reversals = self._reversals()
         order = self.points[::-1] if largest else self.points
         hit = next((i for i, pt in enumerate(order) if self._reaches(pt["p"])), None)
         self.answer = order[hit] if hit is not None else None
         self.neighbour = order[hit - 1] if hit else None  # the value tried just before, which does not reach
         self.value = self.answer["value"] if self.answer else None
         self.reached = self.answer is not None
+
+    def _trend(self) -> int:
+        """+1 when the chance rises with the value, −1 when it falls, 0 when it is the same at every value."""
+        p = [pt["p"] for pt in self.points]
+        if not p or p[-1] == p[0]:
+            steps = np.sign(np.diff(p)).sum() if len(p) > 1 else 0
+            return int(np.sign(steps))
+        return 1 if p[-1] > p[0] else -1
+
+    def _reversals(self) -> list[tuple[dict, dict]]:
+        """Neighbouring values whose chance moves against the trend by more than either one's interval half-width
+        (clearly, not noise)."""
+        out = []
+        for a, b in zip(self.points, self.points[1:]):
+            half = max((a["ci95"][1] - a["ci95"][0]) / 2, (b["ci95"][1] - b["ci95"][0]) / 2)
+            if self.trend and (b["p"] - a["p"]) * self.trend < 0 and abs(b["p"] - a["p"]) > half:
+                out.append((a, b))
+        return out
+
+    @property
+    def monotone(self) -> bool:
+        return not self.reversals
 
     def _reaches(self, p: float) -> bool:
         return p >= self.target if self.direction == "at_least" else p <= self.target
@@ -470,58 +638,105 @@ class ThresholdResult(DecisionResult):
         return self.reached and self._clears(self.answer, True) and (
             self.neighbour is None or self._clears(self.neighbour, False))
 
+    def _goal(self) -> str:
+        return f"{'at least' if self.direction == 'at_least' else 'at most'} {100 * self.target:g} %"
+
     def statement(self) -> str:
-        """The answer in words, with both intervals and how sure it is."""
-        goal = f"{'at least' if self.direction == 'at_least' else 'at most'} {100 * self.target:g} %"
-        what = f"{self.quantity} {goal}"
-        shown = lambda pt: f"{self.field} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"  # noqa: E731
+        """The answer in one line, with the intervals of the answer and of its neighbour."""
+        field, what = f'"{self.field_words}"', f'"{self.quantity_words}" {self._goal()}'
         if not self.reached:
             best = max(self.points, key=lambda pt: pt["p"] if self.direction == "at_least" else -pt["p"])
-            return (f"No value of {self.field} from {self.points[0]['value']} to {self.points[-1]['value']} gives "
-                    f"{what}; the closest is {shown(best)}.")
+            return (f"No value of {field} from {self.points[0]['value']} to {self.points[-1]['value']} gives "
+                    f"{what}; the closest is {best['value']}: {percent(best['p'], *best['ci95'])}.")
         which = "largest" if self.largest else "smallest"
-        text = f"{which.capitalize()} value that gives {what}: {shown(self.answer)}"
+        text = f"{which.capitalize()} {field} that gives {what}: {self.answer['value']} " \
+               f"({percent(self.answer['p'], *self.answer['ci95'])})"
         if self.neighbour is not None:
-            text += f"; {shown(self.neighbour)} does not"
-        else:
-            text += f" (the {'largest' if self.largest else 'smallest'} value tried)"
+            return text + f"; {self.neighbour['value']} gives {percent(self.neighbour['p'], *self.neighbour['ci95'])}."
+        return text + f" (the {which} value tried)."
+
+    def why(self) -> str:
+        """Why the answer is the largest or the smallest value."""
+        first, last = self.points[0], self.points[-1]
+        if self.chosen == "given":
+            return f"The {'largest' if self.largest else 'smallest'} value, as asked."
+        if not self.trend:
+            return "The chance is the same at every value tried, so the smallest value answers."
+        moves = "falls" if self.trend < 0 else "rises"
+        span = (f"{percent(first['p'], *first['ci95'])} at {first['value']}, "
+                f"{percent(last['p'], *last['ci95'])} at {last['value']}")
+        if self.largest:
+            return (f"The chance {moves} as the value grows ({span}), so this answers how far it can go: the largest "
+                    f"value that still gives {self._goal()} (use --smallest / largest=False for the other end).")
+        return (f"The chance {moves} as the value grows ({span}), so this answers what it takes: the smallest value "
+                f"that gives {self._goal()} (use --largest / largest=True for the other end).")
+
+    def warning(self) -> str | None:
+        """A warning when the chance is clearly not monotone in the value."""
+        if self.monotone:
+            return None
+        a, b = self.reversals[0]
+        against = "fall" if self.trend < 0 else "rise"
+        return (f"Warning: the chance is not monotone in the value: it goes from {percent(a['p'], *a['ci95'])} at "
+                f"{a['value']} to {percent(b['p'], *b['ci95'])} at {b['value']}, against the overall {against}; values "
+                f"on both sides of the answer may reach the target, so read every value below.")
+
+    def certainty(self) -> str:
+        if not self.reached:
+            return ""
         if self.confident:
-            return text + ". Every interval shown clears the target (95 % confidence each)."
-        return text + (". An interval shown includes the target, so the answer is not sure at 95 %: "
-                       "run more trials.")
+            return "Every interval shown clears the target (95 % confidence each)."
+        return "An interval shown includes the target, so the answer is not sure at 95 %: run more trials."
+
+    def lines(self) -> list[str]:
+        """The answer, its certainty, why this side, a warning, and why neighbouring values tie."""
+        return [x for x in (self.statement(), self.certainty(), self.why(), self.warning()) if x] + \
+            [p["why"] for p in self.plateaus]
 
     def to_dict(self) -> dict:
         out = {"value": _clean(self.value), "reached": self.reached, "confident": self.confident,
                "points": [{"value": _clean(pt["value"]), "p": _clean(pt["p"]),
                            "ci95": [_clean(x) for x in pt["ci95"]]} for pt in self.points],
-               "statement": self.statement(), "field": self.field, "quantity": self.quantity,
-               "target": self.target, "direction": self.direction, "search": "largest" if self.largest else "smallest"}
+               "statement": self.statement(), "why": self.why(), "warning": self.warning(),
+               "field": self.field, "quantity": self.quantity, "target": self.target, "direction": self.direction,
+               "search": "largest" if self.largest else "smallest", "search_chosen": self.chosen,
+               "trend": {1: "rises", -1: "falls", 0: "flat"}[self.trend], "monotone": self.monotone,
+               "plateaus": [{"from": _clean(p["from"]), "to": _clean(p["to"]), "why": p["why"]} for p in self.plateaus]}
         base = super().to_dict()
         base.pop("rows")
         out.update({k: v for k, v in base.items() if k not in out})
         return out
 
     def __str__(self) -> str:
-        rows = [f"{self.field} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"
+        rows = [f"{self.field_words} = {pt['value']}: {percent(pt['p'], *pt['ci95'])}"
                 + ("  reaches" if self._reaches(pt["p"]) else "") for pt in self.points]
-        return "\n".join([self.statement(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
+        return "\n".join([*self.lines(), "", self._header(), *rows] + [f"note: {n}" for n in self.notes])
 
+    @literal_text
     def plot(self):
-        """The probability against the value, 95 % error bars, the target as a line."""
+        """The chance against the value, in percent with 95 % error bars, the target as a line and the answer
+        ringed; axes in the player's words."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import PercentFormatter
+
+        from ..plots import value_ticks, wrap_for
 
         t = self.frame
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in t.value)
-        x = t.value.to_numpy(float) if numeric else np.arange(len(t))
-        fig, ax = plt.subplots(figsize=(7, 4))
-        ax.errorbar(x, 100 * t.p, yerr=[100 * (t.p - t.ci95_lo), 100 * (t.ci95_hi - t.p)], fmt="o-", capsize=3)
-        ax.axhline(100 * self.target, color="grey", ls="--", lw=1, label=f"target {100 * self.target:g} %")
-        if not numeric:
-            ax.set_xticks(x, [str(v) for v in t.value])
-        ax.set_xlabel(self.field)
-        ax.set_ylabel(f"{self.quantity} (%, 95 % interval)")
+        fig, ax = plt.subplots(figsize=(8, 4.6))
+        x = value_ticks(ax, list(t.value))
+        ax.errorbar(x, 100 * t.p, yerr=[100 * (t.p - t.ci95_lo), 100 * (t.ci95_hi - t.p)], fmt="o-", capsize=3,
+                    label="chance (bar: 95 % interval)")
+        ax.axhline(100 * self.target, color="grey", ls="--", lw=1, label=f"target: {self._goal()}")
+        if self.reached:
+            k = list(t.value).index(self.value)
+            ax.plot([x[k]], [100 * t.p.iloc[k]], "o", ms=14, mfc="none", mec="C3", mew=2,
+                    label=f"answer: {self.value} ({'largest' if self.largest else 'smallest'} that reaches it)")
+        ax.set_xlabel(self.field_words)
+        ax.set_ylabel(wrap_for(fig, f"chance: {self.quantity_words}", 10, share=0.55))
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        ax.set_title(self.title, fontsize=10)
+        ax.set_title(wrap_for(fig, f"{self.title}: {self.quantity_words} by {self.field_words}", 10), fontsize=10)
         fig.tight_layout()
         return fig

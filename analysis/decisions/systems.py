@@ -7,13 +7,15 @@ result builder (for trial-by-trial pairing).  Matchups (``matrix``, ``compare``,
 """
 from __future__ import annotations
 
+import copy
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
+from ..bounds import MAX_NAME_CHARS, Name
 from ..errors import UserError
 from ..scenario import StrictModel, read_toml, shown_path, validate
 from .fieldpath import with_value
@@ -23,9 +25,24 @@ class ForceFile(StrictModel):
     """The shape of a force (file or dict); the formations and units are checked in the matchup."""
 
     system: Literal["epic"] = "epic"
-    name: str | None = None
+    name: Name | None = None
     units: dict[str, dict] = {}
     formations: list[dict] = Field(min_length=1)
+
+    @field_validator("formations")
+    @classmethod
+    def _formation_names(cls, formations):
+        """A formation's name is a name (the matchup compares them before the scenario is validated)."""
+        for f in formations:
+            try:
+                _NAME.validate_python(f.get("name", "x"), strict=True)
+            except ValidationError:
+                raise ValueError(f"a formation's name is {shown_path(repr(f['name']))}; "
+                                 f"allowed: a text of one line, 1 to {MAX_NAME_CHARS} characters") from None
+        return formations
+
+
+_NAME = TypeAdapter(Name)
 
 
 @dataclass
@@ -206,11 +223,23 @@ class GdB(System):
     name = "gdb"
 
     def with_value(self, model, source, path, value):
-        return self.module._set(model, path, value)
+        return model.replace(path, value)
+
+
+class T9AForceFile(StrictModel):
+    """A 9th Age unit for matchups: its ``unit`` table (with ``attacks``), optional ``support`` and, for the
+    charging side, ``charge`` keys of a charger (``advance_rate``, ``dice`` …); checked in the matchup."""
+
+    system: Literal["t9a"] = "t9a"
+    name: str | None = Field(default=None, min_length=1, max_length=80)
+    unit: dict
+    support: dict | None = None
+    charge: dict | None = None
 
 
 class T9A(System):
-    """The 9th Age: sweeps over the scenario file's fields (the loaded model is resolved)."""
+    """The 9th Age: sweeps over the scenario file's fields (the loaded model is resolved); with close combat
+    also matchups (a unit file charges a unit file on a base scenario's ``[combat]``) and paired comparisons."""
 
     name = "t9a"
 
@@ -232,6 +261,55 @@ class T9A(System):
 
     def simulate(self, model, **kwargs):
         return self.module.simulate(model.model, **kwargs)
+
+    def job(self, model, engine, trial_streams=False):
+        """The runner job of a scenario with ``[combat]`` (``trial_streams``: one stream per trial); a charge
+        alone has none (NotImplementedError: the decision simulates it whole)."""
+        from ..t9a import KernelJob, ReferenceJob
+
+        if model.model.combat is None:
+            raise NotImplementedError("a 9th Age charge without [combat] has no trial streams")
+        jobs = {"kernel": KernelJob, "reference": ReferenceJob}
+        if engine not in jobs:
+            raise ValueError("engine must be 'kernel' or 'reference'")
+        return jobs[engine](model.model, trial_streams=trial_streams)
+
+    def build(self, model, job, counts, info, engine):
+        from ..t9a.results import build_result
+
+        return build_result(model.model, job.layout, counts, info, engine)
+
+    def win_path(self, role: str) -> tuple:
+        """The combat won over all trials (docs/t9a.md, "Close combat"): the charger's or the target's."""
+        return ("melee", "unconditional", "a_wins" if role == "attacker" else "b_wins")
+
+    def force(self, spec, role: str) -> Force:
+        """A unit from a TOML file or a dict (:class:`T9AForceFile`)."""
+        if isinstance(spec, Force):
+            return spec
+        if isinstance(spec, dict):
+            data, source = dict(spec), "<force>"
+        else:
+            data, source = read_toml(spec)
+        checked = validate(T9AForceFile, data, source)
+        name = checked.name or (Path(str(spec)).stem if not isinstance(spec, dict) else "unit")
+        return Force(name=name, data=checked.model_dump(exclude={"system", "name"}), source=source)
+
+    def matchup(self, attacker: Force, defender: Force, base):
+        """``base``'s scenario (its rules, ``[combat]`` and charge) with ``attacker``'s unit as the charger and
+        ``defender``'s as the target."""
+        source = f"{attacker.source} vs {defender.source}"
+        if base is None or base.raw.get("combat") is None or len(base.raw["chargers"]) != 1:
+            raise UserError(source, "base", "a 9th Age matchup needs a base scenario with [combat] and one charger",
+                            "a T9A scenario file with [combat]")
+        from ..t9a.model import Scenario, resolve
+
+        data = copy.deepcopy(base.raw)
+        data["title"] = f"{attacker.name} vs {defender.name}"
+        data["chargers"][0].update(attacker.data.get("charge") or {}, name=attacker.name, unit=attacker.data["unit"],
+                                   support=attacker.data.get("support"))
+        data["target"].update(name=defender.name, unit=defender.data["unit"], support=defender.data.get("support"))
+        return _WithRaw(resolve(validate(Scenario, data, source), source), data)
 
 
 @dataclass(frozen=True)

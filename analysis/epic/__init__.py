@@ -9,11 +9,12 @@ in ``docs/epic-turn.md``.
 """
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from .. import runner
+from ..runner import block_rng
 from ..scenario import parse_toml, read_toml, validate
+from ..user_text import printable
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
@@ -45,11 +46,6 @@ def _compiled(scenario) -> CompiledEpic:
     if not isinstance(scenario, EpicScenario):
         scenario = load(scenario)
     return compile_scenario(scenario)
-
-
-def block_rng(key0: int, key1: int, block: int) -> random.Random:
-    """The reference engine's Python generator for one stream block (independent of the kernel's)."""
-    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
 
 
 class ReferenceJob:
@@ -120,13 +116,13 @@ def trace(scenario, seed: int = 0) -> str:
     from .reference import run_trial
 
     if _is_turn(scenario):
-        return _trace_turn(scenario, seed)
+        return printable(_trace_turn(scenario, seed))
     compiled = _compiled(scenario)
     lines: list[str] = [f"{compiled.scenario.title}: one trial, seed {seed} (reference engine)"]
     key0, key1 = runner.stream_key(seed)
     outcome = run_trial(compiled, block_rng(key0, key1, 0), log=lines.append)
     lines.append(f"outcome: winner={outcome.winner} rounds={outcome.rounds} margin={outcome.margin}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 # -- turn scenarios (docs/epic-turn.md) ----------------------------------------------------------------

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from ..counts import CountLayout
 from .dice import Dice, parse_dice
-from .model import CriticalEffect, EpicScenario, UnitProfile, WeaponAbilities
+from .model import EpicScenario
+from .profiles import CriticalEffect, UnitProfile, WeaponAbilities
 
 ATTACKER, DEFENDER = 0, 1
 BC, FF, OUT = 0, 1, 2

@@ -455,6 +455,12 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
         kind = flier(scenario, formation)
         if kind is not None:
             return f"formations[{k}]", f"an {kind} formation"
+    # overwatch fire at a withdrawing formation (docs/epic-turn.md §2a): the reference engine's so far
+    for k, act in enumerate(scenario.turn):
+        if act.withdrawal_fire:
+            return f"turn[{k}].withdrawal_fire", "overwatch fire at a withdrawing formation"
+    if scenario.end_phase.withdrawal_fire:
+        return "end_phase.withdrawal_fire", "overwatch fire at a withdrawing formation"
     # the turn's shooting takes a war engine's starting DC as fixed (kernels/epic/shooting.py): a lose_character
     # critical that removes a battlecar changes it
     for u in c.units:

@@ -146,6 +146,10 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
     if c.rules.result_dice == "sum":
         notes.append("result_dice = \"sum\": NOT the Tournament Pack rule (TP 1.12.7 keeps the highest die)")
     meta = {"engine": engine, "rules": c.rules.model_dump()}
+    if war_engine_results:  # what the damage and shields above are out of (the headline's "2.3 of 8")
+        meta["war_engines"] = {f.name: {"damage_capacity": f.war_engine_damage_capacity, "shields": f.max_shields,
+                                        "every_unit": len(f.war_engines) == len(f.units)}
+                               for f in c.formations if f.war_engines}
     tree = {"sides": sides, "formations": formations}
     return EpicResult(system="epic", title=c.scenario.title, info=info, tree=tree, notes=notes, meta=meta)
 

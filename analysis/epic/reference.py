@@ -124,6 +124,7 @@ class Trial:
     compiled: CompiledEpic | None = None  # the scenario it runs (never mutated)
     # a shooting attack's own booking of damage (docs/epic-turn.md §3.13): set while it resolves
     damage_sink: Callable[[Unit, int, bool], None] | None = None
+    withdrawn: list[str] = field(default_factory=list)  # formations, in the order their withdrawals ended
 
     def count_damage(self, unit: Unit, points: int, by_side: int | None, kill: bool, marker: bool) -> None:
         """Book ``points`` of damage (or units) lost by ``unit``: kills for ``by_side`` while the fight goes
@@ -765,6 +766,7 @@ def withdraw(trial: Trial, formation: Formation, speed_zero_die: bool) -> None:
                 unit.alive = False
             trial.say("§9.5", f"  {unit.label}: trapped draw {draw:.3f} vs {formation.trapped} → "
                               f"{'destroyed' if trapped else 'escapes'}")
+    trial.withdrawn.append(formation.name)  # its withdrawal deaths are over (overwatch fire at it: turn.py)
 
 
 def break_formation(trial: Trial, formation: Formation, clause: str, withdraws: bool) -> None:
@@ -936,9 +938,10 @@ def rally(trial: Trial, formation: Formation) -> bool:
     return passed
 
 
-def end_phase(trial: Trial) -> None:
+def end_phase(trial: Trial, after_rally: Callable[[], None] | None = None) -> None:
     """End-phase effects of war engines (§10.7), then every formation with a living unit and BMs or
-    broken takes the rally test (TP 1.14.1; spec §7), then shadowfields come back (§10.2)."""
+    broken takes the rally test (TP 1.14.1; spec §7), then ``after_rally`` (a turn's withdrawal fire,
+    docs/epic-turn.md §2a), then shadowfields come back (§10.2)."""
     trial.in_end_phase = True
     if any((u.alive and (u.fires or u.breaches or u.slot.regeneration or u.slot.void_shields))
            or (u.slot.necron and not u.alive) for u in trial.units):
@@ -949,6 +952,8 @@ def end_phase(trial: Trial) -> None:
     for formation in trial.formations:
         if formation.living and (formation.blast_markers > 0 or formation.broken):
             rally(trial, formation)
+    if after_rally is not None:
+        after_rally()
     shadowfields_return(trial)
 
 

@@ -4,14 +4,16 @@ It implements ``docs/epic-turn.md`` §2: each activation takes its action test (
 blast marker, checks the break and leaves only a Hold), shoots (:func:`analysis.epic.shooting.shoot`),
 regroups (Marshal, Hold) or goes on overwatch; an ``engage`` activation draws the overwatch fire it
 names, then starts the existing reference assault from the blast markers, losses and broken states
-the turn produced; the end-phase rally closes the turn.  Aircraft ground attacks (with their flak and
-disengagement), orbital bombardments and pin-point attacks are the steps of :mod:`analysis.epic.aircraft`
+the turn produced; the end-phase rally closes the turn.  A formation that withdraws as a result of an
+activation (or of the end-phase rally) draws the withdrawal fire its entries name (§2a: one shooting
+attack of :func:`analysis.epic.shooting.shoot` per firer on overwatch).  Aircraft ground attacks (with their flak
+and disengagement), orbital bombardments and pin-point attacks are the steps of :mod:`analysis.epic.aircraft`
 (docs/epic-turn.md §9).
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .compile import ENGAGED, OUTSIDE, CompiledEpic
 from .reference import (Decision, Formation, Log, Trial, assault_snapshot, break_formation, consequences, end_phase,
@@ -20,7 +22,15 @@ from .aircraft import (FlakReport, MOVING_ACTIONS, aircraft_action_test, barrage
                        ground_attack_orders, may_jink, orbital_orders, pin_point_orders)
 from .outcome import TrialOutcome
 from .shooting import ACTION_TO_HIT, JINK_SAVE, AttackReport, FireOrders, shoot
-from .turn_model import Activation, flier
+from .turn_model import Activation, WithdrawalFire, flier
+
+
+@dataclass
+class WithdrawalFireOutcome:
+    """What one ``withdrawal_fire`` entry did in one trial (docs/epic-turn.md §2a, §4)."""
+
+    fired: bool = False  # its formation made the attack
+    attack: AttackReport | None = None
 
 
 @dataclass
@@ -33,6 +43,7 @@ class ActivationOutcome:
     target_blast_markers_after: int = 0  # the target's BMs once the attack is resolved (0 broken or destroyed)
     target_broken: bool = False  # broken with a living unit after the attack
     flak: FlakReport | None = None  # a ground attack: what flak did to the aircraft (approach and disengagement)
+    withdrawal_fire: list[WithdrawalFireOutcome] = field(default_factory=list)  # one per entry, in order
 
 
 @dataclass
@@ -40,6 +51,7 @@ class TurnTrialOutcome:
     activations: list[ActivationOutcome]
     assault: TrialOutcome  # winner None: no assault this trial
     engaged: bool = False  # the engage activation led to an assault
+    end_phase_withdrawal_fire: list[WithdrawalFireOutcome] = field(default_factory=list)  # [end_phase] entries
 
 
 def unit_weapons(compiled: CompiledEpic) -> list[tuple]:
@@ -85,9 +97,10 @@ def regroup(trial: Trial, formation: Formation) -> None:
 OVERWATCH_COVER_SAVE = 5  # infantry on overwatch in the open (TP 1.8.4)
 
 
-def fire_orders(compiled: CompiledEpic, act: Activation, modifier: int, target_on_overwatch: bool = False
-                ) -> FireOrders:
-    """The activation's map inputs; the cover save defaults to the target formation's ``cover``.
+def fire_orders(compiled: CompiledEpic, act: Activation | WithdrawalFire, modifier: int,
+                target_on_overwatch: bool = False) -> FireOrders:
+    """The activation's (or withdrawal fire's) map inputs; the cover save defaults to the target formation's
+    ``cover``.
 
     A target formation of infantry only that is on overwatch counts as in cover with a 5+ cover save
     when the activation does not put it in cover already (TP 1.8.4; reading: only for all-infantry
@@ -273,17 +286,62 @@ class Turn:
             return False
         return True
 
-    def rally(self, end_phase) -> None:
-        """The end phase; aircraft and spacecraft never rally: their BMs wait for their next action
-        test (TP 4.2.7), set aside while the rally runs."""
+    def rally(self, end_phase) -> list[WithdrawalFireOutcome]:
+        """The end phase, with the withdrawal fire of ``[end_phase]`` after the whole rally step at the formations
+        that failed their rally while broken and withdrew again (docs/epic-turn.md §2a); aircraft and spacecraft
+        never rally: their BMs wait for their next action test (TP 4.2.7), set aside while the rally runs."""
         fliers = [self.by_name[f.name] for f in self.compiled.scenario.formations
                   if flier(self.compiled.scenario, f) is not None]
         kept = [f.blast_markers for f in fliers]
         for formation in fliers:
             formation.blast_markers = 0
-        end_phase(self.trial)
+        mark, fired = len(self.trial.withdrawn), []
+        entries = self.compiled.scenario.end_phase.withdrawal_fire
+
+        def withdrawal_fire() -> None:
+            if entries:
+                self.trial.say("TP 1.13.3", "--- end phase: withdrawal fire ---")
+                fired.extend(self.withdrawal_fire(entries, self.withdrawn_since(mark)))
+
+        end_phase(self.trial, after_rally=withdrawal_fire)
         for formation, markers in zip(fliers, kept):
             formation.blast_markers = markers
+        return fired
+
+    def withdrawn_since(self, mark: int) -> set[str]:
+        """The formations whose withdrawal ended since the trial had ``mark`` of them."""
+        return set(self.trial.withdrawn[mark:])
+
+    def withdrawal_fire(self, entries: list[WithdrawalFire], withdrew: set[str]) -> list[WithdrawalFireOutcome]:
+        """Each entry in list order: when its ``at`` withdrew (``withdrew``) and still has a living unit, its
+        ``formation``, if on overwatch, unbroken and alive, makes one shooting attack at it, modifier 0, and
+        leaves overwatch; a firer none of whose units can fire makes no attack and stays on overwatch.  The
+        withdrawing formation is broken: every BM the attack would place is a hit with no save (TP 1.10,
+        1.13.3, 1.13.4; epic-shooting §3.10, §5 Against a withdrawal; docs/epic-turn.md §2a)."""
+        trial, outcomes = self.trial, []
+        for entry in entries:
+            outcome = WithdrawalFireOutcome()
+            outcomes.append(outcome)
+            if entry.at not in withdrew:
+                trial.say("TP 1.13.3", f"{entry.at} did not withdraw: {entry.formation} holds its withdrawal fire")
+                continue
+            target, shooter = self.by_name[entry.at], self.by_name[entry.formation]
+            if not target.living:
+                trial.say("TP 1.13.3", f"{entry.at} withdrew with no unit left: no fire from {entry.formation}")
+                continue
+            if entry.formation not in self.overwatch or shooter.broken or not shooter.living:
+                trial.say("TP 1.10", f"{entry.formation} is not on overwatch (it fired or acted), broken or destroyed: "
+                                     f"no fire at the withdrawing {entry.at}")
+                continue
+            trial.say("TP 1.13.3", f"{entry.at} withdraws: {entry.formation} fires on overwatch at it "
+                                   "(epic-shooting §3.10; its BMs become no-save hits, TP 1.13.4)")
+            outcome.attack = shoot(trial, shooter, target, self.weapons_of,
+                                   fire_orders(self.compiled, entry, ACTION_TO_HIT["overwatch"]))
+            outcome.fired = outcome.attack.fired
+            if outcome.fired:
+                self.overwatch.discard(entry.formation)
+                trial.say("TP 1.10", f"{entry.formation} has fired: it leaves overwatch")
+        return outcomes
 
     def assault(self, act: Activation) -> Decision:
         """The existing reference assault, from the state the turn produced: the charger, its target
@@ -310,8 +368,9 @@ def run_turn_trial(compiled: CompiledEpic, weapons: list[tuple], rng: random.Ran
                    ) -> TurnTrialOutcome:
     """One turn: activations, the assault of the engage activation, the end phase (docs/epic-turn.md §2)."""
     turn = Turn(compiled, weapons, rng, log)
-    outcomes, decision, engage = [], None, None
+    outcomes, decision, engage, engage_withdrew = [], None, None, set()
     for act in compiled.scenario.turn:
+        mark = len(turn.trial.withdrawn)
         outcome, assault = turn.activate(act)
         turn.note_movement(act, outcome)
         if act.may_shoot:
@@ -319,14 +378,23 @@ def run_turn_trial(compiled: CompiledEpic, weapons: list[tuple], rng: random.Ran
             outcome.target_broken = target.broken and bool(target.living)
             outcome.target_blast_markers_after = target.blast_markers if target.living and not target.broken else 0
         outcomes.append(outcome)
+        if act.action == "engage":  # its withdrawal fire comes after its assault (docs/epic-turn.md §2a)
+            engage_withdrew = turn.withdrawn_since(mark)
+        elif act.withdrawal_fire:
+            outcome.withdrawal_fire = turn.withdrawal_fire(act.withdrawal_fire, turn.withdrawn_since(mark))
         if assault:
             engage = act
     if engage is not None:
+        mark = len(turn.trial.withdrawn)
         decision = turn.assault(engage)
+        engage_withdrew |= turn.withdrawn_since(mark)
+    for act, outcome in zip(compiled.scenario.turn, outcomes):
+        if act.action == "engage" and act.withdrawal_fire:
+            outcome.withdrawal_fire = turn.withdrawal_fire(act.withdrawal_fire, engage_withdrew)
     snapshot = assault_snapshot(turn.trial)
     for act, outcome in zip(compiled.scenario.turn, outcomes):
         if act.action == "ground_attack":
             turn.disengage(act, outcome)
-    if compiled.scenario.end_phase.rally:
-        turn.rally(end_phase)
-    return TurnTrialOutcome(outcomes, trial_outcome(turn.trial, decision, snapshot), engaged=decision is not None)
+    end_fire = turn.rally(end_phase) if compiled.scenario.end_phase.rally else []
+    return TurnTrialOutcome(outcomes, trial_outcome(turn.trial, decision, snapshot), engaged=decision is not None,
+                            end_phase_withdrawal_fire=end_fire)

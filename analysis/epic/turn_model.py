@@ -5,10 +5,11 @@ check: every bad activation gives one ``ValueError`` naming its field ("turn[1].
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ..bounds import Name, distinct
 from ..scenario import StrictModel
 
 Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
@@ -20,30 +21,65 @@ FIRING_ACTIONS = ("advance", "double", "sustained_fire")  # always fire at their
 DEFAULT_ON_FAIL = {"engage": "move", "marshal": "regroup", "march": "move", "overwatch": "move"}  # else "shoot"
 
 
+# The map inputs and choices of a shooting attack (docs/epic-turn.md §1), on an activation and on a withdrawal fire
+InRange = Annotated[int | None, Field(ge=0, le=1000)]  # shooting units in range with a line of fire, front first
+Exposed = Annotated[int | None, Field(ge=1, le=1000)]  # target units any shooter can reach, front first
+CoverSave = Annotated[int | None, Field(ge=2, le=6)]  # default: the target formation's `cover`
+ApAt = Literal["auto", "ap", "at"]  # the AP/AT choice per weapon; "auto": the default policy
+DeclareAt = Literal["auto", "war_engines", "others"]  # at war engines and other units: each weapon's group (TP 3.2.1)
+TemplatesCover = Annotated[int | None, Field(ge=1, le=100)]  # target units under each barrage template
+
+
+class WithdrawalFire(StrictModel):
+    """A formation on overwatch that fires at ``at`` when ``at`` withdraws (TP 1.13.3; docs/epic-turn.md §2a),
+    with the map inputs of its attack as on a shooting activation (no crossfire)."""
+
+    formation: Name
+    at: Name
+    in_range: InRange = None
+    exposed: Exposed = None
+    cover: bool = False
+    cover_save: CoverSave = None
+    ap_at: ApAt = "auto"
+    declare_at: DeclareAt = "auto"
+    templates_cover: TemplatesCover = None
+
+    @property
+    def target(self) -> str:
+        """The formation its attack is at, named as on an activation."""
+        return self.at
+
+    @property
+    def crossfire(self) -> bool:
+        """A withdrawal fire is never a crossfire (docs/epic-turn.md §2a)."""
+        return False
+
+
 class Activation(StrictModel):
     """One activation: the formation, its action and target, the map inputs of its shooting."""
 
-    formation: str
+    formation: Name
     action: Action
-    target: str | None = None
+    target: Name | None = None
     retain: bool = False  # retaining the initiative: −1 to the action test (TP 1.6.3)
     on_fail: Literal["shoot", "move", "regroup"] | None = None  # the Hold after a failed test (TP 1.6.1)
     crossfire: bool = False  # TP 1.11
-    overwatch_fire: list[str] = Field([], max_length=16)  # engage only: overwatching enemies firing at the charger
-    in_range: int | None = Field(None, ge=0, le=1000)  # shooting units in range with a line of fire, front first
-    exposed: int | None = Field(None, ge=1, le=1000)  # target units any shooter can reach, front first
+    overwatch_fire: Annotated[list[Name], Field(max_length=16), distinct] = []  # engage only: overwatching enemies firing at the charger
+    in_range: InRange = None
+    exposed: Exposed = None
     cover: bool = False  # the target is in cover: −1 to hit, infantry may use cover_save
-    cover_save: int | None = Field(None, ge=2, le=6)  # default: the target formation's `cover`
-    ap_at: Literal["auto", "ap", "at"] = "auto"  # the AP/AT choice per weapon; "auto": the default policy
-    # at a target with war engines and other units: the group each weapon is declared at (TP 3.2.1)
-    declare_at: Literal["auto", "war_engines", "others"] = "auto"
-    templates_cover: int | None = Field(None, ge=1, le=100)  # target units under each barrage template
+    cover_save: CoverSave = None
+    ap_at: ApAt = "auto"
+    declare_at: DeclareAt = "auto"
+    templates_cover: TemplatesCover = None
     # ground_attack only (TP 4.2.4; docs/epic-turn.md §9): enemy formations whose AA units were in range
     # of the aircraft during the approach, and others (their AA units not yet fired) during the disengagement
-    flak: list[str] = Field([], max_length=16)
-    disengagement_flak: list[str] = Field([], max_length=16)
+    flak: Annotated[list[Name], Field(max_length=16), distinct] = []
+    disengagement_flak: Annotated[list[Name], Field(max_length=16), distinct] = []
     jink: bool = False  # the aircraft jink against the approach flak, forfeiting the attack (TP 4.2.3)
     war_engine: int | None = Field(None, ge=1, le=100)  # pin_point: the target's Nth war engine, front first
+    # overwatching formations that fire at a formation withdrawing as a result of this activation (TP 1.13.3)
+    withdrawal_fire: list[WithdrawalFire] = Field([], max_length=16)
 
     @property
     def hold(self) -> str:
@@ -207,9 +243,14 @@ def _check_declaration(scenario, at: str, act: Activation, by_name: dict) -> Non
     if not act.may_shoot or act.action in ("pin_point", "orbital_bombardment"):
         raise ValueError(f"{at}.declare_at: only an activation that shoots at its target declares its weapons "
                          f"(TP 3.2.1); allowed: \"auto\"")
-    types = {scenario.units[g.unit].type == "WE" for g in by_name[act.target].units}
+    _check_mixed_target(scenario, f"{at}.declare_at", by_name[act.target])
+
+
+def _check_mixed_target(scenario, where: str, target) -> None:
+    """A forced declaration is for a target formation of war engines and other units (TP 3.2.1)."""
+    types = {scenario.units[g.unit].type == "WE" for g in target.units}
     if types != {True, False}:
-        raise ValueError(f"{at}.declare_at: {act.target!r} has {'only' if True in types else 'no'} war engines; the "
+        raise ValueError(f"{where}: {target.name!r} has {'only' if True in types else 'no'} war engines; the "
                          "declaration is for formations of war engines and other units (TP 3.2.1); allowed: \"auto\"")
 
 
@@ -217,13 +258,68 @@ def _engaged(formation) -> bool:
     return any(g.engaged in ("bc", "ff") for g in formation.units)
 
 
-def check_turn(scenario) -> None:
-    """One ``ValueError`` for the first bad activation (TP 1.6, 1.9.1, 1.10, 1.13; docs/epic-turn.md §1)."""
+def _may_withdraw(scenario, act: Activation, by_name: dict) -> set[str]:
+    """The formations that can withdraw as a result of ``act``: the acting ground formation (a failed action
+    test; a charger broken by overwatch fire), its target (broken by the attack; the loser of its assault),
+    the formations in its assault (an engage: those with a role) and the formations within a critical's splash
+    of any of these (docs/epic-turn.md §2a)."""
+    names = {act.target} - {None}
+    if flier(scenario, by_name[act.formation]) is None:
+        names.add(act.formation)
+    if act.action == "engage":
+        names |= {f.name for f in scenario.formations if f.role is not None}
+    return names | {f.name for f in scenario.formations if names & set(f.within_splash_of)}
+
+
+def _check_withdrawal_fire(scenario, at: str, entries: list[WithdrawalFire], on_overwatch: set[str],
+                          may_withdraw: set[str] | None) -> list[str]:
+    """One ``ValueError`` for the first bad ``withdrawal_fire`` entry of ``at`` (``turn[2]``, ``end_phase``): an
+    unknown formation, a flying one, a firer that is not an enemy of its ``at`` or not on overwatch at that point,
+    a target whose saves shooting does not model, a forced declaration at a target that is not mixed.  Returns
+    the notes for entries that can never fire (``at`` not in ``may_withdraw``, when given)."""
+    by_name = {f.name: f for f in scenario.formations}
+    notes = []
+    for j, entry in enumerate(entries):
+        where = f"{at}.withdrawal_fire[{j}]"
+        for key in ("formation", "at"):
+            name = getattr(entry, key)
+            if name not in by_name:
+                raise ValueError(f"{where}.{key}: unknown formation {name!r}; allowed: {', '.join(by_name)}")
+            kind = flier(scenario, by_name[name])
+            if kind is not None:
+                raise ValueError(f"{where}.{key}: {name!r} is an {kind} formation: only ground formations fire on "
+                                 "overwatch and withdraw (TP 1.10, 4.1.1); allowed: ground formations")
+        firer, target = by_name[entry.formation], by_name[entry.at]
+        if firer.side == target.side:
+            enemies = [f.name for f in scenario.formations if f.side != target.side]
+            raise ValueError(f"{where}.formation: {entry.formation!r} is on the {firer.side} side, as {entry.at!r}; "
+                             f"allowed: {', '.join(enemies) or 'no enemy formation'}")
+        if entry.formation not in on_overwatch:
+            allowed = sorted(n for n in on_overwatch if by_name[n].side != target.side)
+            raise ValueError(f"{where}.formation: {entry.formation!r} is not on overwatch at this point of the turn "
+                             "(overwatch = true at the start, or an overwatch action earlier, and no action of its own "
+                             f"since); allowed: {', '.join(allowed) or 'none'}")
+        rule = _unmodelled_save(scenario, target)
+        if rule is not None:
+            raise ValueError(f"{where}.at: {entry.at!r} has {rule}, whose save shooting does not model yet; "
+                             "allowed: formations without holofield or knight-shield units")
+        if entry.declare_at != "auto":
+            _check_mixed_target(scenario, f"{where}.declare_at", target)
+        if may_withdraw is not None and entry.at not in may_withdraw:
+            notes.append(f"{where}: {entry.at!r} cannot withdraw as a result of this activation (it is not the acting "
+                         "formation, its target, in its assault or within a splash of theirs): this entry never fires")
+    return notes
+
+
+def check_turn(scenario) -> list[str]:
+    """One ``ValueError`` for the first bad activation (TP 1.6, 1.9.1, 1.10, 1.13; docs/epic-turn.md §1); returns
+    the notes on withdrawal fire that can never happen (docs/epic-turn.md §2a)."""
     by_name = {f.name: f for f in scenario.formations}
     names = ", ".join(by_name)
     acted: set[str] = set()
     on_overwatch = {f.name for f in scenario.formations if f.overwatch}
     engage_seen = False
+    notes = []
     for i, act in enumerate(scenario.turn):
         at = f"turn[{i}]"
         formation = by_name.get(act.formation)
@@ -285,8 +381,21 @@ def check_turn(scenario) -> None:
             on_overwatch.add(act.formation)
         else:
             on_overwatch.discard(act.formation)  # acting ends an overwatch kept from before (TP 1.10)
+        if act.action != "engage":  # an engage's withdrawal fire comes after its assault: checked below
+            notes += _check_withdrawal_fire(scenario, at, act.withdrawal_fire, on_overwatch,
+                                           _may_withdraw(scenario, act, by_name))
         if act.retain:
             previous = scenario.turn[i - 1] if i else None
             if previous is None or by_name[previous.formation].side != formation.side or previous.retain:
                 raise ValueError(f"{at}.retain: retaining the initiative needs the previous activation to be of the "
                                  "same side and not itself retained (TP 1.6.3)")
+    # the assault of the engage activation, and its withdrawal fire, come after the last activation (§2)
+    for i, act in enumerate(scenario.turn):
+        if act.action == "engage":
+            notes += _check_withdrawal_fire(scenario, f"turn[{i}]", act.withdrawal_fire, on_overwatch,
+                                           _may_withdraw(scenario, act, by_name))
+    notes += _check_withdrawal_fire(scenario, "end_phase", scenario.end_phase.withdrawal_fire, on_overwatch, None)
+    if scenario.end_phase.withdrawal_fire and not scenario.end_phase.rally:
+        notes.append("end_phase.withdrawal_fire: the end-phase rally is off (rally = false), so no formation "
+                     "withdraws in the end phase: these entries never fire")
+    return notes

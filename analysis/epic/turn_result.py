@@ -2,7 +2,9 @@
 
 The assault part of the counts is the assault engine's (:func:`analysis.epic.outcome.record`); on top
 come ``no_assault`` and, per activation, its action test and its shooting: hits, kills, blast markers
-placed, the target broken and the target's blast markers once the attack is resolved.
+placed, the target broken and the target's blast markers once the attack is resolved; per ``withdrawal_fire``
+entry (of an activation, or of ``[end_phase]``), whether it fired and, over the trials in which it fired, the
+hits and kills of its attack (the slots are listed in docs/epic-turn.md §7).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..estimates import Distribution, Probability
-from ..runner import RunInfo
+from ..runner import RunInfo, block_rng
 from .compile import ENGAGED, OUTSIDE, CompiledEpic, compile_scenario
 from .outcome import ROLE_NAMES, EpicResult, _Label, build_result, precision_successes, record
 
@@ -35,6 +37,25 @@ class CompiledTurn:
         return any(a.action == "engage" for a in self.scenario.turn)
 
 
+def _most_hits(shooter, target, weapons) -> int:
+    """The most to-hit rolls that can succeed in one attack of ``shooter`` at ``target`` (compiled formations):
+    every direct shot, and a barrage roll per unit, ⌈DC/2⌉ for a war engine (TP 3.2.1)."""
+    from .shooting import dice_of
+
+    return sum(w.count * dice_of(w.shots).maximum for i in shooter.units for w in weapons[i] if w.bp is None) \
+        + target.size
+
+
+def _add_withdrawal_fire_slots(lay, prefix: str, entries, slots: dict, weapons) -> None:
+    """Per entry ``j``: ``{prefix}wf{j}.fired``, and the histograms of its attack's ``hits`` and ``kills`` over the
+    trials in which it fired (docs/epic-turn.md §7)."""
+    for j, entry in enumerate(entries):
+        p = f"{prefix}wf{j}."
+        lay.add(p + "fired")
+        lay.add(p + "hits", _most_hits(slots[entry.formation], slots[entry.at], weapons) + 1)
+        lay.add(p + "kills", len(slots[entry.at].units) + 1)
+
+
 def compile_turn(scenario) -> CompiledTurn:
     """Compile the formations as for an assault and add the turn's count slots."""
     from .shooting import dice_of
@@ -51,8 +72,7 @@ def compile_turn(scenario) -> CompiledTurn:
         lay.add(p + "test_passed")
         if act.may_shoot:
             shooter, target = slots[act.formation], slots[act.target]
-            direct = sum(w.count * dice_of(w.shots).maximum for i in shooter.units for w in weapons[i] if w.bp is None)
-            hits = direct + target.size  # barrage: one roll per unit, ⌈DC/2⌉ for a war engine (TP 3.2.1)
+            hits = _most_hits(shooter, target, weapons)
             lay.add(p + "target_broken")
             lay.add(p + "hits", hits + 1)
             lay.add(p + "kills", len(target.units) + 1)
@@ -64,6 +84,8 @@ def compile_turn(scenario) -> CompiledTurn:
             lay.add(p + "flak_hits", 1 + sum(w.count * dice_of(w.shots).maximum for g in gunners for i in g.units
                                              for w in weapons[i] if w.aa is not None))
             lay.add(p + "aircraft_lost", len(slots[act.formation].units) + 1)
+        _add_withdrawal_fire_slots(lay, p, act.withdrawal_fire, slots, weapons)
+    _add_withdrawal_fire_slots(lay, "end.", scenario.end_phase.withdrawal_fire, slots, weapons)
     return CompiledTurn(compiled, weapons)
 
 
@@ -95,6 +117,15 @@ def _bump(lay, counts, name, value):
     counts[lay.offset(name) + value] += 1
 
 
+def _record_withdrawal_fire(lay, counts, prefix: str, outcomes) -> None:
+    for j, fire in enumerate(outcomes):
+        if fire.fired:
+            p = f"{prefix}wf{j}."
+            counts[lay.offset(p + "fired")] += 1
+            _bump(lay, counts, p + "hits", fire.attack.hits)
+            _bump(lay, counts, p + "kills", fire.attack.kills)
+
+
 def record_turn(c: CompiledTurn, outcome: TurnTrialOutcome, counts: np.ndarray) -> None:
     lay = c.compiled.layout
     record(c.compiled, outcome.assault, counts)
@@ -114,6 +145,8 @@ def record_turn(c: CompiledTurn, outcome: TurnTrialOutcome, counts: np.ndarray) 
         if act.action == "ground_attack":
             _bump(lay, counts, p + "flak_hits", a.flak.hits if a.flak else 0)
             _bump(lay, counts, p + "aircraft_lost", a.flak.aircraft_lost if a.flak else 0)
+        _record_withdrawal_fire(lay, counts, p, a.withdrawal_fire)
+    _record_withdrawal_fire(lay, counts, "end.", outcome.end_phase_withdrawal_fire)
 
 
 class TurnResult(EpicResult):
@@ -153,7 +186,6 @@ class TurnJob:
         from kernels.epic.layout import TRIAL_STREAM_KEY
         from kernels.rng import BLOCK_TRIALS
 
-        from . import block_rng
 
         counts = self.c.compiled.layout.zeros()
         if self.trial_streams:
@@ -171,6 +203,24 @@ class TurnJob:
     def precision_successes(self, counts):
         base = precision_successes(self.c.compiled, counts)
         return np.append(base, self.c.compiled.layout.scalar(counts, "no_assault"))
+
+
+def _withdrawal_fire_tree(lay, counts, prefix: str, entries, n: int) -> dict:
+    """Per entry (keyed "1", "2", ...): its formation and ``at``, P(it fired), the mean hits and kills of its attack
+    over all trials (0 when it did not fire) and over the trials in which it fired (docs/epic-turn.md §4)."""
+    tree = {}
+    for j, entry in enumerate(entries):
+        p = f"{prefix}wf{j}."
+        fired = lay.scalar(counts, p + "fired")
+        node = {"formation": _Label(entry.formation), "at": _Label(entry.at), "fired": Probability(fired, n)}
+        for name in ("hits", "kills"):
+            when_fired = lay.get(counts, p + name)
+            all_trials = when_fired.copy()
+            all_trials[0] += n - fired  # a trial in which it did not fire counts 0
+            node[f"{name}_mean"] = Distribution(all_trials).mean()
+            node[f"{name}_mean_when_fired"] = Distribution(when_fired).mean()
+        tree[f"{j + 1}"] = node
+    return tree
 
 
 def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine: str = "reference",
@@ -200,8 +250,13 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine
             entry["flak_hits_mean"] = Distribution(lay.get(counts, p + "flak_hits")).mean()
             entry["aircraft_lost_mean"] = Distribution(lay.get(counts, p + "aircraft_lost")).mean()
             entry["aircraft_lost"] = Distribution(lay.get(counts, p + "aircraft_lost"))
+        if act.withdrawal_fire:
+            entry["withdrawal_fire"] = _withdrawal_fire_tree(lay, counts, p, act.withdrawal_fire, n)
         turn[f"{k + 1}"] = entry
     tree["turn"] = turn
+    if c.scenario.end_phase.withdrawal_fire:
+        tree["end_phase"] = {"withdrawal_fire": _withdrawal_fire_tree(lay, counts, "end.",
+                                                                      c.scenario.end_phase.withdrawal_fire, n)}
     roles = {f.name: ROLE_NAMES[f.role] for f in assault_roles(c).formations}
     tree["formations"] = {name: dict(f, role=_Label(roles[name] if c.has_engage else "outside"))
                           for name, f in tree["formations"].items()}

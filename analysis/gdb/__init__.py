@@ -10,6 +10,7 @@ import click
 
 from analysis import runner
 from analysis.errors import UserError
+from analysis.user_text import printable
 
 from . import reference
 from .compile import KernelJob, ReferenceJob
@@ -44,28 +45,7 @@ def trace(scenario, seed: int = 0) -> str:
     width = max(len(c) for c, _ in trial.log)
     lines = [f"{c:<{width}}  {text}" for c, text in trial.log]
     lines.append(f"{'result':<{width}}  charger {trial.charger}, defender {trial.defender}, outcome {trial.outcome}")
-    return "\n".join(lines)
-
-
-def _set(model: Model, field: str, value) -> Model:
-    """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
-    ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
-    from ..decisions.fieldpath import with_value
-    from .model import Scenario, check
-    from .tables import Tables, check_tables
-
-    root = "tables" if field.split(".", 1)[0] == "tables" else "scenario"
-    data = with_value({"tables": model.tables.model_dump()} if root == "tables" else model.scenario.model_dump(),
-                      field, value, model.source)
-    data = data["tables"] if root == "tables" else data
-    from analysis.scenario import validate
-    if root == "tables":
-        tables = check_tables(validate(Tables, data, model.tables.source), model.tables.source)
-        check(model.scenario, tables, model.source)
-        return Model(model.scenario, tables, model.source)
-    scenario = validate(Scenario, data, model.source)
-    check(scenario, model.tables, model.source)
-    return Model(scenario, model.tables, model.source)
+    return printable("\n".join(lines))
 
 
 def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **kwargs):
@@ -76,7 +56,7 @@ def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **
     model = _model(scenario)
     frames = []
     for value in values:
-        table = simulate(_set(model, field, value), trials=trials, seed=seed, **kwargs).table()
+        table = simulate(model.replace(field, value), trials=trials, seed=seed, **kwargs).table()
         table.insert(0, "value", value)
         table.insert(0, "field", field)
         frames.append(table)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.bounds import Casualties, Distance, Strength, Turns
+from analysis.bounds import Casualties, Distance, Name, Strength, Title, Turns
 from analysis.errors import UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 
@@ -20,7 +20,7 @@ Reaction = Literal["fire", "countercharge", "stand", "turn_to_face", "form_squar
 
 
 class Charger(StrictModel):
-    name: str = "charger"
+    name: Name = "charger"
     arm: Arm
     quality: Quality
     formation: Formation
@@ -35,7 +35,7 @@ class Charger(StrictModel):
 
 
 class Target(StrictModel):
-    name: str = "target"
+    name: Name = "target"
     arm: Arm
     quality: Quality
     formation: Formation
@@ -53,7 +53,7 @@ class Target(StrictModel):
 
 
 class Support(StrictModel):
-    name: str = "support"
+    name: Name = "support"
     arm: Arm
     quality: Quality
     formation: Formation
@@ -78,7 +78,7 @@ class Rules(StrictModel):
 
 class Scenario(StrictModel):
     system: Literal["gdb"]
-    title: str = "GdB charge"
+    title: Title = "GdB charge"
     tables: str = "default"
     scale: str | None = None
     charger: Charger
@@ -104,12 +104,29 @@ class Model:
         ``tables.…``; paths: analysis.decisions.fieldpath) or scenario fields replaced
         (``replace(charger=...)``), validated and checked again."""
         if path is not None:
-            from . import _set
-
-            return _set(self, path, value)
+            return _with_field(self, path, value)
         scenario = self.scenario.model_copy(update=update)
         check(scenario, self.tables, self.source)
         return Model(scenario, self.tables, self.source)
+
+
+def _with_field(model: Model, field: str, value) -> Model:
+    """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
+    ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
+    from ..decisions.fieldpath import with_value
+    from .tables import check_tables
+
+    root = "tables" if field.split(".", 1)[0] == "tables" else "scenario"
+    data = with_value({"tables": model.tables.model_dump()} if root == "tables" else model.scenario.model_dump(),
+                      field, value, model.source)
+    data = data["tables"] if root == "tables" else data
+    if root == "tables":
+        tables = check_tables(validate(Tables, data, model.tables.source), model.tables.source)
+        check(model.scenario, tables, model.source)
+        return Model(model.scenario, tables, model.source)
+    scenario = validate(Scenario, data, model.source)
+    check(scenario, model.tables, model.source)
+    return Model(scenario, model.tables, model.source)
 
 
 def check(s: Scenario, tables: Tables, source: str) -> None:
@@ -146,8 +163,10 @@ def check(s: Scenario, tables: Tables, source: str) -> None:
 def load(path: str | Path) -> Model:
     """Read a scenario file (a string is always a path), validate it and load its tables (resolved
     beside it)."""
+    from ..examples import locate
+
     data, source = read_toml(path)
-    return _model(data, source, Path(path).parent)
+    return _model(data, source, Path(locate(path)).parent)
 
 
 def loads(text: str, source: str = "<string>", base: Path | None = None) -> Model:

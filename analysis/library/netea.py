@@ -1,7 +1,7 @@
 """NetEA Tournament Pack units as Epic engine profiles.
 
 :func:`convert` turns a datasheet (stats, special rules and the assault lines of its weapons) into
-an :class:`analysis.epic.model.UnitProfile` and reports, rule by rule, what the engine cannot
+an :class:`analysis.epic.profiles.UnitProfile` and reports, rule by rule, what the engine cannot
 model (:class:`UnsupportedRule`) and what it drops because it has no assault effect.  Nothing is
 dropped silently.  Mapping choices that are data (unsupported types, landed aircraft, rules that are
 profile fields, extra ignored rules, reasons) live in ``netea_epic.toml``; the critical-hit texts,
@@ -86,7 +86,7 @@ class Conversion:
     id: str
     name: str
     type: str
-    profile: object | None  # analysis.epic.model.UnitProfile
+    profile: object | None  # analysis.epic.profiles.UnitProfile
     unsupported: tuple[UnsupportedRule, ...]
     ignored: tuple[tuple[str, str], ...]  # (rule, why it has no assault effect)
     notes: tuple[str, ...]
@@ -284,7 +284,7 @@ def _critical(unit: dict, data: dict, unsupported: list, notes: list[str]) -> No
 
 def convert(unit_id: str):
     """Convert the NetEA unit ``unit_id`` (without the ``netea:`` prefix) to a :class:`Conversion`."""
-    from ..epic.model import UnitProfile, special_rule_catalogue
+    from ..epic.profiles import UnitProfile, special_rule_catalogue
 
     try:
         unit = units()[unit_id]

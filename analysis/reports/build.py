@@ -45,14 +45,15 @@ from tqdm import tqdm
 from .. import gc_pause
 from ..errors import UserError
 from ..headline import sentences, summary
-from ..labels import (axis_label, estimate_text, group_label, names, percent, quantity_label, readable_rows,
-                      report_at_least, sides_of)
-from ..plots import outcome_figure
+from ..labels import (axis_label, estimate_text, field_words, group_label, names, percent, quantity_label,
+                      readable_rows, report_at_least, sides_of)
+from ..plots import legend_below, literal_text, outcome_figure, save_figure
 from ..result import finite_json
 from ..scenario import read_file, shown_path
+from ..user_text import csv_text, elide, printable
 from ..atomic_file import write_atomic
 from .cells import frame_from_json, run_point
-from .definition import CompareCell, MatrixCell, Report, ScenarioCell, load_report, spec_hash
+from .definition import CompareCell, MatrixCell, Report, ScenarioCell, default_out, load_report, spec_hash
 from .executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
@@ -116,7 +117,31 @@ def _stored(path: Path, key: str) -> dict | None:
 
 
 # -- the output folder: manifest, lock and checks, all before anything is computed -------------
+#: The files a report writes, relative to its folder (cell names follow the definition's NAME_PATTERN): the only
+#: entries a manifest may list, so the only files a run ever replaces or deletes.
+REPORT_FILE = re.compile(r"(?:report\.json|index\.html|" + re.escape(LOCK) + r"|tables/[A-Za-z0-9][A-Za-z0-9_-]{0,99}"
+                         r"\.(?:csv|parquet)|plots/[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.png)")
+#: The folders a report writes into: a link in their place is refused (it would lead the files elsewhere).
+SUB_FOLDERS = ("cells", "tables", "plots")
+
+
+def _inside(out: Path, path: Path) -> bool:
+    """Whether ``path``, every link on the way followed, lies inside the output folder ``out``."""
+    return path.resolve().is_relative_to(out.resolve())
+
+
+def _contained(out: Path, path: Path) -> Path:
+    """``path``, checked to lie inside ``out`` (links followed) before the report writes or deletes it."""
+    if not _inside(out, path):
+        _refuse(path, "leads outside the output folder (through a link)", "files inside the output folder only")
+    return path
+
+
 def _manifest(out: Path) -> dict | None:
+    """The manifest of the report folder ``out``, or None when there is none (or it is not a
+    manifest).  An entry is trusted only when it is a file a report writes (:data:`REPORT_FILE`:
+    relative, no ``..``) and lies inside ``out``; any other is refused with one line, before anything
+    is written or deleted."""
     try:
         data = json.loads(read_file(out / MANIFEST))
     except (UserError, ValueError):
@@ -124,6 +149,13 @@ def _manifest(out: Path) -> dict | None:
     if not (isinstance(data, dict) and isinstance(data.get("files"), list)
             and all(isinstance(f, str) for f in data["files"])):
         return None
+    for i, rel in enumerate(data["files"]):
+        if not (REPORT_FILE.fullmatch(rel) and _inside(out, out / rel)):
+            raise UserError(shown_path(out / MANIFEST), f"files[{i}]",
+                            f"lists {elide(rel)!r}, not a file this report writes inside its folder; "
+                            "nothing was computed, written or deleted",
+                            "report.json, index.html, tables/NAME.csv or .parquet, plots/NAME.png; "
+                            "remove the entry, or choose another --out")
     return data
 
 
@@ -146,10 +178,20 @@ def _refuse(path: Path, problem: str, allowed: str | None = None):
     raise UserError(shown_path(path), None, problem + "; nothing was computed or written", allowed)
 
 
+def _refuse_links(out: Path, paths) -> None:
+    """Refuse a link in place of a folder the report writes into (or of its lock file)."""
+    for path in paths:
+        if path.is_symlink():
+            _refuse(path, "is a link (it would lead the report's files outside its folder)",
+                    "a real folder or file inside the output folder: remove the link")
+
+
 def _check_outputs(report: Report, out: Path, manifest: dict) -> None:
     """Every path the run will write must be free or a regular file this report wrote."""
     ours = set(manifest["files"])
-    for folder in ("cells", "tables", "plots"):
+    _refuse_links(out, [out / folder for folder in SUB_FOLDERS]
+                  + sorted({point_file(out, spec).parent for spec in report.all_points()}))
+    for folder in SUB_FOLDERS:
         if os.path.lexists(out / folder) and not (out / folder).is_dir():
             _refuse(out / folder, "exists and is not a folder", "a folder the report writes into")
     for rel in output_paths(report):
@@ -179,12 +221,14 @@ def output_folder(report: Report, out: Path):
     try:
         if os.path.lexists(out) and not out.is_dir():
             _refuse(out, "exists and is not a folder", "a new folder, an empty one or a report's folder")
-        legacy = out.is_dir() and _manifest(out) is None and _legacy_report_folder(out)
-        if out.is_dir() and _manifest(out) is None and any(out.iterdir()) and not legacy:
+        found = _manifest(out) if out.is_dir() else None
+        legacy = out.is_dir() and found is None and _legacy_report_folder(out)
+        if out.is_dir() and found is None and any(out.iterdir()) and not legacy:
             _refuse(out, f"folder is not empty and is not a report folder (no {MANIFEST})",
                     "a new folder, an empty one or a report's folder")
+        _refuse_links(out, [out / LOCK, *(out / folder for folder in SUB_FOLDERS)])
         out.mkdir(parents=True, exist_ok=True)
-        lock = open(out / LOCK, "a")
+        lock = os.fdopen(os.open(out / LOCK, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644), "a")
     except OSError as exc:
         _refuse(out, f"cannot write to the output folder ({exc.strerror})", "a writable folder")
     with lock:
@@ -209,8 +253,8 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
         progress = sys.stderr.isatty()
     specs = report.all_points()
     for tmp in (out / "cells").glob("*/.*.json.*.tmp"):  # left by a run killed while writing a point
-        if tmp.is_file():
-            tmp.unlink()
+        if tmp.is_file() and not tmp.is_symlink():
+            _contained(out, tmp).unlink()
     done, todo = {}, []
     for spec in specs:
         data = _stored(point_file(out, spec), spec_hash(spec))
@@ -234,7 +278,7 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
         for i, data in executor.map(fn, todo):
             spec = todo[i]
             data = _sealed(data, spec_hash(spec))
-            write_atomic(point_file(out, spec), json.dumps(data, sort_keys=True).encode("utf-8"))
+            write_atomic(_contained(out, point_file(out, spec)), json.dumps(data, sort_keys=True).encode("utf-8"))
             done[spec["cell"], spec["point"]] = data
             bars[spec["cell"]].update(1)
             overall.update(1)
@@ -262,6 +306,7 @@ def _cell_frames(report: Report, cell, done: dict):
     return tuple(pd.concat(parts, ignore_index=True) for parts in frames.values())
 
 
+@literal_text
 def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, system: str, sides: dict,
                max_sections: int = 3, max_lines: int = 8):
     """Every probability (percent) against the first swept field, with 95 % interval bands."""
@@ -284,20 +329,22 @@ def sweep_plot(table: pd.DataFrame, fields: list[str], title: str, system: str, 
             line = rows[mask]
             x = line[x_field] if numeric else [xs.index(v) for v in line[x_field]]
             label = " ".join([quantity_label(system, key[1]),
-                              *(f"{_field_name(f)} = {v}" for f, v in zip(others, key[2:]))])
+                              *(f"{field_words(f)} = {v}" for f, v in zip(others, key[2:]))])
             if key[0]:
                 label = f"{group_label(system, section, key[0], sides)}: {label}"
             ax.plot(x, line["estimate"] * 100, marker="o", label=label)
             ax.fill_between(x, line["ci95_lo"] * 100, line["ci95_hi"] * 100, alpha=0.2)
         if not numeric:
             ax.set_xticks(range(len(xs)), [str(x) for x in xs])
-        ax.set_xlabel(_field_name(x_field))
-        ax.set_ylabel("probability (band: 95 % interval)")
+        elif len(xs) <= 12:
+            ax.set_xticks(xs, [f"{x:g}" for x in xs])
+        ax.set_xlabel(field_words(x_field))
+        ax.set_ylabel("chance (band: 95 % interval)")
         ax.yaxis.set_major_formatter(PercentFormatter())
         ax.set_ylim(-2, 102)
         ax.set_title(group_label(system, section, ""), fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+        legend_below(ax)
     fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
     return fig
@@ -308,6 +355,7 @@ def _short(force: str) -> str:
     return str(force).rsplit("/", 1)[-1].removesuffix(".toml").replace("-", " ")
 
 
+@literal_text
 def matrix_plot(table: pd.DataFrame, title: str):
     """Heatmap of P(attacker wins) over attackers × defenders, each square with its 95 % interval."""
     import matplotlib.pyplot as plt
@@ -343,28 +391,34 @@ def _png_bytes(figure) -> bytes:
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    save_figure(figure, buffer, format="png", dpi=90, metadata={"Software": None})
     plt.close(figure)
     return buffer.getvalue()
+
+
+def _write_plot(staging: Path, plot: str, draw) -> str | None:
+    """Write the figure ``draw()`` makes to ``staging/plot``; returns ``plot``, or None with one line on
+    stderr when it cannot be drawn (the page and the tables never wait on a plot)."""
+    try:
+        png = _png_bytes(draw())
+    except Exception as exc:  # noqa: BLE001 -- any failure of matplotlib: the report goes on without this plot
+        print(f"note: {plot}: cannot draw the plot ({exc.__class__.__name__}: {elide(' '.join(str(exc).split()))}); "
+              "the page and tables are written without it", file=sys.stderr)
+        return None
+    (staging / plot).write_bytes(png)
+    return plot
 
 
 def _write_table(staging: Path, stem: str, frame: pd.DataFrame) -> list[str]:
     csv = f"tables/{stem}.csv"
     parquet = f"tables/{stem}.parquet"
-    (staging / csv).write_text(frame.to_csv(index=False), encoding="utf-8")
+    (staging / csv).write_text(csv_text(frame), encoding="utf-8")
     frame.to_parquet(staging / parquet, index=False, engine="pyarrow")
     return [csv, parquet]
 
 
-def _field_name(field: str) -> str:
-    """``formations[Warband].blast_markers`` → "Warband blast markers"; ``attacker`` → "attacker"."""
-    head, _, last = str(field).rpartition(".")
-    owner = head.rsplit("[", 1)[-1].rstrip("]") if head.endswith("]") else ""
-    return " ".join(part for part in (owner, last.replace("_", " ")) if part)
-
-
 def _point_label(spec: dict) -> str:
-    return ", ".join(f"{_field_name(f)} = {_short(v) if isinstance(v, str) else v}"
+    return ", ".join(f"{field_words(f)} = {_short(v) if isinstance(v, str) else v}"
                      for f, v in spec["overrides"].items())
 
 
@@ -441,9 +495,9 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
     matplotlib.use("Agg")
     staging = out / STAGING
     if staging.is_dir() and not staging.is_symlink():  # left by a killed run (a name the report reserves)
-        shutil.rmtree(staging)
+        shutil.rmtree(_contained(out, staging))
     elif os.path.lexists(staging):
-        staging.unlink()
+        staging.unlink()  # the link itself, inside the folder
     staging.mkdir()
     (staging / "tables").mkdir()
     (staging / "plots").mkdir()
@@ -464,19 +518,17 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
             scenario = f"matchups on the rules of {cell.base}" if cell.base else "matchups on default rules"
         if isinstance(cell, CompareCell):
             title = cell.title or first["result"]["title"]
-            png = _png_bytes(compare_plot(table, first["result"], title))
+            draw = functools.partial(compare_plot, table, first["result"], title)
         elif isinstance(cell, MatrixCell):
             title = cell.title or f"{len(cell.attackers)} × {len(cell.defenders)} matchups"
             grid = {"attacker": cell.attackers, "defender": cell.defenders}
-            png = _png_bytes(matrix_plot(table, title))
+            draw = functools.partial(matrix_plot, table, title)
         else:
             title = cell.title or first["result"].get("title", cell.name)
             grid, scenario = getattr(cell, "grid", None), cell.scenario
-            figure = (outcome_figure(system, table, at_least, title, sides=sides) if grid is None
-                      else sweep_plot(table, list(grid), title, system, sides))
-            png = _png_bytes(figure)
-        plot = f"plots/{cell.name}.png"
-        (staging / plot).write_bytes(png)
+            draw = (functools.partial(outcome_figure, system, table, at_least, title, sides=sides) if grid is None
+                    else functools.partial(sweep_plot, table, list(grid), title, system, sides))
+        plot = _write_plot(staging, f"plots/{cell.name}.png", draw)
         trials = sum(done[cell.name, s["point"]]["trials"] for s in specs)
         headline, point_headlines = _headlines(cell, specs, done, table)
         section = {"name": cell.name, "kind": cell.kind, "title": title, "scenario": scenario,
@@ -496,7 +548,7 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
         elif grid is None:
             section["rows"] = readable_rows(system, table, sides)
         else:
-            section["grid"] = {_field_name(f): [_short(v) if isinstance(v, str) else v for v in values]
+            section["grid"] = {field_words(f): [_short(v) if isinstance(v, str) else v for v in values]
                                for f, values in grid.items()}
             section["pivots"] = _sweep_pivot(system, table, specs, sides)
         sections.append(section)
@@ -509,7 +561,7 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
     (staging / "report.json").write_text(
         json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
+                             autoescape=True, undefined=jinja2.StrictUndefined, finalize=printable)
     env.filters["percent"] = lambda triple: percent(*triple)
     page = env.get_template("report.html.j2").render(
         report=facts, description=model.description, sections=sections, source=str(report.source),
@@ -522,13 +574,13 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
     for rel in produced:
         if rel != "index.html":
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            (staging / rel).replace(out / rel)
+            (staging / rel).replace(_contained(out, out / rel))
     for rel in sorted(previous - set(produced) - {LOCK}):  # files of cells no longer in the report
         stale = out / rel
         if stale.is_file() and not stale.is_symlink():
-            stale.unlink()
+            _contained(out, stale).unlink()
     _write_manifest(out, [*produced, LOCK])
-    (staging / "index.html").replace(out / "index.html")
+    (staging / "index.html").replace(_contained(out, out / "index.html"))
     shutil.rmtree(staging)
     return out / "index.html"
 
@@ -543,9 +595,12 @@ def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict],
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``."""
+    from ..extras import require
+
     if not isinstance(report, Report):
         report = load_report(report)
-    out = Path(out) if out is not None else report.source.parent / "out" / report.name
+    require("parquet", shown_path(report.source))  # before anything is computed or written
+    out = Path(out) if out is not None else default_out(report)
     with output_folder(report, out) as manifest:
         done = compute(report, out, executor=executor, progress=progress)
         return render(report, done, out, manifest, executor_name=_where(executor))

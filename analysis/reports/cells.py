@@ -10,7 +10,6 @@ import json
 
 import pandas as pd
 
-from ..plots import at_least_frame
 from .definition import spec_hash
 
 
@@ -50,7 +49,7 @@ def run_point(spec: dict, progress: bool = False) -> dict:
         else:
             scenario = module.loads(spec["scenario_text"])
         result = module.simulate(scenario, **common)
-        tables = {"table": result.table(), "distributions": result.distributions(), "at_least": at_least_frame(result)}
+        tables = {"table": result.table(), "distributions": result.distributions(), "at_least": result.at_least_frame()}
         trials = result.trials
     return {
         "spec_hash": spec_hash(spec),

@@ -9,9 +9,9 @@ from .executor import executor_options, make_executor
 
 
 @click.command(name="report")
-@click.argument("definition", type=click.Path(dir_okay=False))
+@click.argument("definition", type=click.Path(dir_okay=False))  # a file, or a shipped name (reports/demo)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Output folder (default: out/NAME beside the definition).")
+              help="Output folder (default: out/NAME beside the definition; reports/out/NAME for a shipped one).")
 @executor_options
 def report(definition, out, scheduler, workers):
     """Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."""

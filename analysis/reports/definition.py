@@ -25,16 +25,17 @@ import json
 import math
 import os
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
+from ..bounds import MAX_FORCES, Description, FilePath, Title
 from ..decisions import fieldpath
 from ..decisions.definitions import CompareFields
 from .. import runner
 from ..errors import ArgumentError, UserError
+from ..examples import is_shipped, locate, scenario_names, shipped_path
 from ..scenario import StrictModel, read_file, read_toml, validate
 
 Scalar = Union[bool, int, float, str]
@@ -54,13 +55,13 @@ Trials = Annotated[int, Field(gt=0, le=runner.MAX_TRIALS)]
 
 class _Cell(StrictModel):
     name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
-    title: str | None = None
+    title: Title | None = None
     trials: Trials | None = None
     options: dict[str, Scalar] = {}
 
 
 class _ScenarioBased(_Cell):
-    scenario: str
+    scenario: FilePath
 
 
 class ScenarioCell(_ScenarioBased):
@@ -99,9 +100,9 @@ class MatrixCell(_Cell):
     formations ``netea:LIST/FORMATION`` or force files; ``base`` is a scenario whose rules apply."""
 
     kind: Literal["matrix"]
-    attackers: Annotated[list[str], Field(min_length=1, max_length=100)]
-    defenders: Annotated[list[str], Field(min_length=1, max_length=100)]
-    base: str | None = None
+    attackers: Annotated[list[FilePath], Field(min_length=1, max_length=MAX_FORCES)]
+    defenders: Annotated[list[FilePath], Field(min_length=1, max_length=MAX_FORCES)]
+    base: FilePath | None = None
 
 
 class CompareCell(_Cell, CompareFields):
@@ -115,8 +116,8 @@ CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell
 
 
 class ReportModel(StrictModel):
-    title: str
-    description: str = ""
+    title: Title
+    description: Description = ""
     seed: Annotated[int, Field(ge=0, le=runner.MAX_SEED)] = 0
     trials: Trials = 100_000
     cells: Annotated[list[dict], Field(min_length=1, max_length=MAX_CELLS)]
@@ -192,21 +193,15 @@ def set_field(data: dict, field: str, value) -> None:
 
 # -- scenarios ---------------------------------------------------------------------------------
 def shipped_scenarios() -> list[str]:
-    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME``."""
-    root = resources.files("analysis") / "scenarios"
-    return sorted(f"{system.name}/{f.name[:-5]}" for system in root.iterdir() if system.is_dir()
-                  for f in system.iterdir() if f.name.endswith(".toml"))
+    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`analysis.examples`)."""
+    return scenario_names()
 
 
 def _scenario_path(report_dir: Path, ref: str) -> Path | None:
     path = report_dir / ref
     if os.path.isfile(path):  # False for a path too long, a folder or a FIFO: reported below
         return path
-    if re.fullmatch(r"[a-z0-9]+(/[A-Za-z0-9_-]+)+", ref):  # SYSTEM/NAME or SYSTEM/FOLDER/NAME (epic/turns/...)
-        shipped = resources.files("analysis") / "scenarios" / f"{ref}.toml"
-        if shipped.is_file():
-            return Path(str(shipped))
-    return None
+    return shipped_path(ref)
 
 
 def _system_module(system, source: str):
@@ -364,8 +359,9 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
 
 
 def load_report(path: str | Path) -> Report:
-    """Read and validate a report definition and every scenario it names (one UserError if not)."""
-    path = Path(path)
+    """Read and validate a report definition (a file, or a shipped one by name: ``reports/demo``) and every
+    scenario it names (one UserError if not)."""
+    path = Path(locate(path))
     data, source = read_toml(path)
     model = validate(ReportModel, data, source)
     cells = [_cell(c, i, source) for i, c in enumerate(model.cells)]
@@ -377,6 +373,14 @@ def load_report(path: str | Path) -> Report:
     return Report(model, cells, path, points)
 
 
+def default_out(report: Report) -> Path:
+    """Where a report goes without ``--out``: ``out/NAME`` beside its definition, or ``reports/out/NAME`` in the
+    current folder for a shipped definition (the package's own folder is not the user's)."""
+    if is_shipped(report.source):
+        return Path("reports") / "out" / report.name
+    return report.source.parent / "out" / report.name
+
+
 def spec_hash(spec: dict) -> str:
     """Fingerprint of a point spec, the package version and its code (``result.code_digest``): a stored
     point is reused only if equal."""
@@ -386,5 +390,5 @@ def spec_hash(spec: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-__all__ = ["Report", "ReportModel", "load_report", "cell_key", "spec_hash", "set_field", "to_toml",
+__all__ = ["Report", "ReportModel", "load_report", "default_out", "cell_key", "spec_hash", "set_field", "to_toml",
            "shipped_scenarios"]

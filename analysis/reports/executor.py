@@ -16,6 +16,9 @@ from typing import Any, Protocol
 
 from ..errors import UserError
 
+#: How long ``--scheduler ADDRESS`` waits for a scheduler to answer (Dask's own default is 30 s).
+CONNECT_TIMEOUT_S = 5
+
 
 class Executor(Protocol):
     def map(self, fn: Callable[[Any], Any], specs: Iterable[Any]) -> Iterator[tuple[int, Any]]: ...
@@ -48,6 +51,9 @@ class DaskExecutor:
     a local one with ``workers`` processes, or an existing ``client``."""
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None, *, client=None):
+        from ..extras import require
+
+        require("dask", "--scheduler" if scheduler is not None else "--workers")
         from dask.distributed import Client, LocalCluster
 
         self._cluster = None
@@ -56,7 +62,7 @@ class DaskExecutor:
             self.client = client
         elif scheduler is not None:
             try:
-                self.client = Client(scheduler)  # waits distributed.comm.timeouts.connect
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UserError("--scheduler", None, f"cannot connect to {scheduler} ({exc.__class__.__name__})",
                                 "the address of a running dask scheduler, e.g. tcp://HOST:8786") from None

@@ -11,28 +11,43 @@ import math
 import click
 import numpy as np
 
-from analysis.errors import UserError
+from analysis.errors import ArgumentError, UserError
+from analysis.user_text import printable
 from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
 from kernels import t9a as _kernel
 
-from .exact import charge_table
+from .exact import charge_table, check_values
 from .layout import build_layout, kernel_arrays
-from .model import DICE, Model, load, loads
+from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
 from .results import T9AResult, build_result
 
-__all__ = ["load", "loads", "simulate", "trace", "charge_table", "T9AResult", "Model", "DICE"]
+__all__ = ["load", "loads", "simulate", "trace", "charge_table", "exact_combat", "T9AResult", "Model", "DICE"]
 
 
 class KernelJob:
-    """The Numba kernel as a runner job."""
+    """The Numba kernel as a runner job: the charge kernel, or with ``[combat]`` the charge-and-combat kernel
+    (``trial_streams``: one stream per trial, for paired comparisons; combat only)."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, trial_streams: bool = False):
         self.model = model
         self.layout = build_layout(model)
         self.arrays = kernel_arrays(model, self.layout)
+        self.combat = None
+        if model.combat is not None:
+            from .combat_layout import combat_arrays
+
+            self.combat = combat_arrays(model.combat, self.layout)
+        elif trial_streams:
+            raise NotImplementedError("trial streams need a [combat] scenario")
+        self.trial_streams = bool(trial_streams)
 
     def run_chunk(self, key0, key1, first_block, n_trials):
         a = self.arrays
+        if self.combat is not None:
+            from kernels import t9a_combat
+
+            return t9a_combat.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials),
+                                        self.trial_streams, a, self.combat, self.layout.size)
         return _kernel.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block),
                                  np.int64(n_trials), a.ch, a.ff, a.tg, a.plc_order, a.plc_mask,
                                  a.plc_models, a.plc_rot, a.coff, a.goff, self.layout.size)
@@ -55,7 +70,20 @@ class ReferenceJob(KernelJob):
     def run_chunk(self, key0, key1, first_block, n_trials):
         from . import reference  # imported only when used: a kernel run does without it
 
-        return reference.run_chunk(self.model, self.layout, key0, key1, first_block, n_trials)
+        return reference.run_chunk(self.model, self.layout, key0, key1, first_block, n_trials,
+                                   self.trial_streams)
+
+
+def exact_combat(scenario, exact: bool = False) -> dict:
+    """The close combat's outcome probabilities, expected HP lost and distributions, exact, given that the charge
+    arrives (docs/t9a.md "Close combat"): the ``melee.given_contact`` keys of :func:`simulate`'s result.
+    ``exact=True`` gives fractions instead of floats."""
+    from .combat_exact import fight
+
+    combat = _model(scenario).combat
+    if combat is None:
+        raise ArgumentError("scenario", getattr(scenario, "title", scenario), "a scenario with a [combat] table")
+    return fight(combat, exact=exact)
 
 
 def _model(scenario) -> Model:
@@ -82,7 +110,7 @@ def trace(scenario, seed: int = 0) -> str:
     """One trial of the reference engine, every roll, modifier and decision with its clause."""
     from . import reference
 
-    return reference.trace(_model(scenario), *stream_key(seed))
+    return printable(reference.trace(_model(scenario), *stream_key(seed)))
 
 
 MAX_TABLE_VALUES = 1000  # distances or Advance Rates of one t9a-table
@@ -118,7 +146,9 @@ def _floats(text: str, what: str) -> list[float]:
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 def table_command(distances, advance_rates, dice, as_json):
     """Exact P(charge range reaches) for T9A distances x Advance Rates (full dice enumeration)."""
-    t = charge_table(_floats(distances, "--distances"), _floats(advance_rates, "--advance-rates"),
+    t = charge_table(check_values(_floats(distances, "--distances"), "command line", "--distances", MAX_INCHES),
+                     check_values(_floats(advance_rates, "--advance-rates"), "command line", "--advance-rates",
+                                  MAX_ADVANCE_RATE),
                      dice.split(","))
     if as_json:
         click.echo(t.to_json(orient="records"))

@@ -14,7 +14,7 @@ import numpy as np
 
 from analysis.errors import UserError
 
-from .model import DICE, MILLI, DiceRule, to_milli
+from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, MILLI, DiceRule, to_milli
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,6 +49,16 @@ def failed_move_given_fail(rule: DiceRule, needed_milli: int) -> dict[int, Fract
     return {m: q / total for m, q in sorted(fail.items())} if total else {}
 
 
+def check_values(values, source: str, field: str, limit: float) -> list[float]:
+    """``values`` as floats, each a finite number from 0 to ``limit`` (the scenario bounds), else one UserError."""
+    values = list(values)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not 0 <= v <= limit:  # (nan fails both comparisons)
+            raise UserError(source, field, f"got {v!r}", f"numbers from 0 to {limit:g}")
+    return [float(v) for v in values]
+
+
 def charge_table(distances, advance_rates, dice="2d6") -> pd.DataFrame:
     """P(charge roll reaches) for every distance x Advance Rate (x dice variant), exact.
 
@@ -59,14 +69,13 @@ def charge_table(distances, advance_rates, dice="2d6") -> pd.DataFrame:
     for v in variants:
         if v not in DICE:
             raise UserError("charge_table", "dice", f"unknown dice variant {v!r}", ", ".join(DICE))
+    distances = check_values(distances, "charge_table", "distances", MAX_INCHES)
+    advance_rates = check_values(advance_rates, "charge_table", "advance_rates", MAX_ADVANCE_RATE)
     rows = []
     for v in variants:
         rule = DICE[v]
         for a in advance_rates:
             for d in distances:
-                if d < 0 or a < 0:
-                    raise UserError("charge_table", "distances" if d < 0 else "advance_rates",
-                                    f"negative value {min(d, a)!r}", ">= 0")
                 need = to_milli(d) - to_milli(a)
                 p = p_reach(rule, need)
                 fm = failed_move_given_fail(rule, need)

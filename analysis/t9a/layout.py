@@ -56,6 +56,10 @@ def build_layout(model: Model) -> CountLayout:
              "flee_total": flee_max + 1}
     for slot in K.GLOBAL_SLOTS:
         layout.add(slot, sizes.get(slot, 1))
+    if model.combat is not None:
+        from .combat_layout import add_slots
+
+        add_slots(layout, model.combat)
     return layout
 
 

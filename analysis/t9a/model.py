@@ -11,9 +11,12 @@ from typing import Literal, Optional
 
 from pydantic import Field
 
+from analysis.bounds import Name, Title
 from analysis.errors import UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 from kernels.t9a import BIN_MILLI, MILLI  # noqa: F401  1/1000" fixed point; 0.5" histogram bins
+
+from .combat_model import Combat, CombatSpec, Support, Unit, armour_need, combat_spec, unit_spec
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ DICE: dict[str, DiceRule] = {
     "beta_d6_plus_4": DiceRule(1, 1, add=4, fixed_fail_move=4),          # 3rd-ed. beta
     "beta_d6_plus_4_maximised": DiceRule(2, 1, add=4, fixed_fail_move=4),  # beta, best of 2D6
 }
+#: The charge dice of a Swiftstride unit (Q-C18: Maximised, one more D6 and the lowest dropped) for each
+#: default charge dice it changes.
+SWIFTSTRIDE_DICE = {"2d6": "swiftstride", "beta_d6_plus_4": "beta_d6_plus_4_maximised"}
 #: Flee-roll variants (§3.3): 2D6, or Swiftstride 3D6 keep the best two.
 FLEE_DICE: dict[str, DiceRule] = {"2d6": DiceRule(2, 2), "swiftstride": DiceRule(3, 2)}
 
@@ -64,7 +70,9 @@ VERSIONS: dict[str, dict] = {
 
 DiceName = Literal[tuple(DICE)]  # type: ignore[valid-type]
 FleeDiceName = Literal[tuple(FLEE_DICE)]  # type: ignore[valid-type]
-Inches = Field(ge=0, le=100)
+MAX_INCHES = 100.0  # distances and moves
+MAX_ADVANCE_RATE = 30.0
+Inches = Field(ge=0, le=MAX_INCHES)
 
 
 class Rules(StrictModel):
@@ -87,31 +95,35 @@ class Shooting(StrictModel):
 
 
 class Target(StrictModel):
-    name: str = Field(min_length=1)
+    name: Name
     reaction: Literal["hold", "stand_and_shoot", "flee"] = "hold"
     shooting: Optional[Shooting] = None
-    shoot_at: Optional[str] = None
-    flee_dice: FleeDiceName = "2d6"
+    shoot_at: Optional[Name] = None
+    flee_dice: Optional[FleeDiceName] = None    # default 2d6 (swiftstride for a Swiftstride unit)
+    unit: Optional[Unit] = None                  # close combat (with [combat])
+    support: Optional[Support] = None
 
 
 class Charger(StrictModel):
-    name: str = Field(min_length=1)
-    advance_rate: float = Field(ge=0, le=30)
+    name: Name
+    advance_rate: float = Field(ge=0, le=MAX_ADVANCE_RATE)
     distance: float = Inches
     free_distance: Optional[float] = Field(default=None, ge=0, le=100)
     dice: Optional[DiceName] = None
     room: bool = True
     in_front_arc: bool = True
     models: Optional[int] = Field(default=None, ge=1, le=1000)
-    wounds_per_model: int = Field(default=1, ge=1, le=20)
-    armour_save: int = Field(default=7, ge=2, le=7)
+    wounds_per_model: Optional[int] = Field(default=None, ge=1, le=20)   # default 1 (the unit's hp)
+    armour_save: Optional[int] = Field(default=None, ge=2, le=7)         # default 7: none (the unit's)
     flee_factor: float = Field(default=1.0, ge=0, le=1)
     redirect_distance: Optional[float] = Field(default=None, ge=0, le=100)
+    unit: Optional[Unit] = None                  # close combat (with [combat])
+    support: Optional[Support] = None
 
 
 class Placement(StrictModel):
-    name: str = Field(min_length=1)
-    chargers: list[str] = Field(min_length=1)
+    name: Name
+    chargers: list[Name] = Field(min_length=1, max_length=16)
     rotates_target: bool = False
     models_in_contact: int = Field(ge=0, le=200)
     impassable: bool = False
@@ -120,11 +132,12 @@ class Placement(StrictModel):
 
 class Scenario(StrictModel):
     system: Literal["t9a"]
-    title: str = "T9A charge"
+    title: Title = "T9A charge"
     rules: Rules = Rules()
     target: Target
     chargers: list[Charger] = Field(min_length=1, max_length=16)
     placements: list[Placement] = Field(default_factory=list, max_length=64)
+    combat: Optional[Combat] = None
 
 
 def to_milli(inches: float) -> int:
@@ -186,6 +199,7 @@ class Model:
     chargers: tuple[ChargerSpec, ...]
     placements: tuple[PlacementSpec, ...]
     notes: tuple[str, ...]
+    combat: Optional[CombatSpec] = None    # the fight after the charge (docs/t9a.md, "Close combat")
 
     @property
     def n(self) -> int:
@@ -232,16 +246,28 @@ def resolve(sc: Scenario, source: str = "<scenario>") -> Model:
         field = "target.shooting" if tg.shooting is not None else "target.shoot_at"
         raise UserError(source, field, f"only used when reaction = 'stand_and_shoot' (reaction is "
                         f"{tg.reaction!r})", "remove it, or set reaction = 'stand_and_shoot'")
+    combat = _combat(sc, source)
+    if combat is not None and tg.reaction == "flee":
+        notes.append(f"{tg.name} flees from the charge: it never fights, so the combat results are empty (§3.3)")
     chargers = []
     for c in sc.chargers:
         dname = c.dice or default_dice
+        models = c.models
+        wounds = 1 if c.wounds_per_model is None else c.wounds_per_model
+        save = 7 if c.armour_save is None else c.armour_save
+        if combat is not None:          # the charging unit's own numbers for Stand and Shoot
+            dname = c.dice or (SWIFTSTRIDE_DICE.get(default_dice, default_dice) if c.unit.swiftstride
+                               else default_dice)
+            models = _same(source, "chargers[0].models", models, c.unit.models, "unit.models")
+            wounds = _same(source, "chargers[0].wounds_per_model", c.wounds_per_model, c.unit.hp, "unit.hp")
+            save = armour_need(c.unit.armour, 0) if c.armour_save is None else c.armour_save
         redirect = c.redirect_distance if (r.flee_redirect and tg.reaction == "flee") else None
         chargers.append(ChargerSpec(
             name=c.name, dice=DICE[dname], dice_name=dname, advance_milli=to_milli(c.advance_rate),
             distance_milli=to_milli(c.distance),
             free_milli=None if c.free_distance is None else to_milli(c.free_distance), room=c.room,
-            shootable=c.in_front_arc and c.distance > c.advance_rate, models=c.models,
-            wounds_per_model=c.wounds_per_model, armour_save=c.armour_save,
+            shootable=c.in_front_arc and c.distance > c.advance_rate, models=models,
+            wounds_per_model=wounds, armour_save=save,
             flee_factor=c.flee_factor,
             redirect_milli=None if redirect is None else to_milli(redirect)))
     shoot_at = -1
@@ -291,13 +317,52 @@ def resolve(sc: Scenario, source: str = "<scenario>") -> Model:
     if r.flee_redirect and tg.reaction == "flee" and not any(c.redirect_milli is not None
                                                               for c in chargers):
         notes.append("flee_redirect is on but no charger has a redirect_distance")
+    flee_dice = tg.flee_dice or ("swiftstride" if tg.unit is not None and tg.unit.swiftstride else "2d6")
     spacing = r.failed_move_spacing if r.failed_move_spacing is not None else preset["failed_move_spacing"]
     return Model(
         source=source, title=sc.title, version=r.version,
         placement_order=r.placement_order or preset["placement_order"],
         after_fail=r.after_fail or preset["after_fail"], spacing_milli=to_milli(spacing),
         flee_redirect=r.flee_redirect, reaction=tg.reaction, target_name=tg.name,
-        flee_dice=FLEE_DICE[tg.flee_dice], flee_dice_name=tg.flee_dice, shooting=tg.shooting,
+        flee_dice=FLEE_DICE[flee_dice], flee_dice_name=flee_dice, shooting=tg.shooting,
         shoot_at=shoot_at, sas_penalty=r.stand_and_shoot_penalty,
         long_range_penalty=r.long_range_penalty, to_hit_above_6=r.to_hit_above_6,
-        chargers=tuple(chargers), placements=tuple(placements), notes=tuple(notes))
+        chargers=tuple(chargers), placements=tuple(placements), notes=tuple(notes), combat=combat)
+
+
+def _same(source: str, field: str, given, value, name: str):
+    """A charger key that repeats its unit's number: ``value`` unless ``given`` contradicts it."""
+    if given is not None and given != value:
+        raise UserError(source, field, f"{given} contradicts the unit's {name} = {value}",
+                        f"{value}, or leave it out")
+    return value
+
+
+def _combat(sc: Scenario, source: str) -> CombatSpec | None:
+    """The fight after the charge (docs/t9a.md, "Close combat"), or None without a ``[combat]`` table; a
+    scenario that asks for what is not modelled (several chargers, a flank or rear charge) gets one line."""
+    sides = [("target", sc.target)] + [(f"chargers[{i}]", c) for i, c in enumerate(sc.chargers)]
+    if sc.combat is None:
+        for where, side in sides:
+            for key in ("unit", "support"):
+                if getattr(side, key) is not None:
+                    raise UserError(source, f"{where}.{key}", "only used with a [combat] table",
+                                    "add [combat], or remove it")
+        return None
+    if len(sc.chargers) > 1:
+        raise UserError(source, "chargers", f"{len(sc.chargers)} chargers: close combat of several charging "
+                        "units against one target is not modelled", "one [[chargers]] table with [combat]")
+    charger = sc.chargers[0]
+    if not charger.in_front_arc:
+        raise UserError(source, "chargers[0].in_front_arc", "a charge into the flank or rear: flank and rear "
+                        "combats are not modelled (frontal fights only)", "true with [combat]")
+    if sc.combat.flank_bonus:
+        raise UserError(source, "combat.flank_bonus", "flank and rear combats are not modelled (frontal "
+                        "fights only), so a flank bonus is never used (Q-C14)", "0")
+    for where, side in sides:
+        if side.unit is None:
+            raise UserError(source, f"{where}.unit", "required with [combat]",
+                            "a unit table: models, width, defensive_skill, resilience, discipline, …")
+    a = unit_spec(charger.name, charger.unit, charger.support, source, "chargers[0].unit")
+    b = unit_spec(sc.target.name, sc.target.unit, sc.target.support, source, "target.unit")
+    return combat_spec(sc.combat, sc.rules.version, a, b)

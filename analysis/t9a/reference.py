@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.counts import CountLayout
+from analysis.runner import block_rng
 from kernels.rng import BLOCK_TRIALS
 
 from .layout import hit_need
@@ -249,26 +250,45 @@ def record(layout: CountLayout, counts: np.ndarray, model: Model, res: TrialResu
                 bump("rotated")
 
 
-def block_rng(key0: int, key1: int, block: int) -> random.Random:
-    """The reference engine's own stream for one block (independent of the kernel's)."""
-    return random.Random((int(key0) << 128) | (int(key1) << 64) | int(block))
+def charge_and_fight(model: Model, layout: CountLayout, counts: np.ndarray, rng: random.Random,
+                     log=lambda line: None) -> None:
+    """One trial: the charge and, with ``[combat]``, the fight where the charger arrives (after the HP Stand
+    and Shoot cost it); its counts are added to ``counts``."""
+    res = trial(model, rng, log)
+    record(layout, counts, model, res)
+    if model.combat is not None and res.chargers[0].arrives:
+        from . import combat_layout, combat_reference
 
+        shot = min(res.chargers[0].unsaved or 0, model.combat.a.start_hp)
+        combat_layout.record(layout, counts, model.combat, combat_reference.fight(model.combat, rng, shot, log))
 
 def run_chunk(model: Model, layout: CountLayout, key0: int, key1: int, first_block: int,
-              n_trials: int) -> np.ndarray:
+              n_trials: int, trial_streams: bool = False) -> np.ndarray:
+    """``trial_streams``: trial ``t`` (global index) draws from a generator of its own (the kernel's
+    ``TRIAL_STREAM_KEY``), as the combat kernel's trial streams."""
     counts = layout.zeros()
+    if trial_streams:
+        from kernels.t9a_combat import TRIAL_STREAM_KEY
+
+        first = first_block * BLOCK_TRIALS
+        for t in range(first, first + n_trials):
+            charge_and_fight(model, layout, counts, block_rng(key0, int(key1) ^ int(TRIAL_STREAM_KEY), t))
+        return counts
     n_blocks = -(-n_trials // BLOCK_TRIALS)
     for b in range(n_blocks):
         rng = block_rng(key0, key1, first_block + b)
         for _ in range(min(BLOCK_TRIALS, n_trials - b * BLOCK_TRIALS)):
-            record(layout, counts, model, trial(model, rng))
+            charge_and_fight(model, layout, counts, rng)
     return counts
 
 
 def trace(model: Model, key0: int, key1: int) -> str:
     """One trial (the first of block 0) told step by step."""
+    from .layout import build_layout
+
     lines = [f"{model.title}: one trial (reference engine, rules {model.version}, "
              f"placement order {model.placement_order}, after a failed charge: {model.after_fail})"]
-    trial(model, block_rng(key0, key1, 0), lines.append)
+    layout = build_layout(model)
+    charge_and_fight(model, layout, layout.zeros(), block_rng(key0, key1, 0), lines.append)
     return "\n".join(lines)
 

@@ -48,11 +48,17 @@ class T9AResult(Result):
     def plot(self):
         """The exact charge-range curves (:meth:`charge_range_panel`) above the shared figure:
         every probability in percent and the "at least N" curves (charge roll, units in the
-        combat, models in contact …), all with 95 % intervals."""
+        combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
+        figure (:func:`~analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
         from ..labels import sides_of
-        from ..plots import at_least_frame, outcome_figure
+        from ..plots import outcome_figure
 
-        return outcome_figure(self.system, self.table(), at_least_frame(self), self.title, notes=self.notes,
+        if "melee" in self.tree:
+            from .combat_results import melee_figure
+
+            return melee_figure(self)
+
+        return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
                               sides=sides_of(self.to_dict()), lead=self.charge_range_panel)
 
     def charge_range_panel(self, ax):
@@ -159,4 +165,9 @@ def build_result(model: Model, layout: CountLayout, counts: np.ndarray, info: Ru
                       "flee_redirect": model.flee_redirect}, "engine": engine,
             "target_name": model.target_name, "reaction": model.reaction,
             "charger_specs": specs}
+    if model.combat is not None:
+        from .combat_results import melee_meta, melee_tree
+
+        tree["melee"] = melee_tree(model.combat, layout, counts, n)
+        meta["melee_setup"] = melee_meta(model.combat)
     return T9AResult(system="t9a", title=model.title, info=info, tree=tree, notes=notes, meta=meta)

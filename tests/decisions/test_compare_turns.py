@@ -36,12 +36,14 @@ def test_turn_trial_streams_depend_only_on_the_trial_index():
 
 
 def test_turn_comparison_runs_on_the_kernel_as_exact_pairs():
-    """Turn scenarios run on the Numba kernel (docs/epic-turn.md), exact pairs by default, and the meta
-    says so; each option's P(attacker wins) agrees with an independent reference-engine simulate() of
+    """Turn scenarios run on the Numba kernel (docs/epic-turn.md), here as exact pairs, as asked (the default is
+    below); each option's P(attacker wins) agrees with an independent reference-engine simulate() of
     that scenario within 5 sigma."""
     trials = 1500
-    result = compare(SHOOT_FIRST, ENGAGE_NOW, trials=trials, seed=7, labels=("shoot first", "engage now"))
+    result = compare(SHOOT_FIRST, ENGAGE_NOW, trials=trials, seed=7, labels=("shoot first", "engage now"),
+                     method="exact-pairs")
     assert result.meta["engine"] == "kernel" and result.meta["method"] == "exact-pairs"
+    assert result.meta["method_reason"].startswith("Paired by exact pairs, as asked; pairing gain measured here")
     assert result.meta["option_a"] == "shoot first" and result.meta["option_b"] == "engage now"
     row = result.table().iloc[0]
     assert row.opponent == "Warband" and result.trials == trials
@@ -57,8 +59,27 @@ def test_shooting_first_raises_the_assault_win_chance():
     """TP 1.9.4 / 1.12.7: the Devastators' Sustained Fire puts blast markers (and kills) on the Boyz
     before the assault, and blast markers count against them in the result; fixed seed, the paired
     interval lies above zero."""
-    row = compare(SHOOT_FIRST, ENGAGE_NOW, trials=1500, seed=7).table().iloc[0]
+    row = compare(SHOOT_FIRST, ENGAGE_NOW, trials=1500, seed=7, method="exact-pairs").table().iloc[0]
     assert row.ci95_lo > 0
+
+
+def test_the_default_method_is_the_narrowest_interval_per_second_on_the_engine():
+    """Issue 28 §4: both methods pair trial t of A with trial t of B, so the cost of a trial decides: batch means on
+    the kernel, exact pairs on the reference engine; the result says which and why in one line (the headline's
+    last), with the pairing gain the run measured."""
+    from analysis.decisions.api import default_method
+    from analysis.headline import decision_sentences
+
+    kernel = compare(SHOOT_FIRST, ENGAGE_NOW, trials=4096, seed=7)
+    assert kernel.meta["method"] == "batch-means" and kernel.trials == 122_880
+    assert kernel.meta["method_reason"].startswith("Paired by batch means, because on the kernel")
+    assert f"pairing gain measured here: {kernel.table().variance_ratio.iloc[0]:.2f} ×" in kernel.meta["method_reason"]
+    assert "95 % interval" in kernel.meta["method_reason"]
+    assert decision_sentences(kernel)[-1] == kernel.meta["method_reason"]
+    assert default_method("reference")[0] == "exact-pairs"
+    reference = compare(ENGAGE_NOW, ENGAGE_NOW, trials=64, seed=7, engine="reference")
+    assert reference.meta["method"] == "exact-pairs" and reference.trials == 64
+    assert "on the reference engine a trial costs the same either way" in reference.meta["method_reason"]
 
 
 def test_scenario_comparison_bad_input_is_one_clear_error():
@@ -80,7 +101,7 @@ def test_cli_compares_two_turn_scenarios_named_in_a_definition(tmp_path):
     example = SCENARIOS / "epic" / "decisions" / "shoot_first_or_engage_now.toml"
     out = CliRunner().invoke(main, ["compare", str(example), "-n", "200", "--json"])
     data = json.loads(out.stdout)
-    assert out.exit_code == 0 and data["engine"] == "kernel" and data["method"] == "exact-pairs"
+    assert out.exit_code == 0 and data["engine"] == "kernel" and data["method"] == "batch-means"
     assert [r["opponent"] for r in data["rows"]] == ["Warband"]
     assert not any("reference engine" in note for note in data["notes"])
     definition = tmp_path / "c.toml"

@@ -85,7 +85,7 @@ def test_sweep_reaches_other_systems():
     result = sweep(path, "charger.distance", [4.0, 8.0], trials=4096, seed=1)
     model = gdb.load(path)
     for k, value in enumerate([4.0, 8.0]):
-        single = gdb.simulate(gdb._set(model, "charger.distance", value), trials=4096, seed=1, cell=(k,))
+        single = gdb.simulate(model.replace("charger.distance", value), trials=4096, seed=1, cell=(k,))
         assert result.cells[k].table().equals(single.table())
     # a note every value carries (the placeholder tables, docs/gdb.md §2.3) is printed once, unlabelled
     placeholder = [n for n in result.cells[0].notes if n.startswith("PLACEHOLDER")]

@@ -59,12 +59,36 @@ def test_compare_and_rank_report_points_per_option_and_over_the_meta():
 
 
 def test_estimator_columns_have_their_own_section_and_raised_trials_are_explained():
-    """§5: variance ratios and trials saved are printed in an 'estimator' section (all stay in --json),
-    and batch means raising 4,096 trials to 30 batches says so in one line."""
+    """§5: what pairing bought is printed in its own section, in plain words (issue 28 §3: no `variance_ratio` or
+    `trials_saved` in the text; the keys stay in --json), and batch means raising 4,096 trials to 30 batches says
+    so in one line."""
     result = compare(_duel(3), _duel(2), [_duel(4)], trials=4096)
     text = str(result)
-    main, estimator = text.split("\nestimator (batch-means)")
-    assert "variance_ratio" not in main and "variance_ratio" in estimator
+    main, estimator = text.split("\nWhat pairing by common random numbers bought (batch-means)")
+    assert "independent runs would need" in estimator and "trials saved by pairing" in estimator
+    assert "variance_ratio" not in text and "trials_saved" not in text
     assert "variance_ratio" in result.to_json()
     raised = [n for n in result.notes if n.startswith("trials raised from 4,096 to 122,880")]
     assert len(raised) == 1
+
+
+def test_battle_trade_counts_units_left_kills_and_kills_per_100_points():
+    """Issue 28 §3: units left on both sides and enemy units killed (means after the end phase), and kills per 100
+    points spent.  A duel of one unit a side: units left + units killed = 1 exactly, in the means and their limits,
+    and kills per 100 points = kills × 100 / the option's points."""
+    from analysis.decisions.api import battle_trade
+
+    model = matchup(_duel(3), _duel(4))
+    result = epic.simulate(model, trials=20_000, seed=2)
+    trade = battle_trade(model, result, "attacker", 30)
+    killed = result["formations", "cc4", "destroyed"]
+    assert trade["kills"][0] == pytest.approx(killed.p) and trade["enemy_units_left"][0] == pytest.approx(1 - killed.p)
+    assert trade["units_left"][0] == pytest.approx(1 - result["formations", "cc3", "destroyed"].p)
+    assert trade["kills_per_100_points"] == pytest.approx(tuple(x * 100 / 30 for x in trade["kills"]))
+    assert "damage_dealt" not in trade  # no war engine: no damage points
+    ranked = rank([_duel(3), _duel(2)], [_duel(4)], trials=4096)
+    assert {"units_left", "enemy_units_left_lo", "kills_per_100_points_hi"} <= set(ranked.table().columns)
+    assert "What is left and what it cost" in str(ranked) and "kills per 100 points" in str(ranked)
+    compared = compare(_duel(3), _duel(2), [_duel(4)], trials=4096)
+    assert {"units_left_a", "kills_b", "per_100_points_a"} <= set(compared.table().columns)
+    assert "win chance per 100 points" in str(compared)

@@ -42,7 +42,7 @@ def test_threshold_finds_the_exact_answer(largest, target):
     for point in result.points:  # every estimate within 5 σ of the exact value
         p = exact[point["value"]]
         assert abs(point["p"] - p) <= 5 * (p * (1 - p) / TRIALS) ** 0.5
-    assert f"= {expected}:" in result.statement() and "clears the target" in result.statement()
+    assert f": {expected} (" in result.statement() and "clears the target" in result.certainty()
 
 
 def test_threshold_not_reached_and_common_random_numbers():
@@ -70,9 +70,61 @@ def test_threshold_cli_json_shape():
 
 
 @pytest.mark.parametrize("kwargs, field", [({"at_least": 0.5, "at_most": 0.5}, "target"),
-                                           ({"at_least": 1.5}, "target"),
+                                           ({"at_least": 150}, "target"),
                                            ({"at_least": 0.5, "quantity": "sides.attacker_wins"}, "quantity")])
 def test_threshold_bad_arguments_are_one_error(kwargs, field):
     with pytest.raises(UserError) as err:
         analysis.threshold(SCENARIO, FIELD, DISTANCES, trials=4096, **kwargs)
     assert f"field '{field}'" in str(err.value)
+
+
+def test_threshold_answers_the_side_the_chance_points_to():
+    """Issue 28 §3: without largest=, "at least" on a chance that falls as the value grows (the charge range
+    reaching farther distances) answers the largest value that still reaches it, and "at most" the smallest value;
+    a target above 1 is a percentage (50 is 0.5), with the same numbers."""
+    exact = _exact()
+    falling = analysis.threshold(SCENARIO, FIELD, DISTANCES, quantity=QUANTITY, at_least=50, trials=20_000, seed=3)
+    assert falling.largest and falling.chosen == "auto" and falling.trend == -1 and falling.monotone
+    assert falling.value == max(d for d, p in exact.items() if p >= 0.5)
+    assert "falls as the value grows" in falling.why() and "largest" in falling.why()
+    same = analysis.threshold(SCENARIO, FIELD, DISTANCES, quantity=QUANTITY, at_least=0.5, trials=20_000, seed=3)
+    assert same.to_dict() | {"run": None} == falling.to_dict() | {"run": None}
+    at_most = analysis.threshold(SCENARIO, FIELD, DISTANCES, quantity=QUANTITY, at_most=30, trials=20_000, seed=3)
+    assert not at_most.largest and at_most.value == min(d for d, p in exact.items() if p <= 0.3)
+    forced = analysis.threshold(SCENARIO, FIELD, DISTANCES, quantity=QUANTITY, at_least=50, largest=False,
+                                trials=20_000, seed=3)
+    assert forced.chosen == "given" and forced.value == DISTANCES[0] and "as asked" in forced.why()
+    cli = CliRunner().invoke(main, ["threshold", SCENARIO, FIELD, "--values", "6:13", "--quantity", QUANTITY,
+                                    "--at-least", "50", "-n", "20000", "-s", "3", "--json"])
+    assert cli.exit_code == 0 and json.loads(cli.stdout)["value"] == falling.value
+    assert json.loads(cli.stdout)["search"] == "largest" and json.loads(cli.stdout)["search_chosen"] == "auto"
+
+
+def test_a_chance_that_is_not_monotone_gets_a_warning():
+    """The trend is read from the ends; a step clearly against it (beyond both intervals' half-widths) warns."""
+    from analysis.decisions.results import ThresholdResult
+
+    points = [{"value": v, "p": p, "ci95": [p - 0.01, p + 0.01]} for v, p in enumerate([0.2, 0.6, 0.4, 0.8])]
+    result = ThresholdResult(field="x", quantity="q", target=0.5, direction="at_least", largest=None, points=points,
+                             system="t9a", trials=10_000, seed=0)
+    assert result.trend == 1 and not result.largest and not result.monotone
+    assert result.value == 1 and "not monotone" in result.warning() and "60.0 %" in result.warning()
+    steady = ThresholdResult(field="x", quantity="q", target=0.5, direction="at_least", largest=None,
+                             points=[dict(pt, p=pt["value"] / 4) for pt in points], system="t9a", trials=1, seed=0)
+    assert steady.monotone and steady.warning() is None
+
+
+def test_plateaus_are_explained_from_the_model():
+    """Issue 28 §3: neighbouring values with the very same chance get one line saying why.  Epic blast markers before
+    an assault reach the winner only through the result roll's blast-marker modifiers (TP 1.12.7): the line is
+    derived from those modifiers at each value; elsewhere it states what the common random numbers prove."""
+    epic = analysis.threshold("epic/assault_marines_vs_warband", "formations[Warband].blast_markers", [0, 1, 2, 3],
+                              quantity="sides.defender_wins", at_least=60, trials=8192, seed=1)
+    assert epic.largest and epic.value == 0  # more blast markers on the defender: its chance falls
+    assert [(p["from"], p["to"]) for p in epic.plateaus] == [(1, 3)]
+    why = epic.plateaus[0]["why"]
+    assert "TP 1.12.7" in why and "+1 to the attacker, whose side has fewer (0 against 1 to 3)" in why
+    assert why in str(epic) and epic.to_dict()["plateaus"][0]["why"] == why
+    t9a = analysis.threshold(SCENARIO, FIELD, [2, 3, 4, 5], quantity=QUANTITY, at_least=0.5, trials=4096, seed=1)
+    assert [(p["from"], p["to"]) for p in t9a.plateaus] == [(2, 5)]  # Advance Rate 4 + 2D6 always reaches 5
+    assert "exactly 4,096 of 4,096 trials reach it at each" in t9a.plateaus[0]["why"]

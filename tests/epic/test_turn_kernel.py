@@ -463,7 +463,12 @@ def test_turn_kernel_matches_reference(name):
     assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
 
 
-@pytest.mark.parametrize("path", sorted(TURNS.glob("*.toml")), ids=lambda p: p.stem)
+#: The shipped turn scenarios the kernel simulates (one with overwatch fire at a withdrawing formation runs on the
+#: reference engine until the kernel simulates it: analysis.epic.engine.turn_kernel_unsupported, docs/epic-turn.md §7).
+KERNEL_TURNS = [path for path in sorted(TURNS.glob("*.toml")) if epic.engine_for(str(path))[0] == "kernel"]
+
+
+@pytest.mark.parametrize("path", KERNEL_TURNS, ids=lambda p: p.stem)
 def test_shipped_turn_scenarios_match_on_the_kernel(path):
     kernel, reference, failures = _compare(epic.load(path), 41_000)
     assert not failures, f"{path.name}: kernel v reference:\n" + "\n".join(failures)

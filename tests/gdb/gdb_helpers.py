@@ -6,7 +6,6 @@ from fractions import Fraction as F
 
 import numpy as np
 
-import analysis.gdb as gdb
 from analysis.gdb import reference as ref
 from analysis.gdb.compile import layout, record
 from analysis.gdb.model import Model, Scenario, check
@@ -38,7 +37,7 @@ def make(charger=None, target=None, supports=(), rules=None, tables=None, **top)
     check(scenario, tabs, "<test>")
     model = Model(scenario, tabs, "<test>")
     for path, value in (tables or {}).items():
-        model = gdb._set(model, path, value)
+        model = model.replace(path, value)
     return model
 
 

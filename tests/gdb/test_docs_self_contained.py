@@ -10,7 +10,7 @@ import analysis.gdb as gdb
 import analysis.t9a as t9a
 from analysis.gdb.tables import template_text
 
-CLAUSE = re.compile(r"§\d+(?:\.\d+)*|Q-[AB]\d+")
+CLAUSE = re.compile(r"§C?\d+(?:\.\d+)*|Q-[ABC]\d+")
 OUTSIDE = re.compile(r"shared/|charges\.md|source-texts|epic-armageddon\.md")
 
 

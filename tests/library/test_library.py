@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 import analysis.epic as epic
 from analysis.cli import main
-from analysis.epic.model import UnitProfile, special_rule_catalogue
+from analysis.epic.profiles import UnitProfile, special_rule_catalogue
 from analysis.library.formations import formations
 from analysis.library.netea import field_value, convert, mapping, units
 

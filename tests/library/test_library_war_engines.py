@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 import analysis.epic as epic
-from analysis.epic.model import CriticalEffect
+from analysis.epic.profiles import CriticalEffect
 from analysis.library.formations import formation_status, formations
 from analysis.library.netea import convert, criticals, mapping, units
 

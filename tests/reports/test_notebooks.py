@@ -1,5 +1,6 @@
 """Every notebook in notebooks/ runs top to bottom (with small trial counts), and none is
 committed with outputs."""
+import re
 from pathlib import Path
 
 import nbformat
@@ -36,3 +37,13 @@ def test_notebook_runs_top_to_bottom(path):
     assert errors == []
     images = [o for c in book.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert images, "the notebook should draw its plots"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_use_the_public_import_and_shipped_names(path):
+    """Issue 28 §2: notebooks import `wargame_odds` (a user's own `analysis/` folder cannot shadow it) and name the
+    shipped examples, so they run from any folder and from a pip install."""
+    code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+    assert "import wargame_odds as wo" in code
+    assert not re.search(r"^\s*(import analysis|from analysis)", code, re.MULTILINE)
+    assert "scenarios" not in code and ".toml" not in code

@@ -78,6 +78,7 @@ def test_wide_sweeps_fold_into_tables_of_a_few_grid_points():
                           "ci95_lo": [i / 10 - 0.01 for i in range(6)], "ci95_hi": [i / 10 + 0.01 for i in range(6)]})
     folded = _sweep_pivot("gdb", table, specs, {})
     assert [len(t["columns"]) for t in folded] == [FOLD_COLUMNS, 6 - FOLD_COLUMNS]
-    assert folded[0]["columns"][0] == "distance = 0" and folded[0]["rows"][0]["quantity"] == "contact (charge goes in)"
+    assert folded[0]["columns"][0] == "charger: distance = 0"
+    assert folded[0]["rows"][0]["quantity"] == "contact (charge goes in)"
     values = [v for t in folded for v in t["rows"][0]["values"]]
     assert values == [percent(i / 10, i / 10 - 0.01, i / 10 + 0.01) for i in range(6)]

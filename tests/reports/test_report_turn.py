@@ -23,7 +23,7 @@ scenario = "epic/turns/devastators_then_assault_marines"
 trials = 1500
 options = { engine = "reference" }
 """
-DEMO = Path(__file__).resolve().parents[2] / "reports" / "demo.toml"
+DEMO = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "reports" / "demo.toml"
 
 
 @pytest.fixture(scope="module")

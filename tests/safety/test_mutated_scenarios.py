@@ -17,28 +17,13 @@ from hypothesis import strategies as st
 from analysis.cli import main
 from analysis.reports.definition import to_toml
 
-from safety_helpers import SCENARIOS
+from safety_helpers import SCENARIOS, toml_parent as _parent, toml_paths as _paths
 
 EXAMPLES = sorted(p for system in ("epic", "gdb", "t9a") for p in (SCENARIOS / system).glob("*.toml"))
 EXTREMES = [0, -1, 2**31, -(2**31), 10**9, 10**30, 1e308, -1e308, 1e-300, math.inf, -math.inf, math.nan]
 WRONG_TYPES = ["", "x" * 300, True, [], [1, "a"], {}, {"k": 1}, 1.5, 7]
 MAX_SECONDS = 60  # one example, on a busy machine
 MAX_RSS_KIB = 4 * 1024 * 1024
-
-
-def _paths(node, prefix=()):
-    """Every (path, value) in parsed TOML, depth first."""
-    items = node.items() if isinstance(node, dict) else enumerate(node)
-    for key, value in items:
-        yield prefix + (key,), value
-        if isinstance(value, (dict, list)):
-            yield from _paths(value, prefix + (key,))
-
-
-def _parent(data, path):
-    for key in path[:-1]:
-        data = data[key]
-    return data
 
 
 @st.composite

@@ -2,6 +2,7 @@
 report wrote, refusal of a folder that is not a report's, checksums on stored points, a lock on
 the output folder, and every output path and cell option checked before anything is computed."""
 import fcntl
+import importlib
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from analysis.errors import UserError
 from analysis.reports import build, load_report
 from analysis.reports.build import LOCK, MANIFEST, point_file
 
-from safety_helpers import assert_one_line_error, run_cli
+from safety_helpers import SCENARIOS as SCENARIOS_DIR, assert_one_line_error, run_cli, tree as _tree
 
 TWO_CELLS = """
 title = "safety"
@@ -133,7 +134,7 @@ def test_output_paths_are_checked_before_anything_is_computed(tmp_path):
 
 @pytest.mark.parametrize("options,field", [
     ("{ threads = 0 }", "options.threads"), ('{ engine = "fast" }', "options.engine"),
-    ("{ precision = 2.0 }", "options.precision"), ("{ chunk_trials = 1.5 }", "options.chunk_trials"),
+    ("{ precision = 60.0 }", "options.precision"), ("{ chunk_trials = 1.5 }", "options.chunk_trials"),
 ])
 def test_cell_options_are_checked_when_the_definition_is_read(tmp_path, options, field):
     """A bad option value is reported by load_report, before any cell runs."""
@@ -163,3 +164,107 @@ def test_a_folder_an_older_version_wrote_is_adopted_but_only_for_its_report_path
     assert (out / "tables" / "mine.csv").read_text() == "tables/mine.csv"
     assert (out / "tables" / "charge.csv").read_text() != "tables/charge.csv"
     assert "tables/mine.csv" not in json.loads((out / MANIFEST).read_text())["files"]
+
+
+# -- issue 33 §1: a report folder never reaches outside itself -----------------------------------
+@pytest.mark.parametrize("entry", ["ABSOLUTE", "tables/../../victim.txt", "../victim.txt", "./../victim.txt",
+                                   "notes.txt", "cells", "tables/charge.csv/../../../victim.txt"])
+def test_a_crafted_manifest_deletes_nothing(tmp_path, entry):
+    """Deletion (issue 33 §1): a folder holding nothing but a manifest that lists a file outside it
+    (absolute, through ``..``) or a file the report never writes: exit 2 with one line naming the
+    entry; nothing inside or outside the folder is created, changed or deleted."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "shared-report"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    (out / "cells").mkdir()
+    entry = str(victim) if entry == "ABSOLUTE" else entry
+    (out / MANIFEST).write_text(json.dumps({"files": ["report.json", entry]}))
+    definition = _definition(tmp_path)
+    before = _tree(tmp_path, definition.parent)
+    code, _, err = run_cli("report", definition, "--out", out)
+    assert_one_line_error(code, err, MANIFEST, "files[1]", entry[-12:])
+    assert _tree(tmp_path, definition.parent) == before
+
+
+@pytest.mark.parametrize("folder", ["plots", "tables", "cells", "cells/charge-"])
+def test_a_linked_sub_folder_is_refused_and_nothing_lands_outside(tmp_path, folder):
+    """Containment (issue 33 §1): plots/, tables/, cells/ or a cell's folder of points replaced by a
+    link to another folder: exit 2 with one line naming it; nothing is written there."""
+    definition = _definition(tmp_path)
+    out = tmp_path / "out"
+    build(load_report(definition), out=out, progress=False)
+    if folder.endswith("-"):  # the cell's folder of stored points (a derived name)
+        folder = next(p for p in (out / "cells").iterdir() if p.name.startswith(folder[6:])).relative_to(out)
+    elsewhere = tmp_path / "elsewhere"
+    (out / folder).rename(elsewhere)
+    for stored in elsewhere.rglob("*.json"):
+        stored.unlink()  # so that the points would be computed and written again
+    (out / folder).symlink_to(elsewhere, target_is_directory=True)
+    before = _tree(tmp_path, out)
+    code, _, err = run_cli("report", definition, "--out", out)
+    assert_one_line_error(code, err, str(folder), "link")
+    assert _tree(tmp_path, out) == before
+
+
+def test_a_linked_lock_file_creates_nothing_outside(tmp_path):
+    """Containment (issue 33 §1): the lock file replaced by a link to a file that does not exist
+    (a run would create it): exit 2 with one line; nothing is created outside the folder."""
+    definition = _definition(tmp_path)
+    out = tmp_path / "out"
+    build(load_report(definition), out=out, progress=False)
+    (out / LOCK).unlink()
+    (out / LOCK).symlink_to(tmp_path / "planted")
+    before = _tree(tmp_path, out)
+    code, _, err = run_cli("report", definition, "--out", out)
+    assert_one_line_error(code, err, LOCK, "link")
+    assert _tree(tmp_path, out) == before
+
+
+BAD_MATHTEXT = r"$\undefinedmacro{$"
+
+
+def test_user_text_in_plots_is_drawn_literally(tmp_path):
+    """Plot markup (issue 33 §1): a title and names holding ``$…$`` that is not valid mathtext are
+    drawn as written: ``--plot`` of a scenario and of a sweep, and a report with such a cell title,
+    write their plots (a report its page too)."""
+    scenario = tmp_path / "dollars.toml"
+    scenario.write_text((SCENARIOS_DIR / "t9a" / "single_charge_9in.toml").read_text()
+                        .replace("Infantry charge at 9 inches", BAD_MATHTEXT.replace("\\", "\\\\"))
+                        .replace('"Swordsmen"', '"$x^$"'))
+    for args in (["t9a", scenario, "-n", "4096"], ["sweep", scenario, "chargers[0].distance", "7", "9", "-n", "4096"]):
+        plot = tmp_path / f"{args[0]}.png"
+        code, out, err = run_cli(*args, "--plot", plot)
+        assert code == 0 and plot.stat().st_size > 0, err
+    text = TWO_CELLS.replace('name = "charge"', f'name = "charge"\ntitle = \'{BAD_MATHTEXT}\'')
+    out = tmp_path / "out"
+    code, _, err = run_cli("report", _definition(tmp_path, text), "--out", out)
+    assert code == 0, err
+    assert (out / "plots" / "charge.png").is_file() and BAD_MATHTEXT in (out / "index.html").read_text()
+
+
+def test_a_plot_that_cannot_be_drawn_never_blocks_the_tables_or_the_page(tmp_path, monkeypatch):
+    """A plot that fails all the same (issue 33 §1): the report writes its tables and its page
+    without that plot, with one line saying so; ``--plot`` prints the result, then one line, exit 2."""
+    import analysis.plots as plots
+
+    report_build = importlib.import_module("analysis.reports.build")  # the package exports a function of that name
+
+    def broken(*args, **kwargs):
+        raise ValueError("cannot draw this")
+
+    monkeypatch.setattr(report_build, "outcome_figure", broken)
+    monkeypatch.setattr(plots, "outcome_figure", broken)
+    out = tmp_path / "out"
+    code, _, err = run_cli("report", _definition(tmp_path, TWO_CELLS), "--out", out)
+    assert code == 0, err
+    assert [line for line in err.splitlines() if "charge.png" in line] == [
+        f"note: plots/charge.png: cannot draw the plot (ValueError: cannot draw this); the page and tables "
+        "are written without it"]
+    assert (out / "index.html").is_file() and (out / "tables" / "charge.csv").is_file()
+    assert not (out / "plots" / "charge.png").exists() and (out / "plots" / "names.png").is_file()
+    plot = tmp_path / "x.png"
+    code, printed, err = run_cli("t9a", SCENARIOS_DIR / "t9a" / "single_charge_9in.toml", "-n", "4096", "--plot", plot)
+    assert_one_line_error(code, err, "x.png", "cannot draw the plot")
+    assert "Swordsmen" in printed and not plot.exists()

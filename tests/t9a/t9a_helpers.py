@@ -70,11 +70,10 @@ def assert_results_agree(r1, r2):
             assert_same_p(a.k, a.n, b.k, b.n, label)
         elif isinstance(a, Mean):
             assert_same_mean(a, b, label)
-        elif isinstance(a, Distribution):
-            length = max(len(a.counts), len(b.counts))
-            for v in range(length):
-                ka = int(a.counts[v]) if v < len(a.counts) else 0
-                kb = int(b.counts[v]) if v < len(b.counts) else 0
+        elif isinstance(a, Distribution):      # bins aligned by value (offsets may differ)
+            for v in range(min(a.offset, b.offset), max(a.offset + len(a.counts), b.offset + len(b.counts))):
+                ka = int(a.counts[v - a.offset]) if 0 <= v - a.offset < len(a.counts) else 0
+                kb = int(b.counts[v - b.offset]) if 0 <= v - b.offset < len(b.counts) else 0
                 assert_same_p(ka, max(a.n, 1), kb, max(b.n, 1), f"{label}[{v}]")
         checked += 1
     return checked

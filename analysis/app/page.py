@@ -1,0 +1,259 @@
+"""The page: the example picker and upload, one message line, the run controls, and the tabs.
+
+Its address encodes what it shows: ``?example=epic/assault_marines_vs_warband`` opens a shipped example,
+``?tab=epic&setup=...`` a setup edited on the page (:func:`~.setups.encode_setup`), ``&run=1`` runs it as the
+page opens; ``trials``, ``seed`` and ``precision`` set the run.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from functools import cache
+from urllib.parse import urlencode
+
+import panel as pn
+
+from ..errors import ArgumentError, UserError
+from ..run_limits import MAX_SEED, MAX_TRIALS
+from ..scenario import MAX_FILE_BYTES, shown_path
+from . import runs
+from .epic_tab import EpicTab
+from .examples import example_names
+from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
+from .render import figure
+from .tabs import CompareTab, GdbTab, T9aTab
+from .text import safe_html
+
+log = logging.getLogger("wargame_odds.app")
+
+DEFAULT_EXAMPLES = {"epic": "epic/assault_marines_vs_warband", "gdb": "gdb/column_vs_line",
+                    "t9a": "t9a/stand_and_shoot"}
+DEFAULT_TRIALS = 100_000
+MAX_PAGE_SEED = min(MAX_SEED, 2**53 - 1)  # the largest whole number a browser holds exactly
+TAB_KEYS = ("epic", "compare", "gdb", "t9a")
+CSS = """
+.wo-error { background: #fde8e8; border: 1px solid #c0392b; color: #7b1d12; padding: 6px 10px; border-radius: 4px; }
+"""
+
+
+@cache
+def openable_examples() -> tuple[str, ...]:
+    """The shipped examples the app opens: scenarios, and comparisons of two shipped scenarios."""
+    out = []
+    for name in example_names():
+        try:
+            example_setup(name)
+        except UserError:
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+class Page:
+    """One browser tab's app (a Panel session, or a notebook cell)."""
+
+    def __init__(self, query: dict[str, str] | None = None, in_notebook: bool = False):
+        self.in_notebook = in_notebook
+        self.ready = False  # the tabs report their changes while they are built: the page listens once built
+        self.running: runs.Progress | None = None
+        self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[CSS])
+        self.tabs = {"epic": EpicTab(self, example_setup(DEFAULT_EXAMPLES["epic"])),
+                     "compare": CompareTab(self),
+                     "gdb": GdbTab(self, example_setup(DEFAULT_EXAMPLES["gdb"])),
+                     "t9a": T9aTab(self, example_setup(DEFAULT_EXAMPLES["t9a"]))}
+        for key, tab in self.tabs.items():
+            tab.example = DEFAULT_EXAMPLES.get(key)
+        self.tab_widget = pn.Tabs(*[(tab.title, tab.panel) for tab in self.tabs.values()], dynamic=False,
+                                  sizing_mode="stretch_width")
+        self.tab_widget.param.watch(lambda event: self.tab_changed(self.active), "active")
+        self.example = pn.widgets.Select(label="Open a shipped example", options=["", *openable_examples()], value="",
+                                         width=380)
+        self.example.param.watch(lambda event: event.new and self.open_example(event.new), "value")
+        self.upload = pn.widgets.FileInput(label="Open a scenario file", accept=".toml", multiple=False)
+        self.upload.param.watch(lambda event: self.open_upload(), "value")
+        self.trials = pn.widgets.IntInput(label="Trials", value=DEFAULT_TRIALS, start=1, end=MAX_TRIALS, step=10_000,
+                                          width=130)
+        self.seed = pn.widgets.IntInput(label="Seed", value=0, start=0, end=MAX_PAGE_SEED, width=110)
+        self.precision = pn.widgets.FloatInput(label="or precision (±, e.g. 0.005)", value=None, start=0, end=0.5,
+                                               step=0.001, width=190)
+        self.run_button = pn.widgets.Button(label="Run", color="success", width=90, align="end")
+        self.run_button.on_click(self.run)
+        self.cancel_button = pn.widgets.Button(label="Cancel", color="warning", width=90, disabled=True,
+                                               align="end")
+        self.cancel_button.on_click(lambda event: self.running and self.running.cancel())
+        self.progress = pn.indicators.Progress(value=0, max=1000, width=220, align="center", visible=False)
+        self.status = pn.pane.HTML("", disable_math=True, align="center")
+        for widget in (self.trials, self.seed, self.precision):
+            widget.param.watch(lambda event: self.remember(), "value")
+        header = pn.Row(pn.pane.HTML("<h2 style='margin:4px 0'>wargame-odds</h2>"), self.example, self.upload,
+                        sizing_mode="stretch_width")
+        controls = pn.Row(self.trials, self.seed, self.precision, self.run_button, self.cancel_button, self.progress,
+                          self.status, sizing_mode="stretch_width")
+        self.layout = pn.Column(header, self.message, controls, self.tab_widget, sizing_mode="stretch_width")
+        self.ready = True
+        self.apply_query(query or {})
+        if not in_notebook:
+            pn.state.onload(self.remember)
+
+    # -- state ------------------------------------------------------------------------------------------
+    @property
+    def active(self):
+        return list(self.tabs.values())[self.tab_widget.active]
+
+    def select(self, key: str) -> None:
+        self.tab_widget.active = TAB_KEYS.index(key)
+
+    def say(self, text: str | None) -> None:
+        """One message line (user text shown as data), or none."""
+        self.message.object = f'<div class="wo-error">{safe_html(text)}</div>' if text else ""
+
+    def tab_changed(self, tab) -> None:
+        if not self.ready or tab is not self.active:
+            return
+        self.say(tab.problem)
+        self.remember()
+
+    def remember(self) -> None:
+        """Put the active tab's setup and the run settings in the page address."""
+        if not self.ready or self.in_notebook or pn.state.location is None:
+            return
+        tab, key = self.active, TAB_KEYS[self.tab_widget.active]
+        query = {"tab": key}
+        if tab.example:
+            query = {"example": tab.example}
+        elif isinstance(tab, CompareTab):
+            if tab.current() is not None:
+                query |= {"a": encode_setup(tab.options[0]), "b": encode_setup(tab.options[1]),
+                          "labels": "\x1f".join(tab.current().labels), "side": tab.side.value}
+        else:
+            query["setup"] = encode_setup(tab.valid)
+        if self.trials.value != DEFAULT_TRIALS:
+            query["trials"] = self.trials.value
+        if self.seed.value:
+            query["seed"] = self.seed.value
+        if self.precision.value is not None:
+            query["precision"] = self.precision.value
+        pn.state.location.search = "?" + urlencode(query)
+
+    # -- opening setups -----------------------------------------------------------------------------------
+    def show_setup(self, setup: Setup | CompareSetup, example: str | None = None) -> None:
+        key = "compare" if isinstance(setup, CompareSetup) else setup.system
+        self.tabs[key].load(setup, example)
+        self.select(key)
+        self.tab_changed(self.tabs[key])
+
+    def open_example(self, name: str) -> None:
+        try:
+            self.show_setup(example_setup(name), example=name)
+        except UserError as exc:
+            self.say(str(exc))
+        self.example.value = ""
+
+    def open_upload(self) -> None:
+        data, name = self.upload.value, shown_path(self.upload.filename or "upload")
+        if data is None:
+            return
+        try:
+            if len(data) > MAX_FILE_BYTES:
+                raise UserError(name, None, f"file is {len(data)} bytes", f"at most {MAX_FILE_BYTES} bytes")
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise UserError(name, None, f"not UTF-8 text (byte {exc.start})") from None
+            self.show_setup(parse_setup(text, name))
+        except UserError as exc:
+            self.say(str(exc))
+
+    def apply_query(self, query: dict[str, str]) -> None:
+        """Open what the page address names; a bad part is one message, the rest opens as usual."""
+        try:
+            for key, widget, bound in (("trials", self.trials, (1, MAX_TRIALS)), ("seed", self.seed, (0, MAX_PAGE_SEED))):
+                if key in query:
+                    value = query[key]
+                    if not value.isdigit() or not bound[0] <= int(value) <= bound[1]:
+                        raise UserError("the page address", key, f"got {value[:40]!r}",
+                                        f"a whole number from {bound[0]} to {bound[1]:,}")
+                    widget.value = int(value)
+            if "precision" in query:
+                try:
+                    value = float(query["precision"])
+                except ValueError:
+                    value = -1.0
+                if not 0 < value < 0.5:
+                    raise UserError("the page address", "precision", f"got {query['precision'][:40]!r}",
+                                    "a number between 0 and 0.5")
+                self.precision.value = value
+            if "example" in query:
+                self.show_setup(example_setup(query["example"]), example=query["example"])
+            elif query.get("tab") == "compare" and "a" in query and "b" in query:
+                labels = tuple((query.get("labels") or "option A\x1foption B").split("\x1f")[:2])
+                side = query.get("side", "attacker")
+                self.show_setup(CompareSetup(decode_setup(query["a"]), decode_setup(query["b"]),
+                                             labels if len(labels) == 2 else ("option A", "option B"),
+                                             side if side in ("attacker", "defender") else "attacker"))
+            elif "setup" in query:
+                self.show_setup(decode_setup(query["setup"]))
+            elif query.get("tab") in TAB_KEYS:
+                self.select(query["tab"])
+        except UserError as exc:
+            self.say(str(exc))
+            return
+        if query.get("run") == "1":
+            pn.state.onload(self.run)
+
+    # -- running ------------------------------------------------------------------------------------------
+    async def run(self, event=None) -> None:
+        """Run the active tab's setup in a worker thread; the bar moves, Cancel stops it, a bad setup is one
+        message."""
+        if self.running is not None:
+            return
+        tab = self.active
+        try:
+            work = tab.work(int(self.trials.value or 0) or DEFAULT_TRIALS, int(self.seed.value or 0),
+                            self.precision.value)
+        except UserError as exc:
+            self.say(str(exc))
+            return
+        progress = self.running = runs.Progress()
+        self.run_button.disabled, self.cancel_button.disabled = True, False
+        self.progress.visible, self.progress.value = True, 0
+        self.progress.active = self.precision.value is not None
+        self.status.object = "running…"
+        started = time.perf_counter()
+        shown = None
+        future = runs.submit(work, progress)
+        try:
+            while not future.done():
+                self.progress.value = int(1000 * progress.fraction)
+                await asyncio.sleep(0.15)
+            shown = future.result()
+        except runs.Cancelled:
+            self.status.object = "cancelled: the results shown are those of the last finished run"
+        except (UserError, ArgumentError) as exc:
+            self.say(str(exc))
+            self.status.object = ""
+        except Exception as exc:  # a bug: logged with its traceback, one line on the page
+            log.exception("run failed")
+            self.say(f"internal error ({type(exc).__name__}): {exc}; the server's log has the details")
+            self.status.object = ""
+        else:
+            tab.show(shown)
+            self.say(None)
+            self.status.object = f"{shown.trials:,} trials in {time.perf_counter() - started:.1f} s"
+        finally:
+            self.running = None
+            self.run_button.disabled, self.cancel_button.disabled = False, True
+            self.progress.visible, self.progress.active = False, False
+        if shown is not None:
+            await self._draw(tab, shown)
+
+    async def _draw(self, tab, shown) -> None:
+        """The result's figure, drawn in a worker thread after the numbers are on show."""
+        try:
+            png = await asyncio.wrap_future(runs.submit(lambda: figure(shown.result), runs.Progress()))
+        except Exception as exc:  # a bug: logged with its traceback, one line on the page
+            log.exception("figure failed")
+            self.say(f"internal error drawing the figure ({type(exc).__name__}): {exc}")
+        else:
+            tab.show_figure(shown, png)
