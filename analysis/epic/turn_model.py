@@ -14,7 +14,7 @@ from ..scenario import StrictModel
 
 Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
                  "ground_attack", "orbital_bombardment", "pin_point"]
-# ground formations
+# the actions of ground formations
 ACTIONS = ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")
 AIRCRAFT_ACTIONS = ("ground_attack",)  # TP 4.2 (interception and CAP need enemy aircraft: not modelled)
 SPACECRAFT_ACTIONS = ("orbital_bombardment", "pin_point")  # TP 4.3.3, 4.3.4
