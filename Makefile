@@ -32,7 +32,8 @@ demo: $(VENV)/.installed-app
 	@echo "The demo report is reports/out/demo/index.html: open it in a browser" \
 	      "(Linux: xdg-open reports/out/demo/index.html; macOS: open reports/out/demo/index.html)."
 
-# `make test` first checks that the kernels give the recorded counts (docs/fingerprint.md).
+# `make test` first checks that the kernels give the recorded counts (docs/fingerprint.md), then lints the tree
+# (ruff, configured in pyproject.toml; under a second), so a lint finding stops it before the suite starts.
 # The suite runs on every core (pytest-xdist; the tests sharing a slow fixture go to one worker together,
 # see SHARED_FIXTURE_MODULES in tests/conftest.py).  The kernels are compiled (or loaded from the cache)
 # once before the workers start, so that they do not all compile the Epic kernel at once.  One worker per
@@ -41,6 +42,7 @@ TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaf
 test: $(VENV)/.installed-test
 	$(BIN)/python scripts/warm_kernels.py
 	$(BIN)/python -m benchmarks.fingerprint --check
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 # Every Epic scenario the project ships or tests, its kernels compiled with NUMBA_BOUNDSCHECK=1 into a fresh cache

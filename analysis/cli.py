@@ -45,10 +45,10 @@ COMMANDS = {
     "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
                   "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
                   "when it rises)."),
-    "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: "
-                "TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; without "
-                "opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, optional "
-                "labels)."),
+    "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
+                "(DEFINITION: TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; "
+                "without opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, "
+                "optional labels)."),
     "rank": ("analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
     "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
@@ -111,8 +111,10 @@ class CliGroup(click.Group):
     def format_commands(self, ctx, formatter):
         """The command list of ``--help``, from :data:`COMMANDS` for commands not loaded yet."""
         limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
-        rows = [(name, (self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])).get_short_help_str(limit))
-                for name in self.list_commands(ctx)]
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            rows.append((name, command.get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -209,7 +211,8 @@ class PlotFile(click.Path):
 
         path = Path(super().convert(value, param, ctx))
         if path.suffix.lower().lstrip(".") not in self.FORMATS:
-            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {', '.join('.' + f for f in self.FORMATS)})", param, ctx)
+            allowed = ", ".join("." + f for f in self.FORMATS)
+            self.fail(f"{shown_path(path)!r} has no image suffix (allowed: {allowed})", param, ctx)
         folder = path.parent  # os.path never raises (a name too long is simply not a folder)
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(path) \
                 or len(path.name) > 255:

@@ -37,7 +37,8 @@ def shipped_path(name: str) -> Path | None:
 def locate(path: str | Path) -> str | Path:
     """``path`` itself when it is a file (or names nothing shipped, or is no path at all: read_file refuses it),
     else the shipped file it names."""
-    if not isinstance(path, (str, os.PathLike)) or os.path.isfile(path):  # False for a folder, a path too long or one with a NUL byte: read_file reports them
+    # isfile is False for a folder, a path too long or one with a NUL byte: read_file reports them
+    if not isinstance(path, (str, os.PathLike)) or os.path.isfile(path):
         return path
     return shipped_path(str(path)) or path
 

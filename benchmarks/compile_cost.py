@@ -40,7 +40,8 @@ _ONE_SIGNATURE_EACH = """
 from numba.core.dispatcher import Dispatcher
 import sys
 import kernels.epic.block, kernels.jit
-twice = {f"{name}.{fname}": f.signatures for name, module in list(sys.modules.items()) if name.startswith("kernels.epic.")
+twice = {f"{name}.{fname}": f.signatures
+         for name, module in list(sys.modules.items()) if name.startswith("kernels.epic.")
          for fname, f in vars(module).items() if isinstance(f, Dispatcher) and len(f.signatures) > 1}
 assert kernels.jit.PLAIN or not twice, twice
 """

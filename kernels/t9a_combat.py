@@ -7,7 +7,8 @@ uniform from a table built once per scenario (``analysis/t9a/combat_layout.py``)
 independent trial with the exact probability P(hit)·P(wound)·P(armour fails)·P(special save fails) (§C9), so
 the unsaved wounds of ``n`` attacks are Binomial(n, p); rows ``0..nmax`` of a group's table hold Binomial(n, p)
 as Walker–Vose alias tables (one uniform, no search), and more than ``nmax`` attacks are drawn as several rows
-(a sum of binomials with one p is binomial).  The column and slot constants below are the contract with the layout module.
+(a sum of binomials with one p is binomial).  The column and slot constants below are the contract with the layout
+module.
 """
 import numpy as np
 from numba import njit, prange
@@ -398,15 +399,16 @@ def run_chunk(key0, key1, first_block, n_trials, trial_streams, charge, combat, 
     run_blocks(key0, key1, first_block, n_trials, trial_streams, charge.ch, charge.ff, charge.tg, charge.plc_order,
                charge.plc_mask, charge.plc_models, charge.plc_rot, charge.coff, charge.goff, combat.cu, combat.cr,
                np.zeros((2, int(combat.cu[:, U_START_HP].max()) + 1, 2), np.int64), combat.ev, combat.n_ev,
-               combat.g_off, combat.g_nmax, combat.prob, combat.alias, combat.moff, combat.margin_offset, part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
+               combat.g_off, combat.g_nmax, combat.prob, combat.alias, combat.moff, combat.margin_offset, part,
+               np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
                np.zeros((n_blocks, 2, n), np.int64))
     return part.sum(axis=0)
 
 
 @njit(cache=True, parallel=True, _nrt=False)
 def run_blocks(key0, key1, first_block, n_trials, trial_streams, ch, ff, tg, plc_order, plc_mask, plc_models,
-               plc_rot, coff, goff, cu, cr, by_hp, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset, part, states,
-               flags, values):
+               plc_rot, coff, goff, cu, cr, by_hp, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset, part,
+               states, flags, values):
     """Count the trials of each stream block ``b`` into ``part[b]``: the charge (``kernels.t9a._trial``), then
     the fight when the charger arrives, HP it lost to Stand and Shoot taken off first.  ``trial_streams``:
     trial ``t`` (global index) draws from a stream of its own, keyed ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.

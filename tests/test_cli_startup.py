@@ -273,7 +273,8 @@ def test_cached_kernels_define_the_symbols_numba_reads_from_their_bitcode():
             "    numba_names = {{g.name for group in (module.functions, module.global_variables) for g in group\n"
             "                   if not g.is_declaration}}\n"
             "    report.append([name, type(library).__name__, library._shared_module is None,\n"
-            "                   sorted(numba_names ^ numba_loader.elf_defined_symbols(object_code)), len(numba_names)])\n"
+            "                   sorted(numba_names ^ numba_loader.elf_defined_symbols(object_code)),"
+            " len(numba_names)])\n"
             "print(json.dumps(report))\n").format(runs=_RUNS, root=str(ROOT / "analysis" / "scenarios"))
     child = _child(code, drop_cache_var=False)
     assert child.returncode == 0, child.stderr
@@ -289,6 +290,7 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
     compile, not when their module is imported: a warm run, which loads its kernels from the cache, creates no
     cache object for any of them; a function compiled later that calls a helper still loads that helper from
     the cache (no compile of it) instead of compiling it again."""
+    assault = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
     code = ("import numpy as np\n"
             "import analysis.epic as epic\n"
             "from numba import njit\n"
@@ -298,7 +300,7 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
             "import kernels.epic.block\n"
             "from kernels.epic import dice as K, layout\n"
             "from kernels.link_only import HelperDispatcher\n"
-            f"epic.simulate(epic.load({str(ROOT / 'analysis' / 'scenarios' / 'epic' / 'assault_marines_vs_warband.toml')!r}),"
+            f"epic.simulate(epic.load({str(assault)!r}),"
             " trials=1000, progress=False)\n"
             "helpers = [f for name, m in list(sys.modules.items()) if name.startswith('kernels.epic.')\n"
             "           for f in vars(m).values() if isinstance(f, HelperDispatcher)]\n"
@@ -355,7 +357,8 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
     report = ("import atexit, gc, json, os, sys\n"
               "import analysis.gc_pause as pause\n"
               "seen = {'collections': 0, 'at_pause': 0}\n"
-              "gc.callbacks.append(lambda phase, info: seen.update(collections=seen['collections'] + (phase == 'start')))\n"
+              "gc.callbacks.append(lambda phase, info:"
+              " seen.update(collections=seen['collections'] + (phase == 'start')))\n"
               "start, resume = pause.pause, pause.resume\n"
               "def paused():\n"
               "    seen['at_pause'] = seen['collections']\n"
@@ -370,8 +373,9 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
               "    else:\n"
               "        resume()\n"
               "pause.resume = first_chunk_done\n"
-              "atexit.register(lambda: print(json.dumps(dict(seen, plugins=os.environ.get('PYDANTIC_DISABLE_PLUGINS'),\n"
-              "                                              frozen_at_exit=gc.get_freeze_count() > 0)), file=sys.stderr))\n")
+              "atexit.register(lambda: print(json.dumps(dict(seen,\n"
+              "    plugins=os.environ.get('PYDANTIC_DISABLE_PLUGINS'),\n"
+              "    frozen_at_exit=gc.get_freeze_count() > 0)), file=sys.stderr))\n")
     argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
     environment = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
     program = subprocess.run([sys.executable, "-c", report + f"import runpy; sys.argv = ['wargame-odds', *{argv!r}]\n"

@@ -106,7 +106,8 @@ def _check_epic_headline(result) -> dict:
         raise AssertionError(f"untraced sentence: {text}")
 
     sentences = _headline(result.text())
-    assert sentences[0] == "Assault Detachment (attacker), supported by Tactical Detachment, assaults Warband (defender)."
+    assert sentences[0] == ("Assault Detachment (attacker), supported by Tactical Detachment, "
+                            "assaults Warband (defender).")
     never = [s for s in sentences if " is never destroyed or broken in these " in s]
     for sentence in never:  # a formation no trial harmed: one sentence, every count zero
         name, trials = re.fullmatch(r"(.+) \((?:attacker|defender)\) is never destroyed or broken in these "
@@ -147,7 +148,8 @@ def test_epic_headline_names_the_formations_in_the_fight_by_their_role():
     scenario = epic.load(SCENARIOS / "epic" / "terminators_vs_guard_in_cover.toml")
     result = epic.simulate(scenario, trials=2000, seed=2)
     sentences = _headline(result.text())
-    assert sentences[:2] == ["Terminator Detachment (attacker) assaults the defender (Guard Company and Guard Platoon).",
+    assert sentences[:2] == ["Terminator Detachment (attacker) assaults the defender "
+                             "(Guard Company and Guard Platoon).",
                              "Leman Russ Company (defender) is nearby (within 15 cm, not in the fight)."]
     assert sentences[3].startswith("The defender (Guard Company and Guard Platoon) wins: ")
     assert any(s.startswith("Leman Russ Company (defender) is ") and "nearby" not in s for s in sentences)
@@ -320,7 +322,8 @@ def test_matrix_headline_matches_its_rows():
 
 def _number(name: str, unit: str = "") -> str:
     """A pattern for "ESTIMATE UNIT [LO, HI]" with groups ``name``, ``name_lo``, ``name_hi``."""
-    return rf"(?P<{name}>-?[\d.]+){' ' + re.escape(unit) if unit else ''} \[(?P<{name}_lo>-?[\d.]+), (?P<{name}_hi>-?[\d.]+)\]"
+    return (rf"(?P<{name}>-?[\d.]+){' ' + re.escape(unit) if unit else ''} "
+            rf"\[(?P<{name}_lo>-?[\d.]+), (?P<{name}_hi>-?[\d.]+)\]")
 
 
 def _check_triple(match, name: str, row: dict, column: str, scale: float = 1.0):
@@ -339,7 +342,8 @@ def test_compare_headline_matches_its_rows():
     from analysis import decisions
     from analysis.headline import decision_sentences
 
-    result = decisions.compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
+    result = decisions.compare("netea:space-marine-codex-astartes/assault",
+                               "netea:space-marine-codex-astartes/tactical",
                                ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"],
                                base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=600, seed=4,
                                engine="reference", method="exact-pairs")
@@ -495,4 +499,5 @@ def test_ground_attack_headline_tells_what_flak_did():
     shown = [number(r["estimate"], r["ci95_lo"], r["ci95_hi"])
              for r in (rows["1", "flak_hits_mean"], rows["1", "aircraft_lost_mean"])]
     assert f"; flak scores {shown[0]} hits and shoots down {shown[1]} aircraft on average" in sentence
-    assert rows["1", "aircraft_lost_mean"]["estimate"] == json.loads(result.to_json())["turn"]["1"]["aircraft_lost_mean"]
+    turn_json = json.loads(result.to_json())["turn"]["1"]
+    assert rows["1", "aircraft_lost_mean"]["estimate"] == turn_json["aircraft_lost_mean"]

@@ -48,7 +48,8 @@ class EpicTab(ScenarioTab):
 
     def __init__(self, page, setup):
         self.search = pn.widgets.TextInput(label="NetEA library: search by army or formation",
-                                           placeholder="e.g. ork, warband, tactical, titan", sizing_mode="stretch_width")
+                                           placeholder="e.g. ork, warband, tactical, titan",
+                                           sizing_mode="stretch_width")
         self.choice = pn.widgets.Select(options=self._matches(""), size=8, sizing_mode="stretch_width")
         self.search.param.watch(lambda event: self._filter(event.new), "value_input")
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
@@ -151,7 +152,8 @@ class EpicTab(ScenarioTab):
         from ..epic.model import Formation
 
         body = Form(self.draft).widgets(Formation, ("formations", i), only=FORMATION_FIELDS)
-        body.append(pn.pane.HTML("<b>Units</b>: how many, and where each group is after the charge", margin=(10, 10, 0, 10)))
+        body.append(pn.pane.HTML("<b>Units</b>: how many, and where each group is after the charge",
+                                 margin=(10, 10, 0, 10)))
         body += [self._group_row(i, j, g) for j, g in enumerate(formation.get("units", [])) if isinstance(g, dict)]
         remove = pn.widgets.Button(label="Remove formation", color="light")
         remove.on_click(lambda event: self.draft.remove(("formations", i)))

@@ -57,7 +57,8 @@ class Page:
         self.in_notebook = in_notebook
         self.ready = False  # the tabs report their changes while they are built: the page listens once built
         self.running: runs.Progress | None = None
-        self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[CSS])
+        self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10),
+                                    stylesheets=[CSS])
         self.tabs = {"epic": EpicTab(self, example_setup(DEFAULT_EXAMPLES["epic"])),
                      "compare": CompareTab(self),
                      "gdb": GdbTab(self, example_setup(DEFAULT_EXAMPLES["gdb"])),
@@ -168,7 +169,8 @@ class Page:
     def apply_query(self, query: dict[str, str]) -> None:
         """Open what the page address names; a bad part is one message, the rest opens as usual."""
         try:
-            for key, widget, bound in (("trials", self.trials, (1, MAX_TRIALS)), ("seed", self.seed, (0, MAX_PAGE_SEED))):
+            for key, widget, bound in (("trials", self.trials, (1, MAX_TRIALS)),
+                                       ("seed", self.seed, (0, MAX_PAGE_SEED))):
                 if key in query:
                     value = query[key]
                     if not value.isdigit() or not bound[0] <= int(value) <= bound[1]:

@@ -97,7 +97,8 @@ def compare_example(name: str, data: dict, source: str) -> CompareSetup:
     if "opponents" in data:
         raise UserError(source, "opponents", "the app compares two whole scenarios",
                         "a definition with option_a and option_b scenario files")
-    options = [example_setup(relative_example(name, data.get(key), f"{source}: {key}")) for key in ("option_a", "option_b")]
+    options = [example_setup(relative_example(name, data.get(key), f"{source}: {key}"))
+               for key in ("option_a", "option_b")]
     labels = data.get("labels") or [option.data.get("title", key) for option, key in zip(options, "AB")]
     side = data.get("side", "attacker")
     return CompareSetup(options[0], options[1], tuple(str(x) for x in labels[:2]), side)
@@ -118,7 +119,8 @@ def decode_setup(text: str, source: str = "the page address") -> Setup:
         inflate = zlib.decompressobj()
         raw = inflate.decompress(packed, MAX_FILE_BYTES + 1)
         if len(raw) > MAX_FILE_BYTES or inflate.unconsumed_tail:
-            raise UserError(source, "setup", "inflates to more than the file size cap", f"at most {MAX_FILE_BYTES} bytes")
+            raise UserError(source, "setup", "inflates to more than the file size cap",
+                            f"at most {MAX_FILE_BYTES} bytes")
         if not inflate.eof:
             raise ValueError("truncated")
         return parse_setup(raw.decode("utf-8"), source)

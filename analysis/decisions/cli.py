@@ -78,8 +78,8 @@ def _definition(path: str, model):
 
 def _options(fn):
     options = [
-        click.option("--trials", "-n", type=click.IntRange(min=1, max=runner.MAX_TRIALS), default=api.DEFAULT_TRIALS, show_default=True,
-                     help="Trials per cell."),
+        click.option("--trials", "-n", type=click.IntRange(min=1, max=runner.MAX_TRIALS), default=api.DEFAULT_TRIALS,
+                     show_default=True, help="Trials per cell."),
         click.option("--seed", "-s", type=click.IntRange(min=0, max=runner.MAX_SEED), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
         click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
@@ -309,4 +309,5 @@ def formations_search(word, as_json, as_csv):
     _listing(search_formations(word), as_json, as_csv, "formations")
 
 
-cli_commands = [matrix_command, sweep_command, threshold_command, compare_command, rank_command, units_group, formations_group]
+cli_commands = [matrix_command, sweep_command, threshold_command, compare_command, rank_command,
+                units_group, formations_group]

@@ -1,8 +1,8 @@
 """What the decision tools need from a rule system, behind one small interface.
 
 A :class:`System` loads scenarios, sets a field given as a field path (:mod:`.fieldpath`:
-``rules.result_dice``, ``formations[Warband].blast_markers``, ``charger.distance``), simulates, and exposes its runner job and
-result builder (for trial-by-trial pairing).  Matchups (``matrix``, ``compare``, ``rank``) need
+``rules.result_dice``, ``formations[Warband].blast_markers``, ``charger.distance``), simulates, and exposes its runner
+job and result builder (for trial-by-trial pairing).  Matchups (``matrix``, ``compare``, ``rank``) need
 :meth:`System.matchup`, which combines an attacking and a defending :class:`Force`.
 """
 from __future__ import annotations

@@ -56,8 +56,8 @@ def may_jink(scenario, aircraft: Formation) -> bool:
 def flak(trial: Trial, aircraft: Formation, gunners: list[tuple[Formation, int]], weapons_of, jink: bool,
          report: FlakReport) -> None:
     """One flak step against an aircraft formation (TP 4.2.3, 4.2.4, 4.2.7; TP-FAQ Flak Attacks,
-    Anti-Aircraft Attacks): each gunner formation that is not broken fires, at its to-hit modifier, the AA weapons of its units
-    left after suppression (every living unit is in range, so units without AA weapons absorb it first
+    Anti-Aircraft Attacks): each gunner formation that is not broken fires, at its to-hit modifier, the AA weapons of
+    its units left after suppression (every living unit is in range, so units without AA weapons absorb it first
     from the back); one BM for coming under fire however many fire; the hits are allocated front to
     back (macro-weapon and titan-killer AA after the others), saved on armour or, when ``jink``, on 4+;
     +1 BM per aircraft lost or war-engine damage point; no break check: aircraft never break."""

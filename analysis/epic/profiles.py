@@ -201,7 +201,8 @@ class WeaponLine(StrictModel):
         if self.mw is not None and (self.ap is not None or self.at is not None):
             raise ValueError("a weapon line has either mw or ap/at (a weapon with both is two lines)")
         if self.macro_weapon and self.bp is None and self.aa is None and self.mw is None:
-            raise ValueError("macro_weapon = true needs bp or aa on the line (a direct macro-weapon gives its mw value)")
+            raise ValueError("macro_weapon = true needs bp or aa on the line "
+                             "(a direct macro-weapon gives its mw value)")
         return self
 
     @property

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from itertools import cycle
 from typing import Callable
 
 from .compile import (ATTACKER, BC, DEFENDER, ENGAGED, NEARBY, NO_ABILITIES, NO_ROLL, ONE_DAMAGE, OUT,
@@ -366,8 +365,8 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
                                   (f"hits only units {dice.reach}", dice.reach != ANY_TARGET)) if on]
         tags = f" [{', '.join(extras)}]" if extras else ""
         clause = "TP 1.12.6" if situation == "supporting fire" else "TP 1.12.5"
-        trial.say(clause, f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} at {dice.weapon} "
-                               f"{dice.target}+{tags}: {rolls} → {hits} hit(s)")
+        trial.say(clause, f"{unit.label} ({situation}) rolls {how_many} {'die' if count == 1 else 'dice'} "
+                          f"at {dice.weapon} {dice.target}+{tags}: {rolls} → {hits} hit(s)")
     return [Hit(dice.kind, dice.sniper, dice.reach, dice.close_combat, situation == "supporting fire",
                 dice.abilities)] * hits
 
@@ -890,7 +889,8 @@ def rally_test(rng: random.Random, initiative: int, modifier: int, reroll: bool 
             what = "Supreme Commander re-roll" if attempt else "rally"
             _note(log, "TP 2.1.15" if attempt else "TP 1.14.1",
                   f"  {what}: {roll} {modifier:+d} = {roll + modifier} vs {initiative}+ → "
-                  f"{'pass' if passed else 'fail'}{' (natural 1 fails: switch)' if natural_one_fails and roll == 1 else ''}")
+                  f"{'pass' if passed else 'fail'}"
+                  f"{' (natural 1 fails: switch)' if natural_one_fails and roll == 1 else ''}")
         if passed:
             return True
     return False
@@ -904,7 +904,8 @@ def rally(trial: Trial, formation: Formation) -> bool:
     parts = rally_modifier(formation)
     living = formation.living
     leaders = sum(u.slot.leader for u in living) if rules.leaders else 0
-    trial.say("TP 1.14.1", f"{formation.name} rallies ({'broken' if formation.broken else f'{formation.blast_markers} BMs'}): "
+    state = "broken" if formation.broken else f"{formation.blast_markers} BMs"
+    trial.say("TP 1.14.1", f"{formation.name} rallies ({state}): "
                            f"D6 {''.join(f'{v:+d} {why} ' for v, why in parts)}≥ {formation.initiative}")
     formation.rally_tested = True
     modifier = sum(v for v, _ in parts)
@@ -923,7 +924,8 @@ def rally(trial: Trial, formation: Formation) -> bool:
         formation.broken = False
         formation.blast_markers = max(kept - per_leader * leaders, 0)
         trial.say("TP 1.14.1", f"{formation.name} rallies from broken: {n} units → {kept} BMs"
-                               f"{f' − {per_leader * leaders} (Leaders)' if leaders else ''} = {formation.blast_markers}")
+                               f"{f' − {per_leader * leaders} (Leaders)' if leaders else ''}"
+                               f" = {formation.blast_markers}")
     elif passed:
         before = formation.blast_markers
         formation.blast_markers = max(before - (before + 1) // 2 - per_leader * leaders, 0)

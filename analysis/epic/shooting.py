@@ -158,7 +158,8 @@ def save_roll(trial: Trial, unit: Unit, hit: ShotHit, cover_save: int | None, cr
     on = unit.slot.invulnerable_on
     if on < NO_ROLL:
         roll = roll_d6(trial.rng)
-        trial.say("TP 2.1.6", f"  {unit.label}: invulnerable save {on}+: {roll} → {'saved' if roll >= on else 'failed'}")
+        trial.say("TP 2.1.6",
+                  f"  {unit.label}: invulnerable save {on}+: {roll} → {'saved' if roll >= on else 'failed'}")
         return roll >= on
     return False
 
@@ -485,7 +486,8 @@ def barrage(trial: Trial, firers: list[Unit], weapons_of, exposed: list[Unit], o
     every = {name: all(getattr(w, name) for w in lines) for name in ("disrupt", "ignore_cover", "sniper", "lance")}
     macro = all(w.macro for w in lines)
     titan = all(w.titan_killer for w in lines)
-    trial.say("TP 1.9.8", f"barrage of {bp} BP{' (above the table: its last row, reading)' if bp > row.bp_max else ''}: "
+    trial.say("TP 1.9.8", f"barrage of {bp} BP"
+                          f"{' (above the table: its last row, reading)' if bp > row.bp_max else ''}: "
                           f"{row.templates} template(s), +{row.extra_blast_markers} BM, AP{row.ap}+/AT{row.at}+"
                           f"{', macro-weapon' if macro else ''}")
     under = template_cover(exposed, row.templates, orders.templates_cover, orders.template_room)
@@ -603,7 +605,8 @@ class AttackState:
             if not formation.broken and formation.living:
                 formation.blast_markers += points
                 self.splashed.append(formation)
-                trial.say("TP 3.2.3", f"{formation.name}: +{points} BM (critical-hit splash) → {formation.blast_markers}")
+                trial.say("TP 3.2.3",
+                          f"{formation.name}: +{points} BM (critical-hit splash) → {formation.blast_markers}")
             return
         self.damage_markers += points - 1 + self.first_casualty_markers()
 

@@ -358,7 +358,8 @@ class Turn:
             formation.broken_at_start = formation.broken
             formation.losses = formation.loss_markers = formation.expendable_loss_markers = 0
         trial.kills = [0, 0]
-        trial.say("TP 1.12", "--- assault: " + ", ".join(f.name for f in trial.formations if f.role != OUTSIDE) + " ---")
+        fighting = ", ".join(f.name for f in trial.formations if f.role != OUTSIDE)
+        trial.say("TP 1.12", "--- assault: " + fighting + " ---")
         decision = fight(trial)
         consequences(trial, decision)
         return decision

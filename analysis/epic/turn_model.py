@@ -14,7 +14,8 @@ from ..scenario import StrictModel
 
 Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
                  "ground_attack", "orbital_bombardment", "pin_point"]
-ACTIONS = ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")  # ground formations
+# the actions of ground formations
+ACTIONS = ("advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage")
 AIRCRAFT_ACTIONS = ("ground_attack",)  # TP 4.2 (interception and CAP need enemy aircraft: not modelled)
 SPACECRAFT_ACTIONS = ("orbital_bombardment", "pin_point")  # TP 4.3.3, 4.3.4
 FIRING_ACTIONS = ("advance", "double", "sustained_fire")  # always fire at their target (TP 1.6.1)
@@ -64,7 +65,8 @@ class Activation(StrictModel):
     retain: bool = False  # retaining the initiative: −1 to the action test (TP 1.6.3)
     on_fail: Literal["shoot", "move", "regroup"] | None = None  # the Hold after a failed test (TP 1.6.1)
     crossfire: bool = False  # TP 1.11
-    overwatch_fire: Annotated[list[Name], Field(max_length=16), distinct] = []  # engage only: overwatching enemies firing at the charger
+    # engage only: overwatching enemies firing at the charger
+    overwatch_fire: Annotated[list[Name], Field(max_length=16), distinct] = []
     in_range: InRange = None
     exposed: Exposed = None
     cover: bool = False  # the target is in cover: −1 to hit, infantry may use cover_save
@@ -179,14 +181,17 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
     if kind == "spacecraft" and act.action not in SPACECRAFT_ACTIONS:
         raise ValueError(f"{at}.action: {act.formation!r} is a spacecraft formation; allowed: "
                          + ", ".join(SPACECRAFT_ACTIONS))
-    needed = "aircraft" if act.action in AIRCRAFT_ACTIONS else "spacecraft" if act.action in SPACECRAFT_ACTIONS else None
+    needed = ("aircraft" if act.action in AIRCRAFT_ACTIONS
+              else "spacecraft" if act.action in SPACECRAFT_ACTIONS else None)
     if needed is not None and kind != needed:
         raise ValueError(f"{at}.action: {act.action!r} needs a formation of {needed} (units with "
                          f"{FLIER_KEYS[needed]}); {act.formation!r} is a {kind or 'ground'} formation; allowed: "
-                         + ", ".join(ACTIONS if kind is None else AIRCRAFT_ACTIONS if kind == "aircraft" else SPACECRAFT_ACTIONS))
+                         + ", ".join(ACTIONS if kind is None
+                                     else AIRCRAFT_ACTIONS if kind == "aircraft" else SPACECRAFT_ACTIONS))
     if act.target is not None and act.target in by_name and flier(scenario, by_name[act.target]) is not None:
         raise ValueError(f"{at}.target: {act.target!r} is an {flier(scenario, by_name[act.target])} formation: only "
-                         "flak attacks aircraft and they are never assaulted (TP 4.1.1, 4.2.4); allowed: ground formations")
+                         "flak attacks aircraft and they are never assaulted (TP 4.1.1, 4.2.4); "
+                         "allowed: ground formations")
     if act.flies:
         if act.on_fail is not None:
             raise ValueError(f"{at}.on_fail: a failed aircraft action test is a Stand Down (TP 4.2.7), spacecraft "
@@ -195,7 +200,8 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
             raise ValueError(f"{at}.crossfire: aircraft attacks and orbital attacks never claim crossfire "
                              "(TP 4.2.2; TP-FAQ Orbital Bombardments); allowed: false")
         if act.retain and kind == "spacecraft":
-            raise ValueError(f"{at}.retain: spacecraft take no action test (reading, docs/epic-turn.md §9); allowed: false")
+            raise ValueError(f"{at}.retain: spacecraft take no action test (reading, docs/epic-turn.md §9); "
+                             "allowed: false")
     if act.action != "ground_attack":
         for key in ("flak", "disengagement_flak"):
             if getattr(act, key):
@@ -226,7 +232,8 @@ def _check_flying(scenario, i: int, act: Activation, formation, by_name: dict) -
         raise ValueError(f"{at}.action: {act.formation!r} has no pin-point attack (an mw line); "
                          "allowed: orbital_bombardment")
     if act.war_engine is not None and act.action != "pin_point":
-        raise ValueError(f"{at}.war_engine: only a pin_point attack picks a war engine (TP 4.3.4); allowed: leave it out")
+        raise ValueError(f"{at}.war_engine: only a pin_point attack picks a war engine (TP 4.3.4); "
+                         "allowed: leave it out")
     if act.action == "pin_point" and act.target in by_name:
         engines = sum(g.count for g in by_name[act.target].units if scenario.units[g.unit].type == "WE")
         if not engines:
@@ -355,7 +362,8 @@ def check_turn(scenario) -> list[str]:
         shoots = act.fires or act.hold == "shoot" or act.action == "overwatch"
         if shoots and act.action != "engage" and not _weapons_fire(scenario, formation):
             raise ValueError(f"{at}.action: {act.formation!r} has no weapon that can fire at ground units, so it "
-                             f"cannot take {act.action!r}" + (" (or Hold and shoot: set on_fail)" if act.hold == "shoot" else "")
+                             f"cannot take {act.action!r}"
+                             + (" (or Hold and shoot: set on_fail)" if act.hold == "shoot" else "")
                              + "; allowed: march, marshal, engage")
         if act.action == "engage":
             if engage_seen:
@@ -372,7 +380,8 @@ def check_turn(scenario) -> list[str]:
             if ow is None or ow.side == formation.side or name not in on_overwatch:
                 allowed = sorted(n for n in on_overwatch if by_name[n].side != formation.side)
                 raise ValueError(f"{at}.overwatch_fire[{k}]: {name!r} is not an enemy formation on overwatch; "
-                                 f"allowed: {', '.join(allowed) or 'none (set overwatch = true or an overwatch action first)'}")
+                                 "allowed: " + (", ".join(allowed)
+                                                or "none (set overwatch = true or an overwatch action first)"))
             rule = _unmodelled_save(scenario, formation)
             if rule is not None:
                 raise ValueError(f"{at}.overwatch_fire[{k}]: {act.formation!r} has {rule}, whose save shooting "

@@ -90,7 +90,8 @@ def roll_critical(trial, unit, by_side: int | None, kill: bool) -> None:
     damage it is counted but resolves in the next end phase (TP 3.2.3; TP-FAQ Critical Hits; §10.4)."""
     roll = d6(trial)
     critical = roll == 6
-    trial.say("TP 3.2.3", f"    critical roll for {unit.label}: {roll} → {'CRITICAL HIT' if critical else 'no critical'}")
+    trial.say("TP 3.2.3",
+              f"    critical roll for {unit.label}: {roll} → {'CRITICAL HIT' if critical else 'no critical'}")
     if not critical:
         return
     unit.criticals += 1
@@ -226,8 +227,8 @@ def splash(trial, source) -> None:
         reach = formation.within_splash_of[source.slot.formation]
         victims = [u for u in formation.living if u is not source][:reach]
         if reach:
-            trial.say("TP 3.2.3", f"    splash of {source.label}: {len(victims)} unit(s) of {formation.name} within reach, "
-                                  f"hit on {effect.splash_hit_on}+")
+            trial.say("TP 3.2.3", f"    splash of {source.label}: {len(victims)} unit(s) of {formation.name} "
+                                  f"within reach, hit on {effect.splash_hit_on}+")
         for victim in victims:
             roll = d6(trial)
             if roll < effect.splash_hit_on:
@@ -253,7 +254,8 @@ def end_phase_effects(trial) -> None:
                 trial.say("TP-SR Regeneration", f"{unit.label} regenerates 1 DC → {unit.damage_left}")
             if unit.alive and unit.void_shields < unit.slot.void_shields:
                 unit.void_shields += 1
-                trial.say("TP-SR Imperial Void Shields", f"{unit.label}: 1 void shield comes back → {unit.void_shields}")
+                trial.say("TP-SR Imperial Void Shields",
+                          f"{unit.label}: 1 void shield comes back → {unit.void_shields}")
         returning = [u for u in formation.units if u.slot.necron and not u.alive]
         if returning and formation.living:
             unit = returning[-1]  # the farthest: allocation order runs from the nearest (§10.7)

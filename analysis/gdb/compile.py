@@ -99,7 +99,8 @@ def compile_model(model: Model) -> Compiled:
     out_d = []
     for r in ref.DEFENDER_KEYS:
         if r == "PASS":
-            out_d.append(ref.OUTCOMES.index("countercharge_meets_charge" if react == "countercharge" else "contact_steady"))
+            passed = "countercharge_meets_charge" if react == "countercharge" else "contact_steady"
+            out_d.append(ref.OUTCOMES.index(passed))
         elif r == "WAVER":
             out_d.append(ref.OUTCOMES.index("contact_wavering"))
         elif r in ("RETREAT", "ROUT"):

@@ -31,7 +31,8 @@ class Charger(StrictModel):
     charge_move: Distance
     distance: Distance
     position: Literal["front", "flank", "rear"] = "front"
-    friends_behind: list[Distance] = Field(default_factory=list, max_length=16)   # distances of friends in the retreat path
+    # distances of friends in the retreat path
+    friends_behind: list[Distance] = Field(default_factory=list, max_length=16)
 
 
 class Target(StrictModel):

@@ -288,7 +288,8 @@ def resolve(model: Model, dice, verbose: bool = False) -> Trial:
     casualties = min(casualties, c.strength)
     trial.casualties = casualties
     trial.casualties_by_target = min(trial.casualties_by_target, casualties)
-    _note(trial, "§2.2", f"{c.name} loses {casualties} figures before the tests ({c.strength - casualties} left)", verbose)
+    _note(trial, "§2.2", f"{c.name} loses {casualties} figures before the tests ({c.strength - casualties} left)",
+          verbose)
     if casualties >= c.strength:
         trial.charger, trial.outcome, trial.charger_end = "ELIMINATED", "charger_eliminated_by_fire", "eliminated"
         _note(trial, "§2.2", f"{c.name} is destroyed by the fire: no test", verbose)
@@ -302,12 +303,14 @@ def resolve(model: Model, dice, verbose: bool = False) -> Trial:
     if trial.charger != "PASS":
         trial.outcome = f"stopped_by_{trial.charger}"
         if trial.charger == "HALT":
-            _note(trial, "§2.4", f"{c.name} halts where it is, stays {trial.charger_end}; may fire, may turn to face", verbose)
+            _note(trial, "§2.4", f"{c.name} halts where it is, stays {trial.charger_end}; may fire, may turn to face",
+                  verbose)
         elif trial.charger == "WAVER":
             trial.charger_end = "disordered"
             _note(trial, "§2.4", f"{c.name} wavers: stops, becomes disordered; may fire, may not move", verbose)
         else:
-            move = getattr(tables.moves, c.arm).retreat if trial.charger == "RETREAT" else getattr(tables.moves, c.arm).rout
+            moves = getattr(tables.moves, c.arm)
+            move = moves.retreat if trial.charger == "RETREAT" else moves.rout
             now = rules.retreat_now_fraction * move
             trial.charger_end = "retreating" if trial.charger == "RETREAT" else "routing"
             trial.friends_disordered = sum(1 for d in c.friends_behind if d <= now)
@@ -317,7 +320,8 @@ def resolve(model: Model, dice, verbose: bool = False) -> Trial:
 
     # step 5: the defender's test, only after the charger passed
     mods = defender_modifiers(model, position, react)
-    dice_, total, trial.defender, trial.defender_double_six = morale_test(dice, tables, mods, tables.morale.defender_bands)
+    dice_, total, trial.defender, trial.defender_double_six = morale_test(dice, tables, mods,
+                                                                          tables.morale.defender_bands)
     _note(trial, "§2.1 step 5, §2.3", f"{t.name} tests: rolls {dice_} {_fmt(mods)} = {total} -> {trial.defender}"
           + (" (double six, Q-A9)" if trial.defender_double_six else ""), verbose)
     if trial.defender == "PASS":
@@ -327,7 +331,8 @@ def resolve(model: Model, dice, verbose: bool = False) -> Trial:
         else:
             trial.outcome = "contact_steady"
             what = "completes its square and " if react == "form_square" else ""
-            _note(trial, "§2.4", f"{t.name} {what}stands; {c.name} moves into contact (melee in the Melee Phase)", verbose)
+            _note(trial, "§2.4", f"{t.name} {what}stands; {c.name} moves into contact (melee in the Melee Phase)",
+                  verbose)
     elif trial.defender == "WAVER":
         trial.outcome, trial.defender_end = "contact_wavering", "disordered"
         _note(trial, "§2.4", f"{t.name} wavers: stands, disordered, no charge or formation bonus; contact", verbose)

@@ -150,7 +150,8 @@ def expand_formation(entry: dict, where: str) -> dict:
 
     The library gives name, army list (hence army rules and, unless the data cannot decide it,
     initiative: see :mod:`.armies`), points and unit groups (every unit ``engaged`` as the entry's
-    ``engaged`` key says, default ``"bc"``, ``"out"`` for aircraft and spacecraft); any other key of the entry overrides.
+    ``engaged`` key says, default ``"bc"``, ``"out"`` for aircraft and spacecraft); any other key of the entry
+    overrides.
     """
     entry = dict(entry)
     ref = entry.pop("library")

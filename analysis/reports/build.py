@@ -14,8 +14,8 @@ Layout of ``reports/out/NAME/`` (or ``--out``)::
     .wargame-odds-report.lock held while a run writes the folder: a second run exits 2
 
 A stored point is reused when its spec (scenario text, trials, seed, cell key, options) and the
-package version and the code that makes the numbers are unchanged and its checksum (over its content and that spec's hash) verifies,
-so a killed run started again computes only what is missing; a point that does not verify is
+package version and the code that makes the numbers are unchanged and its checksum (over its content and that spec's
+hash) verifies, so a killed run started again computes only what is missing; a point that does not verify is
 recomputed, with one line saying so.  The final files are built from the stored points only, in
 a staging folder, and moved into place one by one with ``index.html`` last: a run killed while
 writing them leaves the previous files intact, and an interrupted and an uninterrupted run write
@@ -558,8 +558,8 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
                                        "result": done[cell.name, s["point"]]["result"]} for s in specs]})
     facts = {"title": model.title, "seed": model.seed, "trials": model.trials,
              "total_trials": sum(s["trials"] for s in sections), "versions": versions()}
-    (staging / "report.json").write_text(
-        json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False), encoding="utf-8")
+    report_json = json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False)
+    (staging / "report.json").write_text(report_json, encoding="utf-8")
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, finalize=printable)
     env.filters["percent"] = lambda triple: percent(*triple)

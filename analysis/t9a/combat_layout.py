@@ -129,7 +129,8 @@ def combat_arrays(combat: CombatSpec, layout: CountLayout) -> CombatArrays:
         row[K.U_REROLL], row[K.U_STUBBORN] = int(u.rally_around_the_flag), int(u.stubborn)
         row[K.U_UNBREAKABLE], row[K.U_SWIFT] = int(u.unbreakable), int(u.swiftstride)
     cr = np.zeros(K.N_RCOLS, np.int64)
-    cr[K.R_ROUNDS], cr[K.R_PURSUE], cr[K.R_DOUBLE_ONE] = combat.rounds, int(combat.pursue), int(combat.double_one_passes)
+    cr[K.R_ROUNDS], cr[K.R_PURSUE] = combat.rounds, int(combat.pursue)
+    cr[K.R_DOUBLE_ONE] = int(combat.double_one_passes)
     cr[K.R_DECIMATED_RALLY] = RALLY[combat.decimated_rally]
     cr[K.R_DECIMATED_REMOVED] = int(combat.decimated_flee == "removed")
     cr[K.R_RANK_CAP], cr[K.R_RANK_STATIC] = combat.rank_bonus_cap, int(combat.static_rank_bonus)

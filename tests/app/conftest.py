@@ -87,13 +87,15 @@ def browser(chromium):
 
 #: The text of the page, shadow roots included (Panel draws each widget in a shadow root).
 DEEP_TEXT = """() => { const out = []; const walk = (n) => {
-  if (n.nodeType === 3) { const p = n.parentElement; if (!p || !['STYLE', 'SCRIPT'].includes(p.tagName)) out.push(n.textContent); }
+  if (n.nodeType === 3) {
+    const p = n.parentElement; if (!p || !['STYLE', 'SCRIPT'].includes(p.tagName)) out.push(n.textContent); }
   if (n.shadowRoot) walk(n.shadowRoot);
   for (const c of n.childNodes) walk(c); };
   walk(document.body); return out.join(' ').replace(/\\s+/g, ' '); }"""
 
 #: The text of the message line, in whichever shadow root it is.
-MESSAGE = """() => { const find = (root) => { const hit = root.querySelector('.wo-error'); if (hit) return hit.textContent;
+MESSAGE = """() => { const find = (root) => {
+  const hit = root.querySelector('.wo-error'); if (hit) return hit.textContent;
   for (const e of root.querySelectorAll('*')) { if (e.shadowRoot) { const t = find(e.shadowRoot); if (t) return t; } }
   return ''; }; return find(document); }"""
 

@@ -25,7 +25,8 @@ def one_error_line(result, *needles):
 def test_example_definitions_run_with_json_and_csv():
     out = run("matrix", f"{EXAMPLES}/marines_vs_orks_matrix.toml", "-n", 4096, "--json")
     data = json.loads(out.stdout)
-    assert out.exit_code == 0 and data["kind"] == "matrix" and len({(r["attacker"], r["defender"]) for r in data["rows"]}) == 12
+    pairs = {(r["attacker"], r["defender"]) for r in data["rows"]}
+    assert out.exit_code == 0 and data["kind"] == "matrix" and len(pairs) == 12
     for method in ("batch-means", "exact-pairs"):
         out = run("compare", f"{EXAMPLES}/assault_or_tactical.toml", "-n", 300, "--csv", "--method", method)
         assert out.exit_code == 0 and out.output.splitlines()[0].startswith("opponent,weight,p_a")
@@ -71,7 +72,8 @@ def test_weights_must_sum_to_a_positive_number(tmp_path, weights):
     one_error_line(run("rank", definition), str(definition), "'opponents.weight'", "positive sum")
     definition.write_text(definition.read_text().replace(
         'options = ["netea:space-marine-codex-astartes/assault"]',
-        'option_a = "netea:space-marine-codex-astartes/assault"\noption_b = "netea:space-marine-codex-astartes/tactical"'))
+        'option_a = "netea:space-marine-codex-astartes/assault"\n'
+        'option_b = "netea:space-marine-codex-astartes/tactical"'))
     one_error_line(run("compare", definition), str(definition), "'opponents.weight'", "positive sum")
     definition.write_text(definition.read_text() + "x = 1\n")
     one_error_line(run("compare", definition), str(definition), "unknown key")

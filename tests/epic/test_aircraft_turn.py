@@ -169,7 +169,8 @@ def test_flak_on_an_aircraft_war_engine_uses_the_war_engine_steps_tp_3_2_2(exact
         report = FlakReport()
         flak(turn.trial, turn.by_name["Wing"], [(turn.by_name["Flak"], 0)], turn.weapons_of, False, report)
         bomber = turn.by_name["Wing"].units[0]
-        return bomber.slot.damage_capacity - bomber.damage_left, report.aircraft_lost, turn.by_name["Wing"].blast_markers
+        damage = bomber.slot.damage_capacity - bomber.damage_left
+        return damage, report.aircraft_lost, turn.by_name["Wing"].blast_markers
     assert exact(test) == {(0, 0, 1): F(25, 36), (1, 0, 2): F(10, 36), (2, 1, 3): F(1, 36)}
 
 
@@ -354,7 +355,8 @@ def one_error_line(result, *needles):
     (formation("Wing", "attacker", "bomber", 1) + formation("Guard", "defender", "rifleman", 2)
      + activation("Wing", "ground_attack", "Guard", jink="true"), ["turn[0].jink", "bomber", "allowed: false"]),
     (formation("Fleet", "attacker", "cruiser", 1) + formation("Guard", "defender", "rifleman", 2)
-     + activation("Fleet", "pin_point", "Guard"), ["turn[0].target", "has none", "allowed: formations with a war engine"]),
+     + activation("Fleet", "pin_point", "Guard"),
+     ["turn[0].target", "has none", "allowed: formations with a war engine"]),
     (formation("Wing", "attacker", "fighter", 1) + formation("Flak", "defender", "flak-tank", 1)
      + formation("Guard", "defender", "rifleman", 2) + activation("Guard", "advance", "Wing"),
      ["turn[0].target", "only flak attacks aircraft"]),

@@ -363,7 +363,8 @@ armour = 4
 cc = 4
 ff = 5
 special = ["mounted"]
-extra_attacks = [{ count = 1, range = "bc", macro_weapon = true }, { count = 1, range = "bc", titan_killer = true, sniper = true }]
+extra_attacks = [{ count = 1, range = "bc", macro_weapon = true },
+                 { count = 1, range = "bc", titan_killer = true, sniper = true }]
 [[formations]]
 name = "Windriders"
 side = "attacker"
@@ -824,9 +825,9 @@ units = [{ unit = "gargant", count = 1, engaged = "bc" }, { unit = "boyz", count
 [end_phase]
 enemy_within_30cm = true
 """,
-    # reactor breaches (§10.4, §10.7) whose explosion splashes the Host (no save), titan-killer D6+1 against a holofield (one save per hit, §10.3),
-    # a degrade_then_escalate critical that takes the holofield away and then destroys (§10.4), lance
-    # hits against reinforced armour, Fearless and withdrawing war engines
+    # reactor breaches (§10.4, §10.7) whose explosion splashes the Host (no save), titan-killer D6+1 against a
+    # holofield (one save per hit, §10.3), a degrade_then_escalate critical that takes the holofield away and then
+    # destroys (§10.4), lance hits against reinforced armour, Fearless and withdrawing war engines
     "we_breach_holofield": HEADER + """
 [units.reaver]
 type = "WE"
@@ -1026,7 +1027,8 @@ name = "Battle Titan"
 side = "attacker"
 initiative = 1
 blast_markers = 1
-units = [{ unit = "warlord", count = 1, engaged = "bc", characters = ["battlecar"] }, { unit = "immortal", count = 2, engaged = "ff" }]
+units = [{ unit = "warlord", count = 1, engaged = "bc", characters = ["battlecar"] },
+         { unit = "immortal", count = 2, engaged = "ff" }]
 [[formations]]
 name = "Monoliths"
 side = "defender"

@@ -135,8 +135,8 @@ def test_minimal_case_first_round_losses_are_exact_epic_shooting_3_7():
     §2.3, §2.10): the knight's 3 CC hits (units in contact) and the guards' hits (any unit), each Binomial(3, 2/3),
     are one round-robin over the titan and 3 serfs, all in contact: the titan's block takes the first 3 of the
     n hits, each serf one of the rest (no save), and each hit on the titan is unsaved with 1/2 (4+).  Exact over
-    the dice (faces 1-2, 3 and 4-6: the to-hit and save thresholds).  Mean units destroyed 898/729 = 1.23 (with the knight's
-    hits allocated apart, starting again at the titan: 287/729 = 0.39)."""
+    the dice (faces 1-2, 3 and 4-6: the to-hit and save thresholds).  Mean units destroyed 898/729 = 1.23 (with the
+    knight's hits allocated apart, starting again at the titan: 287/729 = 0.39)."""
     compiled = _compiled("knight_and_guards_vs_titan_and_serfs")
     faces = {2: F(1, 3), 3: F(1, 6), 4: F(1, 2)}  # 1-2, 3, 4-6: every threshold (3+ to hit, 4+ to save)
     measured = exact_by_faces(_first_round_losses(compiled), faces)

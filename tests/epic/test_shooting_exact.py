@@ -37,7 +37,8 @@ def attack(shooter_units: list[tuple[str, int]], target_units: list[tuple[str, i
     """A compiled two-formation scenario and a function running one attack with fresh state."""
     formations = [
         {"name": "Shooters", "side": "attacker", "initiative": 1, "blast_markers": shooter_bm,
-         "army_rules": list(shooter_rules), "units": [{"unit": u, "count": n, "engaged": "bc"} for u, n in shooter_units]},
+         "army_rules": list(shooter_rules),
+         "units": [{"unit": u, "count": n, "engaged": "bc"} for u, n in shooter_units]},
         {"name": "Target", "side": "defender", "initiative": 1, "blast_markers": target_bm,
          "broken": target_broken, "army_rules": list(target_rules),
          "units": [{"unit": u, "count": n, "engaged": "bc"} for u, n in target_units]},
@@ -83,7 +84,9 @@ def test_to_hit_table_tp_1_9_5(exact, value, modifier):
 def test_to_hit_worked_values_tp_1_9_5(exact):
     """TP 1.9.5: the worked corners: 2+ at +1 is 5/6 (a natural 1 misses), 6+ at −3 is 1/36,
     needing 7/8/9 is 1/12, 1/18, 1/36, and 10 cannot hit (no die rolled)."""
-    hit = lambda v, m: exact(lambda rng: roll_to_hit(rng, v, m)[0]).get(True, F(0))
+    def hit(v, m):
+        return exact(lambda rng: roll_to_hit(rng, v, m)[0]).get(True, F(0))
+
     assert (hit(2, 1), hit(6, -3), hit(4, -3), hit(5, -3)) == (F(5, 6), F(1, 36), F(1, 12), F(1, 18))
     assert (hit(6, -1), hit(6, -2), hit(6, -3), hit(6, -4)) == (F(1, 12), F(1, 18), F(1, 36), 0)
     assert roll_to_hit(ScriptedRandom([]), 6, -4) == (False, [])
@@ -132,7 +135,8 @@ def test_save_table_worked_values():
     """Worked save values, rows 2+ and 6+: 35/36 and 11/36 with a re-roll, 211/216 and 91/216 with re-roll and
     invulnerable, 6+ at −1 is no save (TP 1.11 example: "impossible to save")."""
     assert (p_save(2, reroll=True), p_save(6, reroll=True)) == (F(35, 36), F(11, 36))
-    assert (p_save(2, reroll=True, invulnerable=True), p_save(6, reroll=True, invulnerable=True)) == (F(211, 216), F(91, 216))
+    with_invulnerable = (p_save(2, reroll=True, invulnerable=True), p_save(6, reroll=True, invulnerable=True))
+    assert with_invulnerable == (F(211, 216), F(91, 216))
     assert p_save(6, 1) == 0
 
 
@@ -165,7 +169,8 @@ SINGLE_SHOT_CASES = [  # (situation, orders, ignore cover, target armour, P(kill
     ("building, Sustained Fire", FireOrders(modifier=1, cover=True, cover_save=4), False, 4, F(1, 4)),
     ("open, crossfire", FireOrders(crossfire=True), False, 4, F(1, 3)),
     ("building, Ignore Cover weapon", FireOrders(cover=True, cover_save=4), True, 4, F(1, 4)),
-    ("building, Double and crossfire", FireOrders(modifier=-1, cover=True, cover_save=4, crossfire=True), False, 4, F(1, 9)),
+    ("building, Double and crossfire", FireOrders(modifier=-1, cover=True, cover_save=4, crossfire=True), False, 4,
+     F(1, 9)),
     ("Ork Boyz in the open", FireOrders(), False, 6, F(5, 12)),
     ("Ork Boyz in a building (4+ cover save)", FireOrders(cover=True, cover_save=4), False, 6, F(1, 6)),
 ]
@@ -174,7 +179,8 @@ SINGLE_SHOT_CASES = [  # (situation, orders, ignore cover, target armour, P(kill
 @pytest.mark.parametrize("situation, orders, ignore_cover, armour, kill", SINGLE_SHOT_CASES,
                          ids=[c[0] for c in SINGLE_SHOT_CASES])
 def test_one_ap4_shot_at_one_stand_tp_1_9_5_1_9_6(exact, situation, orders, ignore_cover, armour, kill):
-    """Worked single-shot values (TP 1.9.5, 1.9.6, 1.8.3, 1.11, 2.2.5): P(kill) of one AP4+ shot, through the whole attack."""
+    """Worked single-shot values (TP 1.9.5, 1.9.6, 1.8.3, 1.11, 2.2.5): P(kill) of one AP4+ shot, through the whole
+    attack."""
     run = attack([("s", 1)], [("t", 1)], {"s": infantry(4, weapons=[gun(ap=4, ignore_cover=ignore_cover)]),
                                           "t": infantry(armour)})
     assert exact(kills_of(run, orders))[1] == kill
@@ -215,7 +221,8 @@ def test_sustained_fire_attack_kills_and_blast_markers_tp_1_9():
     Bin(6, 1/2); kills 64/729, 773/2916, 329/972, 677/2916, 223/2916 (mean 35/18); BMs = 1 + kills
     (mean 53/18); broken (alive) 416/729."""
     d = sustained_fire()
-    assert marginal(d, 0) == {0: F(1, 64), 1: F(3, 32), 2: F(15, 64), 3: F(5, 16), 4: F(15, 64), 5: F(3, 32), 6: F(1, 64)}
+    assert marginal(d, 0) == {0: F(1, 64), 1: F(3, 32), 2: F(15, 64), 3: F(5, 16), 4: F(15, 64), 5: F(3, 32),
+                              6: F(1, 64)}
     assert marginal(d, 1) == {0: F(64, 729), 1: F(773, 2916), 2: F(329, 972), 3: F(677, 2916), 4: F(223, 2916)}
     assert mean(marginal(d, 1)) == F(35, 18)
     assert all(bms == 1 + kills for (_, kills, bms, _) in d)
@@ -414,7 +421,8 @@ def test_barrage_on_armour_and_as_macro_weapon_tp_1_9_8_2_2_6(exact):
 def test_barrage_extra_markers_and_templates_tp_1_9_8(exact):
     """TP 1.9.8: six 1 BP guns make one 6 BP barrage: 2 templates (3 stands each by default) and
     +1 BM for the formation attacked; every IG stand is rolled once at AP4+."""
-    run = attack([("b", 6)], [("t", 8)], {"b": infantry(4, weapons=[gun(bp=1)]), "t": {"type": "INF", "cc": 6, "ff": 5}})
+    run = attack([("b", 6)], [("t", 8)],
+                 {"b": infantry(4, weapons=[gun(bp=1)]), "t": {"type": "INF", "cc": 6, "ff": 5}})
     d = exact_by_faces(lambda rng: (lambda r: (r.hits, r.blast_markers_placed - r.kills))(run(rng)[2]),
                        {1: F(1, 2), 4: F(1, 2)})
     assert marginal(d, 0) == {k: F([1, 6, 15, 20, 15, 6, 1][k], 64) for k in range(7)}

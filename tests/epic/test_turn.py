@@ -119,7 +119,8 @@ def test_marshal_without_target_regroups_tp_1_13_1(exact):
     model = scenario('[[turn]]\nformation = "Marines"\naction = "marshal"\n', initiative=1, markers=3,
                      end_phase=False)
     c = compile_turn(model)
-    got = exact(lambda rng: run_turn_trial(c.compiled, c.weapons, rng).assault.formations[0].blast_markers_after_assault)
+    got = exact(lambda rng: run_turn_trial(c.compiled, c.weapons, rng)
+                .assault.formations[0].blast_markers_after_assault)
     expected: dict = {}
     for test_passes, start, p in ((True, 3, F(5, 6)), (False, 4, F(1, 6))):
         for removed, q in regroup_removed(start).items():

@@ -152,7 +152,8 @@ overwatch_fire = ["Tacticals"]
 
 # the forced declarations of each scenario (the default, "auto", is the scenario as written)
 FORCED = {
-    "battlefortress_and_boyz": [('target = "Warband"\n[[turn]]', 'target = "Warband"\ndeclare_at = "war_engines"\n[[turn]]'),
+    "battlefortress_and_boyz": [('target = "Warband"\n[[turn]]',
+                                 'target = "Warband"\ndeclare_at = "war_engines"\n[[turn]]'),
                                 ("crossfire = true\n", 'crossfire = true\ndeclare_at = "others"\n')],
     "overwatch_at_a_mixed_charger": [("cover_save = 4\n", 'cover_save = 4\ndeclare_at = "war_engines"\n')],
 }

@@ -30,8 +30,10 @@ def _scenario(weapon: dict, action: str, keys: dict) -> EpicScenario:
              "boyz": {"type": "INF", "armour": 6, "cc": 4, "ff": 6}}
     return EpicScenario.model_validate({
         "system": "epic", "units": units,
-        "formations": [{"name": "Shooter", "side": "attacker", "initiative": 1, "units": [{"unit": "gun", "count": 3}]},
-                       {"name": "Target", "side": "defender", "initiative": 1, "units": [{"unit": "boyz", "count": BOYZ}]}],
+        "formations": [{"name": "Shooter", "side": "attacker", "initiative": 1,
+                        "units": [{"unit": "gun", "count": 3}]},
+                       {"name": "Target", "side": "defender", "initiative": 1,
+                        "units": [{"unit": "boyz", "count": BOYZ}]}],
         "turn": [{"formation": "Shooter", "action": action, "target": "Target", **keys}]})
 
 

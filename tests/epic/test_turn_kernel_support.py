@@ -1,4 +1,5 @@
-"""Support formations in a turn on the Numba kernel (kernels/epic/assault.py::_cut_row_dice) against the reference engine.
+"""Support formations in a turn on the Numba kernel (kernels/epic/assault.py::_cut_row_dice) against the reference
+engine.
 
 docs/epic-turn.md §2, TP 1.12.6: a formation with ``role = "support"`` gives supporting fire in the turn's
 assault only if it is unbroken then; the turn may break it before the assault (shot at, or a failed action
@@ -98,7 +99,8 @@ def test_support_scenarios_break_the_support_formation_and_the_comparison_has_po
     assert 0.1 < shot["turn"]["1"]["target_broken"]["p"] < 0.9
     acts = _run(SCENARIOS["support_acts"], "acts", 5).to_dict()
     assert 0.1 < acts["turn"]["1"]["action_test_passed"]["p"] < 0.9
-    marked = SCENARIOS["support_shot_at"].replace('role = "support"\nblast_markers = 0', 'role = "support"\nblast_markers = 2')
+    marked = SCENARIOS["support_shot_at"].replace('role = "support"\nblast_markers = 0',
+                                                  'role = "support"\nblast_markers = 2')
     assert marked != SCENARIOS["support_shot_at"]
     seed = 43_000 + sorted(SCENARIOS).index("support_shot_at")
     assert compare_results(_run(marked, "marked", seed), _run(SCENARIOS["support_shot_at"], "shot", seed, "reference"))

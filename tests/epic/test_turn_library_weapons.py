@@ -125,10 +125,14 @@ def test_dice_shots_and_barrage_points_roll_per_weapon_tp_1_9_8():
     compiled = build({"g": {"type": "INF", "armour": 4, "cc": 4, "ff": 4}}, [
         {"name": "A", "side": "attacker", "initiative": 1, "units": [{"unit": "g", "count": 1, "engaged": "bc"}]},
         {"name": "B", "side": "defender", "initiative": 1, "units": [{"unit": "g", "count": 1, "engaged": "bc"}]}])
-    trial = lambda rng: new_trial(compiled, rng)
-    assert exact_distribution(lambda rng: roll_amount(trial(rng), "D6+3", "shots")) == {k: F(1, 6) for k in range(4, 10)}
-    assert exact_distribution(lambda rng: roll_amount(trial(rng), "2D3+3", "BP")) == {5: F(1, 9), 6: F(2, 9), 7: F(3, 9),
-                                                                         8: F(2, 9), 9: F(1, 9)}
+
+    def trial(rng):
+        return new_trial(compiled, rng)
+
+    shots = exact_distribution(lambda rng: roll_amount(trial(rng), "D6+3", "shots"))
+    assert shots == {k: F(1, 6) for k in range(4, 10)}
+    barrage_points = exact_distribution(lambda rng: roll_amount(trial(rng), "2D3+3", "BP"))
+    assert barrage_points == {5: F(1, 9), 6: F(2, 9), 7: F(3, 9), 8: F(2, 9), 9: F(1, 9)}
     lobba = convert("mega-lobba").profile.weapons
 
     def extra(rng):

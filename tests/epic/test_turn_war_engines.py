@@ -47,7 +47,9 @@ def hits_then_break(compiled, hits: list[ShotHit], crossfire=False):
         state = AttackState(target, target.broken, crossfire, AttackReport(), by_side=shooters.side)
         trial.damage_sink = lambda unit, points, marker: state.book_damage(trial, unit, points, marker)
         add_blast_markers(trial, state, 1, "coming under fire")
-        damage_of = lambda h, u: titan_killer_damage(trial, h, u) if h.kind == TK else 1
+        def damage_of(h, u):
+            return titan_killer_damage(trial, h, u) if h.kind == TK else 1
+
         resolve(trial, state, allocate_damage(hits, target.living, damage_of), None, "hits")
         trial.damage_sink = None
         broke = break_check(trial, target, state.broken)
@@ -177,7 +179,8 @@ def test_shadowsword_at_a_warhound_epic_shooting_12_9():
 
     units = {"sword": library_profile("netea:shadowsword", "test"), "w": warhound()}
     compiled = build(units, [
-        {"name": "Shooters", "side": "attacker", "initiative": 1, "units": [{"unit": "sword", "count": 1, "engaged": "bc"}]},
+        {"name": "Shooters", "side": "attacker", "initiative": 1,
+         "units": [{"unit": "sword", "count": 1, "engaged": "bc"}]},
         {"name": "Target", "side": "defender", "initiative": 1, "units": [{"unit": "w", "count": 1, "engaged": "bc"}]}])
     profiles = compiled.scenario.units
 
@@ -309,7 +312,8 @@ def test_titan_killer_damage_dice_and_critical_rolls_epic_shooting_12_9():
 
     assert exact_distribution(damage("D3")) == {1: F(1, 3), 2: F(1, 3), 3: F(1, 3)}
     d6 = exact_distribution(damage("D6"))
-    assert (sum(k * p for k, p in d6.items()), sum(p for k, p in d6.items() if k >= 3), d6[6]) == (F(7, 2), F(2, 3), F(1, 6))
+    mean, at_least_3 = sum(k * p for k, p in d6.items()), sum(p for k, p in d6.items() if k >= 3)
+    assert (mean, at_least_3, d6[6]) == (F(7, 2), F(2, 3), F(1, 6))
 
     def criticals(points):
         def run(rng):

@@ -103,7 +103,8 @@ def counts_of(result, model):
     lay = layout(model)
     out = lay.zeros()
     t = result.tree
-    for name, keys, node in (("charger", ref.CHARGER_KEYS, t["charger"]), ("defender", ref.DEFENDER_KEYS, t["defender"]),
+    for name, keys, node in (("charger", ref.CHARGER_KEYS, t["charger"]),
+                             ("defender", ref.DEFENDER_KEYS, t["defender"]),
                              ("outcome", ref.OUTCOMES, t["outcomes"]),
                              ("charger_end", ref.END_STATES, t["end_state"]["charger"]),
                              ("defender_end", ref.END_STATES[:4], t["end_state"]["defender"])):

@@ -82,7 +82,8 @@ def _one_clear_line(res, *needles):
 
 
 @pytest.mark.parametrize("old,new,needles", [
-    ('arm = "infantry"            #', 'arm = "dragoons"            #', ("bad.toml", "charger.arm", "allowed", "cavalry")),
+    ('arm = "infantry"            #', 'arm = "dragoons"            #',
+     ("bad.toml", "charger.arm", "allowed", "cavalry")),
     ("distance = 10", "distance = 20", ("bad.toml", "charger.distance", "allowed", "<= charger.charge_move")),
     ('reaction = "fire"', 'reaction = "countercharge"', ("bad.toml", "target.reaction", "allowed", "cavalry")),
     ('reaction = "fire"', 'reaction = "run_away"', ("bad.toml", "target.reaction", "allowed", "form_square")),

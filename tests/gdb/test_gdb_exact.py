@@ -144,9 +144,9 @@ def test_issue_scenario_kernel_against_hand_exact():
     n = 400_000
     res = gdb.simulate(model, trials=n, seed=11)
     cas, charger, outcome = _issue_scenario_by_hand()
+    casualties = res["casualties", "charger", "distribution"].counts
     for c in range(25):
-        assert_binomial(res["casualties", "charger", "distribution"].counts[c]
-                        if c < len(res["casualties", "charger", "distribution"].counts) else 0, n, cas.get(c, 0), f"cas {c}")
+        assert_binomial(casualties[c] if c < len(casualties) else 0, n, cas.get(c, 0), f"cas {c}")
     for r in ref.CHARGER_RESULTS:
         assert_binomial(res["charger", r].k, n, charger.get(r, 0), r)
     for k, v in outcome.items():

@@ -88,7 +88,9 @@ def test_library_aircraft_formation_is_out_of_any_assault():
     """TP 4.1.1: a library formation of aircraft (``library = ...``) expands with every group out of
     the assault, and flies a ground attack."""
     ref = "netea:chaos-space-marine-black-legion/harbinger"
-    text = TARGETS.split("[[formations]]\nname = \"Fliers\"")[0] + TARGETS.split('units = [{ unit = "netea:UNIT", count = 2 }]\n')[1]
+    before_fliers = TARGETS.split("[[formations]]\nname = \"Fliers\"")[0]
+    after_fliers = TARGETS.split('units = [{ unit = "netea:UNIT", count = 2 }]\n')[1]
+    text = before_fliers + after_fliers
     text += f'[[formations]]\nlibrary = "{ref}"\nside = "attacker"\ninitiative = 2\n'
     name = formations()[ref].name
     model = epic.loads(text + f'[[turn]]\nformation = "{name}"\naction = "ground_attack"\ntarget = "Mob"\n')

@@ -48,7 +48,8 @@ def test_every_war_engine_with_a_critical_text_converts_it_tp_3_2_3(unit_id):
     ("manta", "degrade_then_escalate", None, {"loses": ["deflector-shield"], "then": "extra_damage"}),
     ("revenant-titan", "degrade_then_escalate", None, {"loses": ["holofield"], "then": "destroyed"}),
     ("leviathan", "degrade_then_escalate", 4, {"damage": 1, "then": "destroyed_plus_effect"}),
-    ("hierodule-bio-titan", "extra_damage", 6, {"damage": 1, "further_damage_on": 6}),  # further D6: 6 a point, 1 a splash
+    # further D6: 6 a point, 1 a splash
+    ("hierodule-bio-titan", "extra_damage", 6, {"damage": 1, "further_damage_on": 6}),
     ("land-train", "lose_character", None, {}),  # a random battlecar removed, destroyed without one
     ("abattoir", "self_hit", 4, {"self_hits": 1, "self_hit_on": 4, "splash_titan_killer": True}),
     ("aeonic-orb", "self_hit", 4, {"self_hits": 3, "self_hit_on": 5, "splash_macro_weapon": True}),  # 3 BP MW barrage
@@ -132,7 +133,8 @@ def test_library_coverage_issue_14():
 
 
 def _formations_with_war_engines():
-    return sorted(ref for ref, f in formations().items()  # aircraft in flight never assault: tests/epic/test_aircraft_turn.py
+    # aircraft in flight never assault: tests/epic/test_aircraft_turn.py
+    return sorted(ref for ref, f in formations().items()
                   if formation_status(f) == "ok" and any(units()[u]["type"] in ("WE", "AC/WE") for u, _ in f.units)
                   and not any(convert(u).profile.aircraft for u, _ in f.units))
 

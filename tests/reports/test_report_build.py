@@ -83,7 +83,8 @@ def test_compare_cell_equals_analysis_decisions_compare(local_build):
     from analysis import decisions
     from analysis.reports import cell_key
 
-    direct = decisions.compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
+    direct = decisions.compare("netea:space-marine-codex-astartes/assault",
+                               "netea:space-marine-codex-astartes/tactical",
                                ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"], weights=[3, 1],
                                base="analysis/scenarios/epic/assault_marines_vs_warband.toml", trials=122880, seed=11,
                                cell=(cell_key("epic-compare"),))

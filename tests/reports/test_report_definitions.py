@@ -68,7 +68,8 @@ opponents = [{ force = "netea:ork-war-horde/warband", weight = 3 }, { force = "n
 
 BAD = {
     "unknown scenario": (GOOD_CELL.replace("epic/assault_marines_vs_warband", "epic/no_such_fight"),
-                         "field 'cells[0].scenario': no scenario 'epic/no_such_fight'", "epic/assault_marines_vs_warband"),
+                         "field 'cells[0].scenario': no scenario 'epic/no_such_fight'",
+                         "epic/assault_marines_vs_warband"),
     "unknown key": (GOOD_CELL + "colour = 'red'\n", "field 'cells[0].colour': unknown key", None),
     "unknown top-level key": ("seeds = 3\n" + GOOD_CELL, "field 'seeds': unknown key", None),
     "sweep over a missing field": (
@@ -86,13 +87,15 @@ BAD = {
     "value rejected by the scenario": (
         GOOD_CELL.replace('"scenario"', '"sweep"') + 'grid = { "formations[Warband].blast_markers" = [-1] }\n',
         "field 'cells[0].grid.formations[Warband].blast_markers': epic/assault_marines_vs_warband with", ">= 0"),
-    "unknown kind": (GOOD_CELL.replace('"scenario"\nname', '"histogram"\nname'), "field 'cells[0].kind': unknown cell kind 'histogram'", "scenario, sweep, matrix"),
+    "unknown kind": (GOOD_CELL.replace('"scenario"\nname', '"histogram"\nname'),
+                     "field 'cells[0].kind': unknown cell kind 'histogram'", "scenario, sweep, matrix"),
     "unknown option": (GOOD_CELL + 'options = { engine = "reference", turbo = true }\n',
                        "field 'cells[0].options.turbo': unknown simulation option", "engine"),
     "unknown library formation": (
         'title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = ["netea:space-marine-codex-astartes/nope"]\n'
         'defenders = ["netea:ork-war-horde/warband"]\n',
-        "field 'cells[0].attackers[0]': unknown library formation 'netea:space-marine-codex-astartes/nope'", "formations search"),
+        "field 'cells[0].attackers[0]': unknown library formation 'netea:space-marine-codex-astartes/nope'",
+        "formations search"),
     "compare with an unknown opponent": (
         COMPARE.replace("kommando-warhorde", "kommandos"),
         "field 'cells[0].opponents[1].force': unknown library formation 'netea:ork-war-horde/kommandos'",
@@ -108,7 +111,8 @@ BAD = {
     "empty matrix": ('title = "t"\n[[cells]]\nkind = "matrix"\nname = "m"\nattackers = []\n'
                      'defenders = ["netea:ork-war-horde/warband"]\n', "field 'cells[0].attackers'", None),
     "no cells": ('title = "t"\ncells = []\n', "field 'cells'", None),
-    "repeated name": (GOOD_CELL + GOOD_CELL.split("\n", 2)[2], "field 'cells[1].name': two cells are named 'a'", "distinct names"),
+    "repeated name": (GOOD_CELL + GOOD_CELL.split("\n", 2)[2], "field 'cells[1].name': two cells are named 'a'",
+                      "distinct names"),
     "zero trials": ("trials = 0\n" + GOOD_CELL, "field 'trials'", "> 0"),
     "invalid TOML": ("title = \n", "invalid TOML", None),
 }

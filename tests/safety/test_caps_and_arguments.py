@@ -114,7 +114,8 @@ def test_a_precision_run_is_sized_from_its_target_not_a_million_trial_chunk():
     (AIRCRAFT, "flak", 'flak = ["Flakwagonz"]', 'flak = ["Flakwagonz", "Flakwagonz"]'),
     (AIRCRAFT, "disengagement_flak", 'flak = ["Flakwagonz"]',
      'flak = ["Flakwagonz"]\ndisengagement_flak = ["Flakwagonz", "Flakwagonz"]'),
-    (TURN, "overwatch_fire", 'overwatch_fire = ["Heavy Weapons"]', 'overwatch_fire = ["Heavy Weapons", "Heavy Weapons"]'),
+    (TURN, "overwatch_fire", 'overwatch_fire = ["Heavy Weapons"]',
+     'overwatch_fire = ["Heavy Weapons", "Heavy Weapons"]'),
 ])
 def test_a_formation_named_twice_in_flak_or_overwatch_fire_is_refused(tmp_path, scenario, field, old, new):
     """flak = ["Flakwagonz", "Flakwagonz"] fired that flak twice; overwatch_fire dropped the repeat."""
@@ -158,7 +159,8 @@ def test_force_and_matrix_definitions_are_checked(tmp_path):
     empty_base = _write(tmp_path / "b.toml", f'attackers = ["{TACTICAL}"]\ndefenders = ["{WARBAND}"]\nbase = ""\n')
     code, _, err = run_cli("matrix", empty_base, "-n", "4096")
     assert_one_line_error(code, err, "base")
-    cell = f'title = "r"\n[[cells]]\nkind = "matrix"\nname = "m"\nbase = ""\nattackers = ["{TACTICAL}"]\ndefenders = ["{WARBAND}"]\n'
+    cell = (f'title = "r"\n[[cells]]\nkind = "matrix"\nname = "m"\nbase = ""\n'
+            f'attackers = ["{TACTICAL}"]\ndefenders = ["{WARBAND}"]\n')
     with pytest.raises(UserError, match="base"):
         load_report(_write(tmp_path / "r.toml", cell))
 
@@ -167,7 +169,8 @@ def test_an_error_in_a_referenced_file_names_the_referencing_key(tmp_path):
     """option_a = "" is the definition's folder: the message names option_a, not only the folder."""
     code, _, err = run_cli("compare", _write(tmp_path / "c.toml", _compare([WARBAND]).replace(TACTICAL, "")))
     assert_one_line_error(code, err, "option_a")
-    code, _, err = run_cli("compare", _write(tmp_path / "d.toml", _compare([WARBAND]).replace(TACTICAL, "missing.toml")))
+    missing = _write(tmp_path / "d.toml", _compare([WARBAND]).replace(TACTICAL, "missing.toml"))
+    code, _, err = run_cli("compare", missing)
     assert_one_line_error(code, err, "option_a", "missing.toml", "file not found")
 
 
@@ -187,7 +190,8 @@ def test_t9a_table_bounds():
     lambda: gdb.trace(gdb.load(SCENARIOS / "gdb" / "cavalry_vs_square.toml"), seed=-1),
     lambda: t9a.simulate(None, trials=4096), lambda: t9a.load(None), lambda: epic.load(None), lambda: gdb.load(3),
     lambda: t9a.loads(None), lambda: t9a.simulate(t9a.load(T9A), trials=4096, cell=("a",)),
-    lambda: t9a.simulate(t9a.load(T9A), trials=4096, cell=(-1,)), lambda: t9a.simulate(t9a.load(T9A), trials=4096, cell=(1.5,)),
+    lambda: t9a.simulate(t9a.load(T9A), trials=4096, cell=(-1,)),
+    lambda: t9a.simulate(t9a.load(T9A), trials=4096, cell=(1.5,)),
     lambda: t9a.simulate(t9a.load(T9A), trials=4096, cell="a"),
 ], ids=["trace-seed-negative", "trace-seed-float", "gdb-trace-seed", "simulate-None", "load-None", "epic-load-None",
         "load-int", "loads-None", "cell-text", "cell-negative", "cell-float", "cell-str"])
@@ -229,7 +233,8 @@ def test_report_and_command_line_seeds_share_one_range(tmp_path):
     command line and the API take."""
     top = runner.MAX_SEED
     assert top == 2**53
-    definition = f'title = "r"\nseed = {top}\ntrials = 4096\n[[cells]]\nkind = "scenario"\nname = "a"\nscenario = "t9a/single_charge_9in"\n'
+    definition = (f'title = "r"\nseed = {top}\ntrials = 4096\n'
+                  '[[cells]]\nkind = "scenario"\nname = "a"\nscenario = "t9a/single_charge_9in"\n')
     assert load_report(_write(tmp_path / "r.toml", definition)).model.seed == top
     code, _, err = run_cli("t9a", T9A, "-n", "4096", "--seed", str(top + 1))
     assert_one_line_error(code, err, "--seed")

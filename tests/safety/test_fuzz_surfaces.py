@@ -103,7 +103,8 @@ def _toml(data: dict) -> str:
 
 
 # -- turn scenarios ------------------------------------------------------------------------------
-TURN_EXAMPLES = sorted([*(SCENARIOS / "epic" / "turns").glob("*.toml"), *(SCENARIOS / "epic" / "aircraft").glob("*.toml"),
+TURN_EXAMPLES = sorted([*(SCENARIOS / "epic" / "turns").glob("*.toml"),
+                        *(SCENARIOS / "epic" / "aircraft").glob("*.toml"),
                         *(SCENARIOS / "epic").glob("*titan*.toml"), *(SCENARIOS / "epic").glob("*gargant*.toml"),
                         *(SCENARIOS / "epic").glob("warhound*.toml")])
 TURN_FIELDS = {"turn", "flak", "disengagement_flak", "overwatch_fire", "overwatch", "target", "formation", "war_engine",
@@ -250,8 +251,8 @@ def built_report(tmp_path_factory) -> Path:
 
 
 ENTRIES = ["report.json", "index.html", LOCK, "tables/charge.csv", "plots/gone.png", "tables/../../victim.txt",
-           "../victim.txt", "VICTIM", "notes.txt", "cells", "tables", ".", "", "plots/../../../victim.txt", "tables/x\x00.csv",
-           "tables/\x1b[2J.csv"]
+           "../victim.txt", "VICTIM", "notes.txt", "cells", "tables", ".", "", "plots/../../../victim.txt",
+           "tables/x\x00.csv", "tables/\x1b[2J.csv"]
 FOLDER_CHANGES = ["manifest_entries", "manifest_garbage", "link_folder", "link_file", "link_lock", "user_file",
                   "folder_for_file", "point_garbage", "remove"]
 

@@ -50,7 +50,8 @@ def mutated(draw):
     else:
         tables = [(p, v) for p, v in paths if isinstance(v, dict)] or [((), data)]
         _, table = draw(st.sampled_from(tables))
-        table[draw(st.sampled_from(["zz_unknown", "count", "name", "x" * 250]))] = draw(st.sampled_from(EXTREMES + WRONG_TYPES))
+        key = draw(st.sampled_from(["zz_unknown", "count", "name", "x" * 250]))
+        table[key] = draw(st.sampled_from(EXTREMES + WRONG_TYPES))
     return source.parent.name, to_toml(data).encode("utf-8")
 
 

@@ -87,7 +87,7 @@ def test_csv_text_cells_are_spreadsheet_safe_and_numbers_unchanged(tmp_path):
             names = {r["entity"] for r in rows if r["section"] == "chargers"}
             shown = formula.replace("\t", "\\x09")
             assert names == {"'" + shown}, names
-            assert all(not (v or "x")[0] in "=+-@\t\r" for r in rows for k, v in r.items()
+            assert all((v or "x")[0] not in "=+-@\t\r" for r in rows for k, v in r.items()
                        if k not in ("estimate", "ci95_lo", "ci95_hi", "value", "p", "chargers[0].distance")), rows
             estimates = [float(r["estimate"]) for r in rows]
             assert all(0 <= e for e in estimates) and any(0 < e < 1 for e in estimates)

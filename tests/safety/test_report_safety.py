@@ -260,7 +260,7 @@ def test_a_plot_that_cannot_be_drawn_never_blocks_the_tables_or_the_page(tmp_pat
     code, _, err = run_cli("report", _definition(tmp_path, TWO_CELLS), "--out", out)
     assert code == 0, err
     assert [line for line in err.splitlines() if "charge.png" in line] == [
-        f"note: plots/charge.png: cannot draw the plot (ValueError: cannot draw this); the page and tables "
+        "note: plots/charge.png: cannot draw the plot (ValueError: cannot draw this); the page and tables "
         "are written without it"]
     assert (out / "index.html").is_file() and (out / "tables" / "charge.csv").is_file()
     assert not (out / "plots" / "charge.png").exists() and (out / "plots" / "names.png").is_file()

@@ -24,8 +24,8 @@ BEASTS = {"models": 3, "width": 3, "hp": 3, "height": "large", "defensive_skill"
 #: Halberdiers with a Battle Standard, a General nearby, an Aegis save and a Great-Weapon-like fixed step.
 HALBERDS = {"models": 20, "width": 5, "defensive_skill": 3, "resilience": 3, "armour": 1, "aegis": 6, "discipline": 7,
             "standard": True, "battle_standard": True,
-            "attacks": [{"name": "halberdier", "attacks": 1, "offensive_skill": 3, "strength": 4, "armour_penetration": 1,
-                         "agility": 3, "strike_step": 0}]}
+            "attacks": [{"name": "halberdier", "attacks": 1, "offensive_skill": 3, "strength": 4,
+                         "armour_penetration": 1, "agility": 3, "strike_step": 0}]}
 HALBERD_SUPPORT = {"general_discipline": 8, "rally_around_the_flag": True}
 
 
@@ -53,9 +53,10 @@ CASES = {
                            "combat": {"rounds": 4}},
     "switches": {"charger_unit": dict(KNIGHTS, unbreakable=True),
                  "target_unit": dict(SPEARMEN, light_troops=True, models=12, width=4, swiftstride=True),
-                 "combat": {"rounds": 5, "pursue": False, "double_one_passes": True, "decimated_rally": "double_one_only",
-                            "to_hit_table": "beta", "rank_bonus": "beta", "decimated_flee": "removed"}},
+                 "combat": {"rounds": 5, "pursue": False, "double_one_passes": True,
+                            "decimated_rally": "double_one_only", "to_hit_table": "beta", "rank_bonus": "beta",
+                            "decimated_flee": "removed"}},
     "stubborn_halberds_vs_beasts": {"charger_unit": dict(HALBERDS, models=15, stubborn=True),
-                                    "target_unit": dict(BEASTS, models=2, width=2), "combat": {"decimated_rally": "none"},
-                                    "charger_support": HALBERD_SUPPORT},
+                                    "target_unit": dict(BEASTS, models=2, width=2),
+                                    "combat": {"decimated_rally": "none"}, "charger_support": HALBERD_SUPPORT},
 }

@@ -76,7 +76,8 @@ def test_compare_is_paired_on_trial_streams():
     difference of P(wins the combat) within its interval of the exact difference, and pairing helps."""
     result = analysis.compare(KNIGHT_UNIT, GREATSWORDS, [SPEAR_UNIT], base=BASE, trials=20_000, seed=7)
     row = result.frame.iloc[0]
-    exact = [exact_a_wins(analysis.decisions.matchup(u, SPEAR_UNIT, base=BASE).model) for u in (KNIGHT_UNIT, GREATSWORDS)]
+    exact = [exact_a_wins(analysis.decisions.matchup(u, SPEAR_UNIT, base=BASE).model)
+             for u in (KNIGHT_UNIT, GREATSWORDS)]
     half = (row.ci95_hi - row.ci95_lo) / 2
     assert abs(row.difference - (exact[0] - exact[1])) <= SIGMA / 1.96 * half
     assert row.variance_ratio > 1
