@@ -5,6 +5,7 @@ tornado's websocket client: every image must load and the console must stay free
 Without a browser the tests are skipped with one line saying so, except on CI (``CI=true``), which
 has one: there a missing browser fails."""
 import asyncio
+import concurrent.futures
 import json
 import os
 import shutil
@@ -103,7 +104,11 @@ def open_page(path: Path, timeout: float = 60) -> dict:
             port = int(port_file.read_text().split()[0])
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as response:
                 pages = [t for t in json.load(response) if t["type"] == "page"]
-            return asyncio.run(_inspect(pages[0]["webSocketDebuggerUrl"], path.resolve().as_uri(), timeout))
+            inspection = _inspect(pages[0]["webSocketDebuggerUrl"], path.resolve().as_uri(), timeout)
+            # A thread of its own: in a process whose main thread already runs an event loop (the app's
+            # Playwright browser, tests/app/conftest.py, when xdist puts both on one worker) asyncio.run fails.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=1) as thread:
+                return thread.submit(asyncio.run, inspection).result()
         finally:
             os.killpg(browser.pid, signal.SIGKILL)
             browser.wait()
