@@ -5,7 +5,10 @@ scenario (``rules[R_TURN]``), once their starting state is set.  The activations
 overwatch, the charge and the overwatch fire it draws) change each lane's units (``hp`` and the alive masks),
 blast markers and broken flags in place; the assault steps then fight from that state (or not at all:
 :func:`turn_lanes` sets ``fight[l]`` when the ``engage`` activation led to an assault), followed by the end phase.
-Each activation's results are counted into the block's count row.
+Each activation's results are counted into the block's count row.  Overwatch fire at a withdrawing formation
+(docs/epic-turn.md §2a) is one more trigger of the shooting step (:func:`_withdrawal_fire`): after an activation,
+and, in place of the assault's own steps, after the consequences (:func:`turn_consequences`) and after the rally
+(:func:`turn_end_phase`).
 
 The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``, ``analysis/epic/shooting.py``;
 ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).  War engines are shot at with the
@@ -329,8 +332,9 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
     """Activation ``k`` in every lane that begins a trial: the action tests (:func:`_action_tests`), each lane's
     action (:func:`_lane_actions`), the attacks of every lane in one :func:`shoot_lanes` call, a Marshal's regroup
     after its attack, the counts (:func:`_count_activation`); after a passed engage (and its overwatch fire) the
-    lane fights its assault (``LN_FIGHT``) unless the charger is broken or gone or its target is (TP 1.13.3).
-    Returns the dice rolled."""
+    lane fights its assault (``LN_FIGHT``) unless the charger is broken or gone or its target is (TP 1.13.3).  With
+    withdrawal-fire entries, the formations that broke in it withdrew: its entries fire last
+    (:func:`_withdrawal_fire`), an engage's after its assault (:func:`turn_consequences`).  Returns the dice rolled."""
     L = LANES
     acts = tt.acts
     f, action, target = acts[k, A_FORM], acts[k, A_ACTION], acts[k, A_TARGET]
