@@ -169,6 +169,16 @@ CASES = {
     + '[[turn]]\nformation = "Marines"\naction = "engage"\ntarget = "Guard"\noverwatch_fire = ["Sentries"]\n'
       'withdrawal_fire = [{ formation = "Sentries", at = "Marines" }, { formation = "Havocs", at = "Marines" }]\n'
       '[end_phase]\nrally = false\n',
+    # end-phase withdrawals of a war engine (TP 1.14.1, 3.2.4; docs/epic-engine.md §10.7): broken by the Lascannons,
+    # it may fail its rally and withdraw again; unbroken with a fire burning, the fire's damage and BM may break it
+    # before the rally (about 1 trial in 18): both draw the Havocs' fire after the rally step
+    "end_phase_war_engine": UNITS.replace("[units.knight]", '[units.gargant]\ntype = "WE"\narmour = 5\ncc = 3\nff = 5\n'
+                                          'damage_capacity = 4\ncritical = { kind = "end_phase_fire" }\n'
+                                          '[units.knight]')
+    + formation("Gargant", "defender", "gargant", 1, initiative=3) + formation("Lascannons", "attacker", "lascannon", 6)
+    + formation("Havocs", "attacker", "heavy", 2, extra="overwatch = true")
+    + '[[turn]]\nformation = "Lascannons"\naction = "sustained_fire"\ntarget = "Gargant"\n'
+      '[end_phase]\nwithdrawal_fire = [{ formation = "Havocs", at = "Gargant" }]\n',
 }
 
 
@@ -264,7 +274,8 @@ def test_the_kernel_matches_the_reference_engine(name):
     kernel (20,000 trials) against the reference engine (3,000 trials) on every reported quantity, each entry's
     ``fired``, hits and kills included, at 5σ (``epic_helpers.compare_results``), seeds fixed: a shooting break, an
     assault loser, a charger broken by overwatch with a second formation listed, an action-test break, a TSKNF
-    target, a war-engine target, an end-phase withdrawal.  An entry fires in the kernel's trials exactly when it
+    target, a war-engine target, an end-phase withdrawal, a war engine's end-phase withdrawals (a failed rally, and
+    a break from end-phase damage).  An entry fires in the kernel's trials exactly when it
     does in the reference's (Sentries never: they fired at the charge)."""
     model = epic.loads(KERNEL_CASES[name], name)
     seed = 29_000 + sorted(KERNEL_CASES).index(name)
