@@ -8,9 +8,10 @@ cache does not record that option, so the compiles go to a cache of their own: `
 the usual one (only bounds-checked compiles ever write it; kernels/ changes drop its stale entries as they do the
 usual cache's), or with ``--fresh`` an empty temporary folder.  The script first checks that the check can fail
 (an index past the end raises), then runs each case: every shipped Epic scenario (assaults, turns; an aircraft
-turn runs on the reference engine) and every scenario of the kernel's tests (benchmarks/fingerprint.py's list),
-one block of trials on block streams and one on trial streams.  ``--subset``: a few cases that reach both kernel
-variants, the war-engine rules and the turn's plain and full shooting (CI).  Exit 1 names the cases that fail.
+turn runs on the reference engine) and every scenario of the kernel's tests (benchmarks/fingerprint.py's list, and
+the withdrawal-fire cases of tests/epic/test_withdrawal_fire.py), one block of trials on block streams and one on
+trial streams.  ``--subset``: a few cases that reach both kernel variants, the war-engine rules, the turn's plain
+and full shooting and its withdrawal fire (CI).  Exit 1 names the cases that fail.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRIALS = 4096
 SUBSET = ("analysis/scenarios/epic/warband_vs_warlord_titan.toml",
           "analysis/scenarios/epic/turns/ork_warband_shoots_then_assaults_guard.toml",
+          "analysis/scenarios/epic/turns/devastators_hold_overwatch_for_the_rout.toml",
           "benchmarks/scenarios/epic_turn.toml",
           "tests/epic/test_kernel.py::we_further_self_hit_chained_splash",
           "tests/epic/test_kernel_round_robin.py::split_knight_vs_shielded_titan",
@@ -58,6 +60,18 @@ def _check_can_fail() -> str | None:
     return "an index past the end of an array did not raise: the run is not bounds-checked"
 
 
+def _withdrawal_fire_cases() -> dict[str, str]:
+    """The kernel cases of tests/epic/test_withdrawal_fire.py (``KERNEL_CASES``), named as the fingerprint names a
+    test's scenarios."""
+    tests = ROOT / "tests" / "epic"
+    sys.path.insert(0, str(tests))  # the test module imports its helpers as top-level modules
+    try:
+        from test_withdrawal_fire import KERNEL_CASES
+    finally:
+        sys.path.remove(str(tests))
+    return {f"tests/epic/test_withdrawal_fire.py::{name}": text for name, text in KERNEL_CASES.items()}
+
+
 def _run_cases(subset: bool) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from analysis import epic
@@ -65,7 +79,7 @@ def _run_cases(subset: bool) -> list[str]:
     from benchmarks.fingerprint import epic_scenarios
     from analysis.runner import stream_key
 
-    cases = epic_scenarios()
+    cases = epic_scenarios() | _withdrawal_fire_cases()
     if subset:
         cases = {name: cases[name] for name in SUBSET}
     key0, key1 = stream_key(11)

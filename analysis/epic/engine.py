@@ -375,7 +375,8 @@ def _value(v: int | None) -> int:
 
 def turn_tables(ct) -> T.TurnTables:
     """The turn tables of kernels/epic/turn_layout.py for a ``CompiledTurn`` (its activations, weapon lines, unit
-    types, the barrage table, the count offsets of each activation's results)."""
+    types, the barrage table, the withdrawal-fire entries, the count offsets of each activation's and entry's
+    results)."""
     from .shooting import barrage_table, dice_of, fires_at_ground, titan_killer_dice  # not imported by assault runs
     c, lay = ct.compiled, ct.compiled.layout
     scenario = c.scenario
@@ -401,7 +402,23 @@ def turn_tables(ct) -> T.TurnTables:
     barrage_rolls = [sum(-(-c.units[i].damage_capacity // 2) if c.units[i].type == "WE" else 1 for i in f.units)
                      for f in c.formations]
     max_hits = max(direct) + max(barrage_rolls) + 1
-    acts, owf = [], []
+    acts, owf, wf = [], [], []
+
+    def withdrawal_fire(prefix: str, entries) -> tuple[int, int]:
+        """The rows of ``entries`` (docs/epic-turn.md §2a) appended to ``wf``, with the count offsets of
+        ``{prefix}wf{j}.*``; returns their bounds."""
+        first = len(wf)
+        for j, entry in enumerate(entries):
+            p = f"{prefix}wf{j}."
+            target = scenario.formations[index[entry.at]]
+            cover_save = entry.cover_save if entry.cover_save is not None else target.cover
+            wf.append([index[entry.formation], index[entry.at], _value(entry.in_range), _value(entry.exposed),
+                       int(entry.cover), NO_ROLL if cover_save is None else cover_save, _AP_AT_CODES[entry.ap_at],
+                       _DECLARE_CODES[entry.declare_at], _value(entry.templates_cover), lay.offset(p + "fired"),
+                       lay.offset(p + "hits"), lay.length(p + "hits"), lay.offset(p + "kills"),
+                       lay.length(p + "kills")])
+        return first, len(wf)
+
     for k, act in enumerate(scenario.turn):
         p = f"t{k}."
         target = scenario.formations[index[act.target]] if act.target is not None else None
@@ -434,12 +451,15 @@ def turn_tables(ct) -> T.TurnTables:
                                      (T.A_O_BMA, T.A_N_BMA, "target_blast_markers_after")):
                 row[col] = lay.offset(p + name)
                 row[n_col] = lay.length(p + name)
+        row[T.A_WF0], row[T.A_WF1] = withdrawal_fire(p, act.withdrawal_fire)
         acts.append(row)
     forms = [[int(f.overwatch)] for f in scenario.formations]
     splashes = int(any(any(f.within_splash_of.values()) for f in scenario.formations))
+    end_wf = withdrawal_fire("end.", scenario.end_phase.withdrawal_fire)
     return T.TurnTables(acts=_table(acts, T.A_COLS), owf=_table(owf, 1), wpn=_table(weapons, T.WP_COLS),
                         wb=_table(bounds, 1), tu=_table(tunits, T.TU_COLS), bar=_table(barrage, 6),
-                        forms=_table(forms, T.TF_COLS), info=_table([[max_hits, splashes]], T.I_COLS))
+                        forms=_table(forms, T.TF_COLS), info=_table([[max_hits, splashes, *end_wf]], T.I_COLS),
+                        wf=_table(wf, T.WF_COLS))
 
 
 def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
@@ -455,12 +475,6 @@ def turn_kernel_unsupported(ct) -> tuple[str, str] | None:
         kind = flier(scenario, formation)
         if kind is not None:
             return f"formations[{k}]", f"an {kind} formation"
-    # overwatch fire at a withdrawing formation (docs/epic-turn.md §2a): the reference engine's so far
-    for k, act in enumerate(scenario.turn):
-        if act.withdrawal_fire:
-            return f"turn[{k}].withdrawal_fire", "overwatch fire at a withdrawing formation"
-    if scenario.end_phase.withdrawal_fire:
-        return "end_phase.withdrawal_fire", "overwatch fire at a withdrawing formation"
     # the turn's shooting takes a war engine's starting DC as fixed (kernels/epic/shooting.py): a lose_character
     # critical that removes a battlecar changes it
     for u in c.units:

@@ -43,7 +43,7 @@ from .layout import (ATTACKER, DEFENDER, FORM_ROWS, FRAME, FR_BM, FR_BROKEN, FR_
                      Lanes, Run, Tables, UnitSets, WeHits)
 from .record import _fold_histograms, _record
 from .result import _result_roll
-from .turn import scratch_size, turn_lanes
+from .turn import scratch_size, turn_consequences, turn_end_phase, turn_lanes
 from .turn_layout import I_MAX_HITS
 
 
@@ -279,8 +279,12 @@ def _one_block(tb, st, run, part, pflat, turn):
         nd += _assault_steps(tb, st)
         nd += _result_roll(tb, st)
         nd += _extra_hits(tb, st)
-        nd += _formation_consequences(tb, st)
-        nd += _end_phase(tb, st)
+        if turn is not None:  # a turn's withdrawal fire: after the consequences, after the rally (kernels.epic.turn)
+            nd += turn_consequences(tb, st, turn, pflat, prow)
+            nd += turn_end_phase(tb, st, turn, pflat, prow)
+        else:
+            nd += _formation_consequences(tb, st)
+            nd += _end_phase(tb, st)
         _record(tb, st, pflat, prow)
     _fold_histograms(part, run.b, st.hist, tb.ho, tb.forms, tb.form_off)
     return nd

@@ -219,11 +219,20 @@ def _after_assault(tb, st):
 
 
 @kernel_function
-def _formation_consequences(tb, st):
+def _breaks_and_withdrawals(tb, st):
     """§6.2–§6.4: the loser's assault and other formations break, withdraw or take hits, the winner's take break
-    tests; then each formation's state and its war engines' after the assault; returns the dice rolled."""
+    tests; returns the dice rolled."""
     nd = _loser_assault_formations(tb, st)
     nd += _loser_other_formations(tb, st)
     _winner_break_tests(tb, st)
+    return nd
+
+
+@kernel_function
+def _formation_consequences(tb, st):
+    """§6.2–§6.4 (:func:`_breaks_and_withdrawals`), then each formation's state and its war engines' after the
+    assault; returns the dice rolled.  (A turn fires its engage's withdrawal fire in between:
+    kernels.epic.turn.turn_consequences.)"""
+    nd = _breaks_and_withdrawals(tb, st)
     _after_assault(tb, st)
     return nd

@@ -226,18 +226,14 @@ def _rally(tb, st, f):
 
 
 @kernel_function
-def _end_phase(tb, st):
-    """The end phase of the lanes whose trial ended: war engines' step 2 (spec §10.7), the rally (§7, with Supreme
-    Commander re-rolls: one per living Supreme Commander of the side), shadowfields back; returns the dice
-    rolled."""
+def _end_phase_effects(tb, st):
+    """End-phase step 2 of war engines and Necrons in the lanes whose trial ended (spec §10.7,
+    :func:`_end_phase_step2_lane`), with the rally on; returns the dice rolled."""
     L = LANES
-    forms = tb.forms
-    n_forms = forms.shape[0]
-    n_units = tb.units.shape[0]
+    n_forms = tb.forms.shape[0]
     fa = st.per_form[FR_ALIVE]
     ended = st.per_lane[LN_ENDED]
     nd = 0
-    any_withdrew = 0
     if tb.rules[R_RALLY] and tb.we:  # spec §10.7: end-phase step 2, before the rally
         dm = damage_state(tb, st)
         for f in range(n_forms):
@@ -248,6 +244,18 @@ def _end_phase(tb, st):
                     nd += _end_phase_step2_lane(dm, tb.fwe, tb.fweb, tb.forms, tb.trapped, l, f, tb.splashes)
         for f in range(n_forms):
             _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
+    return nd
+
+
+@kernel_function
+def _rally_step(tb, st):
+    """§7 the rally of every formation in the lanes whose trial ended, with the rally on (with Supreme Commander
+    re-rolls: one per living Supreme Commander of the side); returns the dice rolled."""
+    L = LANES
+    n_forms = tb.forms.shape[0]
+    fa = st.per_form[FR_ALIVE]
+    nd = 0
+    any_withdrew = 0
     if not tb.rules[R_RALLY]:
         return nd
     for side in range(2):  # each side's Supreme Commander re-rolls this turn: one per living SC
@@ -263,7 +271,17 @@ def _end_phase(tb, st):
     if any_withdrew:
         for f in range(n_forms):
             _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
-    if tb.we:  # shadowfields come back after the rally step (spec §10.2)
+    return nd
+
+
+@kernel_function
+def _shadowfields_back(tb, st):
+    """Shadowfields come back after the rally step in the lanes whose trial ended, with the rally on (spec
+    §10.2)."""
+    L = LANES
+    n_units = tb.units.shape[0]
+    ended = st.per_lane[LN_ENDED]
+    if tb.rules[R_RALLY] and tb.we:
         for u in range(n_units):
             top = tb.units[u, U_SHADOW]
             if top == 0:
@@ -272,4 +290,14 @@ def _end_phase(tb, st):
                 i = (W_SHADOW * n_units + u) * L + l
                 up = st.wst[i]
                 st.wst[i] = up + np.int64(ended[l] and st.hp[u * L + l] > 0 and 0 < up < top)
+
+
+@kernel_function
+def _end_phase(tb, st):
+    """The end phase of the lanes whose trial ended: war engines' step 2 (spec §10.7), the rally (§7), shadowfields
+    back; returns the dice rolled.  (A turn fires its end-phase withdrawal fire after the rally:
+    kernels.epic.turn.turn_end_phase.)"""
+    nd = _end_phase_effects(tb, st)
+    nd += _rally_step(tb, st)
+    _shadowfields_back(tb, st)
     return nd

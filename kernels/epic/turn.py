@@ -5,7 +5,10 @@ scenario (``rules[R_TURN]``), once their starting state is set.  The activations
 overwatch, the charge and the overwatch fire it draws) change each lane's units (``hp`` and the alive masks),
 blast markers and broken flags in place; the assault steps then fight from that state (or not at all:
 :func:`turn_lanes` sets ``fight[l]`` when the ``engage`` activation led to an assault), followed by the end phase.
-Each activation's results are counted into the block's count row.
+Each activation's results are counted into the block's count row.  Overwatch fire at a withdrawing formation
+(docs/epic-turn.md §2a) is one more trigger of the shooting step (:func:`_withdrawal_fire`): after an activation,
+and, in place of the assault's own steps, after the consequences (:func:`turn_consequences`) and after the rally
+(:func:`turn_end_phase`).
 
 The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``, ``analysis/epic/shooting.py``;
 ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).  War engines are shot at with the
@@ -22,23 +25,38 @@ import numpy as np
 from ..rng import _FOUR, _SIX
 from .access import _at, _bump, _min, _put, kernel_function
 from .breaks import _break, _fails_break_test
+from .consequences import _after_assault, _breaks_and_withdrawals
 from .dice import _d6, _roll
-from .layout import (F_COLS, F_INIT, F_SIDE, F_TSKNF, LANES, LN_FIGHT, LN_START, LN_TEST_DIE, LN_TEST_NEED,
-                     NO_ROLL, R_LEADERS, U_COLS, U_LEADER, U_VOID, W_VOID)
-from .shooting import shoot_lanes
+from .end_phase import _end_phase, _end_phase_effects, _rally_step, _shadowfields_back
+from .layout import (FR_ALIVE, FR_BROKEN0, FR_PASSED, FR_TESTED, F_COLS, F_INIT, F_SIDE, F_TSKNF, LANES, LN_CONS,
+                     LN_ENDED, LN_FIGHT, LN_LOSER, LN_START, LN_TEST_DIE, LN_TEST_NEED, NO_ROLL, R_LEADERS, R_RALLY,
+                     U_COLS, U_LEADER, U_VOID, W_VOID)
+from .shooting import _fire_team, shoot_lanes
 from .turn_layout import (ADVANCE, AP_AT_AUTO, A_ACTION, A_AP_AT, A_COVER, A_COVER_SAVE, A_CROSSFIRE, A_DECLARE,
                           A_EXPOSED, A_FORM, A_HOLD, A_IN_RANGE, A_MAY_SHOOT, A_N_BMA, A_N_BMP, A_N_HITS, A_N_KILLS,
                           A_OWF0, A_OWF1, A_OW_COVER, A_O_ACTED, A_O_BMA, A_O_BMP, A_O_BROKEN, A_O_HITS, A_O_KILLS,
-                          A_O_PASSED, A_RETAIN, A_TARGET, A_TEMPLATES, DECLARE_AUTO, DOUBLE, ENGAGE, HOLD, HOLD_REGROUP,
-                          HOLD_SHOOT, I_MAX_HITS, I_SPLASHES, MARSHAL, NONE, NO_ATTACK, OVERWATCH, PL_ROWS,
-                          SUSTAINED_FIRE, TF_OVERWATCH, TO_HIT_MODIFIER, Shot, ShotScratch)
-from .units import _any_alive, _cell, _lanes_any_alive, _wat, _wput
+                          A_O_PASSED, A_RETAIN, A_TARGET, A_TEMPLATES, A_WF0, A_WF1, DECLARE_AUTO, DOUBLE, ENGAGE, HOLD,
+                          HOLD_REGROUP, HOLD_SHOOT, I_END_WF0, I_END_WF1, I_MAX_HITS, I_SPLASHES, MARSHAL, NONE,
+                          NO_ATTACK, OVERWATCH, PL_ROWS, SUSTAINED_FIRE, TF_OVERWATCH, TO_HIT_MODIFIER, WF_AP_AT, WF_AT,
+                          WF_COVER, WF_COVER_SAVE, WF_DECLARE, WF_EXPOSED, WF_FORM, WF_IN_RANGE, WF_N_HITS, WF_N_KILLS,
+                          WF_O_FIRED, WF_O_HITS, WF_O_KILLS, WF_TEMPLATES, Shot, ShotScratch)
+from .units import _any_alive, _cell, _lanes_any_alive, _rows_fcount, _wat, _wput
 
 
 def scratch_size(n_units, n_forms, max_hits):
     """Elements of the per-block scratch array :func:`turn_lanes` works in (its per-lane state, then the
-    shooting's, the per-lane rows of a plain attack last: :func:`shot_scratch`)."""
-    return (n_forms + 8 + PL_ROWS) * LANES + n_forms + 5 * n_units + 4 * max_hits + 8
+    shooting's, the per-lane rows of a plain attack: :func:`shot_scratch`; the withdrawal fire's two per-formation
+    rows last: :func:`withdrawal_rows`)."""
+    return (3 * n_forms + 8 + PL_ROWS) * LANES + n_forms + 5 * n_units + 4 * max_hits + 8
+
+
+@kernel_function
+def withdrawal_rows(tb, scr):
+    """The withdrawal fire's rows of the turn's scratch ``scr``, ``[f * LANES + l]`` each: ``mark``, the broken flags
+    before a step, then whether the formation withdrew in it; ``engage``, the same for the engage activation, kept
+    from the lane's turn to its assault's consequences (:func:`turn_consequences`)."""
+    n = tb.forms.shape[0] * LANES
+    return scr[scr.size - 2 * n:scr.size - n], scr[scr.size - n:]
 
 
 @kernel_function
@@ -168,6 +186,49 @@ def _overwatch_fire(tb, st, tt, sc, k, l):
 
 
 @kernel_function
+def _withdrawal_fire(tb, st, tt, sc, e0, e1, withdrew, pflat, prow):
+    """The withdrawal-fire entries ``e0..e1`` (rows of ``tt.wf``) in list order, in every lane ``l`` where the
+    entry's formation ``at`` withdrew (``withdrew[at * LANES + l]``): when ``at`` has a living unit and the entry's
+    formation is on overwatch, unbroken and has a unit that can fire (:func:`kernels.epic.shooting._fire_team`:
+    living, in range, not suppressed), it makes one shooting attack at ``at`` (to-hit modifier 0; ``at`` is broken,
+    so its BMs are no-save hits) and leaves overwatch; else no attack, and it stays on overwatch (TP 1.10, 1.13.3,
+    1.13.4; epic-shooting §3.10, §5; docs/epic-turn.md §2a).  All the lanes' attacks of an entry are one
+    :func:`shoot_lanes` call.  Counted: fired, and the attack's hits and kills.  Returns the dice rolled."""
+    L = LANES
+    wf = tt.wf
+    overwatch = st.tscr
+    splashes = tt.info[0, I_SPLASHES] != 0
+    nd = 0
+    for e in range(e0, e1):
+        g, at = wf[e, WF_FORM], wf[e, WF_AT]
+        shot = _attack(0, L, g, at, wf[e, WF_IN_RANGE], wf[e, WF_EXPOSED], 0, wf[e, WF_AP_AT], wf[e, WF_DECLARE],
+                       wf[e, WF_TEMPLATES], splashes)
+        attacks = False
+        for l in range(L):
+            fires = withdrew[at * L + l] != 0 and overwatch[g * L + l] != 0 and not st.broken[g * L + l] \
+                and _any_alive(st.alive, tb.sets.fmasks, _cell(tb.forms, g, F_COLS, F_SIDE), g, l, tb.sets.n_words) \
+                and _any_alive(st.alive, tb.sets.fmasks, _cell(tb.forms, at, F_COLS, F_SIDE), at, l, tb.sets.n_words) \
+                and _fire_team(tb, st, tt, sc, shot, l) > 0
+            sc.lane_mod[l] = 0 if fires else NO_ATTACK
+            sc.lane_cover[l] = wf[e, WF_COVER]
+            sc.lane_cs[l] = wf[e, WF_COVER_SAVE]
+            overwatch[g * L + l] = 0 if fires else overwatch[g * L + l]
+            attacks |= fires
+        if not attacks:
+            continue
+        nd += shoot_lanes(tb, st, tt, sc, shot)
+        o_hits, top_hits = prow + wf[e, WF_O_HITS], wf[e, WF_N_HITS] - 1
+        o_kills, top_kills = prow + wf[e, WF_O_KILLS], wf[e, WF_N_KILLS] - 1
+        for l in range(L):
+            if sc.lane_mod[l] != NO_ATTACK:
+                pflat[prow + wf[e, WF_O_FIRED]] += 1
+                pflat[o_hits + _min(sc.res[l], top_hits)] += 1
+                pflat[o_kills + _min(sc.res[L + l], top_kills)] += 1
+                sc.lane_mod[l] = NO_ATTACK
+    return nd
+
+
+@kernel_function
 def _lane_actions(tb, st, tt, sc, k, acted, passed):
     """Activation ``k``'s action in each lane that acts, once its test is rolled: a failed test is a BM and a Hold,
     or breaks the formation (TP 1.6.1, 1.13.3); the Hold shoots at modifier 0, moves or regroups (TP 1.6.1); a
@@ -271,14 +332,23 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
     """Activation ``k`` in every lane that begins a trial: the action tests (:func:`_action_tests`), each lane's
     action (:func:`_lane_actions`), the attacks of every lane in one :func:`shoot_lanes` call, a Marshal's regroup
     after its attack, the counts (:func:`_count_activation`); after a passed engage (and its overwatch fire) the
-    lane fights its assault (``LN_FIGHT``) unless the charger is broken or gone or its target is (TP 1.13.3).
-    Returns the dice rolled."""
+    lane fights its assault (``LN_FIGHT``) unless the charger is broken or gone or its target is (TP 1.13.3).  With
+    withdrawal-fire entries, the formations that broke in it withdrew: its entries fire last
+    (:func:`_withdrawal_fire`), an engage's after its assault (:func:`turn_consequences`).  Returns the dice rolled."""
     L = LANES
     acts = tt.acts
     f, action, target = acts[k, A_FORM], acts[k, A_ACTION], acts[k, A_TARGET]
-    o = tb.forms.shape[0] * L
+    n_forms = tb.forms.shape[0]
+    o = n_forms * L
     acted, passed = st.tscr[o + 3 * L:o + 4 * L], st.tscr[o + 4 * L:o + 5 * L]
     fight = st.per_lane[LN_FIGHT]
+    start = st.per_lane[LN_START]
+    wf0, wf1 = acts[k, A_WF0], acts[k, A_WF1]
+    mark, engage = withdrawal_rows(tb, st.tscr)
+    before = engage if action == ENGAGE else mark  # an engage's withdrawals wait for its assault's
+    if wf1 > wf0:
+        for i in range(n_forms * L):
+            before[i] = st.broken[i] if start[i % L] else before[i]
     nd = _action_tests(tb, st, tt, sc, k, acted, passed)
     attacks, k2 = _lane_actions(tb, st, tt, sc, k, acted, passed)
     nd += k2
@@ -297,6 +367,11 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
         for l in range(L):
             go = _at(living, l) & _at(sc.lane_cover, l) & np.int64(_at(st.broken, f * L + l) == 0)
             _put(fight, l, go if _at(passed, l) else _at(fight, l))
+    if wf1 > wf0:  # who withdrew in this activation: every break in it is a withdrawal (TP 1.9.7, 1.13.3)
+        for i in range(n_forms * L):
+            before[i] = (st.broken[i] & (1 - before[i])) if start[i % L] else (0 if action != ENGAGE else before[i])
+        if action != ENGAGE:  # after everything else the activation does (docs/epic-turn.md §2a)
+            nd += _withdrawal_fire(tb, st, tt, sc, wf0, wf1, mark, pflat, prow)
     return nd
 
 
@@ -323,4 +398,61 @@ def turn_lanes(tb, st, tt, pflat, prow):
     nd = 0
     for k in range(tt.acts.shape[0]):
         nd += _activation(tb, st, tt, sc, k, pflat, prow)
+    return nd
+
+
+@kernel_function
+def turn_consequences(tb, st, tt, pflat, prow):
+    """§6.2–§6.4 in the lanes whose trial ended (:func:`kernels.epic.consequences._breaks_and_withdrawals`), then
+    the engage activation's withdrawal fire, after all the assault's consequences (docs/epic-turn.md §2a: at a
+    formation that withdrew in the activation, or as the loser or another losing formation that broke; a
+    winner that breaks does not withdraw, TP 1.12.9), then each formation's state after the assault
+    (:func:`kernels.epic.consequences._after_assault`).  Returns the dice rolled."""
+    L = LANES
+    acts = tt.acts
+    nd = _breaks_and_withdrawals(tb, st)
+    for k in range(acts.shape[0]):
+        if acts[k, A_ACTION] != ENGAGE or acts[k, A_WF1] == acts[k, A_WF0]:
+            continue
+        mark, engage = withdrawal_rows(tb, st.tscr)
+        ended, loser, cons = st.per_lane[LN_ENDED], st.per_lane[LN_LOSER], st.per_lane[LN_CONS]
+        broken0 = st.per_form[FR_BROKEN0]
+        for f in range(tb.forms.shape[0]):
+            fs = tb.forms[f, F_SIDE]
+            for l in range(L):
+                i = f * L + l
+                lost = cons[l] & np.int64(loser[l] == fs) & st.broken[i] & (1 - broken0[i])
+                mark[i] = ended[l] & (engage[i] | lost)
+        nd += _withdrawal_fire(tb, st, tt, shot_scratch(tb, tt, st.tscr), acts[k, A_WF0], acts[k, A_WF1], mark,
+                               pflat, prow)
+    _after_assault(tb, st)
+    return nd
+
+
+@kernel_function
+def turn_end_phase(tb, st, tt, pflat, prow):
+    """The end phase of the lanes whose trial ended (:func:`kernels.epic.end_phase._end_phase`), with the
+    withdrawal fire of ``[end_phase]`` after the whole rally step, before shadowfields come back, at the
+    formations that withdrew in it: broken by end-phase damage, or failing the rally while broken (TP 1.14.1;
+    docs/epic-turn.md §2a).  Returns the dice rolled."""
+    L = LANES
+    e0, e1 = tt.info[0, I_END_WF0], tt.info[0, I_END_WF1]
+    if e1 == e0 or not tb.rules[R_RALLY]:
+        return _end_phase(tb, st)
+    n_forms = tb.forms.shape[0]
+    mark, _ = withdrawal_rows(tb, st.tscr)
+    ended = st.per_lane[LN_ENDED]
+    tested, passed, fa = st.per_form[FR_TESTED], st.per_form[FR_PASSED], st.per_form[FR_ALIVE]
+    for i in range(n_forms * L):
+        mark[i] = st.broken[i]
+    nd = _end_phase_effects(tb, st)
+    for i in range(n_forms * L):
+        mark[i] = st.broken[i] & (1 - mark[i])  # broken by end-phase damage: it withdrew (spec §10.7)
+    nd += _rally_step(tb, st)
+    for i in range(n_forms * L):  # failed while broken: it withdraws again (TP 1.14.1)
+        mark[i] = ended[i % L] & (mark[i] | (tested[i] & (1 - passed[i]) & st.broken[i]))
+    nd += _withdrawal_fire(tb, st, tt, shot_scratch(tb, tt, st.tscr), e0, e1, mark, pflat, prow)
+    for f in range(n_forms):
+        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
+    _shadowfields_back(tb, st)
     return nd

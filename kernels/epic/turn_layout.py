@@ -14,12 +14,21 @@ NO_ATTACK = -99  # a lane's to-hit modifier (shoot_lanes) when it makes no attac
 # Activation columns.  A_IN_RANGE / A_EXPOSED / A_TEMPLATES: NONE for "all" / the default coverage;
 # A_COVER_SAVE: NO_ROLL when none; A_OW_COVER: the target is all infantry (on overwatch it counts as in
 # cover, TP 1.8.4); A_O_*: count offsets (A_N_*: slots of a histogram; -1 when the activation cannot shoot);
-# A_DECLARE the declaration at a mixed target (DECLARE_*).
+# A_DECLARE the declaration at a mixed target (DECLARE_*); A_WF0..A_WF1 its withdrawal-fire entries (rows of
+# TurnTables.wf).
 A_FORM, A_ACTION, A_TARGET, A_RETAIN, A_HOLD, A_CROSSFIRE, A_IN_RANGE, A_EXPOSED, A_COVER, A_COVER_SAVE, \
     A_OW_COVER, A_AP_AT, A_TEMPLATES, A_MAY_SHOOT, A_OWF0, A_OWF1, A_O_ACTED, A_O_PASSED, A_O_BROKEN, A_O_HITS, \
-    A_N_HITS, A_O_KILLS, A_N_KILLS, A_O_BMP, A_N_BMP, A_O_BMA, A_N_BMA, A_DECLARE = range(28)
+    A_N_HITS, A_O_KILLS, A_N_KILLS, A_O_BMP, A_N_BMP, A_O_BMA, A_N_BMA, A_DECLARE, A_WF0, A_WF1 = range(30)
 
-A_COLS = 28
+A_COLS = 30
+
+# Withdrawal-fire entries (docs/epic-turn.md §2a), one row each: the formation on overwatch, the formation it fires
+# at when that one withdraws, the map inputs of its attack as on an activation (A_* columns of the same names), the
+# count offsets of ``fired`` and of its hits' and kills' histograms (WF_N_*: their slots).
+WF_FORM, WF_AT, WF_IN_RANGE, WF_EXPOSED, WF_COVER, WF_COVER_SAVE, WF_AP_AT, WF_DECLARE, WF_TEMPLATES, WF_O_FIRED, \
+    WF_O_HITS, WF_N_HITS, WF_O_KILLS, WF_N_KILLS = range(14)
+
+WF_COLS = 14
 
 ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range(8)  # actions
 
@@ -65,10 +74,11 @@ TF_OVERWATCH = 0  # per formation: on overwatch when the turn begins
 TF_COLS = 1
 
 # Row 0 of T[T_INFO]: the most to-hit successes one attack can score (scratch size); has a unit a critical whose
-# splash reaches a unit (kernels.epic.damage._we_resolve_lane's ``splashes``).
-I_MAX_HITS, I_SPLASHES = range(2)
+# splash reaches a unit (kernels.epic.damage._we_resolve_lane's ``splashes``); the withdrawal-fire entries of
+# ``[end_phase]`` (rows I_END_WF0..I_END_WF1 of TurnTables.wf).
+I_MAX_HITS, I_SPLASHES, I_END_WF0, I_END_WF1 = range(4)
 
-I_COLS = 2
+I_COLS = 4
 
 # Rows of the plain attack's per-lane state ``ShotScratch.rows`` (each ``[row * LANES + lane]``): the lane makes a
 # plain attack; its shooter's living units, those counted from the back so far, suppression's BMs left and whether
@@ -94,6 +104,7 @@ class TurnTables(NamedTuple):
     bar: np.ndarray  # the barrage table (BAR_* columns)
     forms: np.ndarray  # per formation (TF_* columns)
     info: np.ndarray  # row 0: I_* values
+    wf: np.ndarray  # withdrawal-fire entries (WF_* columns): the activations', then ``[end_phase]``'s
 
 
 class Shot(NamedTuple):

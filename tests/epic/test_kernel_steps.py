@@ -31,6 +31,9 @@ from kernels.epic.layout import (BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE,
                                  WIN_DEF, Run)
 from kernels.epic.result import _result_roll
 from kernels.epic.saves import _unsaved_lane, _we_saved_lane
+from kernels.epic.turn import _withdrawal_fire, scratch_size, shot_scratch
+from kernels.epic.turn_layout import I_MAX_HITS, WF_AT, WF_FORM
+from kernels.epic.units import _clear_unit
 from test_reference import formation
 
 L = LANES
@@ -343,3 +346,118 @@ def test_result_roll_matches_the_exact_margins_tp_1_12_7(compile_epic, kills):
     n = reps * L
     for margin in range(-20, 21):
         assert _close(int(margins[margin + 20]), n, F(exact.get(margin, 0))), (margin, margins[margin + 20] / n)
+
+
+# -- withdrawal fire: the shooting step's trigger (exact who fires, 5 sigma against the exact attack) ----------------
+
+#: Crafted states, lane ``l`` taking case ``l % 7``: (Guard withdrew, Havocs on overwatch, Havocs broken, Havocs' BMs,
+#: Guard has its units, Havocs has its unit).  Only the first fires: the Guard did not withdraw; Havocs not on
+#: overwatch, broken, suppressed by their BM, gone; the Guard gone.
+WITHDRAWAL_CASES = [(1, 1, 0, 0, 1, 1), (0, 1, 0, 0, 1, 1), (1, 0, 0, 0, 1, 1), (1, 1, 1, 0, 1, 1), (1, 1, 0, 0, 0, 1),
+                    (1, 1, 0, 1, 1, 1), (1, 1, 0, 0, 1, 0)]
+
+
+@njit(cache=True, _nrt=False)
+def _kernel_withdrawal_fire(tb, st, tt, cases, withdrew, pflat, overwatch, losses):
+    """The crafted state of each lane (Guard broken; the views of shot_scratch need a caller without reference
+    counting), then the turn's first withdrawal-fire entry (Havocs at the Guard) in every lane; each lane's Havocs
+    overwatch flag and Guard losses after."""
+    g, at = tt.wf[0, WF_FORM], tt.wf[0, WF_AT]
+    for l in range(LANES):
+        c = l % cases.shape[0]
+        withdrew[at * LANES + l] = cases[c, 0]
+        st.tscr[g * LANES + l] = cases[c, 1]
+        st.broken[g * LANES + l] = cases[c, 2]
+        st.bm[g * LANES + l] = cases[c, 3]
+        st.broken[at * LANES + l] = 1
+        st.bm[at * LANES + l] = 0
+        for f, keep in ((at, cases[c, 4]), (g, cases[c, 5])):
+            for k in range(tb.fb[f], tb.fb[f + 1]):
+                if not keep:
+                    st.hp[tb.fu[k] * LANES + l] = 0
+                    _clear_unit(st.alive, tb.units, tb.fu[k], l, tb.sets.n_words, 1)
+    _withdrawal_fire(tb, st, tt, shot_scratch(tb, tt, st.tscr), 0, 1, withdrew, pflat, 0)
+    for l in range(LANES):
+        overwatch[l] = st.tscr[g * LANES + l]
+        losses[l] = 0
+        for k in range(tb.fb[at], tb.fb[at + 1]):
+            losses[l] += st.hp[tb.fu[k] * LANES + l] == 0
+
+
+def _reference_withdrawal_fire(c, case, rng):
+    """The reference engine's step (analysis.epic.turn.Turn.withdrawal_fire) on the crafted state ``case``: (fired,
+    Havocs still on overwatch, Guard losses, the attack's hits, its kills)."""
+    from analysis.epic.turn import Turn
+
+    withdrew, on_overwatch, broken, markers, guard_alive, havocs_alive = case
+    turn = Turn(c.compiled, c.weapons, rng)
+    guard, havocs = turn.by_name["Guard"], turn.by_name["Havocs"]
+    guard.broken, guard.blast_markers = True, 0
+    havocs.broken, havocs.blast_markers = bool(broken), markers
+    if not on_overwatch:
+        turn.overwatch.discard("Havocs")
+    for formation, keep in ((guard, guard_alive), (havocs, havocs_alive)):
+        for unit in formation.units:
+            unit.alive = bool(keep)
+    fire, = turn.withdrawal_fire(c.scenario.end_phase.withdrawal_fire, {"Guard"} if withdrew else set())
+    hits, kills = (fire.attack.hits, fire.attack.kills) if fire.fired else (0, 0)
+    return fire.fired, "Havocs" in turn.overwatch, len(guard.units) - len(guard.living), hits, kills
+
+
+def _marginal(distribution, i):
+    out = {}
+    for key, p in distribution.items():
+        out[key[i]] = out.get(key[i], 0) + p
+    return out
+
+
+def test_withdrawal_fire_matches_the_reference_step_tp_1_10_1_13_3_1_13_4():
+    """TP 1.10, 1.13.3, 1.13.4; epic-shooting §3.10, §5 "Against a withdrawal"; epic-armageddon §2.7: the kernel's
+    withdrawal-fire trigger (kernels.epic.turn._withdrawal_fire, one shoot_lanes call for the lanes that fire)
+    against the reference engine's (Turn.withdrawal_fire) on crafted states.  Who fires and who stays on overwatch
+    is exact in every lane (no fire unless the target withdrew and has a unit and the firer is on overwatch,
+    unbroken, alive and not wholly suppressed; a firer that fires leaves overwatch); where it fires (2 AP4+ shots at
+    4 broken 5+ troopers: every BM a no-save hit) the Guard's losses and the attack's counted hits and kills match the
+    reference's exact distributions at 5σ over 200 blocks of 128 lanes, seeds fixed, and ``fired`` counts every
+    lane that fired."""
+    from analysis import epic
+    from analysis.epic.turn_result import compile_turn
+    from test_withdrawal_fire import SMALL
+
+    c = compile_turn(epic.loads(SMALL["end_phase"]))
+    arrays = KernelArrays.build_turn(c)
+    tb, tt = arrays.tables(), arrays.turn
+    st = block.lanes(tb, scratch_size(tb.units.shape[0], tb.forms.shape[0], tt.info[0, I_MAX_HITS]))
+    exact = {case: exact_distribution(lambda rng, case=case: _reference_withdrawal_fire(c, case, rng))
+             for case in WITHDRAWAL_CASES}
+    decided = {}  # who fires and who stays on overwatch: no die decides them
+    for case, distribution in exact.items():
+        (decided[case],) = {key[:2] for key in distribution}
+    assert [fired for fired, _ in decided.values()] == [True] + [False] * (len(WITHDRAWAL_CASES) - 1)
+    cases = np.array(WITHDRAWAL_CASES, np.int64)
+    pflat = np.zeros(arrays.n_counts, np.int64)
+    losses_seen: dict[int, int] = {}
+    for rep in range(200):
+        _start(tb, st, np.uint64(300 + rep))
+        overwatch, losses = np.zeros(L, np.int64), np.zeros(L, np.int64)
+        _kernel_withdrawal_fire(tb, st, tt, cases, np.zeros(tb.forms.shape[0] * L, np.int64), pflat, overwatch,
+                                losses)
+        for l in range(L):
+            case = WITHDRAWAL_CASES[l % len(WITHDRAWAL_CASES)]
+            fired, stays = decided[case]
+            assert bool(overwatch[l]) == stays, (case, l)
+            if fired:
+                losses_seen[int(losses[l])] = losses_seen.get(int(losses[l]), 0) + 1
+            else:
+                assert {key[2] for key in exact[case]} == {losses[l]}, (case, l)
+    n_fired = sum(losses_seen.values())
+    lay = c.compiled.layout
+    assert pflat[lay.offset("end.wf0.fired")] == n_fired > 0
+    fires = exact[WITHDRAWAL_CASES[0]]
+    for i, seen in ((2, losses_seen),
+                    (3, {v: int(pflat[lay.offset("end.wf0.hits") + v]) for v in range(lay.length("end.wf0.hits"))}),
+                    (4, {v: int(pflat[lay.offset("end.wf0.kills") + v]) for v in range(lay.length("end.wf0.kills"))})):
+        expected = _marginal(fires, i)
+        assert {v for v, n in seen.items() if n} <= set(expected), (i, seen, expected)
+        for value, p in expected.items():
+            assert _close(seen.get(value, 0), n_fired, p), (i, value, seen.get(value, 0) / n_fired, float(p))

@@ -463,8 +463,8 @@ def test_turn_kernel_matches_reference(name):
     assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
 
 
-#: The shipped turn scenarios the kernel simulates (one with overwatch fire at a withdrawing formation runs on the
-#: reference engine until the kernel simulates it: analysis.epic.engine.turn_kernel_unsupported, docs/epic-turn.md §7).
+#: The shipped turn scenarios the kernel simulates (all of them; one it did not would run on the reference engine:
+#: analysis.epic.engine.turn_kernel_unsupported, docs/epic-turn.md §7).
 KERNEL_TURNS = [path for path in sorted(TURNS.glob("*.toml")) if epic.engine_for(str(path))[0] == "kernel"]
 
 

@@ -3,9 +3,9 @@ withdrawal"; docs/epic-turn.md §2a): the ``withdrawal_fire`` key, its validatio
 distributions where the attack is small, and paired runs with and without the entries on the combined cases),
 the results, the text and the trace.
 
-``CASES`` are the combined cases of issue 29 §5 as scenario texts; the Numba turn kernel does not run them yet
-(analysis.epic.engine.turn_kernel_unsupported), so its comparison with the reference engine at 5σ is to come with
-the kernel's support.
+``CASES`` are the combined cases of issue 29 §5 as scenario texts; ``KERNEL_CASES`` adds the small cases, and the
+Numba turn kernel (kernels.epic.turn._withdrawal_fire) is compared with the reference engine on each of them at 5σ
+(its step test: tests/epic/test_kernel_steps.py).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from analysis.epic.turn import run_turn_trial
 from analysis.epic.turn_result import compile_turn
 from analysis.errors import UserError
 from analysis.runner import block_rng
+from epic_helpers import compare_results
 
 TURNS = Path(str(files("analysis").joinpath("scenarios", "epic", "turns")))
 SHIPPED = TURNS / "devastators_hold_overwatch_for_the_rout.toml"
@@ -74,17 +75,40 @@ def fire_kills(outcome, activation: int | None, entry: int = 0) -> int:
 
 # -- exact: the attack is small enough to enumerate every die (the `exact` fixture) -----------------------------------
 
+#: The small cases of the exact tests below, as scenario texts.
+SMALL = {
+    # broken by a failed action test (TP 1.6.2, 1.13.3)
+    "action_test_break": UNITS + formation("Guard", "defender", "trooper", 4, initiative=2, extra="blast_markers = 3")
+    + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
+    + '[[turn]]\nformation = "Guard"\naction = "march"\n'
+      'withdrawal_fire = [{ formation = "Havocs", at = "Guard" }]\n[end_phase]\nrally = false\n',
+    # a TSKNF target: 2 BMs per no-save hit (TP-SR They Shall Know No Fear)
+    "tsknf_target": UNITS + formation("Marines", "defender", "trooper", 4, initiative=6,
+                                      extra='blast_markers = 7\narmy_rules = ["they-shall-know-no-fear"]')
+    + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
+    + '[[turn]]\nformation = "Marines"\naction = "march"\n'
+      'withdrawal_fire = [{ formation = "Havocs", at = "Marines" }]\n[end_phase]\nrally = false\n',
+    # a war-engine target: a point of damage per BM, with its critical roll (TP 3.2.3, 3.2.4)
+    "war_engine_target": UNITS + formation("Knight", "defender", "knight", 1, initiative=6, extra="blast_markers = 2")
+    + formation("Lascannons", "attacker", "lascannon", 1, extra="overwatch = true")
+    + '[[turn]]\nformation = "Knight"\naction = "march"\n'
+      'withdrawal_fire = [{ formation = "Lascannons", at = "Knight" }]\n[end_phase]\nrally = false\n',
+    # an end-phase withdrawal: a failed rally while broken (TP 1.14.1)
+    "end_phase": UNITS + formation("Guard", "defender", "trooper", 4, initiative=2, extra="broken = true")
+    + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
+    + formation("Scouts", "attacker", "trooper", 1)
+    + '[[turn]]\nformation = "Scouts"\naction = "march"\n'
+      '[end_phase]\nwithdrawal_fire = [{ formation = "Havocs", at = "Guard" }]\n',
+}
+
+
 def test_a_formation_broken_by_its_action_test_draws_the_overwatch_fire_exactly(exact):
     """Issue 29 §5's small case (TP 1.6.2, 1.13.3, 1.13.4): a formation of 4 with 3 BMs fails its action test (D6 − 1
     < 2: 1/3), breaks and withdraws; a formation on overwatch with 2 AP4+ shots fires at it.  The BM for coming under
     fire is a no-save hit (1 loss); each shot kills with 1/2 × 2/3 (5+ armour); each kill's BM is one more no-save
     hit.  Losses: 0 with 2/3 (the test passes: no withdrawal, no fire), 1 with 1/3 × 4/9, 3 with 1/3 × 4/9 (a kill
     and its hit), 4 with 1/3 × 1/9 (two kills, two hits for the one unit left)."""
-    text = (UNITS + formation("Guard", "defender", "trooper", 4, initiative=2, extra="blast_markers = 3")
-            + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
-            + '[[turn]]\nformation = "Guard"\naction = "march"\n'
-              'withdrawal_fire = [{ formation = "Havocs", at = "Guard" }]\n[end_phase]\nrally = false\n')
-    c = compiled(text)
+    c = compiled(SMALL["action_test_break"])
     losses = exact(lambda rng: run_turn_trial(c.compiled, c.weapons, rng).assault.formations[0].casualties)
     assert losses == {0: F(2, 3), 1: F(1, 3) * F(4, 9), 3: F(1, 3) * F(4, 9), 4: F(1, 3) * F(1, 9)}
 
@@ -94,12 +118,7 @@ def test_a_tsknf_target_needs_two_blast_markers_per_hit_exactly(exact):
     one carried over within the attack.  4 Marines (5+) with 7 BMs always fail their test (initiative 6), break at
     8 and withdraw; 2 AP4+ shots kill k ~ Bin(2, 1/3); the BMs (1 under fire + k) give (1 + k) // 2 hits: losses
     0, 2, 3 with 4/9, 4/9, 1/9."""
-    text = (UNITS + formation("Marines", "defender", "trooper", 4, initiative=6,
-                              extra='blast_markers = 7\narmy_rules = ["they-shall-know-no-fear"]')
-            + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
-            + '[[turn]]\nformation = "Marines"\naction = "march"\n'
-              'withdrawal_fire = [{ formation = "Havocs", at = "Marines" }]\n[end_phase]\nrally = false\n')
-    c = compiled(text)
+    c = compiled(SMALL["tsknf_target"])
     losses = exact(lambda rng: run_turn_trial(c.compiled, c.weapons, rng).assault.formations[0].casualties)
     assert losses == {0: F(4, 9), 2: F(4, 9), 3: F(1, 9)}
 
@@ -110,11 +129,7 @@ def test_a_withdrawing_war_engine_takes_damage_for_each_blast_marker_exactly(exa
     breaks at 3 and withdraws; one AT4+ shot fires at it: the under-fire point (a 6 on its critical roll destroys
     it: 1/6), then a hit (1/2) not saved (1/2) is a point and a BM, the BM a third point: destroyed with
     1/6 + 5/6 × 1/4 = 3/8."""
-    text = (UNITS + formation("Knight", "defender", "knight", 1, initiative=6, extra="blast_markers = 2")
-            + formation("Lascannons", "attacker", "lascannon", 1, extra="overwatch = true")
-            + '[[turn]]\nformation = "Knight"\naction = "march"\n'
-              'withdrawal_fire = [{ formation = "Lascannons", at = "Knight" }]\n[end_phase]\nrally = false\n')
-    c = compiled(text)
+    c = compiled(SMALL["war_engine_target"])
     destroyed = exact(lambda rng: run_turn_trial(c.compiled, c.weapons, rng).assault.formations[0].destroyed)
     assert destroyed == {True: F(3, 8), False: F(5, 8)}
 
@@ -123,12 +138,7 @@ def test_an_end_phase_withdrawal_draws_the_end_phase_entries_exactly(exact):
     """TP 1.14.1, 1.13.3: a formation broken at the start fails its rally (D6 − 2 broken − 1 enemy within 30 cm < 2:
     2/3) and withdraws again; the ``[end_phase]`` entry then fires as in the small case above: losses 0 with 1/3,
     1, 3, 4 with 2/3 × (4/9, 4/9, 1/9)."""
-    text = (UNITS + formation("Guard", "defender", "trooper", 4, initiative=2, extra="broken = true")
-            + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
-            + formation("Scouts", "attacker", "trooper", 1)
-            + '[[turn]]\nformation = "Scouts"\naction = "march"\n'
-              '[end_phase]\nwithdrawal_fire = [{ formation = "Havocs", at = "Guard" }]\n')
-    c = compiled(text)
+    c = compiled(SMALL["end_phase"])
     losses = exact(lambda rng: run_turn_trial(c.compiled, c.weapons, rng).assault.formations[0].casualties)
     assert losses == {0: F(1, 3), 1: F(2, 3) * F(4, 9), 3: F(2, 3) * F(4, 9), 4: F(2, 3) * F(1, 9)}
 
@@ -159,7 +169,21 @@ CASES = {
     + '[[turn]]\nformation = "Marines"\naction = "engage"\ntarget = "Guard"\noverwatch_fire = ["Sentries"]\n'
       'withdrawal_fire = [{ formation = "Sentries", at = "Marines" }, { formation = "Havocs", at = "Marines" }]\n'
       '[end_phase]\nrally = false\n',
+    # end-phase withdrawals of a war engine (TP 1.14.1, 3.2.4; docs/epic-engine.md §10.7): broken by the Lascannons,
+    # it may fail its rally and withdraw again; unbroken with a fire burning, the fire's damage and BM may break it
+    # before the rally (about 1 trial in 18): both draw the Havocs' fire after the rally step
+    "end_phase_war_engine": UNITS.replace("[units.knight]", '[units.gargant]\ntype = "WE"\narmour = 5\ncc = 3\nff = 5\n'
+                                          'damage_capacity = 4\ncritical = { kind = "end_phase_fire" }\n'
+                                          '[units.knight]')
+    + formation("Gargant", "defender", "gargant", 1, initiative=3) + formation("Lascannons", "attacker", "lascannon", 6)
+    + formation("Havocs", "attacker", "heavy", 2, extra="overwatch = true")
+    + '[[turn]]\nformation = "Lascannons"\naction = "sustained_fire"\ntarget = "Gargant"\n'
+      '[end_phase]\nwithdrawal_fire = [{ formation = "Havocs", at = "Gargant" }]\n',
 }
+
+
+#: Every case the kernel is compared with the reference engine on.
+KERNEL_CASES = CASES | SMALL
 
 
 def paired_runs(text: str, trials: int = 400):
@@ -235,6 +259,33 @@ def test_each_formation_fires_once_and_a_destroyed_target_draws_no_fire(exact):
     trapped = compiled(text.replace("blast_markers = 3", "blast_markers = 3\ntrapped = 1.0"))
     outcome = run_turn_trial(trapped.compiled, trapped.weapons, block_rng(0, 0, 0))
     assert [f.fired for f in outcome.activations[0].withdrawal_fire] == [False, False]
+
+
+def _fired_counts(result) -> list[int]:
+    data = json.loads(result.to_json())
+    entries = [e for a in data["turn"].values() for e in a.get("withdrawal_fire", {}).values()]
+    entries += list(data.get("end_phase", {}).get("withdrawal_fire", {}).values())
+    return [e["fired"]["count"] for e in entries]
+
+
+@pytest.mark.parametrize("name", sorted(KERNEL_CASES))
+def test_the_kernel_matches_the_reference_engine(name):
+    """TP 1.10, 1.13.3, 1.13.4; epic-shooting §3.10, §5 "Against a withdrawal"; epic-armageddon §2.7: the Numba turn
+    kernel (20,000 trials) against the reference engine (3,000 trials) on every reported quantity, each entry's
+    ``fired``, hits and kills included, at 5σ (``epic_helpers.compare_results``), seeds fixed: a shooting break, an
+    assault loser, a charger broken by overwatch with a second formation listed, an action-test break, a TSKNF
+    target, a war-engine target, an end-phase withdrawal, a war engine's end-phase withdrawals (a failed rally, and
+    a break from end-phase damage).  An entry fires in the kernel's trials exactly when it
+    does in the reference's (Sentries never: they fired at the charge)."""
+    model = epic.loads(KERNEL_CASES[name], name)
+    seed = 29_000 + sorted(KERNEL_CASES).index(name)
+    kernel = epic.simulate(model, trials=20_000, seed=seed)
+    reference = epic.simulate(model, trials=3_000, seed=seed, engine="reference")
+    assert kernel.meta["engine"] == "kernel" and reference.meta["engine"] == "reference"
+    failures = compare_results(kernel, reference)
+    assert not failures, f"{name}: kernel v reference, {len(failures)} difference(s):\n" + "\n".join(failures)
+    fired_k, fired_r = _fired_counts(kernel), _fired_counts(reference)
+    assert [n > 0 for n in fired_k] == [n > 0 for n in fired_r] and any(fired_k), (fired_k, fired_r)
 
 
 # -- validation (exit status 2, one line naming the file and the field) ------------------------------------------------
@@ -313,10 +364,9 @@ def test_an_entry_that_can_never_fire_gets_a_note_and_end_phase_entries_need_a_t
 
 def test_json_text_and_engine_of_the_shipped_scenario():
     """Issue 29 §4: ``turn[i].withdrawal_fire[j]`` with formation, at, fired (p, 95 % interval), mean hits and kills
-    over all trials and when it fires (with intervals); one sentence per entry; the run takes the reference engine
-    with a note (the kernel does not simulate it yet); same seed, same numbers whatever the chunk size."""
-    assert epic.engine_for(str(SHIPPED)) == ("reference", "the Numba kernel does not simulate overwatch fire at a "
-                                                           "withdrawing formation yet (turn[0].withdrawal_fire)")
+    over all trials and when it fires (with intervals); one sentence per entry; the run takes the Numba kernel; same
+    seed, same numbers whatever the chunk size."""
+    assert epic.engine_for(str(SHIPPED)) == ("kernel", None)
     result = epic.simulate(epic.load(SHIPPED), trials=600, seed=3)
     data = json.loads(result.to_json())
     entry = data["turn"]["1"]["withdrawal_fire"]["1"]
@@ -329,8 +379,8 @@ def test_json_text_and_engine_of_the_shipped_scenario():
     # the Devastators fire at most once: after the Tacticals' attack, or after the assault
     second = data["turn"]["2"]["withdrawal_fire"]["1"]
     assert entry["fired"]["count"] + second["fired"]["count"] <= 600
-    assert result.meta["engine"] == "reference"
-    assert any("overwatch fire at a withdrawing formation" in note for note in data["notes"])
+    assert result.meta["engine"] == "kernel"
+    assert not any("reference engine" in note for note in data["notes"])
     sentences = [s for s in result.headline() if s.startswith("Devastators fire at the withdrawing Warband: ")]
     assert len(sentences) == 2 and sentences[0].endswith("kills when they fire")
     chunked = epic.simulate(epic.load(SHIPPED), trials=600, seed=3, chunk_trials=128)
@@ -339,12 +389,7 @@ def test_json_text_and_engine_of_the_shipped_scenario():
 
 def test_end_phase_entries_are_in_the_json_and_the_text():
     """Issue 29 §4: ``end_phase.withdrawal_fire[j]`` and its sentence, "End phase: …"."""
-    text = (UNITS + formation("Guard", "defender", "trooper", 4, initiative=2, extra="broken = true")
-            + formation("Havocs", "attacker", "heavy", 1, extra="overwatch = true")
-            + formation("Scouts", "attacker", "trooper", 1)
-            + '[[turn]]\nformation = "Scouts"\naction = "march"\n'
-              '[end_phase]\nwithdrawal_fire = [{ formation = "Havocs", at = "Guard" }]\n')
-    result = epic.simulate(epic.loads(text), trials=900, seed=5)
+    result = epic.simulate(epic.loads(SMALL["end_phase"]), trials=900, seed=5)
     entry = json.loads(result.to_json())["end_phase"]["withdrawal_fire"]["1"]
     p = F(2, 3)  # the rally fails (D6 − 3 < 2)
     assert abs(entry["fired"]["p"] - p) < 5 * (p * (1 - p) / 900) ** 0.5
@@ -369,10 +414,10 @@ def test_trace_shows_the_withdrawal_the_trigger_and_every_die_with_its_clause():
 
 def test_the_shipped_decision_compares_holding_overwatch_with_shooting_first():
     """Issue 29 §4: the shipped decision (holding the Devastators on overwatch for the rout, or letting them shoot
-    first) runs, paired, on the reference engine, with a note saying why."""
+    first) runs, paired, on the Numba kernel (batch means, its default there)."""
     decision = TURNS.parent / "decisions" / "devastators_overwatch_or_shoot_first.toml"
     out = CliRunner().invoke(main, ["compare", str(decision), "-n", "200", "--json"])
     data = json.loads(out.stdout)
-    assert out.exit_code == 0 and data["engine"] == "reference" and data["method"] == "exact-pairs"
+    assert out.exit_code == 0 and data["engine"] == "kernel" and data["method"] == "batch-means"
     assert [r["opponent"] for r in data["rows"]] == ["Warband"]
-    assert any("overwatch fire at a withdrawing formation" in note for note in data["notes"])
+    assert not any("reference engine" in note for note in data["notes"])
