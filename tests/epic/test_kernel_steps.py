@@ -396,8 +396,8 @@ def _reference_withdrawal_fire(c, case, rng):
     havocs.broken, havocs.blast_markers = bool(broken), markers
     if not on_overwatch:
         turn.overwatch.discard("Havocs")
-    for formation, keep in ((guard, guard_alive), (havocs, havocs_alive)):
-        for unit in formation.units:
+    for side_formation, keep in ((guard, guard_alive), (havocs, havocs_alive)):
+        for unit in side_formation.units:
             unit.alive = bool(keep)
     fire, = turn.withdrawal_fire(c.scenario.end_phase.withdrawal_fire, {"Guard"} if withdrew else set())
     hits, kills = (fire.attack.hits, fire.attack.kills) if fire.fired else (0, 0)
