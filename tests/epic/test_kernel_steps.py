@@ -24,6 +24,8 @@ from epic_helpers import SIGMAS, exact_distribution
 from kernels.epic import block
 from kernels.epic.allocation import _round_robin_lane
 from kernels.epic.breaks import _fails_break_test, _withdraw_lane
+from kernels.epic.access import kernel_function
+from kernels.epic.damage import damage_state
 from kernels.epic.dice import _seed_lanes
 from kernels.epic.end_phase import _rally
 from kernels.epic.layout import (BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE, H_SNIPER, H_SUPPORT,
@@ -222,13 +224,21 @@ def test_break_test_counts_starting_dc_and_tsknf_tp_1_13_2_3_0(compile_epic, tsk
 
 # -- withdrawal (exact for war engines, 5 sigma for trapped units) ---------------------------------------------
 
+@kernel_function
+def _withdraw_lanes(tb, st, f):
+    """Formation ``f`` withdraws in every lane (without reference counting, as the kernel calls
+    _withdraw_lane: ``damage_state`` returns views of ``tb`` and ``st``)."""
+    dm = damage_state(tb, st)
+    for l in range(LANES):
+        _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, False)
+
+
 @njit(cache=True)
 def _kernel_withdraw(tb, st, f, key1):
     lost = np.zeros(tb.units.shape[0], np.int64)
     for rep in range(200):
         _start(tb, st, key1 + np.uint64(rep))
-        for l in range(LANES):
-            _withdraw_lane(tb, st, l, f, True, BOOK_LOSSES, False)
+        _withdraw_lanes(tb, st, f)
         for u in range(tb.units.shape[0]):
             for l in range(LANES):
                 lost[u] += tb.dc0[u] - st.hp[u * LANES + l]
