@@ -22,9 +22,10 @@ from analysis.epic.engine import KernelArrays
 from analysis.epic.exact_steps import d6_test, markers_after_pass, rally_modifier, result_margins
 from epic_helpers import SIGMAS, exact_distribution
 from kernels.epic import block
-from kernels.epic.allocation import _round_robin_lane
-from kernels.epic.breaks import _fails_break_test, _withdraw_lane
 from kernels.epic.access import kernel_function
+from kernels.epic.allocation import _round_robin_lane
+from kernels.epic.assault import fight
+from kernels.epic.breaks import _fails_break_test, _withdraw_lane
 from kernels.epic.damage import damage_state
 from kernels.epic.dice import _seed_lanes
 from kernels.epic.end_phase import _rally
@@ -58,9 +59,16 @@ def _state(compiled, seed: int = 0):
 
 # -- allocation: one round-robin per hit kind, war-engine blocks, restricted hits (exact) ----------------------
 
+@kernel_function
+def _round_robin_lane0(tb, st, side, n_any, n_contact, n_other):
+    """_round_robin_lane in lane 0, on the assault round's view (without reference counting, as the kernel calls
+    it: ``fight`` returns views of ``tb`` and ``st``)."""
+    _round_robin_lane(fight(tb, st), 0, side, n_any, n_contact, n_other)
+
+
 @njit(cache=True)
 def _kernel_round_robin(tb, st, side, n_any, n_contact, n_other):
-    _round_robin_lane(tb, st, 0, side, n_any, n_contact, n_other)
+    _round_robin_lane0(tb, st, side, n_any, n_contact, n_other)
     return st.elig.copy()
 
 
