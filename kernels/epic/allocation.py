@@ -264,6 +264,8 @@ def _we_allocations(dm, wh, fight, gb, step, ck):
                 n_any, n_con, n_oth, n_sniper = 0, 0, 0, 0  # its hits by reach, and its snipers'
                 for k in range(g0, g1):
                     hits = _at(wh.shits, k * LANES + l)
+                    if hits == 0:
+                        continue
                     reach = _we_reach(wh.src, wh.sff, k, l, kind, False)
                     n_any += hits * (reach == REACH_ANY)
                     n_con += hits * (reach == REACH_CONTACT)

@@ -56,14 +56,13 @@ def _cut_row_dice(src, units, wst, broken0, turn, k, u, nn, h):
 
 
 @kernel_function
-def _early_ends(fv):
+def _early_ends(sets, alive, lv, per_lane):
     """§3 early ends: the lanes whose defenders' assault formations are gone or whose attackers have no unit left
-    directly engaged end before the supporting fire."""
+    directly engaged end before the supporting fire.  (The arrays it reads, not a record: called once a round.)"""
     L = LANES
-    lv = fv.lv
-    winner, live, fight = fv.per_lane[LN_WINNER], fv.per_lane[LN_LIVE], fv.per_lane[LN_FIGHT]
-    _assault_sides_living(fv.sets, fv.alive, fv.lv)
-    _rows_any(fv.sets, fv.alive, ATTACKER, M_TARGET, lv, LV_ATTT * L)
+    winner, live, fight = per_lane[LN_WINNER], per_lane[LN_LIVE], per_lane[LN_FIGHT]
+    _assault_sides_living(sets, alive, lv)
+    _rows_any(sets, alive, ATTACKER, M_TARGET, lv, LV_ATTT * L)
     for l in range(L):
         fl = _at(fight, l)
         dfd = _at(lv, LV_DFD * L + l)
@@ -408,13 +407,13 @@ def _allocate_hits(fv, side, step, ck):
 
 
 @kernel_function
-def _supporting_fire_ends(fv):
+def _supporting_fire_ends(sets, alive, lv, per_lane):
     """§4: the lanes where a side was wiped out by supporting fire end."""
     L = LANES
-    winner, live, fight = fv.per_lane[LN_WINNER], fv.per_lane[LN_LIVE], fv.per_lane[LN_FIGHT]
-    _assault_sides_living(fv.sets, fv.alive, fv.lv)
+    winner, live, fight = per_lane[LN_WINNER], per_lane[LN_LIVE], per_lane[LN_FIGHT]
+    _assault_sides_living(sets, alive, lv)
     for l in range(L):
         fl = _at(fight, l)
-        att = _at(fv.lv, LV_ATT * L + l)
-        dfd = _at(fv.lv, LV_DFD * L + l)
+        att = _at(lv, LV_ATT * L + l)
+        dfd = _at(lv, LV_DFD * L + l)
         _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner, fight, live)

@@ -32,7 +32,7 @@ from .access import _at, _put, kernel_function
 from .allocation import _we_allocations
 from .assault import _allocate_hits, _early_ends, _roll_hits, _supporting_fire_ends, fight
 from .consequences import _extra_hits, _formation_consequences
-from .damage import _stack_frames, _we_start_lane, damage_state
+from .damage import _stack_frames, _we_start_lanes, damage_state
 from .dice import _seed_lanes
 from .end_phase import _end_phase
 from .layout import (FORM_ROWS, FRAME, FR_BM, FR_BROKEN, FR_BROKEN0, FR_LOSSES_BM, F_ANY_SC,
@@ -174,9 +174,7 @@ def _start_trials(tb, st, run, next_t):
         for l in range(L):
             _put(st.hp, u * L + l, v0 if _at(start, l) else _at(st.hp, u * L + l))
     if tb.we:
-        for l in range(L):
-            if start[l]:
-                nd += _we_start_lane(st.rs, l, tb.units, st.wst)
+        nd += _we_start_lanes(st.rs, start, tb.units, st.wst)
     for s in range(2):
         for w in range(tb.sets.n_words):
             m = tb.sets.masks[(2 * w + s) * M_COLS + M_ALL]
@@ -234,7 +232,7 @@ def _assault_steps(tb, st):
     nd = 0
     for step in range(G_FIRST if has_first else G_NORMAL, 3):
         if step == G_SUPPORT:  # §3 early ends
-            _early_ends(fv)
+            _early_ends(tb.sets, st.alive, st.lv, st.per_lane)
             if not has_support:
                 break
         for side in range(2):  # §1 / §4: rolls
@@ -247,7 +245,7 @@ def _assault_steps(tb, st):
             for side in range(2):  # §2 allocation, saves, damage: side's units, the enemy's hits
                 nd += _allocate_hits(fv, side, step, ck)
         if step == G_SUPPORT:  # §4: wiped out by supporting fire
-            _supporting_fire_ends(fv)
+            _supporting_fire_ends(tb.sets, st.alive, st.lv, st.per_lane)
     return nd
 
 
