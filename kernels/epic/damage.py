@@ -292,6 +292,16 @@ def _splash_frame(dm, l, i, top):
 
 @kernel_function
 def _we_resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
+    """:func:`_resolve_lane` with its integer arguments as int64 values: plain Numba (``WARGAME_ODDS_PLAIN_NUMBA=1``)
+    compiles a function once per set of argument types its call sites pass, a constant typed as its value, and the
+    callers pass different constants (E_HIT, E_HULL, E_SPLASH; each booking mode); so this small function is compiled
+    for each of them and the large one once.  (The extended mode compiles each function once anyway, kernels/jit.py.)"""
+    return _resolve_lane(dm, np.int64(l), np.int64(entry), np.int64(u0), np.int64(kind), np.int64(how),
+                         np.int64(points), np.int64(mode), np.int64(ck), splashes)
+
+
+@kernel_function
+def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
     """Damage to unit ``u0`` in lane ``l`` and all that follows from it, in the reference engine's order (spec
     §10.2–§10.6): ``entry`` E_HIT a hit of ``kind`` with flags ``how`` and ``points`` damage (shields, a disrupt
     hit's BM, saves), E_HULL ``points`` straight to the hull (with H_DISRUPT in ``how``: points that place no BM,
