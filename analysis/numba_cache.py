@@ -27,8 +27,10 @@ from kernels import KERNELS, cache_folder
 from .atomic_file import write_atomic
 
 CHECKOUT = KERNELS.parent if (KERNELS.parent / "pyproject.toml").is_file() else None
-#: Folders whose cached functions inline code from ``kernels/`` (the Epic kernel's package included).
-DEPENDENT = (KERNELS, KERNELS / "epic") + ((CHECKOUT / "tests", CHECKOUT / "benchmarks") if CHECKOUT else ())
+#: Folders whose cached functions inline code from ``kernels/`` (the Epic kernel's package included; in a checkout the
+#: jitted helpers of the tests, the step tests' folders too, and of the benchmarks).
+DEPENDENT = (KERNELS, KERNELS / "epic") + ((CHECKOUT / "tests", CHECKOUT / "tests" / "epic", CHECKOUT / "tests" / "t9a",
+                                           CHECKOUT / "benchmarks") if CHECKOUT else ())
 STAMP = "kernels-sources.sha256"
 
 

@@ -244,3 +244,6 @@ def test_kernel_cache_folders_are_numbas_own():
     assert cache_folder(Path(epic.__file__).parent) == Path(block._run_block._cache._impl.locator.get_cache_path())
     assert cache_folder(Path(__file__).parent) == Path(_faces_kernel._cache._impl.locator.get_cache_path())
     assert Path(__file__).parent in DEPENDENT
+    jitted_test_folders = {path.parent for path in Path(__file__).parent.rglob("test_*.py")
+                           if "cache=True" in path.read_text() or "kernel_function" in path.read_text()}
+    assert jitted_test_folders <= set(DEPENDENT), jitted_test_folders - set(DEPENDENT)

@@ -2,7 +2,7 @@
 per hit kind over the enemy's living directly engaged units, with one count per unit shared by every hit of
 the kind, a war engine taking a block of its starting DC per pass, a war engine's hits that reach only units in
 base contact (or only the others) on the same counts; sniper hits to their target.  ``_allocation_lane`` for
-scenarios without war-engine rules, ``_we_allocations_lane`` with them (each hit resolved in allocation order).
+scenarios without war-engine rules, ``_we_allocations`` with them (each hit resolved in allocation order).
 """
 import numpy as np
 
@@ -10,34 +10,34 @@ from ..rng import _ONE, _THREE
 from .access import _ZERO, _at, _lowest_bit, _min, _put, kernel_function
 from .damage import _we_resolve_lane
 from .dice import _d6, _die
-from .layout import (BOOK_FIGHT, E_HIT, H_DISRUPT, H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, LANES, M_COLS, M_TARGET,
-                     N_CLASSES, REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT, S_CLASS, S_COLS, S_DISRUPT, S_IC, S_LANCE,
-                     S_REACH, S_SUPPORT, S_TK_N, S_TK_PLUS, S_TK_SIDES, U_BCT, U_COLS, U_DC, U_FORM, U_LOSS_BM, U_SNIPE,
-                     U_WE, W_BLOCK)
+from .layout import (ATTACKER, BOOK_FIGHT, DEFENDER, E_HIT, H_DISRUPT, H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT,
+                     LANES, M_COLS, M_TARGET, N_CLASSES, REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT, S_CLASS, S_COLS,
+                     S_DISRUPT, S_IC, S_LANCE, S_REACH, S_SUPPORT, S_TK_N, S_TK_PLUS, S_TK_SIDES, U_BCT, U_COLS, U_DC,
+                     U_FORM, U_LOSS_BM, U_SNIPE, U_WE, W_BLOCK)
 from .saves import _unsaved_lane
 from .units import _abit, _clear_unit, _starting_dc, _wat, _wput
 
 
 @kernel_function
-def _round_robin_lane(tb, st, l, side, n_any, n_contact, n_other):
+def _round_robin_lane(fv, l, side, n_any, n_contact, n_other):
     """The round-robin of one allocation on ``side`` in lane ``l``, decided before its saves: ``n_any`` hits any of
     its living directly engaged units may take, ``n_contact`` a war engine's hits that only those fighting in base
     contact may take, ``n_other`` those only the others may take.  Pass after pass, each unit in allocation order
     that may take a hit left takes 1, a war engine a block of its starting DC, from the hits only its kind of
     unit may take first: one count per unit for every hit of the kind (TP 1.9.6, 1.12.5, 3.1.2, 3.2.1; spec §2).
-    ``st.elig[k - tgb[side]]``: the hits target ``k`` takes.  Hits no unit may take are lost."""
-    units = tb.units
-    taken = st.elig
-    k0 = _at(tb.tgb, side)
-    k1 = _at(tb.tgb, side + 1)
+    ``fv.elig[k - tgb[side]]``: the hits target ``k`` takes.  Hits no unit may take are lost."""
+    units = fv.units
+    taken = fv.elig
+    k0 = _at(fv.tgb, side)
+    k1 = _at(fv.tgb, side + 1)
     for k in range(k0, k1):
         _put(taken, k - k0, 0)
     left = n_any + n_contact + n_other
     while left > 0:
         took = 0
         for k in range(k0, k1):
-            u = _at(tb.tgt, k)
-            if _at(st.hp, u * LANES + l) == 0:
+            u = _at(fv.tgt, k)
+            if _at(fv.hp, u * LANES + l) == 0:
                 continue
             contact = _at(units, u * U_COLS + U_BCT)
             own = n_contact if contact else n_other
@@ -54,48 +54,48 @@ def _round_robin_lane(tb, st, l, side, n_any, n_contact, n_other):
 
 
 @kernel_function
-def _allocation_lane(tb, st, l, side, cls, n_any, n_contact, n_other):
+def _allocation_lane(fv, l, side, cls, n_any, n_contact, n_other):
     """One allocation of hits of class ``cls`` (no sniper) on ``side`` in lane ``l`` (_round_robin_lane), then their
     saves and damage unit by unit, casualties removed (TP 1.9.6, 1.12.5, 3.1.2; spec §2).  Returns (damage
     inflicted, dice rolled)."""
-    units = tb.units
-    hp = st.hp
+    units = fv.units
+    hp = fv.hp
     inflicted = 0
     nd = 0
-    _round_robin_lane(tb, st, l, side, n_any, n_contact, n_other)
-    k0 = _at(tb.tgb, side)
-    for k in range(k0, _at(tb.tgb, side + 1)):
-        n = _at(st.elig, k - k0)
+    _round_robin_lane(fv, l, side, n_any, n_contact, n_other)
+    k0 = _at(fv.tgb, side)
+    for k in range(k0, _at(fv.tgb, side + 1)):
+        n = _at(fv.elig, k - k0)
         if n == 0:
             continue
-        u = _at(tb.tgt, k)
+        u = _at(fv.tgt, k)
         hpu = _at(hp, u * LANES + l)
         unsaved = 0
         for _ in range(n):
-            f, k2 = _unsaved_lane(st.rs, l, cls, u, units)
+            f, k2 = _unsaved_lane(fv.rs, l, cls, u, units)
             unsaved += f
             nd += k2
         done = _min(unsaved, hpu)
         _put(hp, u * LANES + l, hpu - done)
         fl = _at(units, u * U_COLS + U_FORM) * LANES + l
-        _put(st.losses_bm, fl, _at(st.losses_bm, fl) + done * _at(units, u * U_COLS + U_LOSS_BM))
+        _put(fv.losses_bm, fl, _at(fv.losses_bm, fl) + done * _at(units, u * U_COLS + U_LOSS_BM))
         inflicted += done
-        _clear_unit(st.alive, units, u, l, tb.sets.n_words, np.int64(done == hpu and done > 0))
+        _clear_unit(fv.alive, units, u, l, fv.sets.n_words, np.int64(done == hpu and done > 0))
     return inflicted, nd
 
 
 @kernel_function
-def _snipe_lane(tb, st, l, side):
+def _snipe_lane(fv, l, side):
     """(target, unsaved hits, dice) of the enemy's sniper hits on ``side`` in lane ``l`` (TP 2.1.14): the first
     living directly engaged Inspiring, Leader or Supreme Commander unit, else the first one."""
-    units = tb.units
-    n_words = tb.sets.n_words
+    units = fv.units
+    n_words = fv.sets.n_words
     snipe = -1
     first = -1
     for w in range(n_words):
-        m = _abit(st.alive, side, w, l, n_words) & _at(tb.sets.masks, (2 * w + side) * M_COLS + M_TARGET)
+        m = _abit(fv.alive, side, w, l, n_words) & _at(fv.sets.masks, (2 * w + side) * M_COLS + M_TARGET)
         while m != _ZERO:
-            u = _at(tb.base, side) + 64 * w + _lowest_bit(m)
+            u = _at(fv.base, side) + 64 * w + _lowest_bit(m)
             m &= m - _ONE
             if first < 0:
                 first = u
@@ -110,8 +110,8 @@ def _snipe_lane(tb, st, l, side):
     nd = 0
     hs = 1 - side
     for cls in range(3, N_CLASSES):
-        for _ in range(_at(st.hits, (hs * N_CLASSES + cls) * LANES + l)):
-            f, k = _unsaved_lane(st.rs, l, cls, snipe, units)
+        for _ in range(_at(fv.hits, (hs * N_CLASSES + cls) * LANES + l)):
+            f, k = _unsaved_lane(fv.rs, l, cls, snipe, units)
             unsaved += f
             nd += k
     return snipe, unsaved, nd
@@ -174,23 +174,22 @@ def _we_take_hit(dm, wh, l, k, u, sniper, ck):
 
 
 @kernel_function
-def _we_eligible(dm, wh, l, side):
-    """The living directly engaged units of ``side`` in lane ``l`` into ``wh.elig``, each with its block (its
-    starting DC as the allocation begins, W_BLOCK).  Returns (how many, the sniper target: the first Inspiring,
-    Leader or Supreme Commander unit, else the first)."""
-    units = dm.units
+def _we_eligible(units, hp, wst, tgt, tgb, elig, l, side):
+    """The living directly engaged units of ``side`` (``tgt``, bounds ``tgb``) in lane ``l`` into ``elig``, each
+    with its block (its starting DC as the allocation begins, W_BLOCK).  Returns (how many, the sniper target: the
+    first Inspiring, Leader or Supreme Commander unit, else the first)."""
     ne = 0
     sn_target = -1
-    for i in range(_at(wh.tgb, side), _at(wh.tgb, side + 1)):
-        u = _at(wh.tgt, i)
-        if _at(dm.hp, u * LANES + l) > 0:
-            _put(wh.elig, ne, u)
-            _wput(dm.wst, W_BLOCK, u, l, units.shape[0], _starting_dc(units, dm.wst, u, l, units.shape[0]))
+    for i in range(_at(tgb, side), _at(tgb, side + 1)):
+        u = _at(tgt, i)
+        if _at(hp, u * LANES + l) > 0:
+            _put(elig, ne, u)
+            _wput(wst, W_BLOCK, u, l, units.shape[0], _starting_dc(units, wst, u, l, units.shape[0]))
             ne += 1
             if sn_target < 0 and _at(units, u * U_COLS + U_SNIPE):
                 sn_target = u
     if ne > 0 and sn_target < 0:
-        sn_target = _at(wh.elig, 0)
+        sn_target = _at(elig, 0)
     return ne, sn_target
 
 
@@ -244,33 +243,43 @@ def _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, pools):
 
 
 @kernel_function
-def _we_allocations_lane(dm, wh, l, side, g0, g1, ck):
-    """Every allocation of the hits of source rows ``g0``..``g1`` on ``side`` in lane ``l``, as the reference
-    engine makes them (spec §2, §10.5): the sniper and ordinary hits, then the macro-weapon hits, then the
-    titan-killer hits, each to the living directly engaged units as the allocation begins (_we_eligible).  The
+def _we_allocations(dm, wh, fight, gb, step, ck):
+    """Every allocation of the hits of step ``step`` in each lane still fighting (``fight``), on the defender first
+    (the attacker's hits), then on the attacker, as the reference engine makes them (spec §2, §10.5): the sniper
+    and ordinary hits, then the macro-weapon hits, then the titan-killer hits of the enemy's source rows (group
+    bounds ``gb``), each to the living directly engaged units as the allocation begins (_we_eligible).  The
     sniper hits go to their target (TP 2.1.14); the others round-robin (_we_round_robin_lane: TP 1.9.6, 1.12.5,
     3.1.2, 3.2.1; a titan-killer hit counts as the points rolled for it, TP 3.2.5).  Each hit is resolved in
     allocation order with all that follows it (_we_resolve_lane); damage is booked as kills (times ``ck``) and
-    losses.  ``dm``: kernels.epic.damage.damage_state; ``wh``: the step's WeHits.  Returns the dice rolled."""
+    losses.  ``dm``: kernels.epic.damage.damage_state; ``wh``: the step's WeHits.  The lanes are looped here, not
+    by the caller: a call per lane and side passed ``dm`` and ``wh``.  Returns the dice rolled."""
     nd = 0
-    for kind in range(3):
-        n_any, n_con, n_oth, n_sniper = 0, 0, 0, 0  # its hits by reach, and its snipers'
-        for k in range(g0, g1):
-            hits = _at(wh.shits, k * LANES + l)
-            reach = _we_reach(wh.src, wh.sff, k, l, kind, False)
-            n_any += hits * (reach == REACH_ANY)
-            n_con += hits * (reach == REACH_CONTACT)
-            n_oth += hits * (reach == REACH_NON_CONTACT)
-            n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, kind, True) >= 0)
-        if n_any + n_con + n_oth + n_sniper == 0:
+    for l in range(LANES):
+        if _at(fight, l) == 0:
             continue
-        ne, sn_target = _we_eligible(dm, wh, l, side)
-        if ne == 0:
-            continue  # the hits are lost
-        for k in range(g0 if n_sniper else g1, g1):  # the sniper hits (TP 2.1.14)
-            if _we_reach(wh.src, wh.sff, k, l, kind, True) >= 0:
-                for _ in range(_at(wh.shits, k * LANES + l)):
-                    nd += _we_take_hit(dm, wh, l, k, sn_target, True, ck)[1]
-        if n_any + n_con + n_oth > 0:
-            nd += _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, (n_any, n_con, n_oth))
+        for side in (DEFENDER, ATTACKER):
+            g0 = _at(gb, (1 - side) * 3 + step)
+            g1 = _at(gb, (1 - side) * 3 + step + 1)
+            for kind in range(3):
+                n_any, n_con, n_oth, n_sniper = 0, 0, 0, 0  # its hits by reach, and its snipers'
+                for k in range(g0, g1):
+                    hits = _at(wh.shits, k * LANES + l)
+                    if hits == 0:
+                        continue
+                    reach = _we_reach(wh.src, wh.sff, k, l, kind, False)
+                    n_any += hits * (reach == REACH_ANY)
+                    n_con += hits * (reach == REACH_CONTACT)
+                    n_oth += hits * (reach == REACH_NON_CONTACT)
+                    n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, kind, True) >= 0)
+                if n_any + n_con + n_oth + n_sniper == 0:
+                    continue
+                ne, sn_target = _we_eligible(dm.units, dm.hp, dm.wst, wh.tgt, wh.tgb, wh.elig, l, side)
+                if ne == 0:
+                    continue  # the hits are lost
+                for k in range(g0 if n_sniper else g1, g1):  # the sniper hits (TP 2.1.14)
+                    if _we_reach(wh.src, wh.sff, k, l, kind, True) >= 0:
+                        for _ in range(_at(wh.shits, k * LANES + l)):
+                            nd += _we_take_hit(dm, wh, l, k, sn_target, True, ck)[1]
+                if n_any + n_con + n_oth > 0:
+                    nd += _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, (n_any, n_con, n_oth))
     return nd

@@ -14,9 +14,17 @@ from .layout import (ATTACKER, CRIT_DEGRADE, FR_BROKEN0, LANES, LN_CAP, LN_CONTA
                      N_CLASSES, P_CLASS, P_VC, P_VN, REACH_ANY, R_TURN, S_BC, S_CLASS, S_COLS, S_D3, S_DVC, S_DVN,
                      S_FF_VC, S_N, S_REACH, S_SPARE, S_SUPPORT, S_UNIT, S_VC, S_VN, U_BIT, U_CHARS, U_COLS, U_CRIT,
                      U_DC, U_FORM, U_LOSS_BM, U_SAVE, U_SIMPLE, U_WORD, WIN_ATT, WIN_DEF, WIN_NONE, W_DEGRADED,
-                     W_LOST_DC)
+                     W_LOST_DC, Fight)
 from .saves import _general_hits
 from .units import _assault_sides_living, _rows_any, _wat
+
+
+@kernel_function
+def fight(tb, st):
+    """The :class:`Fight` of a block's tables and lanes."""
+    return Fight(tb.units, tb.src, tb.gb, tb.pmask, tb.pinfo, tb.pb, tb.tgt, tb.tgb, tb.base, tb.sets,
+                 tb.rules[R_TURN] != 0, tb.we, st.rs, st.alive, st.hp, st.hits, st.reach_hits, st.lv, st.per_lane,
+                 st.per_form[FR_BROKEN0], st.kills, st.losses_bm, st.elig, st.wst, st.shits, st.sff)
 
 
 @kernel_function
@@ -28,20 +36,16 @@ def _end_lanes(l, end, wn, winner, fight, live):
 
 
 @kernel_function
-def _cut_row_dice(tb, st, k, u, nn, h):
+def _cut_row_dice(src, units, wst, broken0, turn, k, u, nn, h):
     """Source row ``k`` (of unit ``u``): its dice ``nn[l]`` and whether it rolls ``h[l]`` in each lane, less
-    what it cannot roll there: a support formation that the turn broke gives no supporting fire (TP 1.12.6);
-    a war engine rolls main dice for its starting DC now, the FF rest first going with its characters (S_SPARE;
-    TP 3.1.2; spec §10.4 lose_character)."""
-    src = tb.src
-    units = tb.units
-    wst = st.wst
+    what it cannot roll there: a support formation that the turn (``turn``) broke gives no supporting fire (its
+    formation's ``broken0``; TP 1.12.6); a war engine rolls main dice for its starting DC now, the FF rest first
+    going with its characters (S_SPARE; TP 3.1.2; spec §10.4 lose_character)."""
     spare = _at(src, k * S_COLS + S_SPARE)
-    silenced = tb.rules[R_TURN] != 0 and _at(src, k * S_COLS + S_SUPPORT) != 0
+    silenced = turn and _at(src, k * S_COLS + S_SUPPORT) != 0
     fewer = spare >= 0 and wst.size > 0 and _at(units, u * U_COLS + U_CHARS) > 0
     if not (silenced or fewer):
         return
-    broken0 = st.per_form[FR_BROKEN0]
     fl = _at(units, u * U_COLS + U_FORM) * LANES
     for l in range(LANES):
         if silenced and _at(broken0, fl + l):
@@ -52,14 +56,13 @@ def _cut_row_dice(tb, st, k, u, nn, h):
 
 
 @kernel_function
-def _early_ends(tb, st):
+def _early_ends(sets, alive, lv, per_lane):
     """§3 early ends: the lanes whose defenders' assault formations are gone or whose attackers have no unit left
-    directly engaged end before the supporting fire."""
+    directly engaged end before the supporting fire.  (The arrays it reads, not a record: called once a round.)"""
     L = LANES
-    lv = st.lv
-    winner, live, fight = st.per_lane[LN_WINNER], st.per_lane[LN_LIVE], st.per_lane[LN_FIGHT]
-    _assault_sides_living(tb.sets, st.alive, st.lv)
-    _rows_any(tb.sets, st.alive, ATTACKER, M_TARGET, lv, LV_ATTT * L)
+    winner, live, fight = per_lane[LN_WINNER], per_lane[LN_LIVE], per_lane[LN_FIGHT]
+    _assault_sides_living(sets, alive, lv)
+    _rows_any(sets, alive, ATTACKER, M_TARGET, lv, LV_ATTT * L)
     for l in range(L):
         fl = _at(fight, l)
         dfd = _at(lv, LV_DFD * L + l)
@@ -71,28 +74,28 @@ def _early_ends(tb, st):
 
 
 @kernel_function
-def _roll_pools(tb, st, side, g):
+def _roll_pools(fv, side, g):
     """§1: the dice pools of source group ``g`` (one D6 per living unit of a pool's mask, TP 1.12.5), their hits
-    into ``st.hits`` by class; returns the dice rolled."""
+    into ``fv.hits`` by class; returns the dice rolled."""
     L = LANES
-    n_words = tb.sets.n_words
-    per_lane = st.per_lane
+    n_words = fv.sets.n_words
+    per_lane = fv.per_lane
     fight, contact, val, nn, h = per_lane[LN_FIGHT], per_lane[LN_CONTACT], per_lane[LN_VAL], per_lane[LN_NN], \
         per_lane[LN_H]
     d = per_lane[LN_D]
     nd = 0
-    for p in range(tb.pb[g], tb.pb[g + 1]):
-        vc = tb.pinfo[p, P_VC]
-        vn = tb.pinfo[p, P_VN]
-        cls = tb.pinfo[p, P_CLASS]
+    for p in range(fv.pb[g], fv.pb[g + 1]):
+        vc = fv.pinfo[p, P_VC]
+        vn = fv.pinfo[p, P_VN]
+        cls = fv.pinfo[p, P_CLASS]
         maxn = 0
         for l in range(L):
             _put(nn, l, 0)
         for w in range(n_words):
-            m = tb.pmask[p, w]
+            m = fv.pmask[p, w]
             row = (side * n_words + w) * L
             for l in range(L):
-                _put(nn, l, _at(nn, l) + _popcount(_at(st.alive, row + l) & m))
+                _put(nn, l, _at(nn, l) + _popcount(_at(fv.alive, row + l) & m))
         for l in range(L):
             v = vc if _at(contact, l) else vn
             _put(val, l, v)
@@ -101,26 +104,26 @@ def _roll_pools(tb, st, side, g):
             maxn = _max(maxn, n)
             _put(h, l, 0)
         for j in range(maxn):
-            nd += _roll(st.rs, d, _SIX, _FOUR, nn, 0, j)
+            nd += _roll(fv.rs, d, _SIX, _FOUR, nn, 0, j)
             for l in range(L):
                 _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
         hrow = (side * N_CLASSES + cls) * L
         for l in range(L):
-            _put(st.hits, hrow + l, _at(st.hits, hrow + l) + _at(h, l))
+            _put(fv.hits, hrow + l, _at(fv.hits, hrow + l) + _at(h, l))
     return nd
 
 
 @kernel_function
-def _roll_row(tb, st, side, k):
+def _roll_row(fv, side, k):
     """§1: source row ``k``'s dice (its to-hit value CC in contact, else FF, a degraded unit's new values, spec §10.4;
-    less what _cut_row_dice takes; D3 dice first rolled for their number), its hits into ``st.hits`` by class, a
-    war engine's in contact into ``st.reach_hits`` (TP 3.1.2), or with war-engine rules per row into
-    ``st.shits`` / ``st.sff`` (bit 0: firefight hits, spec §10.8.1; bit 1: a WE's, in contact); returns the dice
+    less what _cut_row_dice takes; D3 dice first rolled for their number), its hits into ``fv.hits`` by class, a
+    war engine's in contact into ``fv.reach_hits`` (TP 3.1.2), or with war-engine rules per row into
+    ``fv.shits`` / ``fv.sff`` (bit 0: firefight hits, spec §10.8.1; bit 1: a WE's, in contact); returns the dice
     rolled."""
     L = LANES
-    src = tb.src
-    hp = st.hp
-    per_lane = st.per_lane
+    src = fv.src
+    hp = fv.hp
+    per_lane = fv.per_lane
     fight, contact, val, nn, h, d = per_lane[LN_FIGHT], per_lane[LN_CONTACT], per_lane[LN_VAL], per_lane[LN_NN], \
         per_lane[LN_H], per_lane[LN_D]
     nd = 0
@@ -133,19 +136,19 @@ def _roll_row(tb, st, side, k):
         val[l] = v
         nn[l] = src[k, S_N] * ok
         h[l] = ok
-    if tb.we and tb.units[u, U_CRIT] == CRIT_DEGRADE:  # a degraded unit's new values (spec §10.4)
-        n_units = tb.units.shape[0]
+    if fv.we and fv.units[u, U_CRIT] == CRIT_DEGRADE:  # a degraded unit's new values (spec §10.4)
+        n_units = fv.units.shape[0]
         for l in range(L):
-            if st.wst[(W_DEGRADED * n_units + u) * L + l]:
+            if fv.wst[(W_DEGRADED * n_units + u) * L + l]:
                 v = src[k, S_DVC] if (contact[l] & bcs) else src[k, S_DVN]
                 ok = fight[l] & np.int64(hp[u * L + l] > 0) & np.int64(v < NO_ROLL)
                 val[l] = v
                 nn[l] = src[k, S_N] * ok
                 h[l] = ok
-    if (src[k, S_SPARE] >= 0 and st.wst.size > 0) or (tb.rules[R_TURN] != 0 and src[k, S_SUPPORT] != 0):
-        _cut_row_dice(tb, st, k, u, nn, h)
+    if (src[k, S_SPARE] >= 0 and fv.wst.size > 0) or (fv.turn and src[k, S_SUPPORT] != 0):
+        _cut_row_dice(src, fv.units, fv.wst, fv.broken0, fv.turn, k, u, nn, h)
     if src[k, S_D3]:
-        nd += _roll(st.rs, d, _THREE, _ONE, h, 0, 0)
+        nd += _roll(fv.rs, d, _THREE, _ONE, h, 0, 0)
         for l in range(L):
             nn[l] = d[l] * h[l]
     maxn = 0
@@ -153,83 +156,83 @@ def _roll_row(tb, st, side, k):
         maxn = _max(maxn, nn[l])
         h[l] = 0
     for j in range(maxn):
-        nd += _roll(st.rs, d, _SIX, _FOUR, nn, 0, j)
+        nd += _roll(fv.rs, d, _SIX, _FOUR, nn, 0, j)
         for l in range(L):
             h[l] += (j < nn[l]) & (d[l] >= val[l])
     cls = src[k, S_CLASS]
     reach = src[k, S_REACH]
-    if tb.we:
+    if fv.we:
         ffv = src[k, S_FF_VC]
         for l in range(L):
             routed = contact[l] & bcs
-            st.shits[k * L + l] = h[l]
-            st.sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
+            fv.shits[k * L + l] = h[l]
+            fv.sff[k * L + l] = ((1 - routed) | ffv) + 2 * routed
     elif reach == REACH_ANY:
         for l in range(L):
-            st.hits[(side * N_CLASSES + cls) * L + l] += h[l]
+            fv.hits[(side * N_CLASSES + cls) * L + l] += h[l]
     else:  # a war engine in contact: its CC / FF hits land only on some units (TP 3.1.2)
         rrow = ((side * 2 + reach - 1) * 3 + cls) * L
         for l in range(L):
             routed = contact[l] & bcs
-            st.hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
-            st.reach_hits[rrow + l] += h[l] * routed
+            fv.hits[(side * N_CLASSES + cls) * L + l] += h[l] * (1 - routed)
+            fv.reach_hits[rrow + l] += h[l] * routed
     return nd
 
 
 @kernel_function
-def _roll_hits(tb, st, side, step):
+def _roll_hits(fv, side, step):
     """§1 / §4: the to-hit rolls of ``side``'s units in step ``step`` (pooled rows, then source rows), into
-    ``st.hits`` by class (with war-engine rules: per source row, ``st.shits`` / ``st.sff``); returns the dice
+    ``fv.hits`` by class (with war-engine rules: per source row, ``fv.shits`` / ``fv.sff``); returns the dice
     rolled."""
     L = LANES
     for i in range(N_CLASSES * L):
-        st.hits[side * N_CLASSES * L + i] = 0
+        fv.hits[side * N_CLASSES * L + i] = 0
     for i in range(6 * L):
-        st.reach_hits[side * 6 * L + i] = 0
+        fv.reach_hits[side * 6 * L + i] = 0
     g = side * 3 + step
-    if tb.gb[g + 1] == tb.gb[g] and tb.pb[g + 1] == tb.pb[g]:
+    if fv.gb[g + 1] == fv.gb[g] and fv.pb[g + 1] == fv.pb[g]:
         return 0
-    _rows_any(tb.sets, st.alive, 1 - side, M_BC, st.per_lane[LN_CONTACT], 0)
-    nd = _roll_pools(tb, st, side, g)
-    for k in range(tb.gb[g], tb.gb[g + 1]):
-        nd += _roll_row(tb, st, side, k)
+    _rows_any(fv.sets, fv.alive, 1 - side, M_BC, fv.per_lane[LN_CONTACT], 0)
+    nd = _roll_pools(fv, side, g)
+    for k in range(fv.gb[g], fv.gb[g + 1]):
+        nd += _roll_row(fv, side, k)
     return nd
 
 
 @kernel_function
-def _plan_hits(tb, st, side, reaching):
+def _plan_hits(fv, side, reaching):
     """Each lane's share of the enemy's hits on ``side`` for §2: its ordinary hits' full passes ``qq`` and the rest
     ``rr`` of the round-robin over the capacity ``cap`` (its living directly engaged units, a WE counting its
     starting DC; none in a lane where a war engine's ordinary hits reach
     only some units: those go lane by lane), its MW and TK hits, whether a sniper's hits wait (-2).  Returns (any
     hit, any sniper hit, any MW, TK or restricted hit) over the lanes."""
     L = LANES
-    per_lane = st.per_lane
-    hits = st.hits
-    reach_hits = st.reach_hits
+    per_lane = fv.per_lane
+    hits = fv.hits
+    reach_hits = fv.reach_hits
     nmw, ntk, cap, qq = per_lane[LN_NMW], per_lane[LN_NTK], per_lane[LN_CAP], per_lane[LN_QQ]
     rr, prefix, snipe, snipe_un = per_lane[LN_RR], per_lane[LN_PREFIX], per_lane[LN_SNIPE], per_lane[LN_SNIPE_UN]
     hs = 1 - side
     anyhit = 0
     anysnipe = 0
     anymacro = 0
-    n_words = tb.sets.n_words
-    units = tb.units
+    n_words = fv.sets.n_words
+    units = fv.units
     for l in range(L):  # living directly engaged units (a WE counting its starting DC)
         c = 0
         for w in range(n_words):
-            c += _popcount(_at(st.alive, (side * n_words + w) * L + l)
-                           & _at(tb.sets.masks, (2 * w + side) * M_COLS + M_TARGET))
+            c += _popcount(_at(fv.alive, (side * n_words + w) * L + l)
+                           & _at(fv.sets.masks, (2 * w + side) * M_COLS + M_TARGET))
         _put(cap, l, c)
-    for kw in range(tb.sets.web[side], tb.sets.web[side + 1]):
-        u = tb.sets.wes[kw]
+    for kw in range(fv.sets.web[side], fv.sets.web[side + 1]):
+        u = fv.sets.wes[kw]
         w = units[u, U_WORD]
         sh = np.uint64(units[u, U_BIT])
-        if (tb.sets.masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
+        if (fv.sets.masks[(2 * w + side) * M_COLS + M_TARGET] >> sh) & _ONE:
             extra_dc = units[u, U_DC] - 1
             arow = (side * n_words + w) * L
             for l in range(L):
-                _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(st.alive, arow + l) >> sh) & _ONE))
+                _put(cap, l, _at(cap, l) + extra_dc * np.int64((_at(fv.alive, arow + l) >> sh) & _ONE))
     hrow = hs * N_CLASSES * L
     crow = (hs * 6 + 0) * L  # a war engine's ordinary hits on units in contact; ``orow``: on the others
     orow = (hs * 6 + 3) * L
@@ -263,7 +266,7 @@ def _plan_hits(tb, st, side, reaching):
 
 
 @kernel_function
-def _ordinary_hits(tb, st, side, anysnipe):
+def _ordinary_hits(fv, side, anysnipe):
     """§2 the ordinary (and sniper) hits on ``side`` in every lane at once, unit by unit in allocation order (lane
     rows of ``lv``, vectorised): a unit's hits in each lane from the round-robin (``qq`` full passes and its part of
     the rest ``rr`` after the ``prefix`` before it); their saves (one roll each for a unit without Reinforced Armour
@@ -271,23 +274,23 @@ def _ordinary_hits(tb, st, side, anysnipe):
     damage (at most its DC left), losses (its formation's BMs if it wins), kills (LV_KILLS), casualties removed.
     Stops at the first unit past which no lane has a hit left.  Returns the dice rolled."""
     L = LANES
-    lv = st.lv
-    per_lane = st.per_lane
+    lv = fv.lv
+    per_lane = fv.per_lane
     d, qq, rr, prefix = per_lane[LN_D], per_lane[LN_QQ], per_lane[LN_RR], per_lane[LN_PREFIX]
     snipe, snipe_un = per_lane[LN_SNIPE], per_lane[LN_SNIPE_UN]
-    units = tb.units
+    units = fv.units
     nd = 0
-    for k in range(tb.tgb[side], tb.tgb[side + 1]):
-        u = tb.tgt[k]
+    for k in range(fv.tgb[side], fv.tgb[side + 1]):
+        u = fv.tgt[k]
         dc = units[u, U_DC]
         sv = units[u, U_SAVE]
         simple = units[u, U_SIMPLE]
-        arow = (side * tb.sets.n_words + units[u, U_WORD]) * L
+        arow = (side * fv.sets.n_words + units[u, U_WORD]) * L
         sh = np.uint64(units[u, U_BIT])
         maxh = 0
         anygen = 0
         for l in range(L):  # its hits in each lane
-            a = np.int64((_at(st.alive, arow + l) >> sh) & _ONE)
+            a = np.int64((_at(fv.alive, arow + l) >> sh) & _ONE)
             pt = _min(dc, _max(0, _at(rr, l) - _at(prefix, l)))
             hv = (_at(qq, l) * dc + pt) * a
             _put(lv, LV_A * L + l, a)
@@ -298,7 +301,7 @@ def _ordinary_hits(tb, st, side, anysnipe):
             maxh = _max(maxh, hv * simple)
         if sv < NO_ROLL:
             for j in range(maxh):
-                nd += _roll(st.rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
+                nd += _roll(fv.rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
                 for l in range(L):
                     _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
         else:
@@ -307,7 +310,7 @@ def _ordinary_hits(tb, st, side, anysnipe):
         if anygen:
             for l in range(L):
                 if lv[LV_NN * L + l] > 0:
-                    g_un, g_nd = _general_hits(st.rs, l, u, units, lv[LV_NN * L + l])
+                    g_un, g_nd = _general_hits(fv.rs, l, u, units, lv[LV_NN * L + l])
                     lv[LV_UN * L + l] += g_un
                     nd += g_nd
         if anysnipe:
@@ -323,29 +326,29 @@ def _ordinary_hits(tb, st, side, anysnipe):
             pf = _at(prefix, l) + dc * a
             _put(prefix, l, pf)
             more |= _at(qq, l) | np.int64(pf < _at(rr, l))
-            hpu = _at(st.hp, u * L + l)
+            hpu = _at(fv.hp, u * L + l)
             done = _min(_at(lv, LV_UN * L + l), hpu)
             left = hpu - done
-            _put(st.hp, u * L + l, left)
-            _put(st.losses_bm, frow + l, _at(st.losses_bm, frow + l) + done * lossbm)
+            _put(fv.hp, u * L + l, left)
+            _put(fv.losses_bm, frow + l, _at(fv.losses_bm, frow + l) + done * lossbm)
             _put(lv, LV_KILLS * L + l, _at(lv, LV_KILLS * L + l) + done)
             _put(lv, LV_DEAD * L + l, a & np.int64(left == 0))
         for l in range(L):
-            _put(st.alive, arow + l, _at(st.alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
+            _put(fv.alive, arow + l, _at(fv.alive, arow + l) & ~(np.uint64(_at(lv, LV_DEAD * L + l)) << sh))
         if more == 0 and not anysnipe:  # no lane has a hit left: the later units take none
             break
     return nd
 
 
 @kernel_function
-def _later_hits(tb, st, side, first_cls):
+def _later_hits(fv, side, first_cls):
     """The allocations lane by lane (_allocation_lane) of the enemy's hits on ``side`` from class ``first_cls``
     (0: the ordinary hits of a lane where a war engine's reach only some units; 1: the MW hits, then the TK hits,
     to the survivors: TP 2.2.6, 2.2.9), each one round-robin with the war engine's restricted hits of its kind
     (TP 3.1.2).  Returns the dice rolled."""
     L = LANES
     hs = 1 - side
-    per_lane = st.per_lane
+    per_lane = fv.per_lane
     hrow = hs * N_CLASSES * L
     crow = (hs * 6 + 0) * L
     orow = (hs * 6 + 3) * L
@@ -353,20 +356,20 @@ def _later_hits(tb, st, side, first_cls):
     for cls in range(first_cls, 3 if first_cls > 0 else 1):
         for l in range(L):
             if cls == 0:
-                n_any = st.hits[hrow + l]
+                n_any = fv.hits[hrow + l]
             else:
                 n_any = per_lane[LN_NMW, l] if cls == 1 else per_lane[LN_NTK, l]
-            n_contact = st.reach_hits[crow + cls * L + l]
-            n_other = st.reach_hits[orow + cls * L + l]
+            n_contact = fv.reach_hits[crow + cls * L + l]
+            n_other = fv.reach_hits[orow + cls * L + l]
             if (n_contact + n_other > 0) if cls == 0 else (n_any + n_contact + n_other > 0):
-                done, k = _allocation_lane(tb, st, l, side, cls, n_any, n_contact, n_other)
-                st.lv[LV_KILLS * L + l] += done
+                done, k = _allocation_lane(fv, l, side, cls, n_any, n_contact, n_other)
+                fv.lv[LV_KILLS * L + l] += done
                 nd += k
     return nd
 
 
 @kernel_function
-def _allocate_hits(tb, st, side, step, ck):
+def _allocate_hits(fv, side, step, ck):
     """§2 allocation, saves and damage of the enemy's hits of step ``step`` on ``side``'s units (without war-engine
     rules); kills count for the result when ``ck``; returns the dice rolled.  The ordinary hits go round-robin
     over every lane at once (_ordinary_hits), except in a lane where a war engine's ordinary hits reach only some
@@ -376,41 +379,41 @@ def _allocate_hits(tb, st, side, step, ck):
     hs = 1 - side
     g = hs * 3 + step
     reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
-    for k in range(tb.gb[g], tb.gb[g + 1]):
-        reaching |= tb.src[k, S_REACH] != REACH_ANY
-    anyhit, anysnipe, anymacro = _plan_hits(tb, st, side, reaching)
+    for k in range(fv.gb[g], fv.gb[g + 1]):
+        reaching |= fv.src[k, S_REACH] != REACH_ANY
+    anyhit, anysnipe, anymacro = _plan_hits(fv, side, reaching)
     if anyhit == 0:
         return 0
     nd = 0
-    snipe, snipe_un = st.per_lane[LN_SNIPE], st.per_lane[LN_SNIPE_UN]
+    snipe, snipe_un = fv.per_lane[LN_SNIPE], fv.per_lane[LN_SNIPE_UN]
     if anysnipe:
         for l in range(L):
             if snipe[l] == -2:
-                s_u, s_n, k = _snipe_lane(tb, st, l, side)
+                s_u, s_n, k = _snipe_lane(fv, l, side)
                 snipe[l] = s_u
                 snipe_un[l] = s_n
                 nd += k
     for l in range(L):
-        st.lv[LV_KILLS * L + l] = 0
+        fv.lv[LV_KILLS * L + l] = 0
     if reaching:  # the ordinary hits of a lane where a war engine's reach only some units: one round-robin
-        nd += _later_hits(tb, st, side, 0)
-    nd += _ordinary_hits(tb, st, side, anysnipe)
+        nd += _later_hits(fv, side, 0)
+    nd += _ordinary_hits(fv, side, anysnipe)
     if anymacro:  # the MW hits, then the TK hits, to the survivors, each one round-robin (TP 2.2.6, 2.2.9, 3.1.2)
-        nd += _later_hits(tb, st, side, 1)
+        nd += _later_hits(fv, side, 1)
     krow = hs * L
     for l in range(L):
-        _put(st.kills, krow + l, _at(st.kills, krow + l) + _at(st.lv, LV_KILLS * L + l) * ck)
+        _put(fv.kills, krow + l, _at(fv.kills, krow + l) + _at(fv.lv, LV_KILLS * L + l) * ck)
     return nd
 
 
 @kernel_function
-def _supporting_fire_ends(tb, st):
+def _supporting_fire_ends(sets, alive, lv, per_lane):
     """§4: the lanes where a side was wiped out by supporting fire end."""
     L = LANES
-    winner, live, fight = st.per_lane[LN_WINNER], st.per_lane[LN_LIVE], st.per_lane[LN_FIGHT]
-    _assault_sides_living(tb.sets, st.alive, st.lv)
+    winner, live, fight = per_lane[LN_WINNER], per_lane[LN_LIVE], per_lane[LN_FIGHT]
+    _assault_sides_living(sets, alive, lv)
     for l in range(L):
         fl = _at(fight, l)
-        att = _at(st.lv, LV_ATT * L + l)
-        dfd = _at(st.lv, LV_DFD * L + l)
+        att = _at(lv, LV_ATT * L + l)
+        dfd = _at(lv, LV_DFD * L + l)
         _end_lanes(l, fl & (1 - (att & dfd)), WIN_ATT if att else (WIN_DEF if dfd else WIN_NONE), winner, fight, live)

@@ -29,13 +29,13 @@ import numpy as np
 from ..jit import njit, thread_count
 from ..rng import BLOCK_TRIALS, seed_stream
 from .access import _at, _put, kernel_function
-from .allocation import _we_allocations_lane
-from .assault import _allocate_hits, _early_ends, _roll_hits, _supporting_fire_ends
+from .allocation import _we_allocations
+from .assault import _allocate_hits, _early_ends, _roll_hits, _supporting_fire_ends, fight
 from .consequences import _extra_hits, _formation_consequences
-from .damage import _stack_frames, _we_start_lane, damage_state
+from .damage import _stack_frames, _we_start_lanes, damage_state
 from .dice import _seed_lanes
 from .end_phase import _end_phase
-from .layout import (ATTACKER, DEFENDER, FORM_ROWS, FRAME, FR_BM, FR_BROKEN, FR_BROKEN0, FR_LOSSES_BM, F_ANY_SC,
+from .layout import (FORM_ROWS, FRAME, FR_BM, FR_BROKEN, FR_BROKEN0, FR_LOSSES_BM, F_ANY_SC,
                      F_ASSAULT, F_BM0, F_BROKEN0, F_CAP, F_N, F_SIDE, F_TSKNF, G_FIRST, G_NORMAL, G_SUPPORT, LANES,
                      LANE_INT, LANE_ROWS, LN_BY_ROLL, LN_FIGHT, LN_FIGHT0, LN_LIVE, LN_MARGIN, LN_ROUND, LN_START,
                      LN_WINNER, LV_ROWS, M_ALL, M_COLS, M_TARGET, M_XHIT, N_CLASSES, R_SF_KILLS, R_TURN, R_WE,
@@ -174,9 +174,7 @@ def _start_trials(tb, st, run, next_t):
         for l in range(L):
             _put(st.hp, u * L + l, v0 if _at(start, l) else _at(st.hp, u * L + l))
     if tb.we:
-        for l in range(L):
-            if start[l]:
-                nd += _we_start_lane(st.rs, l, tb.units, st.wst)
+        nd += _we_start_lanes(st.rs, start, tb.units, st.wst)
     for s in range(2):
         for w in range(tb.sets.n_words):
             m = tb.sets.masks[(2 * w + s) * M_COLS + M_ALL]
@@ -221,7 +219,6 @@ def _assault_steps(tb, st):
     ends, supporting fire; each step both sides roll (§1), then each side's hits are allocated, saved and removed
     (§2: lane by lane with war-engine rules, the attacker's hits first, as the reference engine).  Returns the
     dice rolled."""
-    L = LANES
     gb, pb = tb.gb, tb.pb
     has_first = False
     has_support = False
@@ -230,29 +227,25 @@ def _assault_steps(tb, st):
     for g in (G_SUPPORT, 3 + G_SUPPORT):
         has_support |= gb[g + 1] > gb[g] or pb[g + 1] > pb[g]
     sf_kills = np.int64(tb.rules[R_SF_KILLS] != 0)
-    fight = st.per_lane[LN_FIGHT]
+    fighting = st.per_lane[LN_FIGHT]
+    fv = fight(tb, st)  # the steps' own view of the tables and lanes: a call passes about half of tb and st
     nd = 0
     for step in range(G_FIRST if has_first else G_NORMAL, 3):
         if step == G_SUPPORT:  # §3 early ends
-            _early_ends(tb, st)
+            _early_ends(tb.sets, st.alive, st.lv, st.per_lane)
             if not has_support:
                 break
         for side in range(2):  # §1 / §4: rolls
-            nd += _roll_hits(tb, st, side, step)
+            nd += _roll_hits(fv, side, step)
         ck = np.int64(step != G_SUPPORT) | sf_kills
         if tb.we:  # war-engine rules: lane by lane, the attacker's hits first, as the reference engine
-            dm = damage_state(tb, st)
             wh = WeHits(tb.src, st.shits, st.sff, tb.tgt, tb.tgb, st.elig, tb.splashes)
-            for l in range(L):
-                if fight[l]:
-                    for side in (DEFENDER, ATTACKER):
-                        g = (1 - side) * 3 + step
-                        nd += _we_allocations_lane(dm, wh, l, side, gb[g], gb[g + 1], ck)
+            nd += _we_allocations(damage_state(tb, st), wh, fighting, gb, step, ck)
         else:
             for side in range(2):  # §2 allocation, saves, damage: side's units, the enemy's hits
-                nd += _allocate_hits(tb, st, side, step, ck)
+                nd += _allocate_hits(fv, side, step, ck)
         if step == G_SUPPORT:  # §4: wiped out by supporting fire
-            _supporting_fire_ends(tb, st)
+            _supporting_fire_ends(tb.sets, st.alive, st.lv, st.per_lane)
     return nd
 
 

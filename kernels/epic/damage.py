@@ -29,23 +29,36 @@ def _stack_frames(dc0):
 
 
 @kernel_function
-def _we_start_lane(rs, l, units, wst):
-    """A trial's war-engine state in lane ``l``: shields and shadowfields up, power-field dice rolled once
-    (spec §10.8.5), no critical effect yet.  Returns the dice rolled."""
+def _we_start_lanes(rs, start, units, wst):
+    """A trial's war-engine state in each lane that begins one (``start``): shields and shadowfields up, power-field
+    dice rolled once (spec §10.8.5), no critical effect yet.  Unit by unit with the lanes inside, so that the state
+    rows (contiguous by lane) are written as vectors; each lane rolls its units' dice in unit order.  Returns the
+    dice rolled."""
     n_units = units.shape[0]
     nd = 0
     for u in range(n_units):
-        fields = _at(units, u * U_COLS + U_PF_FIX)
-        for _ in range(_at(units, u * U_COLS + U_PF_D3)):
-            fields += _die(rs, l, _THREE, _ONE)
-        for _ in range(_at(units, u * U_COLS + U_PF_D6)):
-            fields += _d6(rs, l)
-        nd += _at(units, u * U_COLS + U_PF_D3) + _at(units, u * U_COLS + U_PF_D6)
-        _wput(wst, W_VOID, u, l, n_units, _at(units, u * U_COLS + U_VOID))
-        _wput(wst, W_FIELD, u, l, n_units, fields)
-        _wput(wst, W_SHADOW, u, l, n_units, _at(units, u * U_COLS + U_SHADOW))
-        for row in (W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID, W_LOST_CHARS):
-            _wput(wst, row, u, l, n_units, 0)
+        fields0 = _at(units, u * U_COLS + U_PF_FIX)
+        for row in (W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID,
+                    W_LOST_CHARS):
+            v = _at(units, u * U_COLS + U_VOID) if row == W_VOID else 0
+            v = fields0 if row == W_FIELD else v
+            v = _at(units, u * U_COLS + U_SHADOW) if row == W_SHADOW else v
+            i0 = (row * n_units + u) * LANES
+            for l in range(LANES):
+                _put(wst, i0 + l, v if _at(start, l) else _at(wst, i0 + l))
+        n_d3 = _at(units, u * U_COLS + U_PF_D3)
+        n_d6 = _at(units, u * U_COLS + U_PF_D6)
+        if n_d3 + n_d6 == 0:
+            continue
+        for l in range(LANES):
+            if _at(start, l):
+                fields = fields0
+                for _ in range(n_d3):
+                    fields += _die(rs, l, _THREE, _ONE)
+                for _ in range(n_d6):
+                    fields += _d6(rs, l)
+                _wput(wst, W_FIELD, u, l, n_units, fields)
+                nd += n_d3 + n_d6
     return nd
 
 
@@ -279,6 +292,16 @@ def _splash_frame(dm, l, i, top):
 
 @kernel_function
 def _we_resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
+    """:func:`_resolve_lane` with its integer arguments as int64 values: plain Numba (``WARGAME_ODDS_PLAIN_NUMBA=1``)
+    compiles a function once per set of argument types its call sites pass, a constant typed as its value, and the
+    callers pass different constants (E_HIT, E_HULL, E_SPLASH; each booking mode); so this small function is compiled
+    for each of them and the large one once.  (The extended mode compiles each function once anyway, kernels/jit.py.)"""
+    return _resolve_lane(dm, np.int64(l), np.int64(entry), np.int64(u0), np.int64(kind), np.int64(how),
+                         np.int64(points), np.int64(mode), np.int64(ck), splashes)
+
+
+@kernel_function
+def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
     """Damage to unit ``u0`` in lane ``l`` and all that follows from it, in the reference engine's order (spec
     §10.2–§10.6): ``entry`` E_HIT a hit of ``kind`` with flags ``how`` and ``points`` damage (shields, a disrupt
     hit's BM, saves), E_HULL ``points`` straight to the hull (with H_DISRUPT in ``how``: points that place no BM,

@@ -9,11 +9,11 @@ from .access import _at, _max, _min, _put, kernel_function
 from .breaks import _withdraw_lane
 from .damage import _hull_points, _we_resolve_lane, damage_state
 from .dice import _d6, _die, _roll
-from .layout import (BOOK_END_PHASE, E_HULL, E_SPLASH, FR_ALIVE, FR_PASSED, FR_TESTED, F_ANY_LEADER, F_ANY_WE, F_COLS,
-                     F_ENEMY30, F_INIT, F_MOB, F_SIDE, F_TSKNF, F_WE_WD, LANES, LN_D, LN_ENDED, LN_WITHDREW, LV_LEAD,
-                     LV_MOD, LV_OK, LV_SCR0, LV_SIZE, LV_TEST, M_LEADER, M_SC, R_LEADERS, R_NAT1, R_RALLY,
-                     R_SC_REROLL, U_BIT, U_COLS, U_NECRON, U_REGEN, U_SHADOW, U_SIDE, U_SPLASH_ON, U_VOID, U_WORD,
-                     W_BREACH, W_FIRE, W_LOST_VOID, W_SHADOW, W_VOID)
+from .layout import (BOOK_END_PHASE, E_HULL, E_SPLASH, FR_ALIVE, FR_BM, FR_BROKEN, FR_PASSED, FR_TESTED, F_ANY_LEADER,
+                     F_ANY_WE, F_COLS, F_ENEMY30, F_INIT, F_MOB, F_SIDE, F_TSKNF, F_WE_WD, LANES, LN_D, LN_ENDED,
+                     LN_WITHDREW, LV_LEAD, LV_MOD, LV_OK, LV_SCR0, LV_SIZE, LV_TEST, M_LEADER, M_SC, R_LEADERS, R_NAT1,
+                     R_RALLY, R_SC_REROLL, U_BIT, U_COLS, U_NECRON, U_REGEN, U_SHADOW, U_SIDE, U_SPLASH_ON, U_VOID,
+                     U_WORD, W_BREACH, W_FIRE, W_LOST_VOID, W_SHADOW, W_VOID)
 from .units import _less_lost_capacity, _rows_count, _rows_fcount, _starting_dc, _wat, _wput
 
 
@@ -125,33 +125,31 @@ def _end_phase_step2_lane(dm, fwe, fweb, forms, trapped, l, f, splashes):
 
 
 @kernel_function
-def _rally_takers(tb, st, f):
-    """Formation ``f``'s rally in each lane whose trial ended (TP 1.14.1, 2.1.8, 2.1.10): who tests (LV_TEST: a
-    living unit and BMs, or broken), the modifier (LV_MOD: −1 enemy within 30 cm, −2 broken, Mob Rule +1 / +2
-    with more than 5 / 10 units), its Leaders (LV_LEAD) and size (LV_SIZE: a war engine counting its starting
-    DC)."""
+def _rally_takers(sets, forms, leaders, alive, hp, wst, per_form, lv, ended, f):
+    """Formation ``f``'s rally in each lane whose trial ended (``ended``; TP 1.14.1, 2.1.8, 2.1.10): who tests
+    (LV_TEST: a living unit and BMs, or broken), the modifier (LV_MOD: −1 enemy within 30 cm, −2 broken, Mob Rule
+    +1 / +2 with more than 5 / 10 units), its Leaders (LV_LEAD; none without the switch ``leaders``) and size
+    (LV_SIZE: a war engine counting its starting DC).  The few arrays it reads, not ``tb`` and ``st``: it is called
+    once per formation."""
     L = LANES
-    lv = st.lv
-    forms = tb.forms
-    fa = st.per_form[FR_ALIVE]
-    ended = st.per_lane[LN_ENDED]
+    fa, bm, broken = per_form[FR_ALIVE], per_form[FR_BM], per_form[FR_BROKEN]
     e30 = forms[f, F_ENEMY30]
     mob = forms[f, F_MOB]
-    if tb.rules[R_LEADERS] != 0 and forms[f, F_ANY_LEADER]:
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, M_LEADER, lv, LV_LEAD * L, False)
+    if leaders and forms[f, F_ANY_LEADER]:
+        _rows_fcount(sets, forms, alive, f, M_LEADER, lv, LV_LEAD * L, False)
     else:
         for l in range(L):
             lv[LV_LEAD * L + l] = 0
     if forms[f, F_ANY_WE]:  # its size: a war engine counts its starting DC (TP 3.0)
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, lv, LV_SIZE * L, True)
-        _less_lost_capacity(tb.sets, st.hp, st.wst, forms[f, F_SIDE], -1, f, lv, LV_SIZE * L)
+        _rows_fcount(sets, forms, alive, f, -1, lv, LV_SIZE * L, True)
+        _less_lost_capacity(sets, hp, wst, forms[f, F_SIDE], -1, f, lv, LV_SIZE * L)
     else:
         for l in range(L):
             _put(lv, LV_SIZE * L + l, _at(fa, f * L + l))
     for l in range(L):  # who tests (a formation with a living unit and BMs or broken)
         living = _at(fa, f * L + l)
-        brk = _at(st.broken, f * L + l)
-        bmf = _at(st.bm, f * L + l)
+        brk = _at(broken, f * L + l)
+        bmf = _at(bm, f * L + l)
         _put(lv, LV_TEST * L + l, _at(ended, l) & np.int64(living > 0) & (np.int64(bmf > 0) | brk))
         mob_mod = (2 if living > 10 else (1 if living > 5 else 0)) if mob else 0
         _put(lv, LV_MOD * L + l, -e30 - 2 * brk + mob_mod)
@@ -196,7 +194,8 @@ def _rally(tb, st, f):
     tested, passed = per_form[FR_TESTED], per_form[FR_PASSED]
     withdrew = st.per_lane[LN_WITHDREW]
     tsk = tb.forms[f, F_TSKNF]
-    _rally_takers(tb, st, f)
+    _rally_takers(tb.sets, tb.forms, tb.rules[R_LEADERS] != 0, st.alive, st.hp, st.wst, st.per_form, lv,
+                  st.per_lane[LN_ENDED], f)
     nd = _rally_rolls(tb, st, f)
     wd_any = 0
     trap = np.int64(tb.trapped[f] > 0.0 or tb.forms[f, F_WE_WD] > 0)

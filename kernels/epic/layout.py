@@ -94,7 +94,7 @@ F_COLS = 17
 
 # Rule switches (int64[R_COLS]).
 # R_WE: the scenario uses war-engine rules (shields, fields, criticals, titan-killer dice, special saves,
-# lance, ignore cover, disrupt): its hits are resolved lane by lane (_we_allocations_lane).
+# lance, ignore cover, disrupt): its hits are resolved lane by lane (_we_allocations).
 # R_TURN: a turn scenario: each trial's activations run first (kernels/epic/turn.py), then its assault if any.
 R_SUM, R_NAT1, R_MAX_ROUNDS, R_SF_KILLS, R_INSP_ENGAGED, R_LEADERS, R_SC_REROLL, R_RALLY, R_WE, R_TURN = range(10)
 
@@ -272,6 +272,39 @@ class Lanes(NamedTuple):
     tscr: np.ndarray  # int64: a turn's scratch (kernels.epic.turn.scratch_size), empty for an assault
 
 
+class Fight(NamedTuple):
+    """The assault round's view of a block's :class:`Tables` and :class:`Lanes` (kernels.epic.assault: the to-hit rolls,
+    the allocation, saves and damage without war-engine rules; made by ``assault.fight``): only the arrays its steps
+    read and write, about half the words of ``Tables`` and ``Lanes``, which every call of a step passes by value."""
+
+    units: np.ndarray  # Tables: the units, attack sources, their group bounds, dice pools and bounds, targets
+    src: np.ndarray
+    gb: np.ndarray
+    pmask: np.ndarray
+    pinfo: np.ndarray
+    pb: np.ndarray
+    tgt: np.ndarray
+    tgb: np.ndarray
+    base: np.ndarray
+    sets: UnitSets
+    turn: bool  # a turn scenario (rules[R_TURN])
+    we: bool  # war-engine rules (rules[R_WE])
+    rs: np.ndarray  # Lanes: generators, alive masks, hit points, hits, scratch rows, counts
+    alive: np.ndarray
+    hp: np.ndarray
+    hits: np.ndarray
+    reach_hits: np.ndarray
+    lv: np.ndarray
+    per_lane: np.ndarray
+    broken0: np.ndarray  # per_form[FR_BROKEN0]: each formation broken when the assault began
+    kills: np.ndarray
+    losses_bm: np.ndarray
+    elig: np.ndarray
+    wst: np.ndarray
+    shits: np.ndarray
+    sff: np.ndarray
+
+
 class Run(NamedTuple):
     """What a block runs: its index ``b`` (its row of the counts), ``n_trials`` trials from global trial
     ``first_trial``, on the streams of ``(key0, key1)``: one per lane of the block, or one per trial."""
@@ -318,7 +351,7 @@ class Damage(NamedTuple):
 
 
 class WeHits(NamedTuple):
-    """A step's hits under the war-engine rules (kernels.epic.allocation._we_allocations_lane): the source rows
+    """A step's hits under the war-engine rules (kernels.epic.allocation._we_allocations): the source rows
     and their hits and firefight / contact bits in each lane, the targets, a scratch list, whether a critical's
     splash reaches a unit."""
 

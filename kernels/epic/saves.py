@@ -57,6 +57,14 @@ def _general_hits(rs, l, u, units, n):
 
 @kernel_function
 def _we_saved_lane(rs, l, u, units, wst, kind, how, main, invulnerable):
+    """:func:`_we_saved` with its integer arguments as int64 values: compiled once in plain Numba whatever constants
+    its callers pass (kernels.epic.damage._we_resolve_lane says why)."""
+    return _we_saved(rs, np.int64(l), np.int64(u), units, wst, np.int64(kind), np.int64(how), main != 0,
+                     invulnerable != 0)
+
+
+@kernel_function
+def _we_saved(rs, l, u, units, wst, kind, how, main, invulnerable):
     """(1 if one hit (or one titan-killer point) on unit ``u`` is saved, dice) in lane ``l`` (spec §10.3): the
     main save (armour or cover; a holofield's 3+ or a knight shield's unmodified 4+ instead; none with
     ``main`` false), the Reinforced Armour re-roll on armour (only against ordinary hits without lance), then

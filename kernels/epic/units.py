@@ -26,6 +26,13 @@ def _clear_unit(alive, units, u, l, n_words, dead):
 
 @kernel_function
 def _rows_living(sets, alive, side, kind, f, out, off, weighted):
+    """:func:`_count_living` with its integer arguments as int64 values: compiled once in plain Numba whatever
+    constants its callers pass (kernels.epic.damage._we_resolve_lane says why)."""
+    _count_living(sets, alive, np.int64(side), np.int64(kind), np.int64(f), out, np.int64(off), weighted != 0)
+
+
+@kernel_function
+def _count_living(sets, alive, side, kind, f, out, off, weighted):
     """``out[off + l]`` = living units of ``side`` in each lane, only those of set ``kind`` if ``kind`` >= 0
     and of formation ``f`` if ``f`` >= 0 (a WE counting its starting DC if ``weighted``); lane loops
     without calls, so LLVM vectorises them.  ``sets``: the scenario's UnitSets."""

@@ -22,8 +22,11 @@ from analysis.epic.engine import KernelArrays
 from analysis.epic.exact_steps import d6_test, markers_after_pass, rally_modifier, result_margins
 from epic_helpers import SIGMAS, exact_distribution
 from kernels.epic import block
+from kernels.epic.access import kernel_function
 from kernels.epic.allocation import _round_robin_lane
+from kernels.epic.assault import fight
 from kernels.epic.breaks import _fails_break_test, _withdraw_lane
+from kernels.epic.damage import damage_state
 from kernels.epic.dice import _seed_lanes
 from kernels.epic.end_phase import _rally
 from kernels.epic.layout import (BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE, H_SNIPER, H_SUPPORT,
@@ -59,9 +62,16 @@ def _state(compiled, seed: int = 0):
 
 # -- allocation: one round-robin per hit kind, war-engine blocks, restricted hits (exact) ----------------------
 
+@kernel_function
+def _round_robin_lane0(tb, st, side, n_any, n_contact, n_other):
+    """_round_robin_lane in lane 0, on the assault round's view (without reference counting, as the kernel calls
+    it: ``fight`` returns views of ``tb`` and ``st``)."""
+    _round_robin_lane(fight(tb, st), 0, side, n_any, n_contact, n_other)
+
+
 @njit(cache=True)
 def _kernel_round_robin(tb, st, side, n_any, n_contact, n_other):
-    _round_robin_lane(tb, st, 0, side, n_any, n_contact, n_other)
+    _round_robin_lane0(tb, st, side, n_any, n_contact, n_other)
     return st.elig.copy()
 
 
@@ -225,13 +235,21 @@ def test_break_test_counts_starting_dc_and_tsknf_tp_1_13_2_3_0(compile_epic, tsk
 
 # -- withdrawal (exact for war engines, 5 sigma for trapped units) ---------------------------------------------
 
+@kernel_function
+def _withdraw_lanes(tb, st, f):
+    """Formation ``f`` withdraws in every lane (without reference counting, as the kernel calls
+    _withdraw_lane: ``damage_state`` returns views of ``tb`` and ``st``)."""
+    dm = damage_state(tb, st)
+    for l in range(LANES):
+        _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, False)
+
+
 @njit(cache=True)
 def _kernel_withdraw(tb, st, f, key1):
     lost = np.zeros(tb.units.shape[0], np.int64)
     for rep in range(200):
         _start(tb, st, key1 + np.uint64(rep))
-        for l in range(LANES):
-            _withdraw_lane(tb, st, l, f, True, BOOK_LOSSES, False)
+        _withdraw_lanes(tb, st, f)
         for u in range(tb.units.shape[0]):
             for l in range(LANES):
                 lost[u] += tb.dc0[u] - st.hp[u * LANES + l]
