@@ -125,6 +125,7 @@ def test_a_bad_value_is_one_message_and_run_keeps_to_the_last_valid_setup(app_pa
     app_page.click("Run")
     assert "duplicate formation name" in app_page.message()
     assert "trials in" not in app_page.text()
+    app_page.page.wait_for_url(re.compile("setup="))
     setup = parse_qs(urlparse(app_page.page.url).query)["setup"][0]
     assert decode_setup(setup) == example_setup("epic/assault_marines_vs_warband")
 
