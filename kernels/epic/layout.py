@@ -9,10 +9,10 @@ import numpy as np
 
 
 def _int64s(n):
-    """0 .. n-1 as np.int64 values: the codes and rows that kernel functions pass to helpers (a war engine's state
-    row, a booking mode, a damage or stack-frame kind).  Plain Numba types an int constant as its literal value and
-    compiles the helper once per value; an np.int64 constant is typed int64, so the helper compiles once
-    (docs/performance.md, "Why plain mode compiles longer")."""
+    """0 .. n-1 as np.int64 values: the codes and rows that kernel functions pass to helpers (a side, a unit set, a
+    war engine's state row, a booking mode, a damage or stack-frame kind).  Plain Numba types an int constant as its
+    literal value and compiles the helper once per value; an np.int64 constant is typed int64, so the helper compiles
+    once (docs/performance.md, "Why plain mode compiles longer")."""
     return tuple(np.int64(i) for i in range(n))
 
 
