@@ -206,7 +206,7 @@ T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = _int64s(5)
 FRAME = 6
 
 # A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
-H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = (np.int64(1) << np.int64(i) for i in range(6))
+H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = (np.int64(flag) for flag in (1, 2, 4, 8, 16, 32))  # _int64s
 
 
 class UnitSets(NamedTuple):
