@@ -261,7 +261,8 @@ def _we_allocations(dm, wh, fight, gb, step, ck):
             g0 = _at(gb, (1 - side) * 3 + step)
             g1 = _at(gb, (1 - side) * 3 + step + 1)
             for kind in range(3):
-                n_any, n_con, n_oth, n_sniper = 0, 0, 0, 0  # its hits by reach, and its snipers'
+                # its hits by reach, and its snipers' (int64 from the start: plain Numba compiles the round-robin once)
+                n_any, n_con, n_oth, n_sniper = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
                 for k in range(g0, g1):
                     hits = _at(wh.shits, k * LANES + l)
                     if hits == 0:

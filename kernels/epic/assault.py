@@ -378,7 +378,9 @@ def _allocate_hits(fv, side, step, ck):
     L = LANES
     hs = 1 - side
     g = hs * 3 + step
-    reaching = False  # has the enemy a source whose hits reach only some units (a WE's)?
+    # Has the enemy a source whose hits reach only some units (a WE's)?  (np.bool_: typed bool from the start, not
+    # the literal False, so that plain Numba compiles _plan_hits once.)
+    reaching = np.bool_(False)
     for k in range(fv.gb[g], fv.gb[g + 1]):
         reaching |= fv.src[k, S_REACH] != REACH_ANY
     anyhit, anysnipe, anymacro = _plan_hits(fv, side, reaching)

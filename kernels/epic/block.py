@@ -260,7 +260,7 @@ def _one_block(tb, st, run, part, pflat, turn):
     _seed_lanes(st.rs, st.state, run.key0, run.key1, run.first_trial // BLOCK_TRIALS * LANES)
     prow = run.b * part.shape[1]
     nd = 0
-    next_t = 0
+    next_t = np.int64(0)  # an int64 from the start: plain Numba would compile _start_trials for the literal 0 too
     while True:  # one round for every lane holding a trial; a lane whose trial ended takes the next one
         next_t, k, anylive = _start_trials(tb, st, run, next_t)
         nd += k

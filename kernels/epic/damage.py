@@ -210,7 +210,7 @@ def _critical_lane(dm, u, l, top, mode, ck, splashes):
 def _further_frame(dm, l, i, top, splashes):
     """A T_FURTHER frame: after an extra_damage critical's points, if the unit still lives, its further D6: on
     U_FURTHER_ON or more a point (T_HULL), on a 1 its splash.  Returns (new top, dice rolled)."""
-    u = _at(dm.stk, i + 1)
+    u = np.int64(_at(dm.stk, i + 1))
     top -= 1
     if _at(dm.hp, u * LANES + l) == 0:
         return top, 0
@@ -228,7 +228,7 @@ def _self_frame(dm, l, i, top, splashes):
     splash.  Returns (new top, dice rolled)."""
     stk = dm.stk
     units = dm.units
-    u = _at(stk, i + 1)
+    u = np.int64(_at(stk, i + 1))
     n = _at(stk, i + 2)
     if n == 0:
         top -= 1
@@ -254,7 +254,7 @@ def _splash_frame(dm, l, i, top):
     units = dm.units
     n_forms = (dm.fb.shape[0] - 1)
     fb = dm.fb
-    u = _at(stk, i + 1)
+    u = np.int64(_at(stk, i + 1))
     g = _at(stk, i + 2)
     s_f = _at(units, u * U_COLS + U_FORM)
     if _at(stk, i + 4) == 0:  # the next formation within reach: its victims are the units living now
@@ -336,7 +336,7 @@ def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
         i = 1 + (top - 1) * FRAME
         t = _at(stk, i)
         if t == T_HULL:  # the most frequent frame, inline (_hull_frame: a call passes dm)
-            u = _at(stk, i + 1)
+            u = np.int64(_at(stk, i + 1))
             left = _at(dm.hp, u * LANES + l)
             n = _at(stk, i + 2)
             if n == 0 or left == 0:
@@ -362,7 +362,7 @@ def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
             top, k = _self_frame(dm, l, i, top, splashes)
         elif t == T_LOSE:
             top -= 1
-            k = _lose_character_lane(dm, l, _at(stk, i + 1), mode, ck)
+            k = _lose_character_lane(dm, l, np.int64(_at(stk, i + 1)), mode, ck)
         else:
             top, k = _splash_frame(dm, l, i, top)
         nd += k

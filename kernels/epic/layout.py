@@ -7,6 +7,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+
+def _int64s(n):
+    """0 .. n-1 as np.int64 values: the codes and rows that kernel functions pass to helpers (a side, a unit set, a
+    war engine's state row, a booking mode, a damage or stack-frame kind).  Plain Numba types an int constant as its
+    literal value and compiles the helper once per value; an np.int64 constant is typed int64, so the helper compiles
+    once (docs/performance.md, "Why plain mode compiles longer")."""
+    return tuple(np.int64(i) for i in range(n))
+
+
 NO_ROLL = 7  # a to-hit or save value no D6 reaches
 
 # Unit table columns (int64[N, U_COLS]); units in allocation order (CompiledEpic.units).
@@ -118,13 +127,13 @@ FO_COLS = 14
 # count for the result (M_INSP), war engines (M_WE), Leaders (M_LEADER), Supreme Commanders (M_SC),
 # non-Fearless units of its assault formations (M_XHIT, those extra hits reach).  The living units are
 # ``alive[w, side]``: counts are popcounts (a WE counting its starting DC).
-M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE, M_LEADER, M_SC, M_XHIT = range(9)
+M_ALL, M_ASSAULT, M_TARGET, M_BC, M_INSP, M_WE, M_LEADER, M_SC, M_XHIT = _int64s(9)
 
 M_COLS = 9
 
 BC, OUT = 0, 2
 
-ATTACKER, DEFENDER = 0, 1
+ATTACKER, DEFENDER = _int64s(2)
 
 WIN_ATT, WIN_DEF, WIN_NONE, WIN_UNRESOLVED = O_ATT, O_DEF, O_NONE, O_UNRES  # winner code = its count slot
 
@@ -170,7 +179,7 @@ LANE_ROWS = 30
 # which of them (bit i: its character i, units column U_CH_DC + i); W_BLOCK its block in the allocation under
 # way (its starting DC when the allocation began: the hits are allocated before any is resolved).
 W_VOID, W_FIELD, W_SHADOW, W_CRIT, W_BREACH, W_FIRE, W_DEGRADED, W_DIED, W_LOST_DC, W_LOST_VOID, \
-    W_LOST_CHARS, W_BLOCK = range(12)
+    W_LOST_CHARS, W_BLOCK = _int64s(12)
 
 W_ROWS = 12
 
@@ -179,7 +188,7 @@ W_ROWS = 12
 # (BMs on the unit's unbroken formation; critical effects wait for the next end phase), or in a turn's shooting
 # attack (every point's BM held in ``losses_bm`` for the turn's shooting, kernels.epic.shooting, to place:
 # docs/epic-turn.md §3.13).
-BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
+BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = _int64s(4)
 
 # Damage with its consequences (_we_resolve_lane) starts from a hit (shields and saves first), from points on
 # the hull, or from a critical's splash.  It runs the reference engine's nested steps (a critical's effect at
@@ -190,14 +199,14 @@ BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = range(4)
 # character).  A run holds at most 1 + 2 × the damage capacity of all units frames (each frame past the first
 # comes from a critical, at most two of them live at once, and each critical from a point of damage): the stack
 # is sized so (_stack_frames).
-E_HIT, E_HULL, E_SPLASH = range(3)
+E_HIT, E_HULL, E_SPLASH = _int64s(3)
 
-T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = range(5)
+T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = _int64s(5)
 
 FRAME = 6
 
 # A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
-H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = 1, 2, 4, 8, 16, 32
+H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = (np.int64(flag) for flag in (1, 2, 4, 8, 16, 32))  # _int64s
 
 
 class UnitSets(NamedTuple):
