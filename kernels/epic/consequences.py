@@ -6,11 +6,11 @@ import numpy as np
 
 from ..rng import _ONE
 from .access import _at, _min, _put, kernel_function
-from .breaks import _withdraw_lane
+from .breaks import _withdraw_lane, _withdrawal_can_cost
 from .damage import _broken_hit_lane, _we_resolve_lane, damage_state
 from .layout import (BOOK_LOSSES, CRIT_NONE, DEFENDER, ATTACKER, E_HULL, FR_ALIVE, FR_BM_A, FR_BROKEN0, FR_BROKEN_A,
-                     FR_CAS_A, FR_DMG_A, FR_SH_A, F_ASSAULT, F_BROKEN0, F_N, F_OUTSIDE, F_SIDE, F_SPEED0, F_TSKNF,
-                     F_WE_WD, LANES, LN_CONS, LN_ENDED, LN_LOSER, LN_MARGIN, LN_WINNER, LV_CNT, LV_DEAD, LV_EX,
+                     FR_CAS_A, FR_DMG_A, FR_SH_A, F_ASSAULT, F_BROKEN0, F_N, F_OUTSIDE, F_SIDE, F_TSKNF,
+                     LANES, LN_CONS, LN_ENDED, LN_LOSER, LN_MARGIN, LN_WINNER, LV_CNT, LV_DEAD, LV_EX,
                      LV_HIT, LV_OK, R_TURN, U_BIT, U_CRIT, U_DC, U_FEARLESS, U_WORD, WIN_ATT, WIN_DEF)
 from .units import _less_lost_capacity, _rows_fcount, _starting_dc, _we_totals
 
@@ -117,7 +117,7 @@ def _loser_assault_formations(tb, st):
                 _put(lv, LV_HIT * L + l, hit)
                 _put(st.bm, f * L + l, 0 if hit else _at(st.bm, f * L + l))
                 _put(st.broken, f * L + l, _at(st.broken, f * L + l) | hit)
-            if tb.trapped[f] > 0.0 or forms[f, F_SPEED0] or forms[f, F_WE_WD]:
+            if _withdrawal_can_cost(tb.trapped, tb.forms, f, True):
                 for l in range(L):
                     if lv[LV_HIT * L + l]:
                         nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, tb.splashes)

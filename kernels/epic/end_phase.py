@@ -6,11 +6,11 @@ import numpy as np
 
 from ..rng import _FOUR, _ONE, _SIX
 from .access import _at, _max, _min, _put, kernel_function
-from .breaks import _withdraw_lane
+from .breaks import _withdraw_lane, _withdrawal_can_cost
 from .damage import _hull_points, _we_resolve_lane, damage_state
 from .dice import _d6, _die, _roll
 from .layout import (BOOK_END_PHASE, E_HULL, E_SPLASH, FR_ALIVE, FR_BM, FR_BROKEN, FR_PASSED, FR_TESTED, F_ANY_LEADER,
-                     F_ANY_WE, F_COLS, F_ENEMY30, F_INIT, F_MOB, F_SIDE, F_TSKNF, F_WE_WD, LANES, LN_D, LN_ENDED,
+                     F_ANY_WE, F_COLS, F_ENEMY30, F_INIT, F_MOB, F_SIDE, F_TSKNF, LANES, LN_D, LN_ENDED,
                      LN_WITHDREW, LV_LEAD, LV_MOD, LV_OK, LV_SCR0, LV_SIZE, LV_TEST, M_LEADER, M_SC, R_LEADERS, R_NAT1,
                      R_RALLY, R_SC_REROLL, U_BIT, U_COLS, U_NECRON, U_REGEN, U_SHADOW, U_SIDE, U_SPLASH_ON, U_VOID,
                      U_WORD, W_BREACH, W_FIRE, W_LOST_VOID, W_SHADOW, W_VOID)
@@ -198,7 +198,7 @@ def _rally(tb, st, f):
                   st.per_lane[LN_ENDED], f)
     nd = _rally_rolls(tb, st, f)
     wd_any = 0
-    trap = np.int64(tb.trapped[f] > 0.0 or tb.forms[f, F_WE_WD] > 0)
+    trap = np.int64(_withdrawal_can_cost(tb.trapped, tb.forms, f, False))
     for l in range(L):
         brk = _at(st.broken, f * L + l)
         bmf = _at(st.bm, f * L + l)
