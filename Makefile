@@ -13,16 +13,19 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # demo: the package and the parquet extra (the report's Parquet tables); test: every extra the suite uses.
+# PIP_QUIET_EDITABLE keeps setuptools' "Editable installation" banner (a warning about folders shadowing the
+# package, which does not apply to a checkout installed in place) off a new user's screen; every other warning shows.
+PIP_QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[parquet]'
+	$(PIP_QUIET_EDITABLE) $(BIN)/python -m pip install -q -e '.[parquet]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test,dask,parquet]'
+	$(PIP_QUIET_EDITABLE) $(BIN)/python -m pip install -q -e '.[test,dask,parquet]'
 	touch $@ $(VENV)/.installed
 
 $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[parquet,app]'
+	$(PIP_QUIET_EDITABLE) $(BIN)/python -m pip install -q -e '.[parquet,app]'
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed-app
