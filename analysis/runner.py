@@ -14,6 +14,7 @@ summed chunk by chunk: memory stays flat as trials grow.
 from __future__ import annotations
 
 import math
+import os
 import random
 import sys
 import time
@@ -166,8 +167,19 @@ def progress_bar(total: int, progress: bool, label: str | None = None):
         return sink.bar(total, label)
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="trial", unit_scale=True, file=sys.stderr,
-                leave=False, desc=label, delay=PROGRESS_DELAY_S)
+    return tqdm(total=total, unit="trial", unit_scale=True, file=sys.stderr, leave=False, desc=label,
+                delay=PROGRESS_DELAY_S, **_unsized_terminal())
+
+
+def _unsized_terminal() -> dict:
+    """An 80 × 24 screen where stderr is a terminal that reports no size (a pseudo-terminal whose size nobody set,
+    as some CI runners and editors open: tqdm would draw its bar 0 columns wide on row 0 of 0, that is nothing),
+    else nothing (tqdm measures the terminal itself)."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {"ncols": 80, "nrows": 24} if size.columns <= 0 or size.lines <= 0 else {}
 
 
 def _chunk_size(chunk_trials: int | None) -> int:
