@@ -9,6 +9,8 @@ prints a table, or with ``--json`` one JSON object, or with ``--csv`` the tidy t
 from __future__ import annotations
 
 import math
+import shutil
+import textwrap
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -248,10 +250,19 @@ def _listing(frame, as_json: bool, as_csv: bool, what: str):
     elif frame.empty:
         click.echo(f"no {what} found")
     else:
-        import pandas as pd
+        click.echo(_cards(frame, min(100, max(60, shutil.get_terminal_size((80, 24)).columns))))
 
-        with pd.option_context("display.width", 250, "display.max_colwidth", 90, "display.max_rows", None):
-            click.echo(frame.to_string(index=False))
+
+def _cards(frame, width: int) -> str:
+    """A search listing that fits a terminal ``width`` columns wide: a row's first column (its reference) on a line
+    of its own, then its other columns as "column: value", wrapped and indented (``--csv`` gives the table)."""
+    cards = []
+    for row in frame.itertuples(index=False):
+        values = [f"{column.replace('_', ' ')}: {value}" for column, value in zip(frame.columns[1:], row[1:])]
+        cards.append(textwrap.fill(str(row[0]), width, break_on_hyphens=False) + "\n"
+                     + textwrap.fill("; ".join(values), width, initial_indent="    ", subsequent_indent="    ",
+                                       break_on_hyphens=False))
+    return "\n".join(cards)
 
 
 @click.group("units")
