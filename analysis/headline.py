@@ -93,6 +93,9 @@ def epic(data: dict, table=None) -> list[str]:
         return out + end_fire
     formations, sides = data["formations"], data["sides"]
     attacker, defender = _epic_sides(data)
+    out.insert(0, epic_verdict(data))
+    if "turn" not in data and data.get("engagement"):
+        out.insert(1, epic_assumptions(data))
     opening = f"{_capital(attacker)}{_supported(data, 'attacker')} assaults {defender}{_supported(data, 'defender')}"
     out.append(opening.rstrip(",") + ".")
     out += [f"{name} ({formations[name]['side']}) is nearby (within 15 cm, not in the fight)."
@@ -121,6 +124,49 @@ def epic(data: dict, table=None) -> list[str]:
         if not engines or not engines["every_unit"]:
             out.append(f"{who} loses {_mean(f['casualties_mean'])} units on average")
     return out + end_fire
+
+
+def epic_verdict(data: dict) -> str:
+    """The one line a player acts on (TP 1.12.7, 1.14.1): who wins the assault, and how often each side's engaged
+    formations end the turn broken or destroyed. "Verdict: Assault Detachment (attacker) wins 58.0 % [57.9,
+    58.1]; after the end phase broken or destroyed: Assault Detachment 41.2 % [...], Warband 50.1 % [...]"."""
+    attacker, defender = _epic_sides(data)
+    sides, trials = data["sides"], data["trials"]
+    wins = (f"{_capital(attacker)} wins {_p(sides['attacker_wins'])}"
+            if sides["attacker_wins"]["count"] >= sides["defender_wins"]["count"]
+            else f"{_capital(defender)} holds: it wins {_p(sides['defender_wins'])}")
+    ends = [f"{name} {_p(Probability(trials - f['unbroken_after_end_phase']['count'], trials).to_json())}"
+            for side in ("attacker", "defender") for name in sorted(_named(data, side, "engaged"))
+            for f in [data["formations"][name]]]
+    return f"Verdict: {wins}; broken or destroyed after the end phase: {', '.join(ends)}."
+
+
+def epic_assumptions(data: dict) -> str:
+    """What the scenario assumes that changes the answer most (TP 1.12.3-1.12.6): for each formation in the fight,
+    how many of its units are in base contact, within 15 cm, or out of it, and its blast markers at the start."""
+    parts = []
+    order = {(side, role): i for i, (side, role) in enumerate(
+        (side, role) for side in ("attacker", "defender") for role in ("engaged", "support", "nearby"))}
+    # a canonical order (side, role, name): a stored result's JSON may hold the formations sorted by name
+    for name, f in sorted(data["formations"].items(),
+                          key=lambda item: (order.get((item[1]["side"], item[1].get("role", "engaged")), 9), item[0])):
+        e = data["engagement"].get(name)
+        if e is None or f.get("role", "engaged") == "outside":
+            continue
+        role = f.get("role", "engaged")
+        if role == "engaged":
+            where = [f"{e['base_contact']} of {e['units']} units in base contact"]
+            where += [f"{e['firefight']} within 15 cm"] if e["firefight"] else []
+            where += [f"{e['out']} out of the fight"] if e["out"] else []
+        else:  # support / nearby: the units that shoot in the firefight (TP 1.12.6), or none
+            where = [f"{'supports' if role == 'support' else 'is nearby'} with {e['firefight'] + e['base_contact']} "
+                     f"of {e['units']} units within 15 cm"]
+        markers = e["blast_markers"]
+        state = (", broken" if e["broken"] else "") + (f", {markers} blast marker{'s' if markers != 1 else ''}"
+                                                        if markers else "")
+        parts.append(f"{name} {', '.join(where)}{state}")
+    return ("Assumed: " + "; ".join(parts) + ". Who is in base contact changes the answer most "
+            "(set it per unit group with engaged = \"bc\", \"ff\" or \"out\").")
 
 
 def _war_engine_losses(who: str, f: dict, engines: dict) -> str:
@@ -298,7 +344,8 @@ def decision_sentences(result) -> list[str]:
         return result.lines()
     if kind == "matrix":
         return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
-                for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)]
+                for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)] \
+            + scoring_assumption(result)
     if kind == "sweep":
         return [f"{result.field} = {value}: " + "; ".join(summary(cell.to_dict()))
                 for value, cell in zip(result.values, result.cells)]
@@ -323,8 +370,21 @@ def decision_sentences(result) -> list[str]:
                 + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
                    if per_points else "")
                 + (f"; points swing (destroyed − lost): {_points_swing(r)}" if "points_swing" in frame else "")
-                for r in frame.itertuples(index=False)]
+                for r in frame.itertuples(index=False)] + scoring_assumption(result)
     return []
+
+
+def scoring_assumption(result) -> list[str]:
+    """What an Epic matrix or ranking assumes that a player must know before acting on it (issue 41 §3): one
+    assault a cell, the option as the attacker (or as the side it names), its units placed as its file says."""
+    if result.system != "epic":
+        return []
+    side = result.meta.get("side", "attacker") if result.kind == "rank" else "attacker"
+    who = "each option fights one assault against each opponent" if result.kind == "rank" \
+        else "each cell is one assault, the row's formation against the column's"
+    return [f"How this is scored: {who}, as the {side}, with the units placed as their files say (a library "
+            "formation puts every unit in base contact). A formation whose job is shooting scores low here: "
+            "compare a turn plan for it (shoot, then engage) with `wargame-odds compare`."]
 
 
 def _points_swing(row, suffix: str = "") -> str:

@@ -78,6 +78,32 @@ def _broken_or_destroyed_node(formation: dict, when: str) -> dict:
     return {"p": 1 - node["p"], "ci95": [1 - node["ci95"][1], 1 - node["ci95"][0]]}
 
 
+VERDICT = re.compile(r"^Verdict: (?P<winner>.+) (?:wins|holds: it wins) (?P<p>[\d.]+) % \[(?P<lo>[\d.]+), "
+                     r"(?P<hi>[\d.]+)\]; broken or destroyed after the end phase: (?P<ends>.+)\.$")
+ENDS = re.compile(r"(?P<name>[^,]+?) (?P<p>[\d.]+) % \[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]")
+
+
+def _check_verdict_and_assumptions(verdict: str, assumed: str, data: dict) -> None:
+    """Issue 41 §3: the first line is the verdict (the likelier winner of the assault, TP 1.12.7, and each engaged
+    formation's P(broken or destroyed after the end phase), TP 1.14.1) with the JSON's numbers; the second states
+    who the scenario puts in base contact and its blast markers (TP 1.12.3-1.12.6), from the JSON's engagement."""
+    m = VERDICT.match(verdict)
+    assert m, verdict
+    winner = "attacker" if data["sides"]["attacker_wins"]["count"] >= data["sides"]["defender_wins"]["count"] \
+        else "defender"
+    assert f"({winner})" in m["winner"]
+    _check_percent(m, data["sides"][f"{winner}_wins"])
+    ends = list(ENDS.finditer(m["ends"]))
+    engaged = [n for n, f in data["formations"].items() if f.get("role", "engaged") == "engaged"]
+    assert sorted(e["name"].strip() for e in ends) == sorted(engaged)
+    for e in ends:
+        _check_percent(e, _broken_or_destroyed_node(data["formations"][e["name"].strip()], "end_phase"))
+    assert assumed.startswith("Assumed: ")
+    for name in engaged:
+        e = data["engagement"][name]
+        assert f"{name} {e['base_contact']} of {e['units']} units in base contact" in assumed
+
+
 def _check_epic_headline(result) -> dict:
     """Every sentence of an Epic headline traced to the JSON; returns the JSON."""
     data = json.loads(result.to_json())
@@ -106,6 +132,8 @@ def _check_epic_headline(result) -> dict:
         raise AssertionError(f"untraced sentence: {text}")
 
     sentences = _headline(result.text())
+    _check_verdict_and_assumptions(sentences[0], sentences[1], data)
+    sentences = sentences[2:]
     assert sentences[0] == ("Assault Detachment (attacker), supported by Tactical Detachment, "
                             "assaults Warband (defender).")
     never = [s for s in sentences if " is never destroyed or broken in these " in s]
@@ -147,7 +175,7 @@ def test_epic_headline_names_the_formations_in_the_fight_by_their_role():
     still gets its broken / destroyed sentence(s) (a nearby loser takes a blast marker)."""
     scenario = epic.load(SCENARIOS / "epic" / "terminators_vs_guard_in_cover.toml")
     result = epic.simulate(scenario, trials=2000, seed=2)
-    sentences = _headline(result.text())
+    sentences = _headline(result.text())[2:]  # after the verdict and the assumptions
     assert sentences[:2] == ["Terminator Detachment (attacker) assaults the defender "
                              "(Guard Company and Guard Platoon).",
                              "Leman Russ Company (defender) is nearby (within 15 cm, not in the fight)."]
@@ -312,7 +340,8 @@ def test_matrix_headline_matches_its_rows():
                               base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=1500, seed=3,
                               engine="reference")
     rows = json.loads(matrix.to_json())["rows"]
-    (line,) = decision_sentences(matrix)
+    line, scored = decision_sentences(matrix)
+    assert scored.startswith("How this is scored: each cell is one assault") and "base contact" in scored
     head, summary_text = line.split(": ", 1)
     assert head == "Tactical against Warband"
     side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
@@ -382,7 +411,8 @@ def test_rank_headline_matches_its_rows():
     sentence = re.compile(
         rf"(?P<rank>\d)\. (?P<option>.+) wins {_number('s', '%')} against the meta \(weighted, as the attacker\); "
         rf"per 100 points: {_number('h', '%')}; points swing \(destroyed − lost\): {_number('w')}")
-    lines = decision_sentences(result)
+    *lines, scored = decision_sentences(result)
+    assert scored.startswith("How this is scored: each option fights one assault against each opponent, as the ")
     assert len(lines) == len(rows) == 2
     for line, row in zip(lines, rows):
         m = sentence.fullmatch(line)
@@ -451,6 +481,10 @@ def _check_turn_headline(result) -> list[str]:
         return "p", formation[key]
 
     rest = [s for s in sentences if s not in activations]
+    assert rest[0].startswith("Verdict: ") and sentences[0] == rest[0]  # the verdict leads a turn too
+    m = VERDICT.match(rest.pop(0))
+    _check_percent(m, data["sides"][f"{'attacker' if '(attacker)' in m['winner'] else 'defender'}_wins"])
+    assert sorted(e["name"].strip() for e in ENDS.finditer(m["ends"])) == sorted(fighting)
     assert rest[0] == f"{fighting[0]} ({data['formations'][fighting[0]]['side']}) assaults " \
                       f"{fighting[1]} ({data['formations'][fighting[1]]['side']})."
     assert _check_sentences(rest[1:], lookup) >= 3 + 2 * 5

@@ -14,7 +14,7 @@ import numpy as np
 from ..estimates import Distribution, Probability
 from ..result import Result
 from ..runner import RunInfo
-from .compile import OUTSIDE, ROLE_CODE, CompiledEpic, war_engine_keys
+from .compile import BC, FF, OUT, OUTSIDE, ROLE_CODE, CompiledEpic, war_engine_keys
 
 Winner = Literal["attacker", "defender", "none", "unresolved"]
 WINNER_SLOT = {"attacker": "attacker_wins", "defender": "defender_wins", "none": "no_winner",
@@ -145,13 +145,24 @@ def build_result(c: CompiledEpic, counts: np.ndarray, info: RunInfo, engine: str
         notes.append("both sides were wiped out in some trials: no winner (reading §9.7 of docs/epic-engine.md)")
     if c.rules.result_dice == "sum":
         notes.append("result_dice = \"sum\": NOT the Tournament Pack rule (TP 1.12.7 keeps the highest die)")
-    meta = {"engine": engine, "rules": c.rules.model_dump()}
+    meta = {"engine": engine, "rules": c.rules.model_dump(), "engagement": _engagement(c)}
     if war_engine_results:  # what the damage and shields above are out of (the headline's "2.3 of 8")
         meta["war_engines"] = {f.name: {"damage_capacity": f.war_engine_damage_capacity, "shields": f.max_shields,
                                         "every_unit": len(f.war_engines) == len(f.units)}
                                for f in c.formations if f.war_engines}
     tree = {"sides": sides, "formations": formations}
     return EpicResult(system="epic", title=c.scenario.title, info=info, tree=tree, notes=notes, meta=meta)
+
+
+def _engagement(c) -> dict:
+    """Who the scenario puts where at the start (the assumptions a headline states, TP 1.12.3-1.12.6): per
+    formation its units in base contact, within 15 cm (firefight), out of the fight, and its blast markers."""
+    out = {}
+    for f in c.formations:
+        states = [c.units[u].engaged for u in f.units]
+        out[f.name] = {"units": len(states), "base_contact": states.count(BC), "firefight": states.count(FF),
+                       "out": states.count(OUT), "blast_markers": f.blast_markers, "broken": f.broken}
+    return out
 
 
 def _war_engine_results(lay, counts: np.ndarray, p: str, n: int) -> dict:
