@@ -56,6 +56,38 @@ def report_at_least(system: str) -> list[str]:
     return _system(system).get("report_at_least", [])
 
 
+def decisive_rows(system: str, table, sides: dict | None = None, engaged: dict | None = None) -> list[dict]:
+    """The few chances that decide a scenario (``decisive`` in labels.toml), as rows a player reads (``group``,
+    ``quantity``, ``text``, ``estimate``, ``ci95_lo``, ``ci95_hi``), in the order labels.toml lists them.
+    ``sides`` names every Epic formation's side; ``engaged`` (:func:`sides_of` with ``engaged_only``) the
+    formations in the fight: the sides' "wins" name them, and only their formation rows are shown."""
+    records = table.to_dict(orient="records") if hasattr(table, "to_dict") else list(table)
+    rows = []
+    for spec in _system(system).get("decisive", []):
+        parts = spec["key"].split(".")
+        section, quantity, entity = parts[0], parts[-1], parts[1] if len(parts) == 3 else None
+        for r in records:
+            if r["section"] != section or r["quantity"] != quantity or r.get("kind") != "probability" \
+                    or (entity is not None and r["entity"] != entity):
+                continue
+            estimate, lo, hi = r["estimate"], r["ci95_lo"], r["ci95_hi"]
+            label = spec.get("label") or quantity_label(system, quantity)
+            if "complement" in spec:
+                estimate, lo, hi, label = 1 - estimate, 1 - hi, 1 - lo, spec["complement"]
+                if estimate == 0:
+                    continue
+            if section == "formations" and engaged is not None and r["entity"] not in engaged:
+                continue
+            group = group_label(system, section, r["entity"], sides)
+            if section == "sides" and engaged:
+                side = quantity.split("_")[0]
+                fighting = [name for name, s in engaged.items() if s == side]
+                group = f"{' and '.join(fighting)} ({side})" if fighting else group
+            rows.append({"group": group, "quantity": label, "text": estimate_text("probability", estimate, lo, hi),
+                         "estimate": estimate, "ci95_lo": lo, "ci95_hi": hi})
+    return rows
+
+
 def percent(p: float, lo: float, hi: float, unit: str = "%") -> str:
     """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points
     (``unit="percentage points"`` for a difference of two probabilities)."""

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from .labels import axis_label, group_label, readable_rows
+from .labels import axis_label, decisive_rows, group_label, readable_rows, report_at_least
 
 PANELS_PER_ROW = 3
 
@@ -42,6 +42,19 @@ def save_figure(figure, target, **savefig) -> None:
         figure.savefig(target, **savefig)
 
 
+def detached_figure(**kwargs):
+    """A figure pyplot does not hold (drawn on an Agg canvas): returned by a ``plot()`` method, a notebook cell
+    shows it once, as the cell's value, instead of twice (once more for a figure pyplot still has open).  Save it
+    with ``savefig``; pyplot is imported so that a notebook's display of figures is set up."""
+    import matplotlib.pyplot  # noqa: F401  (loads the backend: a notebook registers its figure display)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def at_least_curve(values, p):
     """Vertices of the ``steps-pre`` curve of P(X ≥ x) from P(X ≥ values[i]) = p[i] at whole,
     ascending ``values``: p[0] on (values[0] − 1, values[0]], 0 after the last value."""
@@ -64,25 +77,74 @@ def _distribution_panels(system: str, at_least):
 
 
 @literal_text
-def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None, lead=None):
-    """Probabilities (percent, 95 % error bars) and "at least N" curves of every distribution.
+def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: dict | None = None, lead=None,
+                   engaged: dict | None = None, detail: bool = False):
+    """The figure of one scenario: first the few chances that decide it (``decisive`` in labels.toml), large, each
+    with its 95 % interval and its number written beside it; below, the "at least N" curves a report shows
+    (casualties, blast markers …), each legend under its panel, clear of the curves.  ``detail``: every
+    probability (a dot and its interval each) and every distribution's curves instead.
 
     ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity, quantity, value,
-    p, ci95_lo, ci95_hi``; :meth:`analysis.result.Result.at_least_frame`); ``lead(ax)``, if given, draws a
-    full-width panel above them (the T9A charge-range curves)."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator, PercentFormatter
-
-    rows = [r for r in readable_rows(system, table, sides) if r["kind"] == "probability"]
-    panels = _distribution_panels(system, at_least)
+    p, ci95_lo, ci95_hi``; :meth:`analysis.result.Result.at_least_frame`); ``sides`` every Epic formation's side,
+    ``engaged`` those in the fight (:func:`analysis.labels.sides_of`); ``lead(ax)``, if given, draws a full-width
+    panel above them (the T9A charge-range curves)."""
+    if detail:
+        rows = [r for r in readable_rows(system, table, sides) if r["kind"] == "probability"]
+        panels = _distribution_panels(system, at_least)
+        top = max(2.6, 0.24 * len(rows) + 1.2)
+    else:
+        rows = decisive_rows(system, table, sides, engaged)
+        shown = set(report_at_least(system))
+        panels = _distribution_panels(system, at_least[[f"{s}.{q}" in shown for s, q in
+                                                        zip(at_least["section"], at_least["quantity"])]])
+        top = max(2.2, 0.42 * len(rows) + 1.0)
     n_rows = math.ceil(len(panels) / PANELS_PER_ROW)
-    top = max(2.6, 0.24 * len(rows) + 1.2)
-    heights = ([4.2] if lead else []) + [top] + ([3.4 * n_rows] if n_rows else [])
-    fig = plt.figure(figsize=(13, sum(heights) + 0.8), layout="constrained")
+    heights = ([4.2] if lead else []) + ([top] if rows else []) + ([3.9 * n_rows] if n_rows else [])
+    fig = detached_figure(figsize=(13, sum(heights) + 0.8), layout="constrained")
     parts = list(np.atleast_1d(fig.subfigures(len(heights), 1, height_ratios=heights)))  # each aligns its own axes
     if lead:
         lead(parts.pop(0).add_subplot())
-    ax = parts.pop(0).add_subplot()
+    colours = {group_label(system, "formations", name, sides): f"C{i % 10}" for i, name in enumerate(sides or {})}
+    if rows:
+        (_all_chances if detail else _decisive_chances)(parts.pop(0).add_subplot(), rows, colours)
+    grid = parts[0].add_gridspec(n_rows, PANELS_PER_ROW) if n_rows else None
+    for k, (axis, curves) in enumerate(panels):
+        _at_least_panel(parts[0].add_subplot(grid[k // PANELS_PER_ROW, k % PANELS_PER_ROW]), system, axis, curves,
+                        sides, colours)
+    width = int(fig.get_figwidth() * 9)
+    fig.suptitle("\n".join([textwrap.fill(title, width)] + [textwrap.fill(f"note: {n}", int(width * 1.25))
+                                                             for n in notes]), fontsize=11)
+    return fig
+
+
+def _decisive_chances(ax, rows: list[dict], colours: dict) -> None:
+    """The deciding chances as bars in percent, the 95 % interval as a whisker, "58.0 % [57.9, 58.1]" beside
+    each, the labels at a size a player reads; a formation's colour is the same in every panel."""
+    from matplotlib.ticker import PercentFormatter
+
+    y = np.arange(len(rows))[::-1]
+    est = np.array([r["estimate"] for r in rows]) * 100
+    lo = np.array([r["ci95_lo"] for r in rows]) * 100
+    hi = np.array([r["ci95_hi"] for r in rows]) * 100
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    ax.barh(y, est, color=[colours.get(r["group"], f"C{groups.index(r['group']) % 10}") for r in rows], alpha=0.75,
+            height=0.6)
+    ax.errorbar(est, y, xerr=np.clip([est - lo, hi - est], 0, None), fmt="none", ecolor="black", capsize=4)
+    for yi, h, r in zip(y, hi, rows):
+        ax.text(min(h, 100) + 1, yi, r["text"], va="center", fontsize=10)
+    ax.set_yticks(y, [f"{r['group']}: {r['quantity']}" for r in rows], fontsize=10)
+    ax.set_xlim(0, 125)
+    ax.set_xticks(range(0, 101, 20))
+    ax.xaxis.set_major_formatter(PercentFormatter())
+    ax.set_xlabel("chance (bar: estimate; black whisker: 95 % interval)", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title("What decides it", fontsize=11, loc="left")
+
+
+def _all_chances(ax, rows: list[dict], colours: dict) -> None:
+    """Every probability: a dot and its 95 % interval per row, coloured by group."""
+    from matplotlib.ticker import PercentFormatter
+
     y = np.arange(len(rows))[::-1]
     groups = list(dict.fromkeys(r["group"] for r in rows))
     for i, group in enumerate(groups):
@@ -91,35 +153,35 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
         lo = np.array([rows[j]["ci95_lo"] for j in mine]) * 100
         hi = np.array([rows[j]["ci95_hi"] for j in mine]) * 100
         ax.errorbar(est, y[mine], xerr=np.clip([est - lo, hi - est], 0, None), fmt="o", capsize=3,
-                    color=f"C{i % 10}", label=group)
+                    color=colours.get(group, f"C{i % 10}"), label=group)
     ax.set_yticks(y, [f"{r['group']}: {r['quantity']}" for r in rows], fontsize=7)
     ax.set_xlim(-2, 102)
     ax.xaxis.set_major_formatter(PercentFormatter())
     ax.set_xlabel("probability (dot: estimate; bar: 95 % interval, hidden by the dot when narrower)")
     ax.grid(axis="x", alpha=0.3)
-    grid = parts[0].add_gridspec(n_rows, PANELS_PER_ROW) if n_rows else None
-    for k, (axis, curves) in enumerate(panels):
-        ax = parts[0].add_subplot(grid[k // PANELS_PER_ROW, k % PANELS_PER_ROW])
-        for i, (section, entity, rows_q) in enumerate(curves):
-            values, p, lo, hi = (rows_q[c].to_numpy(dtype=float) for c in ("value", "p", "ci95_lo", "ci95_hi"))
-            colour = f"C{i % 10}"
-            x, yv = at_least_curve(values, p)
-            ax.plot(x, yv * 100, drawstyle="steps-pre", color=colour, label=group_label(system, section, entity, sides))
-            ax.errorbar(values, p * 100, yerr=np.clip([p - lo, hi - p], 0, None) * 100, fmt="none",
-                        capsize=2, color=colour, alpha=0.7)
-        ax.set_xlim(left=min(rows_q["value"].min() for _, _, rows_q in curves) - 0.5)
-        ax.set_xlabel(axis)
-        ax.set_ylabel("chance of at least this many")
-        ax.yaxis.set_major_formatter(PercentFormatter())
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylim(-2, 102)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-        ax.set_title(textwrap.fill(f'"at least N": {axis}', 45), fontsize=9)
-    width = int(fig.get_figwidth() * 12)
-    heading = [textwrap.fill(title, width)] + [textwrap.fill(f"note: {n}", width) for n in notes]
-    fig.suptitle("\n".join(heading), fontsize=9)
-    return fig
+
+
+def _at_least_panel(ax, system: str, axis: str, curves, sides, colours: dict) -> None:
+    """One "at least N" panel: a step curve per formation or unit, 95 % error bars, the legend under the axes."""
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    for i, (section, entity, rows_q) in enumerate(curves):
+        values, p, lo, hi = (rows_q[c].to_numpy(dtype=float) for c in ("value", "p", "ci95_lo", "ci95_hi"))
+        label = group_label(system, section, entity, sides)
+        colour = colours.get(label, f"C{i % 10}")
+        x, yv = at_least_curve(values, p)
+        ax.plot(x, yv * 100, drawstyle="steps-pre", color=colour, label=label)
+        ax.errorbar(values, p * 100, yerr=np.clip([p - lo, hi - p], 0, None) * 100, fmt="none",
+                    capsize=2, color=colour, alpha=0.7)
+    ax.set_xlim(left=min(rows_q["value"].min() for _, _, rows_q in curves) - 0.5)
+    ax.set_xlabel(axis)
+    ax.set_ylabel("chance of at least this many")
+    ax.yaxis.set_major_formatter(PercentFormatter())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(-2, 102)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
+    ax.set_title(textwrap.fill(f'"at least N": {axis}', 45), fontsize=9)
 
 
 # -- helpers shared by the decision plots (analysis.decisions.results) -----------------------------------------------

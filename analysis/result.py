@@ -262,14 +262,16 @@ class Result:
         return (f"<h4>{html.escape(self._header())}</h4><ul>{headline}</ul>{notes}"
                 + html_table(self.readable_rows(data)))
 
-    def plot(self):
-        """Every probability in percent with its 95 % error bar, and an "at least N" curve of
-        every formation's (or unit's) every counted quantity, with 95 % error bars."""
+    def plot(self, detail: bool = False):
+        """The chances that decide the scenario, in percent with 95 % intervals, and the "at least N" curves of
+        casualties and blast markers (:func:`analysis.plots.outcome_figure`); ``detail``: every probability and
+        every counted quantity's curves."""
         from .labels import sides_of
         from .plots import outcome_figure
 
+        data = self.to_dict()
         return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
-                              sides=sides_of(self.to_dict()))
+                              sides=sides_of(data), engaged=sides_of(data, engaged_only=True), detail=detail)
 
 
 def _value_text(value) -> str:

@@ -65,7 +65,7 @@ def test_at_least_curves_read_back_the_cumulative_tables(system, scenario, engin
     N − 0.5 and N − 0.2 it equals ``result.cumulative(...)``."""
     module = {"epic": epic, "gdb": gdb, "t9a": t9a}[system]
     result = module.simulate(module.load(SCENARIOS / system / f"{scenario}.toml"), trials=2000, seed=1, engine=engine)
-    lines = _at_least_lines(result.plot())
+    lines = _at_least_lines(result.plot(detail=True))
     sides = sides_of(result.to_dict())
     checked = []
     for path, leaf in result.leaves():
@@ -103,7 +103,7 @@ def test_cumulative_plot_steps_at_whole_numbers():
 def test_probability_panel_shows_percent_with_intervals():
     """Every plotted probability is in percent, with its 95 % interval as an error bar."""
     result = gdb.simulate(gdb.load(SCENARIOS / "gdb" / "column_vs_line.toml"), trials=4000, seed=2)
-    ax = result.plot().axes[0]
+    ax = result.plot(detail=True).axes[0]
     assert "probability" in ax.get_xlabel() and ax.get_xlim()[1] > 100
     contact = result["summary", "contact"]
     labels = [t.get_text() for t in ax.get_yticklabels()]

@@ -526,7 +526,8 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
         else:
             title = cell.title or first["result"].get("title", cell.name)
             grid, scenario = getattr(cell, "grid", None), cell.scenario
-            draw = (functools.partial(outcome_figure, system, table, at_least, title, sides=sides) if grid is None
+            draw = (functools.partial(outcome_figure, system, table, at_least, title, sides=sides,
+                                      engaged=sides_of(first["result"], engaged_only=True)) if grid is None
                     else functools.partial(sweep_plot, table, list(grid), title, system, sides))
         plot = _write_plot(staging, f"plots/{cell.name}.png", draw)
         trials = sum(done[cell.name, s["point"]]["trials"] for s in specs)

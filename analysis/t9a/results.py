@@ -45,7 +45,7 @@ def exact_mean(total: int, total_sq: int, n: int) -> Mean:
 
 
 class T9AResult(Result):
-    def plot(self):
+    def plot(self, detail: bool = False):
         """The exact charge-range curves (:meth:`charge_range_panel`) above the shared figure:
         every probability in percent and the "at least N" curves (charge roll, units in the
         combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
@@ -59,7 +59,7 @@ class T9AResult(Result):
             return melee_figure(self)
 
         return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
-                              sides=sides_of(self.to_dict()), lead=self.charge_range_panel)
+                              sides=sides_of(self.to_dict()), lead=self.charge_range_panel, detail=detail)
 
     def charge_range_panel(self, ax):
         """P(charge range reaches) against the distance to the target: the exact curve of each

@@ -1,0 +1,91 @@
+"""Issue 41 §3: the main figure of a result is read at a glance: first the few chances that decide it (labels.toml
+`decisive`), each bar the JSON's estimate with its 95 % interval written beside it; then the "at least N" curves a
+report shows, each legend under its panel (never over a curve); a formation keeps its colour in every panel; and
+`result.plot()` leaves no figure with pyplot, so a notebook cell shows it once, not twice."""
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import analysis
+from analysis.labels import percent
+
+matplotlib.use("Agg")
+
+
+def _bar_patches(ax) -> dict:
+    """{y tick label: bar} of the deciding-chances panel."""
+    labels = {round(float(y), 6): t.get_text() for y, t in zip(ax.get_yticks(), ax.get_yticklabels())}
+    return {labels[round(float(p.get_y() + p.get_height() / 2), 6)]: p for p in ax.patches}
+
+
+def _bars(ax) -> dict[str, float]:
+    """{y tick label: bar length} of the deciding-chances panel."""
+    return {label: p.get_width() for label, p in _bar_patches(ax).items()}
+
+
+@pytest.fixture(scope="module")
+def assault():
+    return analysis.epic.simulate(analysis.epic.load("epic/assault_marines_vs_warband"), trials=20_000, seed=3)
+
+
+def test_the_deciding_chances_are_the_jsons(assault):
+    """TP 1.12.7 (who wins), TP 1.14.1 (broken or destroyed after the end phase): each bar is the JSON's number."""
+    data = assault.to_dict()
+    fig = assault.plot()
+    ax = fig.axes[0]
+    bars = _bars(ax)
+    unbroken = data["formations"]["Warband"]["unbroken_after_end_phase"]
+    expected = {"Assault Detachment (attacker): wins the assault": data["sides"]["attacker_wins"]["p"],
+                "Warband (defender): wins the assault": data["sides"]["defender_wins"]["p"],
+                "Warband (defender): broken or destroyed after the end phase": 1 - unbroken["p"],
+                "Warband (defender): destroyed": data["formations"]["Warband"]["destroyed"]["p"]}
+    for label, p in expected.items():
+        assert bars[label] == pytest.approx(100 * p)
+    assert not any("Tactical" in label for label in bars)  # a supporting formation is not what decides it
+    texts = [t.get_text() for t in ax.texts]
+    node = data["sides"]["attacker_wins"]
+    assert percent(node["p"], *node["ci95"]) in texts
+    assert min(t.get_fontsize() for t in ax.get_yticklabels()) >= 10
+
+
+def test_no_legend_sits_over_a_curve_and_colours_follow_the_formation(assault):
+    fig = assault.plot()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    colours = {}
+    for ax in fig.axes[1:]:
+        legend = ax.get_legend()
+        assert legend is not None
+        assert legend.get_window_extent(renderer).y1 <= ax.get_window_extent(renderer).y0  # under the axes
+        for line in ax.lines:
+            if line.get_drawstyle() == "steps-pre":
+                colours.setdefault(line.get_label(), set()).add(matplotlib.colors.to_hex(line.get_color()))
+    assert colours and all(len(c) == 1 for c in colours.values())
+    bar_colours = {label.split(":")[0]: matplotlib.colors.to_hex(p.get_facecolor()[:3])
+                   for label, p in _bar_patches(fig.axes[0]).items()}
+    for name, colour in bar_colours.items():
+        if name in colours:
+            assert colours[name] == {colour}
+
+
+def test_a_plot_is_shown_once_in_a_notebook(assault):
+    before = set(plt.get_fignums())
+    assault.plot()
+    assault.plot(detail=True)
+    assert set(plt.get_fignums()) == before  # nothing left for the inline backend to show a second time
+
+
+@pytest.mark.parametrize("system, name", [("gdb", "gdb/column_vs_line"), ("t9a", "t9a/three_chargers")])
+def test_every_system_leads_with_its_deciding_chances(system, name):
+    module = getattr(analysis, system)
+    result = module.simulate(module.load(name), trials=4096, seed=1)
+    fig = result.plot()
+    panel = next(ax for ax in fig.axes if ax.get_title(loc="left") == "What decides it")
+    assert len(panel.patches) >= 3 and all(0 <= p.get_width() <= 100 for p in panel.patches)
+    widths = sorted(p.get_width() for p in panel.patches)
+    table = result.table()
+    chances = sorted(100 * table[table["kind"] == "probability"]["estimate"].to_numpy())
+    assert all(np.isclose(chances, w).any() for w in widths)
