@@ -8,7 +8,7 @@ every probability in percent with its 95 % interval, "Warband (defender) is dest
 from __future__ import annotations
 
 from .estimates import Probability
-from .labels import number, percent
+from .labels import action_name, number, percent
 
 
 def sentences(data: dict, table=None) -> list[str]:
@@ -207,7 +207,7 @@ def epic_turn(data: dict, table=None) -> list[str]:
 
     lines = []
     for key, entry in data["turn"].items():
-        line = (f"{key}. {entry['formation']} ({entry['action'].replace('_', ' ')}"
+        line = (f"{key}. {entry['formation']} ({action_name(entry['action'])}"
                 + (f" at {entry['target']}" if "target" in entry else "")
                 + f") passes its action test {_p(entry['action_test_passed'])}")
         if "target_broken" in entry:

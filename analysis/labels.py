@@ -25,6 +25,11 @@ def quantity_label(system: str, quantity: str) -> str:
     return _system(system).get("quantities", {}).get(quantity, str(quantity).replace("_", " "))
 
 
+def action_name(action: str) -> str:
+    """An Epic turn's action as the rules name it: ``sustained_fire`` → "Sustained Fire" (``[epic.actions]``)."""
+    return _system("epic").get("actions", {}).get(action, str(action).replace("_", " "))
+
+
 def axis_label(system: str, quantity: str, entity: str = "") -> str:
     """The player's name for a distribution's values (casualties, blast markers, inches …): the
     ``[SYSTEM.axes]`` entry "ENTITY.QUANTITY", else "QUANTITY", else the quantity's label."""

@@ -501,8 +501,8 @@ def test_turn_headline_names_only_the_formations_in_the_assault():
     sentences = _check_turn_headline(result)
     outside = [s for s in sentences if not re.match(r"\d+\. ", s) and ("Big Gunz" in s or "Heavy Weapons" in s)]
     assert outside == []
-    assert any(s.startswith("1. Big Gunz (sustained fire at Guard Company) passes its action test") for s in sentences)
-    assert any(s.startswith("3. Warband (engage at Guard Company)") for s in sentences)
+    assert any(s.startswith("1. Big Gunz (Sustained Fire at Guard Company) passes its action test") for s in sentences)
+    assert any(s.startswith("3. Warband (Engage at Guard Company)") for s in sentences)
     assert html.escape(sentences[-1]) in result._repr_html_()
 
 
@@ -529,7 +529,7 @@ def test_ground_attack_headline_tells_what_flak_did():
     scenario = epic.load(SCENARIOS / "epic" / "aircraft" / "thunderbolts_strafe_ork_warband.toml")
     result = epic.simulate(scenario, trials=300, seed=3, engine="reference")
     rows = {(r["entity"], r["quantity"]): r for r in result.rows() if r["section"] == "turn"}
-    [sentence] = [s for s in _headline(result.text()) if s.startswith("1. Thunderbolt Squadron (ground attack")]
+    [sentence] = [s for s in _headline(result.text()) if s.startswith("1. Thunderbolt Squadron (Ground Attack")]
     shown = [number(r["estimate"], r["ci95_lo"], r["ci95_hi"])
              for r in (rows["1", "flak_hits_mean"], rows["1", "aircraft_lost_mean"])]
     assert f"; flak scores {shown[0]} hits and shoots down {shown[1]} aircraft on average" in sentence

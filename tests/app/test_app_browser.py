@@ -77,8 +77,8 @@ def test_a_turn_of_two_activations_then_the_assault(app_page):
     app_page.screenshot("turn")
     shown("activations in order, ending with an engage", exact=False).scroll_into_view_if_needed()
     app_page.screenshot("turn-activations")
-    assert "1. Devastator (sustained fire at Warband) passes its action test" in text
-    assert "2. Assault (engage at Warband) passes its action test" in text
+    assert "1. Devastator (Sustained Fire at Warband) passes its action test" in text
+    assert "2. Assault (Engage at Warband) passes its action test" in text
     assert "Assault (attacker) wins:" in text
 
 
