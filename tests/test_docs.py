@@ -141,7 +141,7 @@ def _unknown_keys(model: type[BaseModel], data: dict, where: str = "") -> list[s
     for key, value in data.items():
         field = model.model_fields.get(key)
         if field is None:
-            if not (model.__name__ == "Formation" and key == "library"):  # a library formation, expanded on load
+            if not (model.__name__ == "Formation" and key in ("library", "base_contact")):  # expanded on load
                 unknown.append(f"{where}{key}")
             continue
         for member in _members(field.annotation):

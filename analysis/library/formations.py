@@ -150,12 +150,14 @@ def expand_formation(entry: dict, where: str) -> dict:
 
     The library gives name, army list (hence army rules and, unless the data cannot decide it,
     initiative: see :mod:`.armies`), points and unit groups (every unit ``engaged`` as the entry's
-    ``engaged`` key says, default ``"bc"``, ``"out"`` for aircraft and spacecraft); any other key of the entry
-    overrides.
+    ``engaged`` key says, default ``"bc"``, ``"out"`` for aircraft and spacecraft; or, with ``base_contact = N``,
+    the first N ground units in base contact and the rest within 15 cm, TP 1.12.3-1.12.5); any other key of the
+    entry overrides.
     """
     entry = dict(entry)
     ref = entry.pop("library")
     given = entry.pop("engaged", None)
+    base_contact = entry.pop("base_contact", None)
     form = formations().get(ref) if isinstance(ref, str) else None
     if form is None:
         import difflib
@@ -168,11 +170,39 @@ def expand_formation(entry: dict, where: str) -> dict:
         raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built: "
                          f"{form.problem}; allowed: buildable formations, or its units listed yourself")
     hosts = dict(form.characters)
-    groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
-               **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
+    if base_contact is None:
+        groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
+                   **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
+    else:
+        groups = _split_by_contact(form, hosts, base_contact, given, where)
     data = {"name": form.name, "army": PREFIX + form.army_list, "points": form.points, "units": groups}
     if not form.initiative_notes:  # decided here, by the formation's type; otherwise notes say why not
         data["initiative"] = form.initiative
     data = {k: v for k, v in data.items() if v is not None}
     data.update(entry)
     return data
+
+
+def _split_by_contact(form: LibraryFormation, hosts: dict, base_contact, given, where: str) -> list[dict]:
+    """Unit groups with the first ``base_contact`` ground units in base contact and the others within 15 cm (in the
+    list's unit order; a character goes with its host's first part); fliers stay out of the assault."""
+    ground = sum(n for uid, n in form.units if not _flies(uid))
+    if given is not None:
+        raise ValueError(f"{where}: give engaged or base_contact, not both (base_contact = N puts N units in base "
+                         "contact and the rest within 15 cm)")
+    if isinstance(base_contact, bool) or not isinstance(base_contact, int) or not 0 <= base_contact <= ground:
+        raise ValueError(f"{where}.base_contact: {base_contact!r} is not allowed; allowed: a whole number from 0 to "
+                         f"{ground} (the formation's ground units)")
+    groups, left = [], base_contact
+    for uid, n in form.units:
+        parts = [("out", n)] if _flies(uid) else [("bc", min(n, left)), ("ff", n - min(n, left))]
+        if not _flies(uid):
+            left -= min(n, left)
+        carried = False
+        for engaged, count in parts:
+            if count:
+                group = {"unit": PREFIX + uid, "count": count, "engaged": engaged}
+                if uid in hosts and not carried:
+                    group["characters"], carried = [PREFIX + hosts[uid]], True
+                groups.append(group)
+    return groups
