@@ -88,18 +88,20 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     p, ci95_lo, ci95_hi``; :meth:`analysis.result.Result.at_least_frame`); ``sides`` every Epic formation's side,
     ``engaged`` those in the fight (:func:`analysis.labels.sides_of`); ``lead(ax)``, if given, draws a full-width
     panel above them (the T9A charge-range curves)."""
+    rows = [] if detail else decisive_rows(system, table, sides, engaged)
+    detail = detail or not rows  # a system without deciding chances (labels.toml) shows them all
     if detail:
         rows = [r for r in readable_rows(system, table, sides) if r["kind"] == "probability"]
         panels = _distribution_panels(system, at_least)
         top = max(2.6, 0.24 * len(rows) + 1.2)
     else:
-        rows = decisive_rows(system, table, sides, engaged)
         shown = set(report_at_least(system))
         panels = _distribution_panels(system, at_least[[f"{s}.{q}" in shown for s, q in
                                                         zip(at_least["section"], at_least["quantity"])]])
         top = max(2.2, 0.42 * len(rows) + 1.0)
     n_rows = math.ceil(len(panels) / PANELS_PER_ROW)
-    heights = ([4.2] if lead else []) + ([top] if rows else []) + ([3.9 * n_rows] if n_rows else [])
+    heights = ([4.2] if lead else []) + ([top] if rows or not (lead or n_rows) else []) + \
+        ([3.9 * n_rows] if n_rows else [])
     fig = detached_figure(figsize=(13, sum(heights) + 0.8), layout="constrained")
     parts = list(np.atleast_1d(fig.subfigures(len(heights), 1, height_ratios=heights)))  # each aligns its own axes
     if lead:
