@@ -83,7 +83,8 @@ class RaceResult:
     looks: int
     dropped_per_look: list[int]
     trials: int  # candidate × opponent trials, all phases
-    naive_trials: int  # the single-stage plan with the same guarantee
+    selection_trials: int  # of which the screen and KN (what the guarantee costs; the rest confirms)
+    naive_trials: int  # the single-stage plan with the same guarantee (independent dice, no racing)
     rank_trials: int  # rank's defaults
     batch_trials: int
     notes: list[str] = field(default_factory=list)
@@ -181,7 +182,8 @@ class Race:
                                                           dropped_per_look, looks)
         result = RaceResult(winner=winner, resolved=resolved, confirmed=[], score={}, behind={},
                             race_mean=race_mean, trials_per_opponent=self.per_candidate, dropped_at=dropped_at,
-                            looks=looks, dropped_per_look=dropped_per_look, trials=0, naive_trials=naive,
+                            looks=looks, dropped_per_look=dropped_per_look, trials=0,
+                            selection_trials=self.trials, naive_trials=naive,
                             rank_trials=k * self.J * RANK_TRIALS, batch_trials=size, notes=self.notes)
         if resolved:
             self._confirm(result, race_mean)
@@ -251,7 +253,6 @@ class Race:
         chosen = np.array([w, *rest], dtype=np.int64)
         batches = np.array([self._scores(self._draw(chosen, (PHASES["confirm"], b), self.confirm_size))
                             for b in range(self.confirm_batches)])  # (B, len(chosen))
-        n = self.confirm_batches * self.confirm_size
         tq = float(stats.t.ppf(0.975, self.confirm_batches - 1))
         for t, c in enumerate(chosen):
             x = batches[:, t]
@@ -263,7 +264,6 @@ class Race:
             dh = tq * float(d.std(ddof=1)) / math.sqrt(len(d))
             result.behind[int(c)] = (dm, dm - dh, dm + dh)
         result.confirmed = [int(c) for c in chosen]
-        result.confirm_trials = n
 
 
 def guarantee(result: RaceResult, delta: float, confidence: float) -> dict:
@@ -287,18 +287,27 @@ def status(result: RaceResult, i: int, delta: float) -> str:
 
 
 class StubSystem:
-    """Known Bernoulli chances ``p[i, j]`` on common stream keys: trial ``t`` of ``(seed, key, j)`` succeeds
-    for candidate ``i`` when its uniform is below ``p[i, j]`` — the same uniforms for every candidate."""
+    """Known Bernoulli chances ``p[i, j]`` on common stream keys, for tests without the kernel.
 
-    def __init__(self, p, seed: int = 0):
+    Trial ``t`` of ``(seed, key, j)`` succeeds for candidate ``i`` when a uniform is below ``p[i, j]``.
+    The uniform is the key's shared one in a fraction ``shared`` of the trials (the same for every
+    candidate, as when two forces roll the same dice) and candidate ``ids[i]``'s own one otherwise (the
+    dice fall out of step, as when forces consume them differently).
+    """
+
+    def __init__(self, p, seed: int = 0, shared: float = 1.0, ids=None):
         self.p = np.asarray(p, float)
-        self.seed = seed
+        self.seed, self.shared = seed, shared
+        self.ids = np.arange(len(self.p)) if ids is None else np.asarray(ids)
 
     def __call__(self, cands, key, n):
         cands = np.asarray(cands)
         out = np.empty((len(cands), self.p.shape[1]))
         for j in range(self.p.shape[1]):
-            u = np.random.default_rng([self.seed, *key, j]).random(n)
-            u.sort()
-            out[:, j] = np.searchsorted(u, self.p[cands, j], side="left")
+            rng = np.random.default_rng([self.seed, *key, j])
+            u = np.broadcast_to(rng.random(n), (len(cands), n))
+            if self.shared < 1:  # row ids[i] of one draw: each candidate's own dice, whatever the order
+                own = rng.random((int(self.ids.max()) + 1, n))[self.ids[cands]]
+                u = np.where(rng.random(n) < self.shared, u, own)
+            out[:, j] = np.count_nonzero(u < self.p[cands, j][:, None], axis=1)
         return out
