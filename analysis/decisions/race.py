@@ -129,6 +129,12 @@ class Race:
         self.per_candidate[cands] += n
         return counts / n
 
+    def _release(self, cands) -> None:
+        """Tell an evaluator that can free a candidate's prepared matchups that it races no more."""
+        release = getattr(self.evaluate, "release", None)
+        if release is not None and len(cands):
+            release(cands)
+
     def _scores(self, fractions: np.ndarray) -> np.ndarray:
         return 100 * fractions @ self.w
 
@@ -169,6 +175,7 @@ class Race:
             race_mean[:] = score
             for i in np.setdiff1d(np.arange(k), alive):
                 dropped_at[int(i)] = "screen"
+            self._release(np.setdiff1d(np.arange(k), alive))
             dropped_per_look.append(k - len(alive))
         size = self._batch_size(frac if frac is not None else np.full((1, self.J), 0.5))
         variance = self._naive_variance(frac)
@@ -227,6 +234,7 @@ class Race:
             for t in idx[out]:
                 dropped_at[int(alive[t])] = f"kn look {looks}"
                 race_mean[alive[t]] = mean[t]
+            self._release(alive[out])
             dropped_per_look.append(int(out.sum()))
             alive_mask &= ~out
             if alive_mask.sum() == 1:

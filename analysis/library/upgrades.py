@@ -258,7 +258,8 @@ class Detachment:
 
     def force(self) -> dict:
         """A force (``{"name", "formations"}``) the decision commands accept."""
-        return {"name": self.name, "formations": [self.formation_data()]}
+        name = self.name if len(self.name) <= 80 else self.name[:79] + "…"  # a force's name is at most 80 characters
+        return {"name": name, "formations": [self.formation_data()]}
 
 
 def detachment(formation: str, choices: dict[str, str | int] | None = None, caps: dict[str, int] | None = None

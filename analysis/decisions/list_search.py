@@ -1,0 +1,335 @@
+"""List search: which detachment should I take?  Every legal candidate raced against a weighted meta.
+
+Candidates are enumerated from a NetEA army list with its upgrades (:mod:`analysis.library.upgrades`)
+or written by hand (library names, force files or inline force tables).  They race on the Epic kernel
+(:mod:`.race`): candidate ``i`` meets opponent ``j`` in batch ``b`` of phase ``p`` on the stream
+``(seed, p, b, j)`` — never depending on ``i`` — so every candidate meets opponent ``j`` on the same
+dice and reordering candidates changes nothing.  See docs/list-search.md.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from ..bounds import FilePath, Title
+from ..errors import UserError
+from ..scenario import StrictModel, read_toml, validate
+from . import api
+from .race import Race, guarantee, status
+
+MAX_CANDIDATES = 5_000
+MAX_MATCHUPS = 30_000
+ASSUMES = ("one assault per matchup, as the Epic engine resolves it (docs/epic-engine.md): no shooting or "
+           "manoeuvre before it, transports not modelled, characters join the formation's first unit")
+
+
+class OpponentEntry(StrictModel):
+    force: FilePath
+    weight: float = 1.0
+    as_: Literal["attacker", "defender"] | None = Field(None, alias="as")
+
+
+class ListSearchDefinition(StrictModel):
+    """A ``list-search`` definition file (docs/list-search.md)."""
+
+    system: Literal["epic"] = "epic"
+    title: Title | None = None
+    army: str | None = None
+    points: int | None = Field(None, ge=1, le=100_000)  # the army's points (the list's one-third and 0–1 limits)
+    max_points: int | None = Field(None, ge=1, le=100_000)
+    formations: list[str] | None = Field(None, max_length=100)
+    upgrades: list[str] | None = Field(None, max_length=100)
+    caps: dict[str, int] = {}  # cap of each "any number of" upgrade
+    owned: dict[str, int] | None = None
+    candidates: list[FilePath | dict] | None = Field(None, max_length=MAX_CANDIDATES)
+    opponents: list[OpponentEntry] = Field(min_length=1, max_length=100)
+    objective: Literal["win", "break"] = "win"
+    side: Literal["attacker", "defender"] = "attacker"
+    indifference: float = 1.0
+    confidence: float = 95.0
+    base: FilePath | None = None
+
+
+@dataclass
+class Candidate:
+    name: str
+    formation: str
+    upgrades: str
+    points: int | None
+    force: object  # a spec the Epic system's ``force`` accepts
+
+
+def _fail(source: str, field_: str, problem: str, allowed: str):
+    raise UserError(source, field_, problem, allowed)
+
+
+def candidates_of(defn: ListSearchDefinition, resolve, source: str, notes: list[str]) -> list[Candidate]:
+    """The candidate set: the definition's own candidates, else the army list's enumeration; canonical order
+    (points, then name) and de-duplicated."""
+    from ..library.upgrades import enumerate_detachments
+
+    out: list[Candidate] = []
+    if defn.candidates:
+        for k, spec in enumerate(defn.candidates):
+            if isinstance(spec, dict):
+                force = dict(spec)
+                name = str(force.get("name") or f"candidate {k + 1}")
+            else:
+                force = resolve(spec)
+                name = spec
+            out.append(Candidate(name, name, "", None, force))
+    elif defn.army:
+        try:
+            found = enumerate_detachments(defn.army, max_points=defn.max_points, points=defn.points,
+                                          formations_filter=defn.formations, upgrades_filter=defn.upgrades,
+                                          caps=defn.caps, owned=defn.owned, notes=notes)
+        except ValueError as exc:
+            _fail(source, "army", str(exc), "a NetEA army list, its formations and modelled upgrades")
+        out = [Candidate(d.name, d.formation.split("/")[-1], d.upgrades_label, d.points, d.force()) for d in found]
+    else:
+        _fail(source, "candidates", "neither army nor candidates", "army = \"netea:LIST\" or candidates = [...]")
+    seen, unique = set(), []
+    for c in sorted(out, key=lambda c: (c.points or 0, c.name)):
+        if c.name not in seen:
+            seen.add(c.name)
+            unique.append(c)
+    if not unique:
+        _fail(source, "max_points", "no candidate left after the filters",
+              "a larger max_points, fewer filters or more models owned")
+    return unique
+
+
+def _check(defn: ListSearchDefinition, n_candidates: int, source: str) -> None:
+    if not (math.isfinite(defn.indifference) and defn.indifference > 0):
+        _fail(source, "indifference", f"{defn.indifference}", "a positive number of percentage points")
+    if not (math.isfinite(defn.confidence) and 50 < defn.confidence < 100):
+        _fail(source, "confidence", f"{defn.confidence}", "a percentage strictly between 50 and 100")
+    for j, o in enumerate(defn.opponents):
+        if not (math.isfinite(o.weight) and o.weight > 0):
+            _fail(source, f"opponents[{j}].weight", f"{o.weight}", "a positive finite number")
+    if n_candidates > MAX_CANDIDATES:
+        _fail(source, "max_points", f"{n_candidates} candidates", f"at most {MAX_CANDIDATES}: lower max_points, "
+              "or filter formations / upgrades")
+    if n_candidates * len(defn.opponents) > MAX_MATCHUPS:
+        _fail(source, "opponents", f"{n_candidates} candidates × {len(defn.opponents)} opponents",
+              f"at most {MAX_MATCHUPS} matchups: fewer candidates or opponents")
+
+
+class KernelEvaluator:
+    """Successes of candidates against every opponent, batch ``key`` of opponent ``j`` on stream
+    ``(seed, *key, j)`` (never the candidate's index).  Each candidate and opponent is validated once;
+    a matchup's job is built on first use."""
+
+    def __init__(self, system, forces, opponents, roles, base_model, seed: int, threads, objective: str = "win",
+                 engine: str = "kernel"):
+        self.system, self.forces, self.opponents, self.roles = system, forces, opponents, roles
+        self.objective = objective
+        self.base, self.seed, self.threads, self.engine = base_model, seed, threads, engine
+        self.jobs: dict = {}
+
+    def _job(self, i: int, j: int):
+        if (i, j) not in self.jobs:
+            model = api._pair(self.system, self.roles[j], self.forces[i], self.opponents[j], self.base)
+            job = self.system.job(model, self.engine, trial_streams=True)
+            self.jobs[(i, j)] = (job, self._slots(model, job, self.roles[j]))
+        return self.jobs[(i, j)]
+
+    def _slots(self, model, job, role: str) -> list[int]:
+        """The count slots of the objective, by name in the kernel's count layout (:mod:`analysis.counts`): the
+        side's assault win, or (break) the opponent's formation broken or destroyed after the end phase (two
+        disjoint states, summed)."""
+        compiled = job.compiled
+        if self.objective == "win":
+            names = [f"{role}_wins"]
+        else:
+            mine = 0 if role == "attacker" else 1
+            theirs = [f for f in compiled.formations if f.side != mine]
+            if len(theirs) != 1:
+                raise UserError("list-search", "objective", f"break against an opponent of {len(theirs)} "
+                                "formations", "win, or opponents of one formation each")
+            names = [f"f{theirs[0].index}.broken_after_end_phase", f"f{theirs[0].index}.destroyed"]
+        return [compiled.layout.offset(n) for n in names]
+
+    def release(self, cands) -> None:
+        """Free the prepared matchups of candidates the race dropped (confirmation rebuilds any it needs)."""
+        for i in cands:
+            for j in range(len(self.opponents)):
+                self.jobs.pop((int(i), j), None)
+
+    def __call__(self, cands, key, n):
+        from .. import runner
+
+        out = np.zeros((len(cands), len(self.opponents)))
+        for t, i in enumerate(cands):
+            for j in range(len(self.opponents)):
+                job, slots = self._job(int(i), j)
+                counts, _ = runner.run(job, trials=n, seed=self.seed, cell=(*key, j), threads=self.threads,
+                                       progress=False)
+                out[t, j] = sum(int(counts[s]) for s in slots)
+        return out
+
+
+@dataclass
+class ListSearchResult:
+    title: str
+    frame: object  # pandas DataFrame: the ranking
+    guarantee: dict
+    race: dict
+    enumeration: dict
+    run: dict
+    notes: list[str] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)
+
+    def table(self):
+        return self.frame
+
+    def to_dict(self) -> dict:
+        rows = json.loads(self.frame.to_json(orient="records"))
+        return {"title": self.title, "ranking": rows, "guarantee": self.guarantee, "race": self.race,
+                "enumeration": self.enumeration, "notes": self.notes, "sentences": self.sentences, "run": self.run}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False, default=_plain)
+
+
+def _plain(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return None if not math.isfinite(x) else float(x)
+    raise TypeError(type(x))
+
+
+def plan(defn: ListSearchDefinition, source: str = "list-search", resolve=lambda p: p) -> dict:
+    """The candidates and the planned trials, without running anything (``--dry-run``)."""
+    notes: list[str] = []
+    cands = candidates_of(defn, resolve, source, notes)
+    _check(defn, len(cands), source)
+    per_formation: dict[str, int] = {}
+    per_upgrade: dict[str, int] = {}
+    for c in cands:
+        per_formation[c.formation] = per_formation.get(c.formation, 0) + 1
+        for u in filter(None, c.upgrades.split(" + ")):
+            per_upgrade[u] = per_upgrade.get(u, 0) + 1
+    J = len(defn.opponents)
+    race = Race(None, len(cands), [o.weight for o in defn.opponents], delta=defn.indifference,
+                confidence=defn.confidence)
+    screen = len(cands) * J * race.screen_trials
+    return {"candidates": len(cands), "opponents": J, "matchups": len(cands) * J,
+            "per_formation": per_formation, "per_upgrade": per_upgrade,
+            "planned_screen_trials": screen,
+            "planned_first_stage_trials": len(cands) * J * race.n0 * race.batch_trials,
+            "rank_default_trials": len(cands) * J * 100_000, "notes": notes,
+            "names": [c.name for c in cands]}
+
+
+def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: float | None = None,
+                confidence: float | None = None, max_trials: int | None = None, threads: int | None = None,
+                reverse: bool = False, source: str | None = None, progress=None, **keys) -> ListSearchResult:
+    """Race the candidates of ``definition`` (a file path or a dict of the definition keys; keyword keys
+    override) against its weighted meta; see docs/list-search.md."""
+    import pandas as pd
+
+    started = time.perf_counter()
+    base_dir = Path(".")
+    if isinstance(definition, (str, Path)):
+        data, source = read_toml(definition)
+        base_dir = Path(str(source)).parent
+    else:
+        data, source = dict(definition or {}), source or "list-search"
+    data.update(keys)
+    if indifference is not None:
+        data["indifference"] = indifference
+    if confidence is not None:
+        data["confidence"] = confidence
+    defn = validate(ListSearchDefinition, data, str(source))
+
+    def resolve(p):
+        return p if str(p).startswith("netea:") else str(base_dir / p)
+
+    notes: list[str] = []
+    cands = candidates_of(defn, resolve, str(source), notes)
+    _check(defn, len(cands), str(source))
+    order = list(range(len(cands)))[::-1] if reverse else list(range(len(cands)))
+    system, base_model = api._matchup_system(resolve(defn.base) if defn.base else None, str(source))
+    roles = [o.as_ or defn.side for o in defn.opponents]
+    forces = [system.force(cands[i].force, defn.side) for i in order]
+    for i, fo in zip(order, forces):  # a hand-written candidate: its force's name and points
+        if cands[i].points is None:
+            pts = [fm.get("points") for fm in fo.data["formations"]]
+            cands[i].points = None if None in pts else sum(pts)
+            cands[i].name = cands[i].formation = fo.name
+    opps = [system.force(resolve(o.force), "defender" if r == "attacker" else "attacker")
+            for o, r in zip(defn.opponents, roles)]
+    weights = np.array([o.weight for o in defn.opponents], float)
+    evaluate = KernelEvaluator(system, forces, opps, roles, base_model, seed, threads, defn.objective)
+    prepared = time.perf_counter()
+    looks: list[tuple[int, int, int]] = []
+    race = Race(evaluate, len(cands), weights, delta=defn.indifference, confidence=defn.confidence, top=top,
+                max_trials=max_trials, progress=lambda *a: looks.append(a))
+    res = race.run()
+    ran = time.perf_counter()
+    # back to canonical order (a reversed run must give the same answer)
+    canon = np.array(order)
+    delta = defn.indifference
+    rows = []
+    for t, i in enumerate(canon):
+        c = cands[i]
+        st = status(res, t, delta)
+        est, lo, hi = res.score.get(t, (float(res.race_mean[t]), math.nan, math.nan))
+        b, blo, bhi = res.behind.get(t, (math.nan, math.nan, math.nan))
+        rows.append({"candidate": c.name, "formation": c.formation, "upgrades": c.upgrades, "points": c.points,
+                     "score": est, "ci95_lo": lo, "ci95_hi": hi,
+                     "per_100_points": 100 * est / c.points if c.points else math.nan,
+                     "behind_best": b, "behind_lo": blo, "behind_hi": bhi, "status": st,
+                     "trials_per_opponent": int(res.trials_per_opponent[t]),
+                     "_order": (0 if st == "best" else 1 if t in res.score else 2, -est, c.name)})
+    rows.sort(key=lambda r: r.pop("_order"))
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    block = guarantee(res, delta, defn.confidence)
+    race_block = {"trials": res.trials, "selection_trials": res.selection_trials, "naive_trials": res.naive_trials,
+                  "rank_trials": res.rank_trials, "looks": res.looks, "dropped_per_look": res.dropped_per_look,
+                  "batch_trials": res.batch_trials, "seed": seed}
+    enumeration = {"candidates": len(cands), "opponents": len(opps), "army": defn.army, "max_points": defn.max_points}
+    notes += res.notes
+    result = ListSearchResult(title=defn.title or f"{len(cands)} candidates against a meta of {len(opps)}",
+                              frame=frame, guarantee=block, race=race_block, enumeration=enumeration,
+                              notes=notes,
+                              run={"prepare_s": prepared - started, "race_s": ran - prepared,
+                                   "total_s": time.perf_counter() - started})
+    result.sentences = sentences(result, delta)
+    return result
+
+
+def sentences(result: ListSearchResult, delta: float) -> list[str]:
+    """What a player reads first: the best, by how much, how sure, what it cost, what the model assumes."""
+    f, g, r = result.frame, result.guarantee, result.race
+    out = []
+    if g["met"]:
+        best = f.iloc[0]
+        out.append(f"Best: {best.candidate}, meta score {best.score:.1f} % "
+                   f"(95 % interval {best.ci95_lo:.1f}–{best.ci95_hi:.1f}).")
+        if len(f) > 1 and f.iloc[1].status in ("within", "behind"):
+            second = f.iloc[1]
+            out.append(f"#1 − #2 ({second.candidate}): {second.behind_best:.2f} points "
+                       f"(paired 95 % interval {second.behind_lo:.2f} to {second.behind_hi:.2f}).")
+        within = int((f.status == "within").sum())
+        if within:
+            out.append(f"{within} other choice{'s are' if within > 1 else ' is'} within {delta:g} points of the "
+                       "best: count them as equally good.")
+        out.append(g["statement"])
+    else:
+        out.append(g["statement"] + "; no guarantee: raise --max-trials or --indifference.")
+    out.append(f"Spent {r['trials']:,} trials: {r['selection_trials']:,} to decide, the rest to confirm the top "
+               f"on fresh dice; deciding with the same guarantee without racing takes {r['naive_trials']:,}, "
+               f"rank's defaults {r['rank_trials']:,}.")
+    out.append("The model assumes " + ASSUMES + ".")
+    return out
