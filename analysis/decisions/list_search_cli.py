@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 
+from ..cli import PlotFile, save_plot
 from ..errors import UserError
 from ..scenario import read_toml, validate
 from ..user_text import csv_text, printable
 from .. import runner
-from .list_search import ListSearchDefinition, candidates_of, list_search, plan
+from .list_search_core import ListSearchDefinition, candidates_of, list_search, plan
 
 COLUMNS = ["rank", "candidate", "formation", "upgrades", "points", "score", "ci95_lo", "ci95_hi", "per_100_points",
            "behind_best", "behind_lo", "behind_hi", "status", "trials_per_opponent"]
@@ -69,10 +70,14 @@ def _export(definition: str, directory: str) -> int:
               help="Stop the race after about this many trials (then no guarantee is printed).")
 @click.option("--seed", "-s", type=click.IntRange(min=0, max=runner.MAX_SEED), default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(1, 256), default=None, help="Numba threads per kernel call.")
+@click.option("--pareto", is_flag=True, help="Also print the Pareto front: no other candidate has both fewer "
+              "points and a higher score.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the ranking as CSV.")
+@click.option("--plot", "plot_path", type=PlotFile(), default=None,
+              help="Also save the plot to this file (PNG, SVG or PDF).")
 def list_search_command(definition, dry_run, export_dir, top, indifference, confidence, max_trials, seed, threads,
-                        as_json, as_csv):
+                        pareto, as_json, as_csv, plot_path):
     """Which detachment should I take?  Race every candidate (enumerated from a NetEA army list with its
     upgrades, or written by hand) against a weighted meta on the same dice, with a guarantee (DEFINITION:
     TOML with army, max_points, ... or candidates, and [[opponents]] force/weight; docs/list-search.md)."""
@@ -119,6 +124,12 @@ def list_search_command(definition, dry_run, export_dir, top, indifference, conf
         click.echo(_table(result.frame, top))
         for note in result.notes:
             click.echo(printable(f"note: {note}"))
+        if pareto:
+            click.echo("Pareto front (points → score):")
+            for r in result.pareto().itertuples():
+                click.echo(printable(f"  {r.points:>5}  {r.score:5.1f}  {r.candidate}  ({r.status})"))
+    if plot_path:
+        save_plot(result, plot_path)
 
 
 cli_commands = [list_search_command]

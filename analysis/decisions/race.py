@@ -89,6 +89,10 @@ class RaceResult:
     batch_trials: int
     notes: list[str] = field(default_factory=list)
     survivors: list[int] = field(default_factory=list)  # still racing at a budget stop
+    race_successes: np.ndarray | None = None  # (k, J) successes per opponent in the screen and KN
+    confirm_successes: dict[int, np.ndarray] = field(default_factory=dict)  # confirmed: (J,) successes
+    confirm_trials: int = 0  # per opponent, each confirmed candidate
+    history: list[tuple[int, int]] = field(default_factory=list)  # (trials spent, candidates racing) per look
     spread: float = 0.0  # points between the survivors' race estimates at a budget stop
 
 
@@ -115,6 +119,8 @@ class Race:
         self.progress = progress
         self.trials = 0
         self.per_candidate = np.zeros(self.k, np.int64)
+        self.successes = np.zeros((self.k, self.J))
+        self.history: list[tuple[int, int]] = [(0, self.k)]
         self.notes: list[str] = []
 
     # -- dice ---------------------------------------------------------------------------------------------
@@ -127,6 +133,7 @@ class Race:
                                 for t, c in enumerate(cands)])
         self.trials += len(cands) * self.J * n
         self.per_candidate[cands] += n
+        self.successes[cands] += counts
         return counts / n
 
     def _release(self, cands) -> None:
@@ -177,6 +184,7 @@ class Race:
                 dropped_at[int(i)] = "screen"
             self._release(np.setdiff1d(np.arange(k), alive))
             dropped_per_look.append(k - len(alive))
+        self.history.append((self.trials, len(alive)))
         size = self._batch_size(frac if frac is not None else np.full((1, self.J), 0.5))
         variance = self._naive_variance(frac)
         naive = k * self.J * single_stage_trials(k, variance, self.delta, alpha)
@@ -191,7 +199,8 @@ class Race:
                             race_mean=race_mean, trials_per_opponent=self.per_candidate, dropped_at=dropped_at,
                             looks=looks, dropped_per_look=dropped_per_look, trials=0,
                             selection_trials=self.trials, naive_trials=naive,
-                            rank_trials=k * self.J * RANK_TRIALS, batch_trials=size, notes=self.notes)
+                            rank_trials=k * self.J * RANK_TRIALS, batch_trials=size, notes=self.notes,
+                            race_successes=self.successes.copy(), history=self.history)
         if resolved:
             self._confirm(result, race_mean)
         else:
@@ -237,6 +246,7 @@ class Race:
             self._release(alive[out])
             dropped_per_look.append(int(out.sum()))
             alive_mask &= ~out
+            self.history.append((self.trials, int(alive_mask.sum())))
             if alive_mask.sum() == 1:
                 t = int(idx[alive_mask][0])
                 race_mean[alive[t]] = mean[t]
@@ -259,8 +269,11 @@ class Race:
         near = [i for i in order if race_mean[i] >= race_mean[w] - self.delta]
         rest = order[:max(self.top - 1, min(len(near), 9))]
         chosen = np.array([w, *rest], dtype=np.int64)
+        before = self.successes[chosen].copy()
         batches = np.array([self._scores(self._draw(chosen, (PHASES["confirm"], b), self.confirm_size))
                             for b in range(self.confirm_batches)])  # (B, len(chosen))
+        result.confirm_successes = {int(c): self.successes[c] - before[t] for t, c in enumerate(chosen)}
+        result.confirm_trials = self.confirm_batches * self.confirm_size
         tq = float(stats.t.ppf(0.975, self.confirm_batches - 1))
         for t, c in enumerate(chosen):
             x = batches[:, t]

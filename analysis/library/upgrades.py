@@ -262,6 +262,23 @@ class Detachment:
         return {"name": name, "formations": [self.formation_data()]}
 
 
+def expand_with_upgrades(entry: dict, where: str) -> dict:
+    """:func:`.formations.expand_formation`, and with ``upgrades = {"Land Raiders" = 3, Commander = "Captain"}``
+    the army list's upgrades added and priced from the data; ValueError naming ``where`` for a wrong one."""
+    if "upgrades" not in entry:
+        return expand_formation(entry, where)
+    entry = dict(entry)
+    chosen, ref = entry.pop("upgrades"), entry.pop("library")
+    expand_formation({"library": ref}, where)  # an unknown or unbuildable formation: its own message
+    if not isinstance(chosen, dict):
+        raise ValueError(f"{where}.upgrades: {chosen!r}; allowed: a table of upgrade name = count or character")
+    try:
+        data = detachment(ref, chosen).formation_data()
+    except ValueError as exc:
+        raise ValueError(f"{where}.upgrades: {exc}") from None
+    return data | entry
+
+
 def detachment(formation: str, choices: dict[str, str | int] | None = None, caps: dict[str, int] | None = None
                ) -> Detachment:
     """A library formation with upgrades named by the player: ``{"Land Raiders": 3, "Commander": "Captain"}``

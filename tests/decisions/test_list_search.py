@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from analysis.cli import main
 from analysis.decisions import api
-from analysis.decisions import list_search as ls
+from analysis.decisions import list_search_core as ls
 
 STORY_A = "epic/decisions/list_search_tournament"
 STORY_B = "epic/decisions/list_search_two_choices"
@@ -158,3 +158,30 @@ def _toml(data: dict) -> str:
         w = o["weight"]
         text += f"[[opponents]]\nforce = \"{o['force']}\"\nweight = {'inf' if w == 'inf' else w}\n"
     return text
+
+
+def test_pareto_reweight_plot_and_the_candidate_table():
+    res = ls.list_search({"candidates": ["netea:space-marine-codex-astartes/assault",
+                                         "netea:space-marine-codex-astartes/terminator",
+                                         "netea:space-marine-codex-astartes/tactical"],
+                          "opponents": OPPONENTS}, seed=4)
+    front = res.pareto()
+    assert list(front.points) == sorted(front.points) and front.score.is_monotonic_increasing
+    f = res.frame
+    for r in f.itertuples():  # nothing off the front beats a front member on both counts
+        assert not ((f.points <= r.points) & (f.score > r.score)).any() or r.candidate not in set(front.candidate)
+    assert json.loads(res.to_json())["pareto"] == list(front.candidate)
+    same = res.reweight([3, 1])  # the race's own weights: the confirmed scores come back (from the same counts)
+    best = f[f.status == "best"].candidate.iloc[0]
+    assert same.frame.set_index("candidate").score[best] == pytest.approx(f.set_index("candidate").score[best])
+    assert not same.guarantee["met"]
+    other = res.reweight({o: w for o, w in zip(res.opponents, [1, 9])})
+    assert list(other.frame["rank"]) == [1, 2, 3]
+    with pytest.raises(Exception, match="positive finite"):
+        res.reweight([1, 0])
+    fig = res.plot()
+    assert len(fig.axes) == 2
+    table = ls.enumerate_detachments("netea:space-marine-codex-astartes", max_points=300,
+                                     formations=["Assault", "Tactical"])
+    assert list(table.columns) == ["candidate", "formation", "upgrades", "points"]
+    assert (table.points <= 300).all() and "Assault + Captain (225 pts)" in set(table.candidate)

@@ -104,3 +104,17 @@ def test_owned_models_and_unknown_names():
         enumerate_detachments(CODEX, formations_filter=["Nope"])
     with pytest.raises(ValueError, match="upgrades: unknown or not modelled 'Nope'"):
         enumerate_detachments(CODEX, upgrades_filter=["Nope"])
+
+
+def test_a_library_formation_with_upgrades_is_a_force_the_other_commands_accept():
+    from analysis.decisions import api
+    from analysis.errors import UserError
+
+    force = {"name": "Tactical + 3 Land Raiders", "formations": [
+        {"library": f"{CODEX}/tactical", "upgrades": {"Land Raiders": 3, "Commander": "Captain"}}]}
+    model = api.matchup(force, "netea:ork-war-horde/warband")
+    mine = [f for f in model.formations if f.side == "attacker"]
+    assert [f.points for f in mine] == [275 + 200 + 50]
+    with pytest.raises(UserError, match="formations\\[0\\].upgrades.*no option 9"):
+        api.matchup({"formations": [{"library": f"{CODEX}/tactical", "upgrades": {"Land Raiders": 9}}]},
+                    "netea:ork-war-horde/warband")

@@ -186,17 +186,142 @@ class ListSearchResult:
     run: dict
     notes: list[str] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)
+    opponents: list[str] = field(default_factory=list)
+    weights: np.ndarray | None = None  # normalised
+    race_successes: np.ndarray | None = None  # (candidates, opponents), in the frame's row order
+    race_trials: np.ndarray | None = None  # per candidate and opponent, screen and KN
+    confirm_successes: dict = field(default_factory=dict)  # frame row → (opponents,) successes on fresh dice
+    confirm_trials: int = 0
+    history: list = field(default_factory=list)  # (trials spent, candidates racing) per look
+    confidence: float = 95.0
 
     def table(self):
         return self.frame
 
+    def pareto(self):
+        """The candidates no other beats on both points (fewer or equal) and score (higher): the front, by points."""
+        f = self.frame.dropna(subset=["points"]).sort_values(["points", "score"], ascending=[True, False],
+                                                             kind="stable")
+        best, keep = -math.inf, []
+        for idx, row in f.iterrows():
+            if row.score > best:
+                keep.append(idx)
+                best = row.score
+        return self.frame.loc[keep].reset_index(drop=True)
+
+    def reweight(self, meta) -> ListSearchResult:
+        """The candidates re-scored for new opponent weights (a list in the opponents' order, or a dict by
+        opponent name) without new trials.  Confirmed candidates use their confirmation trials, the others
+        their race trials; no guarantee holds for weights the race did not use, and a note names every dropped
+        candidate whose Hoeffding upper bound (docs/list-search.md) reaches the new best's lower bound: it
+        could now win, so race again."""
+        import pandas as pd
+
+        from . import intervals
+
+        w = np.array([meta[o] for o in self.opponents] if isinstance(meta, dict) else list(meta), float)
+        if len(w) != len(self.opponents) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise UserError("reweight", "meta", f"{list(meta)}", f"{len(self.opponents)} positive finite weights")
+        w = w / w.sum()
+        rows = []
+        alpha = 1 - self.confidence / 100
+        for i, row in self.frame.iterrows():
+            r = row.to_dict()
+            if i in self.confirm_successes:
+                k = self.confirm_successes[i]
+                est, lo, hi = intervals.linear(w, k, [self.confirm_trials] * len(w))
+                r.update(score=100 * est, ci95_lo=100 * lo, ci95_hi=100 * hi)
+            else:
+                n = self.race_trials[i]
+                r.update(score=100 * float(w @ (self.race_successes[i] / np.maximum(n, 1))),
+                         ci95_lo=math.nan, ci95_hi=math.nan)
+            r["per_100_points"] = 100 * r["score"] / r["points"] if r["points"] else math.nan
+            rows.append(r)
+        frame = pd.DataFrame(rows).sort_values("score", ascending=False, kind="stable").reset_index(drop=True)
+        frame["rank"] = np.arange(1, len(frame) + 1)
+        frame["status"] = ["reweighted"] * len(frame)
+        confirmed = [i for i in range(len(self.frame)) if i in self.confirm_successes]
+        best_lo = max(100 * intervals.linear(w, self.confirm_successes[i], [self.confirm_trials] * len(w))[1]
+                      for i in confirmed) if confirmed else -math.inf
+        notes = ["re-scored for new weights without new trials: no guarantee (race again for one)"]
+        k = len(self.frame)
+        for i, row in self.frame.iterrows():
+            if i in self.confirm_successes:
+                continue
+            n = float(self.race_trials[i].min())
+            est = 100 * float(w @ (self.race_successes[i] / max(n, 1)))
+            half = 100 * math.sqrt(float(w @ w) / max(n, 1) * math.log(2 * k / alpha) / 2)
+            if est + half >= best_lo:
+                notes.append(f"{row.candidate} could now win (upper bound {est + half:.1f} ≥ {best_lo:.1f})")
+        out = ListSearchResult(title=self.title + " (reweighted)", frame=frame,
+                               guarantee={"met": False, "statement": notes[0]}, race=self.race,
+                               enumeration=self.enumeration, run=self.run, notes=notes, opponents=self.opponents,
+                               weights=w)
+        out.sentences = notes
+        return out
+
+    def plot(self):
+        """Points against meta score with intervals (dropped grey, confirmed in colour, #1 marked, the Pareto
+        front as a step line); beside it, the candidates still racing against trials spent."""
+        import matplotlib.pyplot as plt
+
+        fig, (ax, side) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [3, 1.3]})
+        f = self.frame.dropna(subset=["points"])
+        dropped = f[f.status == "dropped"]
+        ax.scatter(dropped.points, dropped.score, s=8, color="0.75", label="dropped by the race")
+        shown = f[f.status != "dropped"]
+        ok = shown.ci95_lo.notna()
+        ax.errorbar(shown.points[ok], shown.score[ok],
+                    yerr=[shown.score[ok] - shown.ci95_lo[ok], shown.ci95_hi[ok] - shown.score[ok]],
+                    fmt="o", color="tab:blue", capsize=3, label="confirmed (95 % interval)")
+        front = self.pareto()
+        ax.step(front.points, front.score, where="post", color="tab:green", lw=1, label="Pareto front")
+        best = f[f.status == "best"]
+        if len(best):
+            ax.scatter(best.points, best.score, marker="*", s=220, color="tab:red", zorder=5, label="#1")
+        ax.set_xlabel("points")
+        ax.set_ylabel("meta score (%)")
+        ax.set_title(self.title[:90], fontsize=10)
+        ax.legend(fontsize=8, loc="lower right")
+        if self.history:
+            t, n = zip(*self.history)
+            side.step(t, n, where="post", color="tab:blue", marker="o", markersize=3)
+            side.set_yscale("log")
+        side.set_xlabel("trials spent")
+        side.set_ylabel("candidates racing")
+        fig.tight_layout()
+        return fig
+
     def to_dict(self) -> dict:
         rows = json.loads(self.frame.to_json(orient="records"))
+        pareto = list(self.pareto().candidate) if "points" in self.frame else []
         return {"title": self.title, "ranking": rows, "guarantee": self.guarantee, "race": self.race,
-                "enumeration": self.enumeration, "notes": self.notes, "sentences": self.sentences, "run": self.run}
+                "pareto": pareto, "enumeration": self.enumeration, "notes": self.notes,
+                "sentences": self.sentences, "run": self.run}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False, default=_plain)
+
+
+def enumerate_detachments(army: str, *, max_points: int | None = None, points: int | None = None,
+                          formations=None, upgrades=None, caps: dict | None = None, owned: dict | None = None):
+    """The candidate table of ``army`` (no trials): candidate, formation, upgrades, points; a ``notes``
+    attribute says what was left out and why."""
+    import pandas as pd
+
+    from ..library.upgrades import enumerate_detachments as enumerate_
+
+    notes: list[str] = []
+    try:
+        found = enumerate_(army, max_points=max_points, points=points, formations_filter=formations,
+                           upgrades_filter=upgrades, caps=caps, owned=owned, notes=notes)
+    except ValueError as exc:
+        raise UserError("enumerate_detachments", "army", str(exc), None) from None
+    frame = pd.DataFrame([{"candidate": d.name, "formation": d.formation, "upgrades": d.upgrades_label,
+                           "points": d.points} for d in found], columns=["candidate", "formation", "upgrades",
+                                                                         "points"])
+    frame.attrs["notes"] = notes
+    return frame
 
 
 def _plain(x):
@@ -289,9 +414,10 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
                      "score": est, "ci95_lo": lo, "ci95_hi": hi,
                      "per_100_points": 100 * est / c.points if c.points else math.nan,
                      "behind_best": b, "behind_lo": blo, "behind_hi": bhi, "status": st,
-                     "trials_per_opponent": int(res.trials_per_opponent[t]),
+                     "trials_per_opponent": int(res.trials_per_opponent[t]), "_t": t,
                      "_order": (0 if st == "best" else 1 if t in res.score else 2, -est, c.name)})
     rows.sort(key=lambda r: r.pop("_order"))
+    position = [r.pop("_t") for r in rows]  # race index of each frame row
     frame = pd.DataFrame(rows)
     frame.insert(0, "rank", np.arange(1, len(frame) + 1))
     block = guarantee(res, delta, defn.confidence)
@@ -304,7 +430,16 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
                               frame=frame, guarantee=block, race=race_block, enumeration=enumeration,
                               notes=notes,
                               run={"prepare_s": prepared - started, "race_s": ran - prepared,
-                                   "total_s": time.perf_counter() - started})
+                                   "total_s": time.perf_counter() - started},
+                              opponents=[o.name for o in opps], weights=weights / weights.sum(),
+                              race_successes=res.race_successes[position],
+                              race_trials=np.repeat((res.trials_per_opponent[position]
+                                                     - np.array([res.confirm_trials if t in res.confirm_successes
+                                                                 else 0 for t in position]))[:, None],
+                                                    len(opps), axis=1),
+                              confirm_successes={row: res.confirm_successes[t] for row, t in enumerate(position)
+                                                 if t in res.confirm_successes},
+                              confirm_trials=res.confirm_trials, history=res.history, confidence=defn.confidence)
     result.sentences = sentences(result, delta)
     return result
 
