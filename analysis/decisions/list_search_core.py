@@ -31,7 +31,7 @@ ASSUMES = ("one assault per matchup, as the Epic engine resolves it (docs/epic-e
 
 
 class OpponentEntry(StrictModel):
-    force: FilePath
+    force: FilePath | dict  # a library name or force file; in Python also a force's keys as a dict
     weight: float = 1.0
     as_: Literal["attacker", "defender"] | None = Field(None, alias="as")
 
@@ -391,7 +391,8 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
             pts = [fm.get("points") for fm in fo.data["formations"]]
             cands[i].points = None if None in pts else sum(pts)
             cands[i].name = cands[i].formation = fo.name
-    opps = [system.force(resolve(o.force), "defender" if r == "attacker" else "attacker")
+    opps = [system.force(resolve(o.force) if isinstance(o.force, str) else o.force,
+                         "defender" if r == "attacker" else "attacker")
             for o, r in zip(defn.opponents, roles)]
     weights = np.array([o.weight for o in defn.opponents], float)
     evaluate = KernelEvaluator(system, forces, opps, roles, base_model, seed, threads, defn.objective)
