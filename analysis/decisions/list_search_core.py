@@ -22,7 +22,7 @@ from ..bounds import FilePath, Title
 from ..errors import UserError
 from ..scenario import StrictModel, read_toml, validate
 from . import api
-from .race import Race, guarantee, status
+from .race import PHASES, Race, guarantee, status
 
 MAX_CANDIDATES = 5_000
 MAX_MATCHUPS = 30_000
@@ -134,12 +134,17 @@ class KernelEvaluator:
         self.base, self.seed, self.threads, self.engine = base_model, seed, threads, engine
         self.jobs: dict = {}
 
-    def _job(self, i: int, j: int):
-        if (i, j) not in self.jobs:
-            model = api._pair(self.system, self.roles[j], self.forces[i], self.opponents[j], self.base)
-            job = self.system.job(model, self.engine, trial_streams=True)
-            self.jobs[(i, j)] = (job, self._slots(model, job, self.roles[j]))
-        return self.jobs[(i, j)]
+    def _job(self, i: int, j: int, keep: bool = True):
+        """The matchup's job and count slots; ``keep=False`` (the screen, which meets most candidates once)
+        does not hold it, so memory stays that of the survivors."""
+        if (i, j) in self.jobs:
+            return self.jobs[(i, j)]
+        model = api._pair(self.system, self.roles[j], self.forces[i], self.opponents[j], self.base)
+        job = self.system.job(model, self.engine, trial_streams=True)
+        prepared = (job, self._slots(model, job, self.roles[j]))
+        if keep:
+            self.jobs[(i, j)] = prepared
+        return prepared
 
     def _slots(self, model, job, role: str) -> list[int]:
         """The count slots of the objective, by name in the kernel's count layout (:mod:`analysis.counts`): the
@@ -169,7 +174,7 @@ class KernelEvaluator:
         out = np.zeros((len(cands), len(self.opponents)))
         for t, i in enumerate(cands):
             for j in range(len(self.opponents)):
-                job, slots = self._job(int(i), j)
+                job, slots = self._job(int(i), j, keep=key[0] != PHASES["screen"])
                 counts, _ = runner.run(job, trials=n, seed=self.seed, cell=(*key, j), threads=self.threads,
                                        progress=False)
                 out[t, j] = sum(int(counts[s]) for s in slots)

@@ -154,8 +154,8 @@ class Race:
         return alive[keep], score, frac
 
     def _batch_size(self, frac: np.ndarray) -> int:
-        """Batch trials per opponent: enlarged until every opponent whose pooled chance is neither 0 nor 1
-        expects ``MIN_EXPECTED`` successes and failures per batch (batch means near normal)."""
+        """Batch trials per opponent: enlarged until every opponent whose chance pooled over the survivors is
+        neither 0 nor 1 expects ``MIN_EXPECTED`` successes and failures per batch (batch means near normal)."""
         p = frac.mean(axis=0)
         m = np.minimum(p, 1 - p)
         m = m[m > 0]
@@ -185,7 +185,7 @@ class Race:
             self._release(np.setdiff1d(np.arange(k), alive))
             dropped_per_look.append(k - len(alive))
         self.history.append((self.trials, len(alive)))
-        size = self._batch_size(frac if frac is not None else np.full((1, self.J), 0.5))
+        size = self._batch_size(frac[alive] if frac is not None else np.full((1, self.J), 0.5))
         variance = self._naive_variance(frac)
         naive = k * self.J * single_stage_trials(k, variance, self.delta, alpha)
         looks = 1 if screen_on else 0

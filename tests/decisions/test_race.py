@@ -120,3 +120,12 @@ def test_two_candidates_is_a_sequential_paired_test():
     p, best = planted(7, k=2)
     result = Race(StubSystem(p, seed=7), 2, WEIGHTS, delta=DELTA).run()
     assert result.winner == best and "screen" not in result.dropped_at.values()
+
+
+def test_batches_are_enlarged_near_certain_chances_with_a_note():
+    p = np.full((4, 2), 0.99)
+    p[0] += 0.005
+    result = Race(StubSystem(p, seed=1), 4, [1, 1], delta=DELTA).run()
+    assert 500 <= result.batch_trials <= 4096  # ~10 expected failures at the screen's pooled ~1 %
+    assert any(f"batches enlarged to {result.batch_trials} trials" in n for n in result.notes)
+    assert Race(StubSystem(np.full((4, 2), 0.5), seed=1), 4, [1, 1], delta=DELTA).run().batch_trials == 128
