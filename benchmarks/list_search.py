@@ -16,7 +16,7 @@ import time
 
 def main() -> int:
     from analysis import runner
-    from analysis.decisions.list_search_core import KernelEvaluator, list_search
+    from analysis.decisions.list_search_core import KernelEvaluator, _resolved, list_search
     from analysis.decisions import api
     from analysis.library.upgrades import enumerate_detachments
     from analysis.numba_cache import prepare_kernels
@@ -27,9 +27,10 @@ def main() -> int:
     prepare_kernels()
     system, base = api._matchup_system(None)
     found = enumerate_detachments("netea:space-marine-codex-astartes", max_points=600, caps={"Razorbacks": 3})[:200]
-    forces = [system.force(d.force(), "attacker") for d in found]
-    opponent = system.force("netea:ork-war-horde/warband", "defender")
+    forces = [_resolved(system.force(d.force(), "attacker"), []) for d in found]
+    opponent = _resolved(system.force("netea:ork-war-horde/warband", "defender"), [])
     ev = KernelEvaluator(system, forces, [opponent], ["attacker"], base, 0, args.threads)
+    ev._job(0, 0)  # warm
     start = time.perf_counter()
     for i in range(len(forces)):
         ev._job(i, 0)
