@@ -211,9 +211,14 @@ class ListSearchResult:
     confirm_trials: int = 0
     history: list = field(default_factory=list)  # (trials spent, candidates racing) per look
     confidence: float = 95.0
+    forces: dict = field(default_factory=dict)  # candidate name → its force (a dict or a library name / file)
 
     def table(self):
         return self.frame
+
+    def force(self, candidate: str):
+        """The force of a candidate, as ``matrix``, ``compare`` and ``rank`` take it."""
+        return self.forces[candidate]
 
     def pareto(self):
         """The candidates no other beats on both points (fewer or equal) and score (higher): the front, by points."""
@@ -458,7 +463,8 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
                                                     len(opps), axis=1),
                               confirm_successes={row: res.confirm_successes[t] for row, t in enumerate(position)
                                                  if t in res.confirm_successes},
-                              confirm_trials=res.confirm_trials, history=res.history, confidence=defn.confidence)
+                              confirm_trials=res.confirm_trials, history=res.history, confidence=defn.confidence,
+                              forces={c.name: c.force for c in cands})
     result.sentences = sentences(result, delta)
     return result
 
