@@ -39,11 +39,12 @@ def _table(frame, top: int) -> str:
     return "\n".join(lines)
 
 
-def _export(definition: str, directory: str) -> int:
+def _export(definition: str, directory: str, keys: dict) -> int:
     """Write each candidate as a force file ``NNNN.toml`` in ``directory`` (matrix and rank run them)."""
     from ..reports.definition import to_toml
 
     data, source = read_toml(definition)
+    data.update(keys)
     defn = validate(ListSearchDefinition, data, source)
     folder = Path(source).parent
     cands = candidates_of(defn, lambda p: p if p.startswith("netea:") else str(folder / p), source, [])
@@ -70,6 +71,10 @@ def _export(definition: str, directory: str) -> int:
               help="Stop the race after about this many trials (then no guarantee is printed).")
 @click.option("--seed", "-s", type=click.IntRange(min=0, max=runner.MAX_SEED), default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(1, 256), default=None, help="Numba threads per kernel call.")
+@click.option("--add-to", "add_to", default=None,
+              help="A detachment of the army (\"Tactical + Captain\"): each candidate assaults beside it.")
+@click.option("--points-left", type=click.IntRange(1, 100_000), default=None,
+              help="With --add-to: the points the added detachment may cost.")
 @click.option("--pareto", is_flag=True, help="Also print the Pareto front: no other candidate has both fewer "
               "points and a higher score.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
@@ -77,18 +82,20 @@ def _export(definition: str, directory: str) -> int:
 @click.option("--plot", "plot_path", type=PlotFile(), default=None,
               help="Also save the plot to this file (PNG, SVG or PDF).")
 def list_search_command(definition, dry_run, export_dir, top, indifference, confidence, max_trials, seed, threads,
-                        pareto, as_json, as_csv, plot_path):
+                        add_to, points_left, pareto, as_json, as_csv, plot_path):
     """Which detachment should I take?  Race every candidate (enumerated from a NetEA army list with its
     upgrades, or written by hand) against a weighted meta on the same dice, with a guarantee (DEFINITION:
     TOML with army, max_points, ... or candidates, and [[opponents]] force/weight; docs/list-search.md)."""
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
+    keys = {k: v for k, v in (("add_to", add_to), ("points_left", points_left)) if v is not None}
     if export_dir:
-        n = _export(definition, export_dir)
+        n = _export(definition, export_dir, keys)
         click.echo(f"{n} candidate force files written to {printable(export_dir)}")
         return
     if dry_run:
         data, source = read_toml(definition)
+        data.update(keys)
         for key, value in (("indifference", indifference), ("confidence", confidence)):
             if value is not None:
                 data[key] = value
@@ -110,7 +117,7 @@ def list_search_command(definition, dry_run, export_dir, top, indifference, conf
             click.echo(f"note: {printable(note)}")
         return
     result = list_search(definition, seed=seed, top=top, indifference=indifference, confidence=confidence,
-                         max_trials=max_trials, threads=threads)
+                         max_trials=max_trials, threads=threads, **keys)
     if as_json:
         click.echo(result.to_json())
     elif as_csv:

@@ -50,6 +50,8 @@ class ListSearchDefinition(StrictModel):
     owned: dict[str, int] | None = None
     candidates: list[FilePath | dict] | None = Field(None, max_length=MAX_CANDIDATES)
     opponents: list[OpponentEntry] = Field(min_length=1, max_length=100)
+    add_to: str | None = None  # a detachment of the army ("Tactical + Captain"): candidates join it
+    points_left: int | None = Field(None, ge=1, le=100_000)  # with add_to: the candidates' points
     objective: Literal["win", "break"] = "win"
     side: Literal["attacker", "defender"] = "attacker"
     indifference: float = 1.0
@@ -87,11 +89,14 @@ def candidates_of(defn: ListSearchDefinition, resolve, source: str, notes: list[
             out.append(Candidate(name, name, "", None, force))
     elif defn.army:
         try:
-            found = enumerate_detachments(defn.army, max_points=defn.max_points, points=defn.points,
-                                          formations_filter=defn.formations, upgrades_filter=defn.upgrades,
-                                          caps=defn.caps, owned=defn.owned, notes=notes)
+            found = enumerate_detachments(defn.army, max_points=defn.points_left if defn.add_to else defn.max_points,
+                                          points=defn.points, formations_filter=defn.formations,
+                                          upgrades_filter=defn.upgrades, caps=defn.caps, owned=defn.owned,
+                                          notes=notes)
         except ValueError as exc:
             _fail(source, "army", str(exc), "a NetEA army list, its formations and modelled upgrades")
+        if defn.add_to:
+            return _added(defn, found, source, notes)
         out = [Candidate(d.name, d.formation.split("/")[-1], d.upgrades_label, d.points, d.force()) for d in found]
     else:
         _fail(source, "candidates", "neither army nor candidates", "army = \"netea:LIST\" or candidates = [...]")
@@ -104,6 +109,34 @@ def candidates_of(defn: ListSearchDefinition, resolve, source: str, notes: list[
         _fail(source, "max_points", "no candidate left after the filters",
               "a larger max_points, fewer filters or more models owned")
     return unique
+
+
+def _added(defn: ListSearchDefinition, found, source: str, notes: list[str]) -> list[Candidate]:
+    """``add_to``: each candidate assaults beside the player's detachment (one force of two formations); the
+    army's limits (once-per-army characters, 0–1 formations, a third of ``points``) hold over both."""
+    from ..library.upgrades import check_army, parse_detachment
+
+    if defn.points_left is None:
+        _fail(source, "points_left", "add_to without points_left", "the points left for the added detachment")
+    try:
+        base = parse_detachment(defn.army, defn.add_to)
+    except ValueError as exc:
+        _fail(source, "add_to", str(exc), "a detachment named as the candidates are (Tactical + Captain)")
+    out = []
+    for d in found:
+        try:
+            check_army([base, d], defn.points or 10 ** 6)
+        except ValueError:
+            continue
+        second = d.formation_data()
+        if second["name"] == base.formation_data()["name"]:
+            second["name"] = (second["name"] + " (second)")[:80]
+        force = {"name": f"{base.name} and {d.name}"[:80], "formations": [base.formation_data(), second]}
+        out.append(Candidate(d.name, d.formation.split("/")[-1], d.upgrades_label, d.points, force))
+    notes.append(f"each candidate assaults beside {base.name}; points are the candidate's ({defn.points_left} left)")
+    if not out:
+        _fail(source, "points_left", "no candidate left after the filters", "more points left or fewer filters")
+    return sorted(out, key=lambda c: (c.points, c.name))
 
 
 def _check(defn: ListSearchDefinition, n_candidates: int, source: str) -> None:
@@ -483,8 +516,9 @@ def sentences(result: ListSearchResult, delta: float) -> list[str]:
                        f"(paired 95 % interval {second.behind_lo:.2f} to {second.behind_hi:.2f}).")
         within = int((f.status == "within").sum())
         if within:
-            out.append(f"{within} other choice{'s are' if within > 1 else ' is'} within {delta:g} points of the "
-                       "best: count them as equally good.")
+            out.append(f"{within} other choice{'s are' if within > 1 else ' is'} within {delta:g} "
+                       f"point{'' if delta == 1 else 's'} of the best: count {'them' if within > 1 else 'it'} as "
+                       "equally good.")
         out.append(g["statement"])
     else:
         out.append(g["statement"] + "; no guarantee: raise --max-trials or --indifference.")

@@ -333,6 +333,27 @@ def check_army(detachments: list[Detachment], points: int) -> None:
                              f"({points // 3} points)")
 
 
+def parse_detachment(army: str, text: str) -> Detachment:
+    """The detachment a player names as the candidates are named: "Tactical + Captain + 2 Land Raiders" (a
+    trailing "(N pts)" is ignored); ValueError naming what does not match."""
+    army = army.removeprefix(PREFIX)
+    name, *labels = [p.strip() for p in re.sub(r"\s*\(\d+ pts\)\s*$", "", text).split(" + ")]
+    refs = {formations()[r].name.lower(): r for r in formations() if formations()[r].army_list == army}
+    if name.lower() not in refs:
+        raise ValueError(f"{text!r}: no formation {name!r} in {PREFIX}{army}; allowed: "
+                         f"{', '.join(formations()[r].name for r in refs.values())}")
+    ref = refs[name.lower()]
+    ups = upgrades(army)
+    picked = []
+    for label in labels:
+        found = [(n, o) for n in formation_extras(ref) if n in ups for o in ups[n].options if o.label == label]
+        if not found:
+            raise ValueError(f"{text!r}: {label!r} is no upgrade option of {name}")
+        picked.append(found[0])
+    order = {n: i for i, n in enumerate(formation_extras(ref))}
+    return Detachment(ref, tuple(sorted(picked, key=lambda c: order[c[0]])))
+
+
 def enumerate_detachments(army: str, *, max_points: int | None = None, points: int | None = None,
                           formations_filter=None,
                           upgrades_filter=None, caps: dict[str, int] | None = None, owned: dict[str, int] | None = None,

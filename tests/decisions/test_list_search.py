@@ -185,3 +185,18 @@ def test_pareto_reweight_plot_and_the_candidate_table():
                                      formations=["Assault", "Tactical"])
     assert list(table.columns) == ["candidate", "formation", "upgrades", "points"]
     assert (table.points <= 300).all() and "Assault + Captain (225 pts)" in set(table.candidate)
+
+
+def test_add_to_keeps_the_army_limits_and_prices_the_candidate_alone():
+    data = json.loads(run("list-search", STORY_A, "--add-to", "Tactical + Supreme Commander", "--points-left", 150,
+                          "--dry-run", "--json").stdout)
+    assert data["candidates"] > 0 and not any("Supreme Commander" in n for n in data["names"])
+    assert all(int(n.rsplit("(", 1)[1].split()[0]) <= 150 for n in data["names"])
+    assert any("assaults beside Tactical + Supreme Commander (375 pts)" in n for n in data["notes"])
+    one_error_line(run("list-search", STORY_A, "--add-to", "Tactical + Nope", "--points-left", 150, "--dry-run"),
+                   "add_to", "'Nope' is no upgrade option of Tactical")
+    one_error_line(run("list-search", STORY_A, "--add-to", "Tactical", "--dry-run"), "points_left")
+    res = ls.list_search(STORY_A, seed=2, add_to="Tactical + Captain", points_left=150,
+                         formations=["Assault", "Scout"])
+    force = res.force(res.frame.candidate.iloc[0])
+    assert [f["points"] for f in force["formations"]] == [325, res.frame.points.iloc[0]]
