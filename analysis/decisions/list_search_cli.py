@@ -8,6 +8,7 @@ import click
 
 from ..cli import PlotFile, save_plot
 from ..errors import UserError
+from ..reports.executor import executor_options, make_executor
 from ..scenario import read_toml, validate
 from ..user_text import csv_text, printable
 from .. import runner
@@ -79,10 +80,11 @@ def _export(definition: str, directory: str, keys: dict) -> int:
               "points and a higher score.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the ranking as CSV.")
+@executor_options
 @click.option("--plot", "plot_path", type=PlotFile(), default=None,
               help="Also save the plot to this file (PNG, SVG or PDF).")
 def list_search_command(definition, dry_run, export_dir, top, indifference, confidence, max_trials, seed, threads,
-                        add_to, points_left, pareto, as_json, as_csv, plot_path):
+                        add_to, points_left, pareto, as_json, as_csv, plot_path, scheduler, workers):
     """Which detachment should I take?  Race every candidate (enumerated from a NetEA army list with its
     upgrades, or written by hand) against a weighted meta on the same dice, with a guarantee (DEFINITION:
     TOML with army, max_points, ... or candidates, and [[opponents]] force/weight; docs/list-search.md)."""
@@ -116,8 +118,9 @@ def list_search_command(definition, dry_run, export_dir, top, indifference, conf
         for note in p["notes"]:
             click.echo(f"note: {printable(note)}")
         return
-    result = list_search(definition, seed=seed, top=top, indifference=indifference, confidence=confidence,
-                         max_trials=max_trials, threads=threads, **keys)
+    with make_executor(scheduler, workers) as executor:
+        result = list_search(definition, seed=seed, top=top, indifference=indifference, confidence=confidence,
+                             max_trials=max_trials, threads=threads, executor=executor, **keys)
     if as_json:
         click.echo(result.to_json())
     elif as_csv:

@@ -178,6 +178,21 @@ class KernelEvaluator:
         self.objective = objective
         self.base, self.seed, self.threads, self.engine = base_model, seed, threads, engine
         self.jobs: dict = {}
+        self.executor = None  # a Dask executor: each look's candidates run as tasks of CHUNK candidates
+
+    CHUNK = 32
+
+    def _distributed(self, cands, key, n):
+        """The same counts as a local call (the streams depend on the key and the opponent only), computed as
+        tasks: each rebuilds its candidates' matchups on its worker."""
+        cands = [int(i) for i in cands]
+        chunks = [cands[s:s + self.CHUNK] for s in range(0, len(cands), self.CHUNK)]
+        specs = [(self.system.name, [self.forces[i] for i in chunk], self.opponents, self.roles, self.base, self.seed,
+                  self.threads, self.objective, self.engine, tuple(key), n) for chunk in chunks]
+        out = np.zeros((len(cands), len(self.opponents)))
+        for c, counts in self.executor.map(evaluate_chunk, specs):
+            out[c * self.CHUNK:c * self.CHUNK + len(chunks[c])] = counts
+        return out
 
     def _job(self, i: int, j: int, keep: bool = True):
         """The matchup's job and count slots; ``keep=False`` (the screen, which meets most candidates once)
@@ -214,6 +229,8 @@ class KernelEvaluator:
                 self.jobs.pop((int(i), j), None)
 
     def __call__(self, cands, key, n):
+        if self.executor is not None:
+            return self._distributed(cands, key, n)
         from .. import runner
 
         out = np.zeros((len(cands), len(self.opponents)))
@@ -224,6 +241,15 @@ class KernelEvaluator:
                                        progress=False)
                 out[t, j] = sum(int(counts[s]) for s in slots)
         return out
+
+
+def evaluate_chunk(spec: tuple) -> np.ndarray:
+    """One task of a distributed look: successes of some candidates against every opponent."""
+    from .api import SYSTEMS
+
+    name, forces, opponents, roles, base, seed, threads, objective, engine, key, n = spec
+    local = KernelEvaluator(SYSTEMS[name], forces, opponents, roles, base, seed, threads, objective, engine)
+    return local(np.arange(len(forces)), key, n)
 
 
 @dataclass
@@ -412,7 +438,8 @@ def plan(defn: ListSearchDefinition, source: str = "list-search", resolve=lambda
 
 def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: float | None = None,
                 confidence: float | None = None, max_trials: int | None = None, threads: int | None = None,
-                reverse: bool = False, source: str | None = None, progress=None, **keys) -> ListSearchResult:
+                reverse: bool = False, source: str | None = None, progress=None, executor=None,
+                **keys) -> ListSearchResult:
     """Race the candidates of ``definition`` (a file path or a dict of the definition keys; keyword keys
     override) against its weighted meta; see docs/list-search.md."""
     import pandas as pd
@@ -452,6 +479,8 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
     forces, opps = [_resolved(f, notes) for f in forces], [_resolved(o, notes) for o in opps]
     weights = np.array([o.weight for o in defn.opponents], float)
     evaluate = KernelEvaluator(system, forces, opps, roles, base_model, seed, threads, defn.objective)
+    if executor is not None and type(executor).__name__ != "LocalExecutor":
+        evaluate.executor = executor
     prepared = time.perf_counter()
     looks: list[tuple[int, int, int]] = []
     race = Race(evaluate, len(cands), weights, delta=defn.indifference, confidence=defn.confidence, top=top,
