@@ -200,3 +200,16 @@ def test_add_to_keeps_the_army_limits_and_prices_the_candidate_alone():
                          formations=["Assault", "Scout"])
     force = res.force(res.frame.candidate.iloc[0])
     assert [f["points"] for f in force["formations"]] == [325, res.frame.points.iloc[0]]
+
+
+def test_pairing_on_the_kernel_shrinks_the_variance_of_close_candidates():
+    """Two close candidates on the same dice (stream key without the candidate) against on their own dice."""
+    system, base = api._matchup_system(None)
+    forces = [ls._resolved(system.force({"formations": [{"library": "netea:space-marine-codex-astartes/tactical",
+                                                          "upgrades": {"Commander": who}}]}, "attacker"), [])
+              for who in ("Captain", "Chaplain")]
+    opponent = ls._resolved(system.force("netea:ork-war-horde/warband", "defender"), [])
+    ev = ls.KernelEvaluator(system, forces, [opponent], ["attacker"], base, 0, None)
+    paired = [np.diff(ev(np.arange(2), (2, b), 128)[:, 0])[0] for b in range(60)]
+    apart = [ev(np.array([1]), (2, b, 2), 128)[0, 0] - ev(np.array([0]), (2, b, 1), 128)[0, 0] for b in range(60)]
+    assert np.var(apart, ddof=1) / np.var(paired, ddof=1) > 1.5
