@@ -216,12 +216,18 @@ def formation_extras(ref: str) -> list[str]:
     return list(_formation_row(ref)[1].get("extras_text") or [])
 
 
+def _short(name: str, limit: int = 80) -> str:
+    """A name that fits a scenario's names (at most 80 characters)."""
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class Detachment:
     """A library formation with chosen upgrade options."""
 
     formation: str  # "netea:LIST/FORMATION"
     choices: tuple[tuple[str, Option], ...]  # (upgrade name, option), in the formation row's order
+    composition: tuple[tuple[str, int], ...] = ()  # a choice row's core units ("Any four of ..."), else ()
 
     @property
     def points(self) -> int:
@@ -234,17 +240,36 @@ class Detachment:
     @property
     def name(self) -> str:
         base = formations()[self.formation].name
+        if self.composition:
+            base += " [" + ", ".join(_label(u, n) for u, n in self.composition) + "]"
         return f"{base}{' + ' + self.upgrades_label if self.choices else ''} ({self.points} pts)"
+
+    def _core(self) -> dict:
+        if not self.composition:
+            return expand_formation({"library": self.formation}, self.formation)
+        form = formations()[self.formation]
+        data = {"name": form.name, "army": PREFIX + form.army_list, "points": form.points,
+                "units": [{"unit": PREFIX + u, "count": n, "engaged": "bc"} for u, n in self.composition]}
+        if not form.initiative_notes and form.initiative is not None:
+            data["initiative"] = form.initiative
+        return data
+
+    def fits(self) -> bool:
+        """Whether every replacement finds the units it replaces."""
+        have: dict[str, int] = {}
+        for g in self._core()["units"]:
+            have[g["unit"]] = have.get(g["unit"], 0) + g["count"]
+        return all(have.get(PREFIX + old, 0) >= n for _, o in self.choices for old, _, n in o.replaces)
 
     def formation_data(self) -> dict:
         """Scenario formation data: the library formation plus the upgrades, priced from the data."""
-        data = expand_formation({"library": self.formation}, self.formation)
+        data = self._core()
         groups = [dict(g) for g in data["units"]]
         for _, o in self.choices:
             for uid, n in o.adds:
                 groups.append({"unit": PREFIX + uid, "count": n, "engaged": "bc"})
             for old, new, n in o.replaces:
-                host = next(g for g in groups if g["unit"] == PREFIX + old)
+                host = next((g for g in groups if g["unit"] == PREFIX + old), {"count": 0})
                 if host["count"] < n:
                     raise ValueError(f"{self.name}: cannot replace {n} of {host['count']} {old}")
                 host["count"] -= n
@@ -253,13 +278,12 @@ class Detachment:
                 groups[0]["characters"] = [*groups[0].get("characters", []), PREFIX + o.character]
         data["units"] = [g for g in groups if g["count"] > 0]
         data["points"] = self.points
-        data["name"] = self.name[:60]
+        data["name"] = _short(self.name)
         return data
 
     def force(self) -> dict:
         """A force (``{"name", "formations"}``) the decision commands accept."""
-        name = self.name if len(self.name) <= 80 else self.name[:79] + "…"  # a force's name is at most 80 characters
-        return {"name": name, "formations": [self.formation_data()]}
+        return {"name": _short(self.name), "formations": [self.formation_data()]}
 
 
 def expand_with_upgrades(entry: dict, where: str) -> dict:
@@ -354,6 +378,26 @@ def parse_detachment(army: str, text: str) -> Detachment:
     return Detachment(ref, tuple(sorted(picked, key=lambda c: order[c[0]])))
 
 
+def compositions(ref: str) -> list[tuple[tuple[str, int], ...]]:
+    """A choice row's core units ("Any four of the following units: A, B") as every multiset of that size, the
+    units in the row's order; [] for a formation that is not such a row or names a unit the engine lacks."""
+    form = formations()[ref]
+    m = re.fullmatch(r"Any (\w+) of the following units: (.+)", form.text)
+    if not m or m.group(1).lower() not in NUMBERS:
+        return []
+    lst = next(lst for lst in army_lists() if lst["id"] == form.army_list)
+    names = _names(lst["forces"])
+    try:
+        ids = [_unit(names, p.strip()) for p in re.split(r",\s*|\s*/\s*|\s+or\s+", m.group(2)) if p.strip()]
+    except ValueError:
+        return []
+    ids = list(dict.fromkeys(ids))
+    out = []
+    for combo in itertools.combinations_with_replacement(range(len(ids)), NUMBERS[m.group(1).lower()]):
+        out.append(tuple((ids[i], combo.count(i)) for i in range(len(ids)) if combo.count(i)))
+    return out
+
+
 def enumerate_detachments(army: str, *, max_points: int | None = None, points: int | None = None,
                           formations_filter=None,
                           upgrades_filter=None, caps: dict[str, int] | None = None, owned: dict[str, int] | None = None,
@@ -389,10 +433,12 @@ def enumerate_detachments(army: str, *, max_points: int | None = None, points: i
     for ref in refs:
         form = formations()[ref]
         status = formation_status(form)
-        if status != "ok":
+        cores = compositions(ref) if form.problem else [()]
+        if status != "ok" and not cores:
             notes.append(f"{form.name}: left out ({status})")
             continue
-        if any(convert(u).profile.aircraft is not None or convert(u).profile.spacecraft for u, _ in form.units):
+        core_units = {u for core in cores for u, _ in core} | {u for u, _ in form.units}
+        if any(convert(u).profile.aircraft is not None or convert(u).profile.spacecraft for u in core_units):
             notes.append(f"{form.name}: left out (aircraft and spacecraft never assault, TP 4.1.1)")
             continue
         names = [n for n in formation_extras(ref) if n in ups and (upgrades_filter is None or n in upgrades_filter)]
@@ -405,9 +451,11 @@ def enumerate_detachments(army: str, *, max_points: int | None = None, points: i
                     raise
                 notes.append(f"{form.name}: upgrade {n!r} left out ({exc})")
                 per_upgrade.append([None])
-        for combo in itertools.product(*per_upgrade):
-            d = Detachment(ref, tuple((n, o) for n, o in zip(names, combo) if o is not None))
+        for core, combo in itertools.product(cores, itertools.product(*per_upgrade)):
+            d = Detachment(ref, tuple((n, o) for n, o in zip(names, combo) if o is not None), core)
             if max_points is not None and d.points > max_points:
+                continue
+            if not d.fits():
                 continue
             if points is not None:
                 try:

@@ -118,3 +118,19 @@ def test_a_library_formation_with_upgrades_is_a_force_the_other_commands_accept(
     with pytest.raises(UserError, match="formations\\[0\\].upgrades.*no option 9"):
         api.matchup({"formations": [{"library": f"{CODEX}/tactical", "upgrades": {"Land Raiders": 9}}]},
                     "netea:ork-war-horde/warband")
+
+
+def test_a_choice_row_becomes_its_combinations():
+    from analysis.library.upgrades import compositions
+
+    predator = compositions(f"{CODEX}/predator")
+    assert predator == [(("predator-annihilator", 4),), (("predator-annihilator", 3), ("predator-destructor", 1)),
+                        (("predator-annihilator", 2), ("predator-destructor", 2)),
+                        (("predator-annihilator", 1), ("predator-destructor", 3)), (("predator-destructor", 4),)]
+    found = enumerate_detachments(CODEX, formations_filter=["Land Speeder"], upgrades_filter=["Typhoons"])
+    # 6 compositions of Land Speeders and Tornados; Typhoons replace up to five Land Speeders (not Tornados)
+    assert len(found) == sum(1 + speeders for speeders in range(6))
+    d = next(d for d in found if d.name.startswith("Land Speeder [3 Land Speeders, 2 Land Speeder Tornados] + 2"))
+    counts = {g["unit"]: g["count"] for g in d.formation_data()["units"]}
+    assert counts == {"netea:land-speeder": 1, "netea:land-speeder-tornado": 2, "netea:land-speeder-typhoon": 2}
+    assert d.points == 200 + 20
