@@ -24,3 +24,16 @@ def test_the_race_picks_the_brute_force_best_or_one_within_delta():
     if scores[best]["score"] - second >= DELTA + noise:
         assert pick == best
     assert res.race["trials"] < res.race["naive_trials"]
+
+
+def test_reversed_candidates_and_two_threads_give_the_same_json():
+    """The screen, KN and confirmation with 31 candidates: the order and the threads change nothing."""
+    def plain(result):
+        data = json.loads(result.to_json())
+        data.pop("run")
+        return data
+
+    definition = dict(FIXTURE["definition"], indifference=DELTA)
+    first = plain(list_search(definition, seed=4, threads=1))
+    assert plain(list_search(definition, seed=4, threads=2, reverse=True)) == first
+    assert first["race"]["dropped_per_look"][0] > 0  # the screen ran and dropped some
