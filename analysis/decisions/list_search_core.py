@@ -438,7 +438,7 @@ def plan(defn: ListSearchDefinition, source: str = "list-search", resolve=lambda
 
 def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: float | None = None,
                 confidence: float | None = None, max_trials: int | None = None, threads: int | None = None,
-                reverse: bool = False, source: str | None = None, progress=None, executor=None,
+                reverse: bool = False, source: str | None = None, executor=None,
                 **keys) -> ListSearchResult:
     """Race the candidates of ``definition`` (a file path or a dict of the definition keys; keyword keys
     override) against its weighted meta; see docs/list-search.md."""
@@ -482,9 +482,8 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
     if executor is not None and type(executor).__name__ != "LocalExecutor":
         evaluate.executor = executor
     prepared = time.perf_counter()
-    looks: list[tuple[int, int, int]] = []
     race = Race(evaluate, len(cands), weights, delta=defn.indifference, confidence=defn.confidence, top=top,
-                max_trials=max_trials, progress=lambda *a: looks.append(a))
+                max_trials=max_trials, tiebreak=order)
     res = race.run()
     ran = time.perf_counter()
     # back to canonical order (a reversed run must give the same answer)
@@ -501,7 +500,7 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
                      "per_100_points": 100 * est / c.points if c.points else math.nan,
                      "behind_best": b, "behind_lo": blo, "behind_hi": bhi, "status": st,
                      "trials_per_opponent": int(res.trials_per_opponent[t]), "_t": t,
-                     "_order": (0 if st == "best" else 1 if t in res.score else 2, -est, c.name)})
+                     "_order": ({"best": 0, "within": 1, "behind": 1, "racing": 2}.get(st, 3), -est, c.name)})
     rows.sort(key=lambda r: r.pop("_order"))
     position = [r.pop("_t") for r in rows]  # race index of each frame row
     frame = pd.DataFrame(rows)

@@ -99,6 +99,8 @@ class RaceResult:
 class Race:
     """Race ``k`` candidates on ``evaluate`` against opponents weighted ``weights``.
 
+    ``tiebreak``: a rank per candidate that settles exact ties (default: the index), so that a caller who passes
+    each candidate's canonical position gets the same answer in any order.
     ``common_dice=False`` (only to measure what pairing buys) draws each candidate on its own stream
     ``(*key, 1 + i)``.  ``max_trials`` stops the race once the next look would exceed it.
     """
@@ -106,7 +108,7 @@ class Race:
     def __init__(self, evaluate, k: int, weights, *, delta: float = 1.0, confidence: float = 95.0,
                  screen_trials: int = 1024, batch_trials: int = 128, n0: int = 10, top: int = 5,
                  confirm_batches: int = 16, confirm_trials: int = 2048, max_trials: int | None = None,
-                 common_dice: bool = True, screen: bool = True, progress=None):
+                 common_dice: bool = True, screen: bool = True, tiebreak=None):
         w = np.asarray(weights, float)
         self.evaluate, self.k, self.w = evaluate, int(k), w / w.sum()
         self.J = len(w)
@@ -116,7 +118,9 @@ class Race:
         self.top, self.confirm_batches = top, confirm_batches
         self.confirm_size = max(1, confirm_trials // confirm_batches)
         self.max_trials, self.common_dice, self.use_screen = max_trials, common_dice, screen
-        self.progress = progress
+        # exact ties (two candidates with the same outcomes on the same dice) go to the lowest tiebreak, so that
+        # the answer does not depend on the order the candidates are given in
+        self.tiebreak = np.arange(self.k) if tiebreak is None else np.asarray(tiebreak)
         self.trials = 0
         self.per_candidate = np.zeros(self.k, np.int64)
         self.successes = np.zeros((self.k, self.J))
@@ -236,9 +240,10 @@ class Race:
             others = np.where(alive_mask[None, :] & ~np.eye(k_kn, dtype=bool), mean[None, :] - W, -np.inf)
             out = alive_mask & (mean < others.max(axis=1))
             if r >= limit and not out.any() and alive_mask.sum() > 1:
-                out = alive_mask & (mean < mean[alive_mask].max())  # W = 0: ties keep the lowest index
-                if (alive_mask & ~out).sum() > 1:
-                    first = idx[alive_mask & ~out][0]
+                out = alive_mask & (mean < mean[alive_mask].max())  # W = 0: exact ties keep the lowest tiebreak
+                tied = idx[alive_mask & ~out]
+                if len(tied) > 1:
+                    first = tied[np.argmin(self.tiebreak[alive[tied]])]
                     out = alive_mask & (idx != first)
             for t in idx[out]:
                 dropped_at[int(alive[t])] = f"kn look {looks}"
@@ -251,8 +256,6 @@ class Race:
                 t = int(idx[alive_mask][0])
                 race_mean[alive[t]] = mean[t]
                 return int(alive[t]), True, looks, race_mean
-            if self.progress:
-                self.progress(looks, int(alive_mask.sum()), self.trials)
             cands = alive[alive_mask]
             if self.max_trials is not None and self.trials + len(cands) * self.J * size > self.max_trials:
                 race_mean[cands] = mean[alive_mask]
@@ -265,7 +268,7 @@ class Race:
     def _confirm(self, result: RaceResult, race_mean: np.ndarray) -> None:
         """The winner and the best of the rest (top N, up to 10 within δ) on fresh dice."""
         w = result.winner
-        order = [i for i in np.argsort(-race_mean, kind="stable") if i != w]
+        order = [i for i in np.lexsort((self.tiebreak, -race_mean)) if i != w]
         near = [i for i in order if race_mean[i] >= race_mean[w] - self.delta]
         rest = order[:max(self.top - 1, min(len(near), 9))]
         chosen = np.array([w, *rest], dtype=np.int64)

@@ -129,3 +129,15 @@ def test_batches_are_enlarged_near_certain_chances_with_a_note():
     assert 500 <= result.batch_trials <= 4096  # ~10 expected failures at the screen's pooled ~1 %
     assert any(f"batches enlarged to {result.batch_trials} trials" in n for n in result.notes)
     assert Race(StubSystem(np.full((4, 2), 0.5), seed=1), 4, [1, 1], delta=DELTA).run().batch_trials == 128
+
+
+def test_exact_twins_go_to_the_lowest_tiebreak_in_any_order():
+    """Two candidates with the same chances meet the same dice: their outcomes tie exactly (as a Captain and a
+    Librarian that change nothing do); the canonical tiebreak, not the order given, decides."""
+    p, best = planted(2, k=6)
+    p = np.vstack([p, p[best]])  # candidate 6 is candidate `best`'s twin
+    order = np.arange(len(p))[::-1]
+    a = Race(StubSystem(p, seed=2), len(p), WEIGHTS, delta=DELTA).run()
+    b = Race(StubSystem(p[order], seed=2, ids=order), len(p), WEIGHTS, delta=DELTA, tiebreak=order).run()
+    assert a.winner == best and order[b.winner] == best
+    assert [int(order[i]) for i in b.confirmed] == a.confirmed
