@@ -124,10 +124,7 @@ def list_search_command(definition, dry_run, export_dir, top, indifference, conf
     if as_json:
         click.echo(result.to_json())
     elif as_csv:
-        frame = result.frame[COLUMNS].copy()
-        for col in ("candidate", "formation", "upgrades"):
-            frame[col] = frame[col].map(csv_text)
-        click.echo(frame.to_csv(index=False), nl=False)
+        click.echo(csv_text(result.frame[COLUMNS]), nl=False)
     else:
         click.echo(printable(result.title))
         click.echo(printable("\n".join(result.sentences)))

@@ -213,3 +213,20 @@ def test_pairing_on_the_kernel_shrinks_the_variance_of_close_candidates():
     paired = [np.diff(ev(np.arange(2), (2, b), 128)[:, 0])[0] for b in range(60)]
     apart = [ev(np.array([1]), (2, b, 2), 128)[0, 0] - ev(np.array([0]), (2, b, 1), 128)[0, 0] for b in range(60)]
     assert np.var(apart, ddof=1) / np.var(paired, ddof=1) > 1.5
+
+
+def test_csv_is_the_ranking_with_spreadsheet_safe_text(tmp_path):
+    out = run("list-search", STORY_B, "--csv")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0] == ",".join(["rank", "candidate", "formation", "upgrades", "points", "score", "ci95_lo", "ci95_hi",
+                                 "per_100_points", "behind_best", "behind_lo", "behind_hi", "status",
+                                 "trials_per_opponent"])
+    assert len(lines) == 3
+    forced = tmp_path / "f.toml"
+    forced.write_text('[[candidates]]\nname = "=HYPERLINK(1)"\n[[candidates.formations]]\n'
+                      'library = "netea:space-marine-codex-astartes/assault"\n[[opponents]]\n'
+                      'force = "netea:ork-war-horde/warband"\n', encoding="utf-8")
+    out = run("list-search", forced, "--csv")
+    assert out.exit_code == 0, out.output
+    assert "'=HYPERLINK(1)" in out.output
