@@ -13,7 +13,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field
@@ -26,6 +26,7 @@ from .race import PHASES, Race, guarantee, status
 
 MAX_CANDIDATES = 5_000
 MAX_MATCHUPS = 30_000
+MAX_CAP = 20  # the largest cap of an "any number of" upgrade
 ASSUMES = ("one assault per matchup, as the Epic engine resolves it (docs/epic-engine.md): no shooting or "
            "manoeuvre before it, transports not modelled, characters join the formation's first unit")
 
@@ -46,8 +47,8 @@ class ListSearchDefinition(StrictModel):
     max_points: int | None = Field(None, ge=1, le=100_000)
     formations: list[str] | None = Field(None, max_length=100)
     upgrades: list[str] | None = Field(None, max_length=100)
-    caps: dict[str, int] = {}  # cap of each "any number of" upgrade
-    owned: dict[str, int] | None = None
+    caps: dict[str, Annotated[int, Field(ge=0, le=MAX_CAP)]] = Field({}, max_length=100)  # "any number of"
+    owned: dict[str, Annotated[int, Field(ge=0, le=10_000)]] | None = Field(None, max_length=1000)
     candidates: list[FilePath | dict] | None = Field(None, max_length=MAX_CANDIDATES)
     opponents: list[OpponentEntry] = Field(min_length=1, max_length=100)
     add_to: str | None = None  # a detachment of the army ("Tactical + Captain"): candidates join it

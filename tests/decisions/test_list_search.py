@@ -230,3 +230,10 @@ def test_csv_is_the_ranking_with_spreadsheet_safe_text(tmp_path):
     out = run("list-search", forced, "--csv")
     assert out.exit_code == 0, out.output
     assert "'=HYPERLINK(1)" in out.output
+
+
+def test_caps_of_unbounded_upgrades_are_bounded(tmp_path):
+    path = tmp_path / "d.toml"
+    path.write_text(_toml({"army": "netea:space-marine-codex-astartes", "caps": {"Razorbacks": 1_000_000},
+                           "opponents": OPPONENTS}), encoding="utf-8")
+    one_error_line(run("list-search", path, "--dry-run"), "caps", "20")
