@@ -510,7 +510,11 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
     race_block = {"trials": res.trials, "selection_trials": res.selection_trials, "naive_trials": res.naive_trials,
                   "rank_trials": res.rank_trials, "looks": res.looks, "dropped_per_look": res.dropped_per_look,
                   "batch_trials": res.batch_trials, "seed": seed}
-    enumeration = {"candidates": len(cands), "opponents": len(opps), "army": defn.army, "max_points": defn.max_points}
+    per_formation: dict[str, int] = {}
+    for c in cands:
+        per_formation[c.formation] = per_formation.get(c.formation, 0) + 1
+    enumeration = {"candidates": len(cands), "opponents": len(opps), "army": defn.army, "max_points": defn.max_points,
+                   "per_formation": per_formation}
     notes += res.notes
     result = ListSearchResult(title=defn.title or f"{len(cands)} candidates against a meta of {len(opps)}",
                               frame=frame, guarantee=block, race=race_block, enumeration=enumeration,
