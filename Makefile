@@ -55,6 +55,7 @@ check-bounds: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python -m benchmarks.list_search
 
 # Every shipped scenario on a kernel gives the same JSON with plain numba.njit (WARGAME_ODDS_PLAIN_NUMBA=1) as in the
 # extended mode, each compiled into an empty cache (a few minutes of CPU; docs/numba.md).

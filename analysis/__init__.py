@@ -12,7 +12,7 @@ import importlib
 import kernels  # noqa: F401  (sets Numba's one cache folder before anything imports numba)
 
 SYSTEMS = ("epic", "gdb", "t9a")
-DECISIONS = ("matrix", "sweep", "threshold", "compare", "rank", "cumulative")
+DECISIONS = ("matrix", "sweep", "threshold", "compare", "rank", "cumulative", "list_search", "enumerate_detachments")
 
 
 def __getattr__(name):

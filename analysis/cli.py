@@ -51,6 +51,10 @@ COMMANDS = {
                 "optional labels)."),
     "rank": ("analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
+    "list-search": ("analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
+                    "(enumerated from a NetEA army list with its upgrades, or written by hand) against a weighted "
+                    "meta on the same dice, with a guarantee (DEFINITION: TOML with army, max_points, ... or "
+                    "candidates, and [[opponents]] force/weight; docs/list-search.md)."),
     "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
     "formations": ("analysis.decisions.cli", "NetEA army-list formations with their points."),
     "report": ("analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
@@ -320,7 +324,8 @@ for _name, _help in SYSTEMS.items():
 #: How ``examples`` heads each kind of shipped file.
 EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon turns",
                  "gdb": "General de Brigade charges", "t9a": "The 9th Age charges", "matrix": "Matchup matrices",
-                 "compare": "Comparisons", "rank": "Rankings", "report": "Report definitions",
+                 "compare": "Comparisons", "rank": "Rankings", "list-search": "List searches",
+                 "report": "Report definitions",
                  "force": "Forces (the decisions above name them as files beside them)"}
 
 

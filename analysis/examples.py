@@ -53,7 +53,7 @@ class Example:
     """One shipped file: its name, what it is, its title and the command that runs it."""
 
     name: str
-    kind: str  # epic, gdb, t9a (scenarios), turn, matrix, compare, rank, force, report
+    kind: str  # epic, gdb, t9a (scenarios), turn, matrix, compare, rank, list-search, force, report
     title: str
     command: str
 
@@ -63,11 +63,13 @@ _COMMANDS = {"epic": "wargame-odds epic {name}", "gdb": "wargame-odds gdb {name}
              "turn": "wargame-odds epic {name}",
              "matrix": "wargame-odds matrix {name}", "compare": "wargame-odds compare {name}",
              "rank": "wargame-odds rank {name}", "report": "wargame-odds report {name}",
+             "list-search": "wargame-odds list-search {name}",
              "force": ""}
 
 
 def _kind(data: dict) -> str:
-    for key, kind in (("cells", "report"), ("attackers", "matrix"), ("option_a", "compare"), ("options", "rank")):
+    for key, kind in (("cells", "report"), ("attackers", "matrix"), ("option_a", "compare"), ("options", "rank"),
+                      ("army", "list-search"), ("candidates", "list-search")):
         if key in data:
             return kind
     if "title" not in data and "name" in data:

@@ -114,6 +114,7 @@ def test_the_checker_catches_what_does_not_exist():
 # -- TOML examples against the input models -------------------------------------------------------------------------
 def _models() -> dict[str, type[BaseModel]]:
     from analysis.decisions.cli import CompareDefinition, MatrixDefinition, RankDefinition, ScenarioCompareDefinition
+    from analysis.decisions.list_search_core import ListSearchDefinition
     from analysis.epic.model import EpicScenario
     from analysis.gdb.model import Scenario as GdbScenario
     from analysis.gdb.tables import Tables
@@ -122,7 +123,7 @@ def _models() -> dict[str, type[BaseModel]]:
 
     return {"epic": EpicScenario, "gdb": GdbScenario, "gdb tables": Tables, "t9a": T9aScenario, "report": ReportModel,
             "matrix": MatrixDefinition, "compare": CompareDefinition, "compare scenarios": ScenarioCompareDefinition,
-            "rank": RankDefinition}
+            "rank": RankDefinition, "list-search": ListSearchDefinition}
 
 
 def _members(annotation) -> list:
@@ -141,7 +142,7 @@ def _unknown_keys(model: type[BaseModel], data: dict, where: str = "") -> list[s
     for key, value in data.items():
         field = model.model_fields.get(key)
         if field is None:
-            if not (model.__name__ == "Formation" and key in ("library", "base_contact")):  # expanded on load
+            if not (model.__name__ == "Formation" and key in ("library", "base_contact", "upgrades")):  # on load
                 unknown.append(f"{where}{key}")
             continue
         for member in _members(field.annotation):

@@ -152,7 +152,7 @@ class Epic(System):
         A force file holds ``name`` (optional), ``[units.*]`` and ``[[formations]]`` as in a
         scenario; ``side`` may be left out (the matchup sets it).
         """
-        from ..library.formations import expand_formation
+        from ..library.upgrades import expand_with_upgrades as expand_formation  # with a formation's upgrades
 
         if isinstance(spec, Force):
             return spec

@@ -56,7 +56,7 @@ def resolve_epic(data) -> tuple[object, list[str]]:
             or not _names_the_library(data["formations"]):
         return data, []
     from .armies import resolve_army
-    from .formations import expand_formation
+    from .upgrades import expand_with_upgrades as expand_formation  # a library entry, with its upgrades
 
     data = dict(data)
     formations, notes = [], []
