@@ -170,11 +170,10 @@ def expand_formation(entry: dict, where: str) -> dict:
         raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built: "
                          f"{form.problem}; allowed: buildable formations, or its units listed yourself")
     hosts = dict(form.characters)
-    if base_contact is None:
-        groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
-                   **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
-    else:
-        groups = _split_by_contact(form, hosts, base_contact, given, where)
+    groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
+               **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
+    if base_contact is not None:
+        groups = place_in_contact(groups, base_contact, given, where)
     data = {"name": form.name, "army": PREFIX + form.army_list, "points": form.points, "units": groups}
     if not form.initiative_notes:  # decided here, by the formation's type; otherwise notes say why not
         data["initiative"] = form.initiative
@@ -183,26 +182,27 @@ def expand_formation(entry: dict, where: str) -> dict:
     return data
 
 
-def _split_by_contact(form: LibraryFormation, hosts: dict, base_contact, given, where: str) -> list[dict]:
-    """Unit groups with the first ``base_contact`` ground units in base contact and the others within 15 cm (in the
-    list's unit order; a character goes with its host's first part); fliers stay out of the assault."""
-    ground = sum(n for uid, n in form.units if not _flies(uid))
+def place_in_contact(groups: list[dict], base_contact, given, where: str) -> list[dict]:
+    """``base_contact = N``: the first N ground units of ``groups`` (in their order) in base contact, the others
+    within 15 cm (TP 1.12.3-1.12.5); a group is split where N falls, its characters going with its first part;
+    fliers stay out of the assault.  ValueError naming ``where`` for a wrong N, or with ``engaged`` as well."""
+    ground = sum(g["count"] for g in groups if g["engaged"] != "out")
     if given is not None:
         raise ValueError(f"{where}: give engaged or base_contact, not both (base_contact = N puts N units in base "
                          "contact and the rest within 15 cm)")
     if isinstance(base_contact, bool) or not isinstance(base_contact, int) or not 0 <= base_contact <= ground:
         raise ValueError(f"{where}.base_contact: {base_contact!r} is not allowed; allowed: a whole number from 0 to "
                          f"{ground} (the formation's ground units)")
-    groups, left = [], base_contact
-    for uid, n in form.units:
-        parts = [("out", n)] if _flies(uid) else [("bc", min(n, left)), ("ff", n - min(n, left))]
-        if not _flies(uid):
-            left -= min(n, left)
-        carried = False
-        for engaged, count in parts:
-            if count:
-                group = {"unit": PREFIX + uid, "count": count, "engaged": engaged}
-                if uid in hosts and not carried:
-                    group["characters"], carried = [PREFIX + hosts[uid]], True
-                groups.append(group)
-    return groups
+    placed, left = [], base_contact
+    for group in groups:
+        if group["engaged"] == "out":
+            placed.append(group)
+            continue
+        here = min(group["count"], left)
+        left -= here
+        parts = [part for part in ({**group, "count": here, "engaged": "bc"},
+                                   {**group, "count": group["count"] - here, "engaged": "ff"}) if part["count"]]
+        for later in parts[1:]:
+            later.pop("characters", None)
+        placed += parts
+    return placed

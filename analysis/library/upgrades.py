@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
-from .formations import NUMBERS, _names, _norm, expand_formation, formations
+from .formations import NUMBERS, _names, _norm, expand_formation, formations, place_in_contact
 from .netea import PREFIX, army_lists, convert, units
 
 NUMBER = r"(one|an?|two|three|four|five|six|seven|eight|nine|ten|\d+)"
@@ -293,6 +293,7 @@ def expand_with_upgrades(entry: dict, where: str) -> dict:
         return expand_formation(entry, where)
     entry = dict(entry)
     chosen, ref = entry.pop("upgrades"), entry.pop("library")
+    given, base_contact = entry.pop("engaged", None), entry.pop("base_contact", None)
     expand_formation({"library": ref}, where)  # an unknown or unbuildable formation: its own message
     if not isinstance(chosen, dict):
         raise ValueError(f"{where}.upgrades: {chosen!r}; allowed: a table of upgrade name = count or character")
@@ -300,6 +301,10 @@ def expand_with_upgrades(entry: dict, where: str) -> dict:
         data = detachment(ref, chosen).formation_data()
     except ValueError as exc:
         raise ValueError(f"{where}.upgrades: {exc}") from None
+    if given is not None:
+        data["units"] = [{**g, "engaged": g["engaged"] if g["engaged"] == "out" else given} for g in data["units"]]
+    if base_contact is not None:
+        data["units"] = place_in_contact(data["units"], base_contact, given, where)
     return data | entry
 
 

@@ -53,3 +53,17 @@ def test_a_bad_base_contact_is_one_line(tmp_path, bad):
     done = _run(tmp_path, extra)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "base_contact" in done.stderr, done.stderr
+
+
+def test_base_contact_and_engaged_apply_to_a_formation_with_upgrades():
+    """The upgrades' units (here two Land Raiders) are placed like the core's, in the list's order."""
+    from analysis.library.upgrades import expand_with_upgrades
+
+    entry = {"library": "netea:space-marine-codex-astartes/tactical", "upgrades": {"Land Raiders": 2}}
+    split = expand_with_upgrades({**entry, "base_contact": 7}, "formations[0]")["units"]
+    assert [(g["unit"], g["count"], g["engaged"]) for g in split] == [
+        ("netea:tactical", 6, "bc"), ("netea:land-raider", 1, "bc"), ("netea:land-raider", 1, "ff")]
+    shooting = expand_with_upgrades({**entry, "engaged": "ff"}, "formations[0]")["units"]
+    assert {g["engaged"] for g in shooting} == {"ff"}
+    with pytest.raises(ValueError, match="base_contact"):
+        expand_with_upgrades({**entry, "base_contact": 9}, "formations[0]")
