@@ -137,7 +137,7 @@ HOSTILE = '=HYPERLINK("http://evil","x")\x07\u202e'
 @pytest.fixture
 def hostile_upload(tmp_path):
     data = example_setup("epic/assault_marines_vs_warband").data
-    data["formations"][1]["name"] = HOSTILE
+    data["formations"][2]["name"] = HOSTILE
     path = tmp_path / "hostile.toml"
     path.write_text(to_toml(data), encoding="utf-8")
     return path
@@ -146,7 +146,7 @@ def hostile_upload(tmp_path):
 def test_the_downloaded_csv_is_spreadsheet_safe_and_names_show_escapes(app_page, hostile_upload, tmp_path):
     app_page.open("?trials=2000")
     app_page.page.locator("input[type=file]").set_input_files(str(hostile_upload))
-    expect(app_page.page.get_by_label("name", exact=True).filter(visible=True).nth(1)).to_have_value(HOSTILE)
+    expect(app_page.page.get_by_label("name", exact=True).filter(visible=True).nth(2)).to_have_value(HOSTILE)
     text = app_page.run()
     for raw in ("\x07", "\u202e"):
         assert raw not in text  # the results, the cards and the option text of every choice
