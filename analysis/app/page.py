@@ -27,7 +27,7 @@ from .epic_tab import EpicTab
 from .examples import example_names
 from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
 from .render import figure
-from .tabs import CompareTab, GdbTab, T9aTab
+from .tabs import MAX_LABEL_CHARS, CompareTab, GdbTab, T9aTab
 from .text import safe_html, visible
 
 log = logging.getLogger("wargame_odds.app")
@@ -39,8 +39,6 @@ MAX_PAGE_SEED = min(MAX_SEED, 2**53 - 1)  # the largest whole number a browser h
 TAB_KEYS = ("epic", "compare", "gdb", "t9a")
 #: The most characters of one address value shown or parsed as a number (the largest allowed has 11 digits).
 MAX_NUMBER_CHARS = 40
-#: The longest name of a compared option (the Compare tab's boxes hold as many).
-MAX_LABEL_CHARS = 80
 #: What the page says when its address asks for a run (``run=1``): it never starts one.
 PRESS_RUN = "the address opened this setup: press Run to simulate it"
 CSS = """

@@ -117,3 +117,18 @@ def test_the_notebook_app_takes_numbers_and_says_one_line_for_other_values(query
 def test_the_notebook_app_refuses_a_query_that_is_no_dict():
     with pytest.raises(ArgumentError, match="query must be"):
         app("example=gdb/column_vs_line")
+
+
+def test_a_compared_options_name_is_capped_whatever_sends_it():
+    """The Compare tab's boxes hold 80 characters; a longer name sent past them (a crafted message) is refused
+    when the run is asked for, as it is in an address."""
+    from analysis.errors import UserError
+
+    page = _open({"example": "epic/decisions/shoot_first_or_engage_now"})
+    compare = page.tabs["compare"]
+    compare.labels[0].value = "x" * 81
+    with pytest.raises(UserError, match="at most 80 characters"):
+        compare.work(2000, 0, None)
+    long = _open({"tab": "compare", "a": encode_setup(example_setup("epic/assault_marines_vs_warband")),
+                  "b": encode_setup(example_setup("epic/assault_marines_vs_warband")), "labels": "y" * 81 + "\x1fz"})
+    assert "at most 80 characters" in long.message.object
