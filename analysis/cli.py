@@ -17,7 +17,7 @@ import click
 
 from . import gc_pause
 from .errors import UserError, one_line
-from .user_text import csv_text, elide, printable
+from .user_text import elide, printable, result_csv
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS
 
 SYSTEMS = {
@@ -271,7 +271,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if as_json:
             click.echo(result.to_json())
         elif as_csv:
-            click.echo(csv_text(_csv_table(result, distributions, at_least)), nl=False)
+            click.echo(result_csv(result, distributions, at_least), nl=False)
         else:
             click.echo(result.text(distributions=distributions, at_least=at_least))
         if plot_path:
@@ -306,15 +306,6 @@ def _epic_engine_trials(module, model, engine: str, trials: int, precision: floa
                    "times slower than the kernel", err=True)
     given = click.get_current_context().get_parameter_source("trials") is not click.core.ParameterSource.DEFAULT
     return trials if used == "kernel" or given or precision is not None else REFERENCE_DEFAULT_TRIALS
-
-
-def _csv_table(result, distributions: bool, at_least: bool):
-    """The table ``--csv`` prints: the estimates, every distribution, or every "at least N" table."""
-    if distributions:
-        return result.distributions()
-    if at_least:
-        return result.at_least_frame()
-    return result.table()
 
 
 for _name, _help in SYSTEMS.items():

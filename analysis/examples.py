@@ -19,6 +19,9 @@ from pathlib import Path
 
 #: A shipped name: lower-case top folder, then folders and a file name (no suffix, no dots).
 _NAME = re.compile(r"[a-z0-9]+(/[A-Za-z0-9_-]+)+")
+#: The longest shipped name looked up (the shipped names are far shorter; a longer one is no shipped example,
+#: never a path handed to the file system).
+MAX_NAME_CHARS = 200
 
 
 def _root():
@@ -27,18 +30,24 @@ def _root():
 
 def shipped_path(name: str) -> Path | None:
     """The shipped file a name stands for (``epic/assault_marines_vs_warband`` or with ``.toml``), or None."""
-    name = str(name).removesuffix(".toml")
+    name = str(name)
+    if len(name) > MAX_NAME_CHARS:
+        return None
+    name = name.removesuffix(".toml")
     if not _NAME.fullmatch(name):
         return None
     path = _root() / f"{name}.toml"
-    return Path(str(path)) if path.is_file() else None
+    try:
+        return Path(str(path)) if path.is_file() else None
+    except OSError:  # a name the file system refuses (a part too long): no shipped example
+        return None
 
 
 def locate(path: str | Path) -> str | Path:
     """``path`` itself when it is a file (or names nothing shipped, or is no path at all: read_file refuses it),
     else the shipped file it names."""
     # isfile is False for a folder, a path too long or one with a NUL byte: read_file reports them
-    if not isinstance(path, (str, os.PathLike)) or os.path.isfile(path):
+    if not isinstance(path, (str, os.PathLike)) or os.path.isfile(path):  # isfile never raises an OSError
         return path
     return shipped_path(str(path)) or path
 

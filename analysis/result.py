@@ -259,8 +259,8 @@ class Result:
         data = self.to_dict()
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
         headline = "".join(f"<li>{html.escape(s)}</li>" for s in self.headline(data))
-        return (f"<h4>{html.escape(self._header())}</h4><ul>{headline}</ul>{notes}"
-                + html_table(self.readable_rows(data)))
+        return printable(f"<h4>{html.escape(self._header())}</h4><ul>{headline}</ul>{notes}"
+                         + html_table(self.readable_rows(data)))  # control and bidi characters as escapes
 
     def plot(self, detail: bool = False):
         """The chances that decide the scenario, in percent with 95 % intervals, and the "at least N" curves of

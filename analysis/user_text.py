@@ -5,7 +5,9 @@ CSV, traces, error messages, plots and report pages, and must never act there.
   or plants a link; a carriage return that hides a line) and the bidi controls that reorder what is shown
   (U+202E …) are written as escapes (``\\x1b``, ``\\u202e``), as JSON output writes them; every text writer
   (a result's text, a trace, an error message, CSV, the report page) passes its output through it.
-- :func:`csv_text`: CSV with every text cell spreadsheet-safe (:func:`spreadsheet_safe`) and printable.
+- :func:`csv_text`: CSV with every text cell spreadsheet-safe (:func:`spreadsheet_safe`) and printable: the one
+  CSV writer of the program (:func:`result_csv` for a result: the CLI's ``--csv``, the app's download; a
+  report's tables).
 - :func:`elide`: a long value cut in the middle for a message.
 """
 from __future__ import annotations
@@ -62,3 +64,13 @@ def csv_text(frame) -> str:
         if not is_numeric_dtype(safe[column]):
             safe[column] = safe[column].map(spreadsheet_safe)
     return safe.to_csv(index=False)
+
+
+def result_csv(result, distributions: bool = False, at_least: bool = False) -> str:
+    """A result's table as CSV (:func:`csv_text`): its estimates, or every distribution, or every "at least N"
+    table (a decision result has its estimates only)."""
+    if distributions:
+        return csv_text(result.distributions())
+    if at_least:
+        return csv_text(result.at_least_frame())
+    return csv_text(result.table())

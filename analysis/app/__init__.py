@@ -22,15 +22,24 @@ def missing_extra() -> str | None:
     return None
 
 
-def app(query: dict[str, str] | None = None):
+def app(query: dict | None = None):
     """The app as a Panel object for a notebook cell (its scripts inline: no network needed).  ``query``: what
-    a page address would say, e.g. ``{"example": "epic/assault_marines_vs_warband", "run": "1"}``."""
+    a page address would say, e.g. ``{"example": "epic/assault_marines_vs_warband", "trials": 2000}`` (numbers
+    may be given as numbers; a bad value is one message on the page)."""
     import panel as pn
 
+    from ..errors import ArgumentError
     from .page import Page
 
+    if query is not None and not isinstance(query, dict):
+        raise ArgumentError("query", query, "a dict of the page address's keys, e.g. {'example': 'gdb/column_vs_line'}")
+    shown = {}
+    for key, value in (query or {}).items():
+        if key in QUERY_KEYS:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            shown[key] = str(value) if number else value
     pn.extension(inline=True)
-    return Page(query or {}, in_notebook=True).layout
+    return Page(shown, in_notebook=True).layout
 
 
 def free_port(host: str) -> int:
@@ -40,23 +49,102 @@ def free_port(host: str) -> int:
         return probe.getsockname()[1]
 
 
+#: Headers of every answer: no page of another site may show the app in a frame (and so make a player click in
+#: it unawares).
+FRAME_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+#: The kinds of request (``Sec-Fetch-Dest``) that would show the app inside another page.
+FRAMED = ("iframe", "frame", "embed", "object", "fencedframe")
+#: How often the server looks for pages that went away (ms), and how long a page may be away before its
+#: session ends and its run is cancelled (a page that reconnects within that time keeps its session).
+CHECK_UNUSED_MS = 500
+UNUSED_LIFETIME_MS = 2000
+REFUSED = ("wargame-odds refuses this request: {why}. Open the app's own address, which "
+           "`wargame-odds app` prints, in a tab of its own.")
+
+
+def allowed_hosts(host: str, port: int) -> list[str]:
+    """The ``Host`` values (and websocket origins; Bokeh's list takes no IPv6 address) the server answers: its
+    own address and port, and for the loopback address its other names.  Any other (a foreign name resolving to
+    this machine: DNS rebinding) is refused."""
+    shown = f"[{host}]" if ":" in host else host
+    hosts = [f"{shown}:{port}"]
+    if host in ("127.0.0.1", "::1", "localhost"):
+        hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    return hosts
+
+
+def _guard(hosts: list[str]):
+    """A tornado output transform (tornado's ``transforms`` setting) that adds :data:`FRAME_HEADERS` to every
+    answer and turns every answer to a request with a foreign ``Host`` into a 403 (the websocket's own origin
+    check refuses those already)."""
+    from tornado.web import OutputTransform
+
+    allowed = frozenset(h.lower() for h in hosts)
+
+    class Guard(OutputTransform):
+        def __init__(self, request):
+            super().__init__(request)
+            self.refused = (request.host or "").lower() not in allowed
+
+        def transform_first_chunk(self, status_code, headers, chunk, finishing):
+            for name, value in FRAME_HEADERS.items():
+                headers[name] = value
+            if not self.refused or status_code == 101:
+                return status_code, headers, chunk
+            body = REFUSED.format(why="the address names a host other than the app's").encode("utf-8")
+            headers["Content-Type"] = "text/plain; charset=utf-8"
+            headers["Content-Length"] = str(len(body))
+            headers.pop("Content-Encoding", None)
+            headers.pop("Transfer-Encoding", None)
+            return 403, headers, body
+
+        def transform_chunk(self, chunk, finishing):
+            return b"" if self.refused else chunk
+
+    return Guard
+
+
+def refusal(headers, hosts: list[str]) -> str | None:
+    """Why the page is not built for a request with these headers (framed by another page, or a foreign
+    ``Host``), or None."""
+    def header(name: str) -> str:
+        value = next((v for k, v in (headers or {}).items() if k.lower() == name), "")
+        return str(value[0] if isinstance(value, list) and value else value).lower()
+
+    if header("sec-fetch-dest") in FRAMED:
+        return "it is shown inside another page (a frame)"
+    if header("host") not in {h.lower() for h in hosts}:
+        return "the address names a host other than the app's"
+    return None
+
+
 def make_server(host: str = "127.0.0.1", port: int = 0):
     """The app's server on ``host:port`` (0: a free port), not started: every session gets its own
-    :class:`~.page.Page`, built from the query of its address."""
+    :class:`~.page.Page`, built from the query of its address.  It refuses to be framed and a foreign
+    ``Host``; a page whose tab closed has its session end within seconds, which cancels its run."""
+    import html
+
     import panel as pn
 
     from .page import Page
 
     port = port or free_port(host)
+    hosts = allowed_hosts(host, port)
 
     def session():
+        why = refusal(pn.state.headers, hosts)
+        if why is not None:
+            return pn.pane.HTML(f"<p>{html.escape(REFUSED.format(why=why))}</p>", disable_math=True)
         args = {key: values[0].decode("utf-8", "replace") for key, values in (pn.state.session_args or {}).items()
                 if values and key in QUERY_KEYS}
         return Page(args).layout
 
-    origins = [f"{host}:{port}"] + ([f"localhost:{port}"] if host in ("127.0.0.1", "::1") else [])
     return pn.serve({"/": session}, address=host, port=port, show=False, start=False, title="wargame-odds",
-                    websocket_origin=origins, verbose=False)
+                    websocket_origin=[h for h in hosts if not h.startswith("[")], verbose=False,
+                    transforms=[_guard(hosts)],
+                    location=False,  # the page writes its address itself (.address.Address)
+                    check_unused_sessions_milliseconds=CHECK_UNUSED_MS,
+                    unused_session_lifetime_milliseconds=UNUSED_LIFETIME_MS)
 
 
 #: The page address's keys (others are ignored).

@@ -21,7 +21,7 @@ import tomli_w
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .text import safe_html
+from .text import safe_html, visible
 
 NONE = "(none)"  # the choice that leaves an optional field out
 SMALL_RANGE = 12  # an optional whole number with at most this many values is a choice; else a number box
@@ -229,11 +229,11 @@ class Form:
         return self._watch(pn.widgets.Checkbox(label=name, value=bool(value), width=WIDTH, align="end"), path)
 
     def _choice(self, spec, name, path, value):
-        values = {str(o): o for o in spec.options}
+        values = {visible(o): o for o in spec.options}  # the option text is a name (user text) shown as data
         if spec.optional:
             values = {NONE: None, **values}
         if value not in values.values():
-            values[str(value)] = value  # a value the draft holds (its check names the problem)
+            values[visible(value)] = value  # a value the draft holds (its check names the problem)
         shown = next(text for text, v in values.items() if v == value and type(v) is type(value))
         select = pn.widgets.Select(label=name, options=list(values), value=shown, width=WIDTH)
         return self._watch(select, path, values.get)

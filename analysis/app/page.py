@@ -1,8 +1,10 @@
 """The page: the example picker and upload, one message line, the run controls, and the tabs.
 
 Its address encodes what it shows: ``?example=epic/assault_marines_vs_warband`` opens a shipped example,
-``?tab=epic&setup=...`` a setup edited on the page (:func:`~.setups.encode_setup`), ``&run=1`` runs it as the
-page opens; ``trials``, ``seed`` and ``precision`` set the run.
+``?tab=epic&setup=...`` a setup edited on the page (:func:`~.setups.encode_setup`); ``trials``, ``seed`` and
+``precision`` set the run.  An address never starts a run: the player presses Run (``&run=1``, which older
+addresses carry, only says so on the page).  Every value of the address is checked as the command line checks
+it; a bad one is one message and the rest opens as usual.
 """
 from __future__ import annotations
 
@@ -12,18 +14,21 @@ import time
 from functools import cache
 from urllib.parse import urlencode
 
+import click
 import panel as pn
 
 from ..errors import ArgumentError, UserError
+from ..cli import PrecisionValue
 from ..run_limits import MAX_SEED, MAX_TRIALS
 from ..scenario import MAX_FILE_BYTES, shown_path
 from . import runs
+from .address import Address
 from .epic_tab import EpicTab
 from .examples import example_names
 from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
 from .render import figure
-from .tabs import CompareTab, GdbTab, T9aTab
-from .text import safe_html
+from .tabs import MAX_LABEL_CHARS, CompareTab, GdbTab, T9aTab
+from .text import safe_html, visible
 
 log = logging.getLogger("wargame_odds.app")
 
@@ -32,6 +37,10 @@ DEFAULT_EXAMPLES = {"epic": "epic/assault_marines_vs_warband", "gdb": "gdb/colum
 DEFAULT_TRIALS = 100_000
 MAX_PAGE_SEED = min(MAX_SEED, 2**53 - 1)  # the largest whole number a browser holds exactly
 TAB_KEYS = ("epic", "compare", "gdb", "t9a")
+#: The most characters of one address value shown or parsed as a number (the largest allowed has 11 digits).
+MAX_NUMBER_CHARS = 40
+#: What the page says when its address asks for a run (``run=1``): it never starts one.
+PRESS_RUN = "the address opened this setup: press Run to simulate it"
 CSS = """
 .wo-error { background: #fde8e8; border: 1px solid #c0392b; color: #7b1d12; padding: 6px 10px; border-radius: 4px; }
 """
@@ -72,7 +81,8 @@ class Page:
                                          width=380)
         self.example.param.watch(lambda event: event.new and self.open_example(event.new), "value")
         self.upload = pn.widgets.FileInput(label="Open a scenario file", accept=".toml", multiple=False)
-        self.upload.param.watch(lambda event: self.open_upload(), "value")
+        # an empty file changes the name only (its content reaches the server as no value)
+        self.upload.param.watch(lambda *events: self.open_upload(), ["value", "filename"])
         self.trials = pn.widgets.IntInput(label="Trials", value=DEFAULT_TRIALS, start=1, end=MAX_TRIALS, step=10_000,
                                           width=130)
         self.seed = pn.widgets.IntInput(label="Seed", value=0, start=0, end=MAX_PAGE_SEED, width=110)
@@ -92,10 +102,14 @@ class Page:
         controls = pn.Row(self.trials, self.seed, self.precision, self.run_button, self.cancel_button, self.progress,
                           self.status, sizing_mode="stretch_width")
         self.layout = pn.Column(header, self.message, controls, self.tab_widget, sizing_mode="stretch_width")
+        self.closed = False  # the session ended (its tab closed): a run still going is cancelled
+        self.address = Address(width=0, height=0, margin=0)  # writes the page's address (not in a notebook)
+        if not in_notebook:
+            self.layout.append(self.address)
+            pn.state.on_session_destroyed(self.session_ended)
         self.ready = True
         self.apply_query(query or {})
-        if not in_notebook:
-            pn.state.onload(self.remember)
+        self.remember()
 
     # -- state ------------------------------------------------------------------------------------------
     @property
@@ -117,7 +131,7 @@ class Page:
 
     def remember(self) -> None:
         """Put the active tab's setup and the run settings in the page address."""
-        if not self.ready or self.in_notebook or pn.state.location is None:
+        if not self.ready or self.in_notebook:
             return
         tab, key = self.active, TAB_KEYS[self.tab_widget.active]
         query = {"tab": key}
@@ -135,7 +149,13 @@ class Page:
             query["seed"] = self.seed.value
         if self.precision.value is not None:
             query["precision"] = self.precision.value
-        pn.state.location.search = "?" + urlencode(query)
+        self.address.search = "?" + urlencode(query)
+
+    def session_ended(self, session_context) -> None:
+        """The page's session ended (the tab was closed or lost its server): cancel its run."""
+        self.closed = True
+        if self.running is not None:
+            self.running.cancel()
 
     # -- opening setups -----------------------------------------------------------------------------------
     def show_setup(self, setup: Setup | CompareSetup, example: str | None = None) -> None:
@@ -152,10 +172,12 @@ class Page:
         self.example.value = ""
 
     def open_upload(self) -> None:
-        data, name = self.upload.value, shown_path(self.upload.filename or "upload")
-        if data is None:
+        data, name = self.upload.value, shown_path(visible(self.upload.filename or "upload"))
+        if data is None and not self.upload.filename:
             return
         try:
+            if data is None or not data.strip():
+                raise UserError(name, None, "the file is empty", "a scenario file (TOML) the app or the CLI wrote")
             if len(data) > MAX_FILE_BYTES:
                 raise UserError(name, None, f"file is {len(data)} bytes", f"at most {MAX_FILE_BYTES} bytes")
             try:
@@ -166,30 +188,29 @@ class Page:
         except UserError as exc:
             self.say(str(exc))
 
-    def apply_query(self, query: dict[str, str]) -> None:
-        """Open what the page address names; a bad part is one message, the rest opens as usual."""
+    def apply_query(self, query: dict) -> None:
+        """Open what the page address names; a bad part is one message, the rest opens as usual.  The numbers
+        are checked by the command line's own types (:func:`_address_number`); nothing here starts a run."""
         try:
-            for key, widget, bound in (("trials", self.trials, (1, MAX_TRIALS)),
-                                       ("seed", self.seed, (0, MAX_PAGE_SEED))):
+            bad = next((key for key, value in query.items() if not isinstance(value, str)), None)
+            if bad is not None:
+                raise UserError("the page address", str(bad)[:MAX_NUMBER_CHARS],
+                                f"got {elide_value(query[bad])}", "text, as a page address has it")
+            for key, widget, kind, allowed in (
+                    ("trials", self.trials, click.IntRange(1, MAX_TRIALS), f"a whole number from 1 to {MAX_TRIALS:,}"),
+                    ("seed", self.seed, click.IntRange(0, MAX_PAGE_SEED),
+                     f"a whole number from 0 to {MAX_PAGE_SEED:,}"),
+                    ("precision", self.precision, PrecisionValue(),
+                     "a 95 % half-width: a fraction below 0.5 (0.005), or percentage points from 1 to 50")):
                 if key in query:
-                    value = query[key]
-                    if not value.isdigit() or not bound[0] <= int(value) <= bound[1]:
-                        raise UserError("the page address", key, f"got {value[:40]!r}",
-                                        f"a whole number from {bound[0]} to {bound[1]:,}")
-                    widget.value = int(value)
-            if "precision" in query:
-                try:
-                    value = float(query["precision"])
-                except ValueError:
-                    value = -1.0
-                if not 0 < value < 0.5:
-                    raise UserError("the page address", "precision", f"got {query['precision'][:40]!r}",
-                                    "a number between 0 and 0.5")
-                self.precision.value = value
+                    widget.value = _address_number(key, query[key], kind, allowed)
             if "example" in query:
                 self.show_setup(example_setup(query["example"]), example=query["example"])
             elif query.get("tab") == "compare" and "a" in query and "b" in query:
-                labels = tuple((query.get("labels") or "option A\x1foption B").split("\x1f")[:2])
+                labels = tuple((query.get("labels") or "option A\x1foption B").split("\x1f", 2)[:2])
+                if any(len(label) > MAX_LABEL_CHARS for label in labels):
+                    raise UserError("the page address", "labels", "a name of an option is too long",
+                                    f"at most {MAX_LABEL_CHARS} characters each")
                 side = query.get("side", "attacker")
                 self.show_setup(CompareSetup(decode_setup(query["a"]), decode_setup(query["b"]),
                                              labels if len(labels) == 2 else ("option A", "option B"),
@@ -202,13 +223,13 @@ class Page:
             self.say(str(exc))
             return
         if query.get("run") == "1":
-            pn.state.onload(self.run)
+            self.status.object = safe_html(PRESS_RUN)
 
     # -- running ------------------------------------------------------------------------------------------
     async def run(self, event=None) -> None:
         """Run the active tab's setup in a worker thread; the bar moves, Cancel stops it, a bad setup is one
         message."""
-        if self.running is not None:
+        if self.running is not None or self.closed:
             return
         tab = self.active
         try:
@@ -217,14 +238,19 @@ class Page:
         except UserError as exc:
             self.say(str(exc))
             return
-        progress = self.running = runs.Progress()
+        progress = runs.Progress()
+        try:
+            future = runs.submit(work, progress)
+        except runs.Busy as exc:
+            self.say(str(exc))
+            return
+        self.running = progress
         self.run_button.disabled, self.cancel_button.disabled = True, False
         self.progress.visible, self.progress.value = True, 0
         self.progress.active = self.precision.value is not None
         self.status.object = "running…"
         started = time.perf_counter()
         shown = None
-        future = runs.submit(work, progress)
         try:
             while not future.done():
                 self.progress.value = int(1000 * progress.fraction)
@@ -247,15 +273,33 @@ class Page:
             self.running = None
             self.run_button.disabled, self.cancel_button.disabled = False, True
             self.progress.visible, self.progress.active = False, False
-        if shown is not None:
+        if shown is not None and not self.closed:
             await self._draw(tab, shown)
 
     async def _draw(self, tab, shown) -> None:
         """The result's figure, drawn in a worker thread after the numbers are on show."""
         try:
-            png = await asyncio.wrap_future(runs.submit(lambda: figure(shown.result), runs.Progress()))
+            png = await asyncio.wrap_future(runs.draw(lambda: figure(shown.result)))
         except Exception as exc:  # a bug: logged with its traceback, one line on the page
             log.exception("figure failed")
             self.say(f"internal error drawing the figure ({type(exc).__name__}): {exc}")
         else:
             tab.show_figure(shown, png)
+
+
+def elide_value(value) -> str:
+    """An address value in a message: its repr, at most :data:`MAX_NUMBER_CHARS` characters of it."""
+    text = repr(value)
+    return text if len(text) <= MAX_NUMBER_CHARS else text[:MAX_NUMBER_CHARS - 3] + "..."
+
+
+def _address_number(key: str, value: str, kind: click.ParamType, allowed: str):
+    """The number ``value`` of address key ``key`` as the command line's type ``kind`` reads it (its bounds
+    included); one :class:`UserError` saying what is ``allowed`` otherwise.  A text longer than
+    :data:`MAX_NUMBER_CHARS` is refused before it is read as a number."""
+    if len(value) <= MAX_NUMBER_CHARS:
+        try:
+            return kind.convert(value, None, None)
+        except click.BadParameter:
+            pass
+    raise UserError("the page address", key, f"got {elide_value(value)}", allowed)

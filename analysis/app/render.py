@@ -1,12 +1,13 @@
 """A result as the page shows it, made in a worker thread: the headline and table as escaped HTML and the CSV
-and JSON a player downloads (the CLI's ``--csv`` and ``--json``) at once, then the figure as a PNG (drawing it
-takes longer than most runs)."""
+and JSON a player downloads (the CLI's spreadsheet-safe ``--csv`` and its ``--json``) at once, then the figure
+as a PNG (drawing it takes longer than most runs)."""
 from __future__ import annotations
 
 import io
 import threading
 from dataclasses import dataclass
 
+from ..user_text import result_csv
 from .text import safe_markup
 
 #: pyplot keeps global state: one figure is drawn at a time.
@@ -38,8 +39,7 @@ def figure_png(figure) -> bytes:
 
 def render(result) -> Shown:
     """:class:`Shown` of a simulation or decision result."""
-    csv = result.to_csv() if hasattr(result, "to_csv") else result.table().to_csv(index=False)
-    return Shown(html=safe_markup(result._repr_html_()), csv=csv, json=result.to_json(indent=2),
+    return Shown(html=safe_markup(result._repr_html_()), csv=result_csv(result), json=result.to_json(indent=2),
                  trials=int(result.trials), result=result)
 
 

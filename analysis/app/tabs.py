@@ -15,6 +15,8 @@ from .setups import CompareSetup, Setup
 from .text import safe_html
 
 EDITOR_WIDTH = 470
+#: The longest name of a compared option (its box, the page address and every run check it).
+MAX_LABEL_CHARS = 80
 RESULT_CSS = """
 table { border-collapse: collapse; font-size: 13px; }
 td, th { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; }
@@ -180,7 +182,8 @@ class CompareTab:
         self.options: list[Setup | None] = [None, None]
         self.example: str | None = None
         self.problem = None
-        self.labels = [pn.widgets.TextInput(label=f"Name of option {x}", value=f"option {x}", max_length=80)
+        self.labels = [pn.widgets.TextInput(label=f"Name of option {x}", value=f"option {x}",
+                                     max_length=MAX_LABEL_CHARS)
                        for x in "AB"]
         self.side = pn.widgets.Select(label="The options are the", options=["attacker", "defender"])
         self.takes = [pn.widgets.Button(label=f"Option {x} ← the Epic tab's setup", color="primary")
@@ -259,6 +262,9 @@ class CompareTab:
             raise UserError("compare", "precision", "a comparison runs a trial count", "leave precision empty")
         if not all(setup.labels) or setup.labels[0] == setup.labels[1]:
             raise UserError("compare", "labels", "the two options need two different names", "two names")
+        if any(len(label) > MAX_LABEL_CHARS for label in setup.labels):
+            raise UserError("compare", "labels", "a name of an option is too long",
+                            f"at most {MAX_LABEL_CHARS} characters each")
         return lambda: render(runs.compare(setup, trials=trials, seed=seed))
 
     def show(self, shown: Shown) -> None:

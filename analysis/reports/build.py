@@ -44,6 +44,7 @@ from tqdm import tqdm
 
 from .. import gc_pause
 from ..errors import UserError
+from ..extras import EXTRAS, require
 from ..headline import sentences, summary
 from ..labels import (axis_label, estimate_text, field_words, group_label, names, percent, quantity_label,
                       readable_rows, report_at_least, sides_of)
@@ -137,18 +138,55 @@ def _contained(out: Path, path: Path) -> Path:
     return path
 
 
+#: The largest manifest read (one a report writes lists a few files per cell) and its deepest nesting (it is
+#: an object holding a list of texts: 2).
+MAX_MANIFEST_BYTES = 1024 * 1024
+MAX_MANIFEST_DEPTH = 4
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json_depth(text: str) -> int:
+    """How deeply arrays and objects nest in JSON ``text`` (brackets inside strings not counted), without
+    parsing it (a deep text would exhaust the parser's recursion)."""
+    depth = deepest = 0
+    for char in _JSON_STRING.sub('""', text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _unreadable_manifest(path: Path, problem: str):
+    raise UserError(shown_path(path), None, f"{problem}; nothing was computed, written or deleted",
+                    "the manifest a report wrote: remove the folder's manifest only if the folder holds nothing "
+                    "of yours, or choose another --out")
+
+
 def _manifest(out: Path) -> dict | None:
-    """The manifest of the report folder ``out``, or None when there is none (or it is not a
-    manifest).  An entry is trusted only when it is a file a report writes (:data:`REPORT_FILE`:
-    relative, no ``..``) and lies inside ``out``; any other is refused with one line, before anything
-    is written or deleted."""
-    try:
-        data = json.loads(read_file(out / MANIFEST))
-    except (UserError, ValueError):
+    """The manifest of the report folder ``out``, or None when there is none.  One that cannot be read (too
+    large, nested too deeply, not JSON, not a manifest) is refused with one line.  An entry is trusted only
+    when it is a file a report writes (:data:`REPORT_FILE`: relative, no ``..``) and lies inside ``out``; any
+    other is refused with one line, before anything is written or deleted."""
+    path = out / MANIFEST
+    if not os.path.lexists(path):
         return None
+    try:
+        text = read_file(path)
+    except UserError as exc:
+        _unreadable_manifest(path, f"manifest cannot be read ({exc.problem})")
+    if len(text) > MAX_MANIFEST_BYTES:
+        _unreadable_manifest(path, f"manifest is {len(text)} characters long (at most {MAX_MANIFEST_BYTES})")
+    if _json_depth(text) > MAX_MANIFEST_DEPTH:
+        _unreadable_manifest(path, f"manifest nested more than {MAX_MANIFEST_DEPTH} levels deep")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        _unreadable_manifest(path, "manifest is not JSON")
     if not (isinstance(data, dict) and isinstance(data.get("files"), list)
             and all(isinstance(f, str) for f in data["files"])):
-        return None
+        _unreadable_manifest(path, 'manifest is not {"files": [...]} of file names')
     for i, rel in enumerate(data["files"]):
         if not (REPORT_FILE.fullmatch(rel) and _inside(out, out / rel)):
             raise UserError(shown_path(out / MANIFEST), f"files[{i}]",
@@ -409,12 +447,24 @@ def _write_plot(staging: Path, plot: str, draw) -> str | None:
     return plot
 
 
-def _write_table(staging: Path, stem: str, frame: pd.DataFrame) -> list[str]:
+def parquet_available() -> bool:
+    """Whether the ``[parquet]`` extra (pyarrow) can be imported: without it a report writes its CSV tables,
+    plots and page, and says in one line that the Parquet tables need the extra."""
+    try:
+        require("parquet", "report")
+    except UserError:
+        return False
+    return True
+
+
+def _write_table(staging: Path, stem: str, frame: pd.DataFrame, parquet: bool = True) -> list[str]:
+    """The table as CSV (the one CSV writer, :func:`~analysis.user_text.csv_text`) and, with the extra, Parquet."""
     csv = f"tables/{stem}.csv"
-    parquet = f"tables/{stem}.parquet"
     (staging / csv).write_text(csv_text(frame), encoding="utf-8")
-    frame.to_parquet(staging / parquet, index=False, engine="pyarrow")
-    return [csv, parquet]
+    if not parquet:
+        return [csv]
+    frame.to_parquet(staging / f"tables/{stem}.parquet", index=False, engine="pyarrow")
+    return [csv, f"tables/{stem}.parquet"]
 
 
 def _point_label(spec: dict) -> str:
@@ -482,12 +532,14 @@ def _where(executor) -> str:
     return "a Dask cluster"
 
 
-def render(report: Report, done: dict, out: Path, manifest: dict, executor_name: str = "this computer") -> Path:
+def render(report: Report, done: dict, out: Path, manifest: dict, executor_name: str = "this computer",
+           parquet: bool = True) -> Path:
     """Write tables, plots, report.json and index.html from the stored points; returns index.html.
 
     Runs inside :func:`output_folder` (``manifest`` is what it returned): only files the manifest
-    lists are replaced or deleted.  The collector is on from here (:mod:`analysis.gc_pause`): a report whose
-    points were all stored runs no trials to turn it back on, and its plots build cyclic garbage."""
+    lists are replaced or deleted; ``parquet``: whether the Parquet tables are written besides the CSV.
+    The collector is on from here (:mod:`analysis.gc_pause`): a report whose points were all stored runs no
+    trials to turn it back on, and its plots build cyclic garbage."""
     gc_pause.resume()
     import jinja2
     import matplotlib
@@ -506,10 +558,10 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
     for cell in report.cells:
         specs = report.points[cell.name]
         table, dists, at_least = _cell_frames(report, cell, done)
-        files = _write_table(staging, cell.name, table)
+        files = _write_table(staging, cell.name, table, parquet)
         if dists is not None:
-            files += _write_table(staging, f"{cell.name}-distributions", dists)
-            files += _write_table(staging, f"{cell.name}-at-least", at_least)
+            files += _write_table(staging, f"{cell.name}-distributions", dists, parquet)
+            files += _write_table(staging, f"{cell.name}-at-least", at_least, parquet)
         first = done[cell.name, specs[0]["point"]]
         system = specs[0]["system"]
         sides = {} if isinstance(cell, CompareCell) else sides_of(first["result"])
@@ -595,13 +647,16 @@ def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict],
 
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
           progress: bool | None = None) -> Path:
-    """Compute (or resume) and write a report; returns the path of its ``index.html``."""
-    from ..extras import require
-
+    """Compute (or resume) and write a report; returns the path of its ``index.html``.  Without the
+    ``[parquet]`` extra the tables are CSV only, which one line on stderr says before anything runs."""
     if not isinstance(report, Report):
         report = load_report(report)
-    require("parquet", shown_path(report.source))  # before anything is computed or written
+    parquet = parquet_available()
+    if not parquet:
+        module, what = EXTRAS["parquet"]
+        print(f"note: CSV tables only: {what}, install the parquet extra: pip install 'wargame-odds[parquet]' "
+              f"({module} is not installed)", file=sys.stderr)
     out = Path(out) if out is not None else default_out(report)
     with output_folder(report, out) as manifest:
         done = compute(report, out, executor=executor, progress=progress)
-        return render(report, done, out, manifest, executor_name=_where(executor))
+        return render(report, done, out, manifest, executor_name=_where(executor), parquet=parquet)

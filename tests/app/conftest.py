@@ -41,8 +41,9 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="session")
-def app_url():
-    """The address ``wargame-odds app --no-browser`` prints, on a free port; the server stops with the session."""
+def app_server():
+    """``wargame-odds app --no-browser`` on a free port: (the address it prints, its process); the server stops
+    with the session."""
     pytest.importorskip("panel")
     script = Path(sys.executable).with_name("wargame-odds")
     server = subprocess.Popen([str(script), "app", "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -56,7 +57,7 @@ def app_url():
             found = re.search(r"wargame-odds app: (http://127\.0\.0\.1:\d+/)", line)
             url = found.group(1) if found else None
         assert url is not None, "the app printed no address"
-        yield url
+        yield url, server
     finally:
         server.terminate()
         try:
@@ -64,6 +65,30 @@ def app_url():
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server) -> str:
+    return app_server[0]
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system, every thread) process ``pid`` has used so far (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until_idle(pid: int, timeout_s: float = 120, window_s: float = 1.0, busy_share: float = 0.1) -> tuple:
+    """Poll process ``pid`` until it uses at most ``busy_share`` of one core over a window of ``window_s``;
+    returns (seconds it took, the share of a core in that last window).  Fails after ``timeout_s``."""
+    start = time.monotonic()
+    while True:
+        before, at = cpu_seconds(pid), time.monotonic()
+        time.sleep(window_s)  # the measuring window itself, not a wait for a state
+        share = (cpu_seconds(pid) - before) / (time.monotonic() - at)
+        if share <= busy_share:
+            return time.monotonic() - start, share
+        assert time.monotonic() - start < timeout_s, f"the server still uses {share:.0%} of a core"
 
 
 @pytest.fixture(scope="session")
@@ -98,6 +123,13 @@ MESSAGE = """() => { const find = (root) => {
   const hit = root.querySelector('.wo-error'); if (hit) return hit.textContent;
   for (const e of root.querySelectorAll('*')) { if (e.shadowRoot) { const t = find(e.shadowRoot); if (t) return t; } }
   return ''; }; return find(document); }"""
+
+
+#: Whether the run's progress bar has moved (the kernel is running trials).
+PROGRESS_MOVED = """() => { const find = (root) => {
+  for (const e of root.querySelectorAll('progress')) { if (e.value > 0) return true; }
+  for (const e of root.querySelectorAll('*')) { if (e.shadowRoot && find(e.shadowRoot)) return true; }
+  return false; }; return find(document); }"""
 
 
 class Page:
@@ -147,6 +179,11 @@ class Page:
         self.page.get_by_role("button", name="Run", exact=True).click()
         self.page.get_by_text(re.compile(r"trials in \d")).wait_for(timeout=timeout_s * 1000)
         return self.text()
+
+    def start_run(self) -> None:
+        """Press Run and wait until the run is under way: its trials are counting (a cold kernel compiled)."""
+        self.page.get_by_role("button", name="Run", exact=True).click()
+        self.page.wait_for_function(PROGRESS_MOVED, timeout=300_000)
 
     def screenshot(self, name: str) -> None:
         if SCREENSHOTS:

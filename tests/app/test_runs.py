@@ -76,3 +76,103 @@ def test_a_rendered_result_escapes_hostile_names(caplog):
     assert "$" not in shown.html and "&#36;&#92;alpha&#36;&#92;x07" in shown.html
     assert figure(shown.result).startswith(b"\x89PNG") and shown.csv.startswith("section,")
     assert not [r for r in caplog.records if r.name.startswith("matplotlib.mathtext")]  # drawn as text, not math
+
+
+def test_the_server_runs_at_most_max_runs_and_refuses_more_at_once():
+    """Issue 40 §1: a run beyond the cap is refused at once (one message), never queued behind long runs."""
+    import threading
+
+    release = threading.Event()
+    progresses = [runs.Progress() for _ in range(runs.MAX_RUNS)]
+    jobs = [runs.submit(lambda: release.wait(600), p) for p in progresses]
+    try:
+        with pytest.raises(runs.Busy, match=f"{runs.MAX_RUNS} runs are going on already"):
+            runs.submit(lambda: None, runs.Progress())
+    finally:
+        release.set()
+    assert all(job.result(timeout=60) for job in jobs)
+    assert runs.submit(lambda: 7, runs.Progress()).result(timeout=60) == 7  # the slots came back
+
+
+def test_numba_runs_take_turns_chunk_by_chunk():
+    """A long GdB run holds the Numba lock only for one chunk at a time: a short GdB run started while it runs
+    answers long before it ends."""
+    setup = example_setup("gdb/column_vs_line")
+    model = setup.model()
+    long_progress = runs.Progress()
+    long_run = runs.submit(lambda: runs.simulate("gdb", model, trials=10**9, seed=0, precision=None), long_progress)
+    try:
+        while long_progress.done == 0:  # the long run has run a chunk (compiled): wait for that state
+            assert not long_run.done(), long_run.exception()
+            threading_wait(0.05)
+        short = runs.submit(lambda: runs.simulate("gdb", model, trials=TRIALS, seed=0, precision=None),
+                            runs.Progress())
+        assert short.result(timeout=300).trials == TRIALS
+        assert not long_run.done()
+    finally:
+        long_progress.cancel()
+    with pytest.raises(runs.Cancelled):
+        long_run.result(timeout=300)
+
+
+def test_a_run_waiting_for_the_lock_stops_waiting_when_cancelled():
+    import threading
+
+    lock = runs.FairLock()
+    holder = runs.Progress()
+    lock.acquire(holder)
+    waiting = runs.Progress()
+    failed = []
+    thread = threading.Thread(target=lambda: failed.append(_cancelled(lambda: lock.acquire(waiting))))
+    thread.start()
+    waiting.cancel()
+    thread.join(timeout=30)
+    assert failed == [True] and not thread.is_alive()
+    lock.release()
+    lock.acquire(runs.Progress())  # free again
+    lock.release()
+
+
+def _cancelled(fn) -> bool:
+    try:
+        fn()
+    except runs.Cancelled:
+        return True
+    return False
+
+
+def threading_wait(seconds: float) -> None:
+    """One polling step (the loop around it waits for a state)."""
+    import threading
+
+    threading.Event().wait(seconds)
+
+
+def test_a_page_whose_session_ends_cancels_its_run():
+    from analysis.app.page import Page
+
+    page = Page({"example": "gdb/column_vs_line"}, in_notebook=True)
+    page.running = runs.Progress()
+    page.session_ended(None)
+    assert page.running.cancelled and page.closed
+
+
+def test_the_apps_csv_is_the_clis_csv_spreadsheet_safe(tmp_path):
+    """Issue 40 §1: one CSV writer: the app's "Results (CSV)" is what ``--csv`` prints for the same run, with a
+    formula-like name quoted and its control and bidi characters escaped."""
+    from click.testing import CliRunner
+
+    from analysis.app.setups import Setup
+    from analysis.cli import main
+
+    data = example_setup("epic/assault_marines_vs_warband").data
+    data["formations"][2]["name"] = '=HYPERLINK("http://evil","x")\x07\u202e'
+    setup = Setup("epic", data)
+    path = tmp_path / "hostile.toml"
+    path.write_text(setup.toml(), encoding="utf-8")
+    shown = render(runs.simulate("epic", setup.model(), trials=2000, seed=3, precision=None))
+    cli = CliRunner().invoke(main, ["epic", str(path), "-n", "2000", "--seed", "3", "--csv"])
+    assert cli.exit_code == 0, cli.stderr
+    assert shown.csv == cli.stdout
+    assert ',"\'=HYPERLINK(""http://evil"",""x"")\\x07\\u202e",' in shown.csv
+    assert "\x07" not in shown.csv and "\u202e" not in shown.csv and ",=HYPERLINK" not in shown.csv
