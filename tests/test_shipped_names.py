@@ -16,10 +16,16 @@ def test_a_name_the_file_system_refuses_is_no_shipped_example(name):
     assert locate(name) == name
 
 
-@pytest.mark.parametrize("command", ["epic", "gdb", "t9a", "matrix", "compare", "rank", "report"])
+#: every command that reads a shipped name, and the arguments it needs after the name
+COMMANDS = {"epic": [], "gdb": [], "t9a": [], "matrix": [], "compare": [], "rank": [], "report": [], "list-search": [],
+            "sweep": ["formations[Warband].blast_markers", "0", "1"],
+            "threshold": ["formations[Warband].blast_markers", "--values", "0:2", "--at-least", "50"]}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("name", [LONG_PART, HUGE])
 def test_every_command_says_one_line_for_a_name_too_long(command, name):
-    result = CliRunner().invoke(main, [command, name])
+    result = CliRunner().invoke(main, [command, name, *COMMANDS[command]])
     assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
