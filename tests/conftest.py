@@ -37,6 +37,7 @@ SHARED_FIXTURE_MODULES = {
     "tests/reports/test_report_browser.py": "small-report",
     "tests/reports/test_report_dask.py": "small-report",
     "tests/decisions/test_decisions_dask.py": "small-report",
+    "tests/decisions/test_list_search_dask.py": "small-report",
     "tests/reports/test_report_turn.py": "turn-report",
     "tests/app/test_app_browser.py": "app-browser",  # one app server and one Chromium (tests/app/conftest.py)
 }
