@@ -370,8 +370,21 @@ def decision_sentences(result) -> list[str]:
                 + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
                    if per_points else "")
                 + (f"; points swing (destroyed − lost): {_points_swing(r)}" if "points_swing" in frame else "")
+                + (_behind_the_best(r, result.meta.get("indifference", 1.0)) if "behind_best" in frame else "")
                 for r in frame.itertuples(index=False)] + scoring_assumption(result)
     return []
+
+
+def _behind_the_best(row, delta: float) -> str:
+    """A ranked option against the best one, paired on the same dice: "within 1 point of the best", or "behind the
+    best by 12.4 points [12.1, 12.6]" (never "better by"), from the paired interval of the difference."""
+    if row.rank == 1 or row.behind_best == 0 and row.behind_lo == row.behind_hi == 0:
+        return "; the best by its score"
+    pts = f"{delta:g} point{'s' if delta != 1 else ''}"
+    behind = percent(row.behind_best, row.behind_lo, row.behind_hi, "points")
+    if row.within_delta:
+        return f"; within {pts} of the best (paired: {behind} behind)"
+    return f"; behind the best by {behind} (paired)"
 
 
 def scoring_assumption(result) -> list[str]:

@@ -410,7 +410,9 @@ def test_rank_headline_matches_its_rows():
     rows = json.loads(result.to_json())["rows"]
     sentence = re.compile(
         rf"(?P<rank>\d)\. (?P<option>.+) wins {_number('s', '%')} against the meta \(weighted, as the attacker\); "
-        rf"per 100 points: {_number('h', '%')}; points swing \(destroyed − lost\): {_number('w')}")
+        rf"per 100 points: {_number('h', '%')}; points swing \(destroyed − lost\): {_number('w')}"
+        rf"(?:; the best by its score|; within 1 point of the best \(paired: .+ behind\)|"
+        rf"; behind the best by {_number('b', 'points')} \(paired\))")
     *lines, scored = decision_sentences(result)
     assert scored.startswith("How this is scored: each option fights one assault against each opponent, as the ")
     assert len(lines) == len(rows) == 2
@@ -420,6 +422,9 @@ def test_rank_headline_matches_its_rows():
         _check_triple(m, "s", row, "score", 100)
         _check_triple(m, "h", row, "per_100_points", 100)
         _check_triple(m, "w", row, "points_swing")
+        if m["b"] is not None:  # the paired interval of the score behind the best (rank's behind_* columns)
+            for part, key in (("", "behind_best"), ("_lo", "behind_lo"), ("_hi", "behind_hi")):
+                _assert_rounded(m["b" + part], row[key], 100)
     text = str(result)
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text
     assert percent(rows[0]["score"], rows[0]["ci95_lo"], rows[0]["ci95_hi"]) in text

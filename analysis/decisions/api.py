@@ -111,6 +111,62 @@ def simulate_cell(spec: tuple):
     return SYSTEMS[name].simulate(model, cell=cell, **kwargs)
 
 
+def simulate_batches(spec: tuple):
+    """Simulate one cell ``(system name, model, cell, batches, size, seed, engine, threads, path)`` in ``batches``
+    batches of ``size`` trials on trial streams, batch ``b`` keyed ``(seed, *cell, b)``: (the result of all its
+    trials, its successes at ``path`` per batch).  What executors ship to workers for a paired ranking."""
+    name, model, cell, batches, size, seed, engine, threads, path = spec
+    system = SYSTEMS[name]
+    job = system.job(model, engine, trial_streams=True)
+    runs = [runner.run(job, trials=size, seed=seed, cell=(*cell, b), threads=threads, progress=False)[0]
+            for b in range(batches)]
+    total = np.sum(runs, axis=0)
+    slot = _slot(system, model, job, path, len(total), engine)
+    info = RunInfo(trials=batches * size, seed=seed, cell=tuple(cell), chunks=batches,
+                   extra={"pairing": f"trial streams, {batches} batches"})
+    return system.build(model, job, total, info, engine), np.array([r[slot] for r in runs], dtype=np.int64)
+
+
+def _run_batched_cells(specs: dict, executor, progress, label: str) -> tuple[dict, dict]:
+    """:func:`simulate_batches` of ``{index: spec}`` through ``executor``; ({index: result}, {index: successes per
+    batch}).  The numbers never depend on the executor."""
+    from ..reports.executor import LocalExecutor
+
+    keys = list(specs)
+    results, wins = {}, {}
+    total = sum(spec[3] * spec[4] for spec in specs.values())
+    with _bar(total, progress, label) as bar:
+        for i, (res, per_batch) in (executor or LocalExecutor()).map(simulate_batches, [specs[k] for k in keys]):
+            results[keys[i]], wins[keys[i]] = res, per_batch
+            bar.update(res.trials)
+    return {k: results[k] for k in keys}, {k: wins[k] for k in keys}
+
+
+def rank_batches(trials: int, engine: str) -> tuple[int, int]:
+    """(batches, trials per batch) of a paired ranking: :func:`batch_plan`'s whole blocks on the kernel once
+    ``trials`` fills 30 of them, else 30 batches of ``⌈trials / 30⌉`` trials (trial streams need no whole blocks)."""
+    if engine == "kernel" and trials >= MIN_BATCHES * BLOCK_TRIALS:
+        return batch_plan(trials)
+    return MIN_BATCHES, -(-int(trials) // MIN_BATCHES)
+
+
+def behind_the_best(per_batch: np.ndarray, best: int, delta: float) -> list[dict]:
+    """Each option's score behind option ``best`` (fractions), paired by batch means: ``per_batch[i, b]`` is option
+    ``i``'s weighted score in batch ``b``, every option meeting opponent j on the same dice in batch b; a Student t
+    95 % interval with B − 1 degrees of freedom.  ``within_delta``: the interval's upper end is at most ``delta``."""
+    from scipy import stats
+
+    batches = per_batch.shape[1]
+    quantile = float(stats.t.ppf(0.975, batches - 1))
+    out = []
+    for i in range(per_batch.shape[0]):
+        d = per_batch[best] - per_batch[i]
+        mean, half = float(d.mean()), quantile * float(d.std(ddof=1)) / math.sqrt(batches)
+        out.append({"behind_best": mean, "behind_lo": mean - half, "behind_hi": mean + half,
+                    "within_delta": bool(i == best or mean + half <= delta)})
+    return out
+
+
 def _run_cells(system: System, models: dict, cell: tuple, kwargs: dict, executor, progress, label: str) -> dict:
     """Simulate ``{index: model}`` through ``executor`` (default: this process); ``{index: result}``.
 
@@ -722,17 +778,24 @@ def _meta_row(rows, w, trials, batch_size) -> dict:
 def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: str = "score",
          trials: int = DEFAULT_TRIALS, seed: int = 0, precision: float | None = None, engine: str = "kernel",
          threads: int | None = None, progress: bool | None = None, cell: tuple = (), executor=None,
-         source: str = "rank") -> RankResult:
+         indifference: float = 1.0, source: str = "rank") -> RankResult:
     """Rank options against a weighted meta of opponents.
 
     Score = Σ w_j P(option wins against opponent j) with weights normalised to 1, and its MOVER-
-    Wilson 95 % interval (cells are independent runs, cell ``(*cell, i, j)``).  Points efficiency =
+    Wilson 95 % interval.  Every option meets opponent j on the same dice (stream ``(*cell, j)``, batch b of
+    30 or more on ``(*cell, j, b)``), so each option's score behind the best one gets a paired interval by
+    batch means (:func:`behind_the_best`), and ``within_delta`` says which options are within ``indifference``
+    percentage points of the best by that interval.  With ``precision`` the cells run until precise enough, on
+    streams of their own (``(*cell, i, j)``), without the paired columns.  Points efficiency =
     100 × score / the option's points (win probability per 100 points), interval scaled alike.
     ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.  ``executor``: where the cells
     run (as for :func:`matrix`).
     """
     _check_choice(source, "side", side, ("attacker", "defender"))
     _check_choice(source, "by", by, ("score", "per_100_points"))
+    if isinstance(indifference, bool) or not isinstance(indifference, (int, float)) or not 0 < indifference <= 50:
+        raise UserError(source, "indifference", f"{indifference!r}",
+                        "a number of percentage points above 0, at most 50")
     specs, w = meta_weights(meta, weights, source)
     system, base_model = _matchup_system(base, source)
     opts = _forces(system, options, side, "options", source)
@@ -742,7 +805,14 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
     cells, rows, notes = [], [], []
     models = {(i, j): _pair(system, side, o, m, base_model) for i, o in enumerate(opts) for j, m in enumerate(opps)}
-    results = _run_cells(system, models, cell, kwargs, executor, progress, "rank")
+    if precision is None:  # paired: the stream of a cell never depends on the option
+        batches, size = rank_batches(trials, engine)
+        specs = {(i, j): (system.name, models[(i, j)], (*cell, j), batches, size, seed, engine, threads, path)
+                 for (i, j) in models}
+        results, wins = _run_batched_cells(specs, executor, progress, "rank")
+        trials = batches * size
+    else:
+        results, wins = _run_cells(system, models, cell, kwargs, executor, progress, "rank"), None
     for i, name in enumerate(o_names):
         probs = [results[(i, j)][path] for j in range(len(opps))]
         for j, p in enumerate(probs):
@@ -758,6 +828,12 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         rows.append({"option": name, "points": points, "score": score, "ci95_lo": lo, "ci95_hi": hi,
                      "per_100_points": score * scale, "per_100_points_lo": lo * scale,
                      "per_100_points_hi": hi * scale} | _points_columns(trades, w))
+    if wins is not None:
+        per_batch = np.array([[sum(w[j] * wins[(i, j)][b] for j in range(len(opps))) / size for b in range(batches)]
+                              for i in range(len(opts))])
+        best = int(np.argmax([row["score"] for row in rows]))
+        for row, behind in zip(rows, behind_the_best(per_batch, best, indifference / 100)):
+            row.update(behind)
     frame = pd.DataFrame(rows)
     if frame[by].isna().any():
         missing = ", ".join(frame.option[frame[by].isna()])
@@ -770,7 +846,9 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
                       system=system.name, trials=trials, seed=seed, frame=frame,
                       title=f"{len(opts)} options against a meta of {len(opps)}", notes=cell_notes(notes),
                       meta={"side": side, "by": by, "quantity": "/".join(path), "cell": list(cell),
-                            "engine": engine})
+                            "engine": engine, "indifference": indifference,
+                            "paired": f"batch means, {batches} batches, same dice per opponent" if wins is not None
+                            else None})
 
 
 def cumulative(result) -> CumulativeResult:

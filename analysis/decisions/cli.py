@@ -63,6 +63,7 @@ class ScenarioCompareDefinition(StrictModel):
 class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
+    indifference: float = Field(1.0, gt=0, le=50)  # percentage points: "within δ of the best" (paired)
     options: list[FilePath] = Field(max_length=MAX_FORCES)
     opponents: list[Opponent] = Field(max_length=MAX_FORCES)
 
@@ -238,7 +239,7 @@ def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, s
         result = api.rank([resolve(o) for o in d.options], [resolve(o.force) for o in d.opponents],
                           weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
                           side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, executor=executor,
-                          source=source)
+                          indifference=d.indifference, source=source)
     _emit(result, as_json, as_csv, plot_path, d.title)
 
 

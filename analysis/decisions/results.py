@@ -436,6 +436,13 @@ class RankResult(DecisionResult):
                               "chance to win (meta)": _texts(t, "score", "ci95_lo", "ci95_hi"),
                               "chance per 100 points": _texts(t, "per_100_points", "per_100_points_lo",
                                                               "per_100_points_hi")})
+        if "behind_best" in t:  # paired by batch means: every option met each opponent on the same dice
+            delta = self.meta.get("indifference", 1.0)
+            shown["behind the best (paired)"] = ["best" if r == 1 else percent(b, lo, hi, "points")
+                                                 for r, b, lo, hi in zip(t["rank"], t.behind_best, t.behind_lo,
+                                                                         t.behind_hi)]
+            shown[f"within {delta:g} point{'s' if delta != 1 else ''} of the best"] = [
+                "yes" if within else "no" for within in t.within_delta]
         if "points_swing" in t:
             for column, label in POINTS_LABELS.items():
                 shown[label] = _points_texts(t, column)
