@@ -16,7 +16,7 @@ from analysis.user_text import printable
 from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
 from kernels import t9a as _kernel
 
-from .exact import charge_table, check_values
+from .exact import MAX_TABLE_VALUES, charge_table, check_values
 from .layout import build_layout, kernel_arrays
 from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
 from .results import T9AResult, build_result
@@ -111,9 +111,6 @@ def trace(scenario, seed: int = 0) -> str:
     from . import reference
 
     return printable(reference.trace(_model(scenario), *stream_key(seed)))
-
-
-MAX_TABLE_VALUES = 1000  # distances or Advance Rates of one t9a-table
 
 
 def _floats(text: str, what: str) -> list[float]:
