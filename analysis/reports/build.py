@@ -595,8 +595,12 @@ def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict],
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``."""
+    from ..arguments import check_flag, check_path
     from ..extras import require
 
+    check_path("report", report.source if isinstance(report, Report) else report)
+    check_path("out", out, none_ok=True)
+    check_flag("progress", progress, none_ok=True)
     if not isinstance(report, Report):
         report = load_report(report)
     require("parquet", shown_path(report.source))  # before anything is computed or written

@@ -45,6 +45,9 @@ RESERVED_OPTIONS = {"scenario", "trials", "seed", "cell", "progress"}
 
 def cell_key(name: str) -> int:
     """The stable integer that keys a cell's random streams (first 63 bits of SHA-256)."""
+    from ..arguments import check_instance
+
+    check_instance("name", name, (str,), "a cell name (text)")
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") >> 1
 
 
@@ -361,6 +364,9 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
 def load_report(path: str | Path) -> Report:
     """Read and validate a report definition (a file, or a shipped one by name: ``reports/demo``) and every
     scenario it names (one UserError if not)."""
+    from ..arguments import check_path
+
+    check_path("path", path)
     path = Path(locate(path))
     data, source = read_toml(path)
     model = validate(ReportModel, data, source)

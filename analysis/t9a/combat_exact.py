@@ -99,6 +99,10 @@ def _mixture(counts: dict, per_count) -> dict:
     return dict(out)
 
 
+def _number(p: Fraction, exact: bool):
+    return p if exact else float(p)
+
+
 def _numbers(dist: dict, exact: bool) -> dict:
     return dist if exact else {v: float(p) for v, p in dist.items()}
 
@@ -245,10 +249,10 @@ def _round(combat: CombatSpec, state: tuple[int, int], round_no: int, exact: boo
     return dist
 
 
-#: The most steps (:func:`fight_work`) a fight may take: a few seconds of floats (some 2·10⁷ steps a second
-#: on one laptop core), or of fractions with ``exact=True`` (about 3·10⁶ a second).
-MAX_FIGHT_WORK = 200_000_000
-MAX_EXACT_FIGHT_WORK = 20_000_000
+#: The most steps (:func:`fight_work`) a fight may take: a few seconds of one core (some 2·10⁷ steps a second
+#: in floats, 4·10⁶ in fractions with ``exact=True``), half a minute at most on a busy machine.
+MAX_FIGHT_WORK = 100_000_000
+MAX_EXACT_FIGHT_WORK = 25_000_000
 _STATE_STEPS = 4  # a state's own work at a step (its models, its damage tables), in steps
 _END_STEPS = 40  # a state's work at the end of a round (Combat Score, Break Test, flee), in steps
 
@@ -326,7 +330,7 @@ def fight(combat: CombatSpec, shot_hp: int = 0, exact: bool = False) -> dict:
                                                     "r1_margin", "ends_in_round")}
     start = (combat.a.start_hp - shot_hp, combat.b.start_hp)
     alive = {start: ONE if exact else 1.0}
-    tables = {}
+    tables, memo = {}, {}
 
     def end(ends, ha, hb, p):
         hists["hp_lost_a"][start[0] - ha] += p
@@ -336,13 +340,13 @@ def fight(combat: CombatSpec, shot_hp: int = 0, exact: bool = False) -> dict:
     for round_no in range(1, combat.rounds + 1):
         carry = defaultdict(lambda: zero)
         for (ha0, hb0), p0 in alive.items():
-            static = [rank_bonus(u, u.models_left(h), combat.rank_bonus_cap) for u, h in zip(units, (ha0, hb0))]
+            static = [_rank_bonus(combat, memo, i, u.models_left(h)) for i, (u, h) in enumerate(zip(units, (ha0, hb0)))]
             for (ha, hb), p in _round(combat, (ha0, hb0), round_no, exact, tables).items():
                 p = p0 * p
                 if round_no == 1:
                     hists["hp_lost_a_r1"][start[0] - ha] += p
                     hists["hp_lost_b_r1"][start[1] - hb] += p
-                held = _end_of_round(combat, round_no, (ha0, hb0), (ha, hb), static, p, out, hists)
+                held = _end_of_round(combat, round_no, (ha0, hb0), (ha, hb), static, p, out, hists, memo)
                 if held:
                     carry[ha, hb] += held
                 if held != p:
@@ -360,9 +364,22 @@ def fight(combat: CombatSpec, shot_hp: int = 0, exact: bool = False) -> dict:
     return out
 
 
-def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, out: dict, hists):
+def _memo(memo: dict, key: tuple, compute):
+    """``compute()``, once per fight and ``key`` (small whole numbers: hashing the whole combat each time is slow)."""
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _rank_bonus(combat: CombatSpec, memo: dict, side: int, models: int) -> int:
+    unit = combat.units()[side]
+    return _memo(memo, ("rank", side, models), lambda: rank_bonus(unit, models, combat.rank_bonus_cap))
+
+
+def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, out: dict, hists, memo: dict):
     """§C6–§C8 for one end-of-round state of probability ``p``: adds the outcomes of the fights that end
-    here to ``out`` and returns the probability that the fight goes on from it (a tie, or the loser holds)."""
+    here to ``out`` and returns the probability that the fight goes on from it (a tie, or the loser holds);
+    ``memo``: the fight's own memo (:func:`_memo`)."""
     units = combat.units()
     models = [u.models_left(h) for u, h in zip(units, after)]
     first = round_no == 1
@@ -379,8 +396,7 @@ def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, o
                 out[f"r1_{winner}_wins"] += p
         return 0
     lost = [b - a for b, a in zip(before, after)]
-    bonus = static if combat.static_rank_bonus else [rank_bonus(u, m, combat.rank_bonus_cap)
-                                                      for u, m in zip(units, models)]
+    bonus = static if combat.static_rank_bonus else [_rank_bonus(combat, memo, i, m) for i, m in enumerate(models)]
     scores = [lost[1] + int(first) + bonus[0] + combat.a.standard + combat.a.battle_standard,
               lost[0] + bonus[1] + combat.b.standard + combat.b.battle_standard]
     if first:
@@ -393,26 +409,30 @@ def _end_of_round(combat: CombatSpec, round_no: int, before, after, static, p, o
     winner, loser = "ab"[w], "ab"[1 - w]
     if first:
         out[f"r1_{winner}_wins"] += p
-    q = p_break(units[1 - w], models[1 - w], units[w], models[w], abs(scores[0] - scores[1]), combat)
-    broke = p * (q if isinstance(p, Fraction) else float(q))
+    margin = abs(scores[0] - scores[1])
+    exact = isinstance(p, Fraction)
+    q = _memo(memo, ("break", w, models[1 - w], models[w], margin, exact),
+              lambda: _number(p_break(units[1 - w], models[1 - w], units[w], models[w], margin, combat), exact))
+    broke = p * q
     if broke:
         for key in (f"{winner}_wins", f"{loser}_breaks") + ((f"r1_{loser}_breaks",) if first else ()):
             out[key] += broke
-        _flee(combat, 1 - w, after[1 - w], broke, first, out)
+        _flee(combat, 1 - w, after[1 - w], broke, first, out, memo)
     return p - broke
 
 
-def _flee(combat: CombatSpec, side: int, hp_left: int, p, first: bool, out: dict) -> None:
+def _flee(combat: CombatSpec, side: int, hp_left: int, p, first: bool, out: dict, memo: dict) -> None:
     """§C8: how a broken unit of probability ``p`` ends: removed (beta switch), caught, or fled and rallied."""
     units = combat.units()
     loser, winner, name = units[side], units[1 - side], "ab"[side]
-    if combat.decimated_flee == "removed" and decimated(loser, hp_left):
+    cut_down = decimated(loser, hp_left)
+    if combat.decimated_flee == "removed" and cut_down:
         out[f"{name}_destroyed"] += p
         return
-    caught = p_caught(loser.swiftstride, winner.swiftstride) if combat.pursue else Fraction(0)
-    rally = p_rally(loser, hp_left, combat)
-    if not isinstance(p, Fraction):
-        caught, rally = float(caught), float(rally)
+    exact = isinstance(p, Fraction)
+    caught = _memo(memo, ("caught", side, exact), lambda: _number(
+        p_caught(loser.swiftstride, winner.swiftstride) if combat.pursue else Fraction(0), exact))
+    rally = _memo(memo, ("rally", side, cut_down, exact), lambda: _number(p_rally(loser, hp_left, combat), exact))
     out[f"{name}_caught"] += p * caught
     out[f"{name}_destroyed"] += p * caught
     if first:
