@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .arguments import check_choice, check_flag, check_instance, check_whole
+from .arguments import check_choice, check_flag, check_whole
 from .errors import ArgumentError
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
@@ -216,7 +216,7 @@ class Result:
         :meth:`to_dict`, when the caller has it already)."""
         from .headline import sentences
 
-        _check_data(data)
+        _check_data(self, data)
         return sentences(self.to_dict() if data is None else data)
 
     def readable_rows(self, data: dict | None = None) -> list[dict]:
@@ -224,7 +224,7 @@ class Result:
         :meth:`headline`)."""
         from .labels import readable_rows, sides_of
 
-        _check_data(data)
+        _check_data(self, data)
         return readable_rows(self.system, self.rows(), sides_of(self.to_dict() if data is None else data))
 
     def text(self, distributions: bool = False, at_least: bool = False) -> str:
@@ -285,9 +285,12 @@ class Result:
                               sides=sides_of(self.to_dict()))
 
 
-def _check_data(data) -> None:
-    """``data`` of :meth:`Result.headline` and :meth:`Result.readable_rows`: None or the result's ``to_dict()``."""
-    check_instance("data", data, (dict, type(None)), "None or the result's to_dict()")
+def _check_data(result: Result, data) -> None:
+    """``data`` of :meth:`Result.headline` and :meth:`Result.readable_rows`: None or the result's ``to_dict()``
+    (a dict of its system holding every section of its tree)."""
+    if data is not None and not (isinstance(data, dict) and data.get("system") == result.system
+                                 and all(key in data for key in result.tree)):
+        raise ArgumentError("data", data, "None or this result's to_dict()")
 
 
 def _value_text(value) -> str:

@@ -170,7 +170,9 @@ class TurnResult(EpicResult):
         """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals (``data``:
         :meth:`to_dict`, when the caller has it already)."""
         from ..headline import sentences
+        from ..result import _check_data
 
+        _check_data(self, data)
         return sentences(self.to_dict() if data is None else data, self.rows())  # rows, not table(): no pandas
 
 

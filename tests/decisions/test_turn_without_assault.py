@@ -14,11 +14,12 @@ from analysis.reports.definition import to_toml
 
 TURNS = Path(str(files("analysis").joinpath("scenarios"))) / "epic" / "turns"
 SHOOT_FIRST = TURNS / "devastators_then_assault_marines.toml"
+THREE_ACTIVATIONS = TURNS / "devastators_shoot_first.toml"  # Devastators and Tacticals shoot, Assault engages
 
 
 def _shooting_turn(tmp_path: Path, name: str, shooters: tuple[str, ...]) -> Path:
     """The shipped turn with only the shooting activations of ``shooters`` left (no engage)."""
-    data = tomllib.loads(SHOOT_FIRST.read_text())
+    data = tomllib.loads(THREE_ACTIVATIONS.read_text())
     data["turn"] = [a for a in data["turn"] if a["formation"] in shooters]
     assert data["turn"] and all(a["action"] != "engage" for a in data["turn"])
     path = tmp_path / f"{name}.toml"

@@ -22,14 +22,23 @@ from hypothesis import strategies as st
 import wargame_odds as wo
 from analysis.errors import ArgumentError, UserError
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios"
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "analysis" / "scenarios"
 EPIC = SCENARIOS / "epic" / "assault_marines_vs_warband.toml"
 GDB = SCENARIOS / "gdb" / "cavalry_vs_square.toml"
 T9A = SCENARIOS / "t9a" / "single_charge_9in.toml"
 T9A_COMBAT = SCENARIOS / "t9a" / "knights_charge_spear_block.toml"
 TACTICAL, WARBAND = "netea:space-marine-codex-astartes/tactical", "netea:ork-war-horde/warband"
 ASSAULT = "netea:space-marine-codex-astartes/assault"
-REPORT = SCENARIOS / "reports" / "demo.toml"
+#: A report of one small cell (the shipped demo takes minutes).
+SMALL_REPORT = f'''title = "small"
+trials = 4096
+
+[[cells]]
+kind = "scenario"
+name = "charge"
+scenario = "{T9A}"
+'''
 MAX_SECONDS = 60  # one call, on a busy machine
 MAX_RSS_KIB = 4 * 1024 * 1024
 RAW = ("\x1b", "\x07", "\u202e", "\x00")
@@ -84,8 +93,8 @@ VALID = {
     "wo.t9a.trace": ((T9A,), {}),
     "wo.t9a.charge_table": (([8, 9], [5]), {}),
     "wo.t9a.exact_combat": ((T9A_COMBAT,), {}),
-    "wo.reports.build": ((REPORT,), {"out": "<tmp>"}),
-    "wo.reports.load_report": ((REPORT,), {}),
+    "wo.reports.build": (("<report>",), {"out": "<tmp>"}),
+    "wo.reports.load_report": (("<report>",), {}),
     "wo.reports.cell_key": (("cell",), {}),
     "wo.reports.make_executor": ((), {}),
     "wo.labels.quantity_label": (("epic", "destroyed"), {}),
@@ -183,8 +192,12 @@ def _call(name: str, tmp_path: Path, replace: tuple[str, object] | None = None):
         function = PUBLIC[name]
         args, kwargs = VALID[name]
         params = list(inspect.signature(function).parameters.values())
-    args = [a() if callable(a) and getattr(a, "__name__", "") == "<lambda>" else a for a in args]
-    kwargs = {k: (str(tmp_path / "out") if v == "<tmp>" else v) for k, v in kwargs.items()}
+    report = tmp_path / "small.toml"
+    report.write_text(SMALL_REPORT)
+    places = {"<tmp>": str(tmp_path / "out"), "<report>": report}
+    args = [a() if callable(a) and getattr(a, "__name__", "") == "<lambda>" else places.get(a, a)
+            if isinstance(a, str) else a for a in args]
+    kwargs = {k: places.get(v, v) if isinstance(v, str) else v for k, v in kwargs.items()}
     if replace is not None:
         key, value = replace
         value = itertools.count() if value is ENDLESS else range(10**8) if value is HUGE else value
@@ -204,6 +217,11 @@ def _parameters(name: str) -> list[inspect.Parameter]:
 
 
 def _check_outcome(name: str, key: str, value, tmp_path: Path) -> None:
+    """Call ``name`` with argument ``key`` = ``value`` in ``tmp_path`` (a path it takes as valid, "no" or
+    "two\\nlines", is written there, never into the checkout) and check the promises."""
+    if value is None and inspect.signature(PUBLIC[name]).parameters[key].default is None:
+        return  # the default: what the valid call does
+    before = sorted(ROOT.iterdir())
     start = time.monotonic()
     detail = f"{name}({key}={value!r:.60})"
     try:
@@ -213,6 +231,7 @@ def _check_outcome(name: str, key: str, value, tmp_path: Path) -> None:
         refused = str(exc)
     took = time.monotonic() - start
     assert took < MAX_SECONDS, detail
+    assert sorted(ROOT.iterdir()) == before, f"{detail}: wrote into the checkout"
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < MAX_RSS_KIB, detail
     annotation = str(inspect.signature(PUBLIC[name]).parameters[key].annotation)
     if value not in (ENDLESS, HUGE):
@@ -234,14 +253,16 @@ def test_every_public_function_has_valid_arguments_here():
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))
-def test_valid_arguments_work(name, tmp_path):
+def test_valid_arguments_work(name, tmp_path, monkeypatch):
     """The valid arguments of each function run (so a refusal below is the hostile value's doing)."""
+    monkeypatch.chdir(tmp_path)
     _call(name, tmp_path)
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))
-def test_none_and_a_wrong_type_for_each_argument_are_refused_in_one_line(name, tmp_path):
+def test_none_and_a_wrong_type_for_each_argument_are_refused_in_one_line(name, tmp_path, monkeypatch):
     """Every argument in turn given ``None``, an ``object()`` and a truthy text: returns or one line."""
+    monkeypatch.chdir(tmp_path)
     for param in _parameters(name):
         for value in (None, object(), "no"):
             _check_outcome(name, param.name, value, tmp_path)
@@ -251,8 +272,9 @@ def test_none_and_a_wrong_type_for_each_argument_are_refused_in_one_line(name, t
 @settings(max_examples=12, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_hostile_values_are_refused_in_one_line_in_bounded_time(name, tmp_path, data):
+def test_hostile_values_are_refused_in_one_line_in_bounded_time(name, tmp_path, monkeypatch, data):
     """Any argument, any hostile value (NaN, infinity, 2**64, 2000.5, huge and endless iterables, hostile text)."""
+    monkeypatch.chdir(tmp_path)
     params = _parameters(name)
     if not params:
         return
