@@ -5,7 +5,6 @@ here, so that any module may use them.
 """
 from __future__ import annotations
 
-import math
 import numbers
 import os
 from collections.abc import Iterable
@@ -13,9 +12,9 @@ from itertools import islice
 
 from .errors import ArgumentError
 
-MAX_PATH_CHARS = 1024  # as a file path of an input file (analysis.scenario)
-MAX_NAME_CHARS = 80  # as a name in a definition file (analysis.bounds.MAX_NAME_CHARS)
-#: Characters that break a line: a name holding one would fake lines of every text output.
+MAX_PATH_CHARS = 1024  # a file path, of an input file or an argument (analysis.scenario reads with it)
+MAX_NAME_CHARS = 80  # a name: in a definition file (analysis.bounds) or an argument
+#: Characters that break a line: a name or title holding one would fake lines of every text output.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
@@ -32,14 +31,6 @@ def check_whole(name: str, value, low: int, high: int, none_ok: bool = False) ->
         return
     if isinstance(value, bool) or not _is_int(value) or not low <= value <= high:
         raise ArgumentError(name, value, f"a whole number from {low:,} to {high:,}" + (" or None" if none_ok else ""))
-
-
-def check_number(name: str, value, low: float, high: float, none_ok: bool = False) -> None:
-    """``value`` is a finite number (not a bool) from ``low`` to ``high``."""
-    if none_ok and value is None:
-        return
-    if isinstance(value, bool) or not _is_real(value) or not math.isfinite(value) or not low <= value <= high:
-        raise ArgumentError(name, value, f"a number from {low:g} to {high:g}" + (" or None" if none_ok else ""))
 
 
 def check_path(name: str, value, none_ok: bool = False) -> None:

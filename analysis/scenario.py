@@ -11,6 +11,7 @@ from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .arguments import MAX_PATH_CHARS  # one cap for input files and the path arguments of the API
 from .bounds import MAX_TEXT_CHARS
 from .errors import ArgumentError, UserError
 
@@ -18,7 +19,6 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Limits on every input file (documented in README.md, "Limits and safety").
 MAX_FILE_BYTES = 4 * 1024 * 1024  # scenario, report, matrix, force, base and table files
-MAX_PATH_CHARS = 1024
 MAX_TOML_DEPTH = 24  # tables and arrays nested in each other
 MAX_KEY_CHARS = 200
 MAX_TOML_INT = 2**53  # larger integers are rejected before any model sees them
