@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 # MAX_NAME_CHARS, 80: a name (formation, unit group, charger, target, support, option label, weapon), one value for
 # files and the API's arguments; LINE_BREAKS: what a name or title may not hold.
 from .arguments import LINE_BREAKS, MAX_NAME_CHARS
+from .run_limits import MAX_SEED, SEED_RANGE
 
 MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers
 MAX_EXTRA_ATTACKS = 10  # Epic: extra attacks of one weapon line (TP 2.2.3)
@@ -103,6 +104,15 @@ def _probability_key(value):
         raise ValueError(f"got {value}; allowed: a probability from 0 to 1, or a percentage from 1 to 100")
     return value
 
+
+def _seed(value: int) -> int:
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"{value} is out of range; allowed: a whole number from {SEED_RANGE}")
+    return value
+
+
+#: A seed in a definition file, in the one range (and wording) of the command line and the API.
+Seed = Annotated[int, AfterValidator(_seed)]
 
 #: A probability key of a scenario: 0.6 or 60 (a percentage) alike.
 ProbabilityKey = Annotated[float, BeforeValidator(_probability_key), Field(ge=0, le=1)]

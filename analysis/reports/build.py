@@ -595,11 +595,11 @@ def _readable_distributions(system: str, dists: pd.DataFrame, specs: list[dict],
 def build(report: Report | str | Path, out: str | Path | None = None, executor=None,
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``."""
-    from ..arguments import check_flag, check_path
+    from ..arguments import check_flag, check_instance
     from ..extras import require
 
-    check_path("report", report.source if isinstance(report, Report) else report)
-    check_path("out", out, none_ok=True)
+    check_instance("report", report, (Report, str, os.PathLike), "a report definition: a path or a loaded Report")
+    check_instance("out", out, (str, os.PathLike, type(None)), "an output folder (str or pathlib.Path) or None")
     check_flag("progress", progress, none_ok=True)
     if not isinstance(report, Report):
         report = load_report(report)
