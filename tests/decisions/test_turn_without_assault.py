@@ -5,8 +5,10 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import analysis.epic as epic
+from analysis.cli import main
 from analysis.decisions import compare
 from analysis.epic.turn_result import ASSAULT_KEYS
 from analysis.errors import ArgumentError, UserError
@@ -42,6 +44,18 @@ def test_compare_refuses_a_turn_without_an_assault_in_one_sentence(tmp_path, oth
     assert "casualties, blast markers and broken or destroyed" in message
     with pytest.raises(UserError, match="option_b.*'devastators' is a turn without an assault"):
         compare(SHOOT_FIRST, a, trials=400, method="exact-pairs")
+
+
+def test_the_compare_command_refuses_it_in_one_line_exit_2(tmp_path):
+    """``wargame-odds compare`` on such a definition: exit 2, one line, no traceback (was an internal KeyError)."""
+    a = _shooting_turn(tmp_path, "devastators", ("Devastators",))
+    definition = tmp_path / "compare.toml"
+    definition.write_text(f'system = "epic"\ntitle = "shoot or shoot"\noption_a = "{a.name}"\n'
+                          f'option_b = "{SHOOT_FIRST}"\n')
+    result = CliRunner().invoke(main, ["compare", str(definition), "--trials", "400"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is a turn without an assault" in lines[0] and "Traceback" not in result.stderr
 
 
 def test_a_turn_without_an_assault_lists_no_outcome_after_the_assault(tmp_path):
