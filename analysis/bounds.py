@@ -14,6 +14,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
+# MAX_NAME_CHARS, 80: a name (formation, unit group, charger, target, support, option label, weapon), one value for
+# files and the API's arguments; LINE_BREAKS: what a name or title may not hold.
+from .arguments import LINE_BREAKS, MAX_NAME_CHARS
+from .run_limits import MAX_SEED, SEED_RANGE
+
 MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers
 MAX_EXTRA_ATTACKS = 10  # Epic: extra attacks of one weapon line (TP 2.2.3)
 MAX_SPEED_CM = 200  # Epic: unit speed
@@ -23,7 +28,6 @@ MAX_TABLE_TOTAL = 1000  # GdB tables: a band edge (modified dice total)
 MAX_DISTANCE = 1000.0  # GdB: distances, moves and ranges (table units)
 MAX_TURNS = 10.0  # GdB: a time in turns
 MAX_STRENGTH = 500  # GdB: figures of a unit (also casualties this phase)
-MAX_NAME_CHARS = 80  # a name: formation, unit group, charger, target, support, option label (weapon names too)
 MAX_TITLE_CHARS = 200  # a title: scenario, report, report cell
 MAX_DESCRIPTION_CHARS = 10_000  # a report's description
 MAX_TEXT_CHARS = 1024  # any other text of an input file (paths, references, options): as long as a path may be
@@ -47,7 +51,7 @@ RangeScale = Annotated[int, Field(ge=0, le=1000)]  # GdB: a range band's casualt
 
 def _one_line(text: str) -> str:
     """Names and titles are one line: a line break in one would fake lines of every text output."""
-    if any(c in text for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+    if any(c in text for c in LINE_BREAKS):
         raise ValueError("a line break in a name or title; allowed: one line of text")
     return text
 
@@ -100,6 +104,15 @@ def _probability_key(value):
         raise ValueError(f"got {value}; allowed: a probability from 0 to 1, or a percentage from 1 to 100")
     return value
 
+
+def _seed(value: int) -> int:
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"{value} is out of range; allowed: a whole number from {SEED_RANGE}")
+    return value
+
+
+#: A seed in a definition file, in the one range (and wording) of the command line and the API.
+Seed = Annotated[int, AfterValidator(_seed)]
 
 #: A probability key of a scenario: 0.6 or 60 (a percentage) alike.
 ProbabilityKey = Annotated[float, BeforeValidator(_probability_key), Field(ge=0, le=1)]

@@ -18,7 +18,7 @@ import click
 from . import gc_pause
 from .errors import UserError, one_line
 from .user_text import elide, printable, result_csv
-from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS
+from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE
 
 SYSTEMS = {
     "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and whole turns ([[turn]]).",
@@ -161,14 +161,26 @@ class ProbabilityValue(FiniteFloatRange):
         return super().convert(number, param, ctx)
 
 
+class SeedValue(click.ParamType):
+    """A seed: a whole number in the one range of every seed (:data:`~analysis.run_limits.SEED_RANGE`)."""
+
+    name = "seed"
+
+    def convert(self, value, param, ctx):
+        number = click.INT.convert(value, param, ctx)
+        if not 0 <= number <= MAX_SEED:
+            self.fail(f"{number} is not a whole number from {SEED_RANGE}", param, ctx)
+        return number
+
+
 class PrecisionValue(FiniteFloatRange):
-    """A 95 % half-width to reach: a fraction below 0.5 (0.005), or percentage points from 1 up to 50 (1 is ±1
-    point)."""
+    """A 95 % half-width to reach: a fraction above 0 up to 0.5 (0.005), or percentage points from 1 up to 50 (1 is
+    ±1 point)."""
 
     name = "precision"
 
     def __init__(self):
-        super().__init__(min=0, max=0.5, min_open=True, max_open=True)
+        super().__init__(min=0, max=0.5, min_open=True)
 
     def convert(self, value, param, ctx):
         from .bounds import as_precision
@@ -187,7 +199,7 @@ def simulation_options(fn):
     options = [
         click.option("--trials", "-n", type=click.IntRange(min=1, max=MAX_TRIALS), default=1_000_000, show_default=True,
                      help="Number of simulated trials (ignored with --precision)."),
-        click.option("--seed", "-s", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
+        click.option("--seed", "-s", type=SeedValue(), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
         click.option("--precision", type=PrecisionValue(), default=None,
                      help="Run until every side-level 95 % half-width is at most this: a fraction (0.005) or, "

@@ -6,9 +6,13 @@ reports, plots) goes through :func:`quantity_label`, :func:`group_label` and :fu
 from __future__ import annotations
 
 import math
+import numbers
 import tomllib
 from functools import lru_cache
 from importlib.resources import files
+
+from .arguments import check_choice, check_flag, check_instance
+from .errors import ArgumentError
 
 
 @lru_cache(maxsize=None)
@@ -17,11 +21,36 @@ def _labels() -> dict:
 
 
 def _system(system: str) -> dict:
+    check_instance("system", system, (str,), "a rule system's name: epic, gdb or t9a")
     return _labels().get(system, {})
+
+
+def _texts(**named) -> None:
+    """Each argument is text (a key of the result tree, a path or a name)."""
+    for name, value in named.items():
+        check_instance(name, value, (str,), "text")
+
+
+def _sides(sides) -> None:
+    check_instance("sides", sides, (dict, type(None)), "None or {formation name: side}")
+
+
+def _numbers(**named) -> None:
+    """Each argument is a number or None (NaN and None show as n/a)."""
+    for name, value in named.items():
+        check_instance(name, value, (numbers.Real, type(None)), "a number or None")
+
+
+def _rows(rows, keys: tuple[str, ...]) -> list:
+    """Rows as the readers here take them: a list of dicts holding ``keys``."""
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) and all(k in r for k in keys) for r in rows):
+        raise ArgumentError("rows", rows, f"a list of dicts with the keys {', '.join(keys)}")
+    return rows
 
 
 def quantity_label(system: str, quantity: str) -> str:
     """``broken_after_end_phase`` → "broken after the end phase"."""
+    _texts(quantity=quantity)
     return _system(system).get("quantities", {}).get(quantity, str(quantity).replace("_", " "))
 
 
@@ -33,12 +62,15 @@ def action_name(action: str) -> str:
 def axis_label(system: str, quantity: str, entity: str = "") -> str:
     """The player's name for a distribution's values (casualties, blast markers, inches …): the
     ``[SYSTEM.axes]`` entry "ENTITY.QUANTITY", else "QUANTITY", else the quantity's label."""
+    _texts(quantity=quantity, entity=entity)
     axes = _system(system).get("axes", {})
     return axes.get(f"{entity}.{quantity}", axes.get(quantity, quantity_label(system, quantity)))
 
 
 def group_label(system: str, section: str, entity: str, sides: dict | None = None) -> str:
     """The heading a row belongs under: "Warband (defender)", "Knights (charger)", "Both sides"."""
+    _texts(section=section, entity=entity)
+    _sides(sides)
     readable_entity = str(entity).replace("_", " ").replace("/", " · ")
     if sides and entity in sides:
         return f"{entity} ({sides[entity]})"
@@ -53,6 +85,7 @@ def group_label(system: str, section: str, entity: str, sides: dict | None = Non
 
 def names(what: str) -> dict[str, str]:
     """Rule systems (``"systems"``) or report cell kinds (``"kinds"``) in words."""
+    check_choice("what", what, ("systems", "kinds"))
     return _labels()["names"][what]
 
 
@@ -96,6 +129,8 @@ def decisive_rows(system: str, table, sides: dict | None = None, engaged: dict |
 def percent(p: float, lo: float, hi: float, unit: str = "%") -> str:
     """"65.1 % [64.9, 65.3]": one decimal, two when the interval is narrower than 0.3 points
     (``unit="percentage points"`` for a difference of two probabilities)."""
+    _numbers(p=p, lo=lo, hi=hi)
+    _texts(unit=unit)
     if any(v is None or v != v for v in (p, lo, hi)):
         return "n/a"
     digits = 1 if hi - lo >= 0.003 else 2
@@ -104,12 +139,14 @@ def percent(p: float, lo: float, hi: float, unit: str = "%") -> str:
 
 def number(value: float, lo: float, hi: float) -> str:
     """A mean with its interval: "3.11 [3.09, 3.13]"."""
+    _numbers(value=value, lo=lo, hi=hi)
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (value, lo, hi)):
         return "n/a"
     return f"{value:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
 def estimate_text(kind: str, estimate: float, lo: float, hi: float) -> str:
+    check_choice("kind", kind, ("probability", "mean"))
     return percent(estimate, lo, hi) if kind == "probability" else number(estimate, lo, hi)
 
 
@@ -118,7 +155,10 @@ def readable_rows(system: str, table, sides: dict | None = None) -> list[dict]:
     ``quantity`` (readable), ``kind``, ``estimate`` (text with its interval) and the numbers.  Keys
     that always repeat another key's number (``same_as`` in labels.toml) are shown once, on that
     key's row."""
-    records = table.to_dict(orient="records") if hasattr(table, "to_dict") else table
+    _system(system)
+    _sides(sides)
+    records = _rows(table.to_dict(orient="records") if hasattr(table, "to_dict") else table,
+                    ("section", "entity", "quantity", "kind", "estimate", "ci95_lo", "ci95_hi"))
     same_as = _system(system).get("same_as", {})
     folded: dict[tuple, list[str]] = {}
     for r in records:
@@ -141,6 +181,7 @@ def readable_rows(system: str, table, sides: dict | None = None) -> list[dict]:
 
 def text_table(rows: list[dict]) -> str:
     """Rows under their group headings, estimates aligned."""
+    _rows(rows, ("group", "quantity", "text"))
     if not rows:
         return ""
     width = max(len(r["quantity"]) for r in rows) + 2
@@ -156,6 +197,8 @@ def text_table(rows: list[dict]) -> str:
 def sides_of(data: dict, engaged_only: bool = False) -> dict[str, str]:
     """{formation name: "attacker" | "defender"} from a result's ``to_dict()`` (Epic; else empty); ``engaged_only``:
     the formations that fight in the assault (role ``engaged``), whose side a "wins" is about."""
+    check_instance("data", data, (dict,), "a result's to_dict()")
+    check_flag("engaged_only", engaged_only)
     formations = data.get("formations", {})
     return {name: f["side"] for name, f in formations.items() if isinstance(f, dict) and "side" in f
             and (not engaged_only or f.get("role", "engaged") == "engaged")}
@@ -163,6 +206,7 @@ def sides_of(data: dict, engaged_only: bool = False) -> dict[str, str]:
 
 def html_table(rows: list[dict]) -> str:
     """Rows under their group headings as an HTML table (notebooks)."""
+    _rows(rows, ("group", "quantity", "text"))
     import html
 
     out, group = ["<table><tr><th>quantity</th><th>estimate [95 % interval]</th></tr>"], None
@@ -184,6 +228,8 @@ def field_words(path: str, data: dict | None = None) -> str:
     item when ``data`` (the scenario as a dict) gives it a name (``formations[2]`` → "Warband")."""
     from .decisions.fieldpath import ByName, parse
 
+    _texts(path=path)
+    check_instance("data", data, (dict, type(None)), "None or the scenario as a dict")
     try:
         parts = parse(path)
     except ValueError:
@@ -225,6 +271,9 @@ def result_words(system: str, path: str, sides: dict | None = None) -> str:
     ``sides``, {formation: side}, from the result), ``formations[Warband].destroyed`` → "Warband: destroyed"."""
     from .decisions.fieldpath import parse
 
+    _system(system)
+    _texts(path=path)
+    _sides(sides)
     try:
         parts = [str(p) for p in parse(path)]
     except ValueError:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .arguments import check_choice, check_flag, check_whole
+from .errors import ArgumentError
 from .estimates import Distribution, Mean, Probability
 from .runner import RunInfo
 from .user_text import printable
@@ -144,11 +146,17 @@ class Result:
         """"At least N" (or ``kind="at_most"``) table of one distribution, with intervals."""
         import pandas as pd
 
-        leaf = self[tuple(path)]
+        check_choice("kind", kind, ("at_least", "at_most"))
+        distributions = "the keys of a distribution of this result, e.g. " + ", ".join(
+            [repr("/".join(p)) for p, leaf in self.leaves() if isinstance(leaf, Distribution)][:4])
+        if not path or not all(isinstance(key, str) for key in path):
+            raise ArgumentError("path", path, distributions)
+        try:
+            leaf = self[tuple(path)]
+        except (KeyError, TypeError):
+            leaf = None
         if not isinstance(leaf, Distribution):
-            raise TypeError(f"{'/'.join(path)} is not a distribution")
-        if kind not in ("at_least", "at_most"):
-            raise ValueError("kind must be 'at_least' or 'at_most'")
+            raise ArgumentError("path", "/".join(path), distributions)
         values, p, lo, hi = leaf.at_least() if kind == "at_least" else leaf.at_most()
         return pd.DataFrame({"value": values, "p": p, "ci95_lo": lo, "ci95_hi": hi})
 
@@ -191,6 +199,7 @@ class Result:
 
     def to_json(self, indent: int | None = None) -> str:
         """Strict JSON: a quantity with no data (NaN, e.g. a mean over no trials) becomes null."""
+        check_whole("indent", indent, 0, 16, none_ok=True)
         return json.dumps(finite_json(self.to_dict()), indent=indent, allow_nan=False, default=_json_default)
 
     def _header(self) -> str:
@@ -207,6 +216,7 @@ class Result:
         :meth:`to_dict`, when the caller has it already)."""
         from .headline import sentences
 
+        _check_data(self, data)
         return sentences(self.to_dict() if data is None else data)
 
     def readable_rows(self, data: dict | None = None) -> list[dict]:
@@ -214,6 +224,7 @@ class Result:
         :meth:`headline`)."""
         from .labels import readable_rows, sides_of
 
+        _check_data(self, data)
         return readable_rows(self.system, self.rows(), sides_of(self.to_dict() if data is None else data))
 
     def text(self, distributions: bool = False, at_least: bool = False) -> str:
@@ -221,6 +232,8 @@ class Result:
         "at least N" table, labelled."""
         from .labels import sides_of, text_table
 
+        check_flag("distributions", distributions)
+        check_flag("at_least", at_least)
         data = self.to_dict()
         blocks = [self._header(), "\n".join(self.headline(data))]
         if self.notes:
@@ -272,6 +285,14 @@ class Result:
         data = self.to_dict()
         return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
                               sides=sides_of(data), engaged=sides_of(data, engaged_only=True), detail=detail)
+
+
+def _check_data(result: Result, data) -> None:
+    """``data`` of :meth:`Result.headline` and :meth:`Result.readable_rows`: None or the result's ``to_dict()``
+    (a dict of its system holding every section of its tree)."""
+    if data is not None and not (isinstance(data, dict) and data.get("system") == result.system
+                                 and all(key in data for key in result.tree)):
+        raise ArgumentError("data", data, "None or this result's to_dict()")
 
 
 def _value_text(value) -> str:

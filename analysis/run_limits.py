@@ -4,7 +4,10 @@ Kept apart from :mod:`analysis.bounds` (the model field types, which need pydant
 command line can state them in ``--help`` without loading anything but click.
 """
 MAX_TRIALS = 10**10  # per run (and per point of a report)
-MAX_SEED = 2**53  # one range for the command line, the API and report definitions (TOML integers stop at 2**53)
+#: One range for the command line, the API, report definitions and the app: 0 to 2⁵³ − 1, the largest whole number
+#: that TOML, JSON and a browser's numbers all hold exactly.
+MAX_SEED = 2**53 - 1
+SEED_RANGE = "0 to 2⁵³ − 1 (9,007,199,254,740,991)"
 MAX_THREADS = 1024
 #: Trials of an Epic command-line run on the pure-Python reference engine when ``--trials`` is not given (the
 #: kernel's default of a million would take the reference engine about half an hour).

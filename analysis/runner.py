@@ -29,7 +29,7 @@ from kernels.jit import thread_count
 from kernels.rng import BLOCK_TRIALS
 
 from . import gc_pause
-from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
+from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, SEED_RANGE
 from .bounds import as_precision
 from .errors import ArgumentError
 from .estimates import wilson_half_width
@@ -47,12 +47,13 @@ ENGINES = ("kernel", "reference")
 PROGRESS_SINK: ContextVar = ContextVar("progress_sink", default=None)
 
 
-def _whole(low: int, high: int, none_ok: bool = False):
+def _whole(low: int, high: int, none_ok: bool = False, shown: str | None = None):
     def check(name, value):
         if value is None and none_ok:
             return
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-            raise ArgumentError(name, value, f"a whole number from {low} to {high}" + (" or None" if none_ok else ""))
+            raise ArgumentError(name, value, f"a whole number from {shown or f'{low} to {high}'}"
+                                + (" or None" if none_ok else ""))
     return check
 
 
@@ -61,9 +62,9 @@ def _precision(name, value):
         return
     shown, value = value, as_precision(value)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value) \
-            or not 0 < value < 0.5:
-        raise ArgumentError(name, shown, "a number between 0 and 0.5 (exclusive), a number of percentage points "
-                                         "from 1 to 50, or None")
+            or not 0 < value <= 0.5:
+        raise ArgumentError(name, shown, "a fraction above 0 up to 0.5, a number of percentage points from 1 to 50, "
+                                         "or None")
 
 
 def _cell(name, value):
@@ -91,7 +92,7 @@ def _flag(none_ok: bool = False):
 #: used by :func:`run` and by report definitions (cell options are checked before anything runs).
 ARGUMENT_CHECKS = {
     "trials": _whole(1, MAX_TRIALS),
-    "seed": _whole(0, MAX_SEED),
+    "seed": _whole(0, MAX_SEED, shown=SEED_RANGE),
     "max_trials": _whole(1, MAX_TRIALS),
     "chunk_trials": _whole(1, MAX_TRIALS, none_ok=True),
     "threads": _whole(1, MAX_THREADS, none_ok=True),

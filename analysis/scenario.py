@@ -11,6 +11,7 @@ from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .arguments import MAX_PATH_CHARS  # one cap for input files and the path arguments of the API
 from .bounds import MAX_TEXT_CHARS
 from .errors import ArgumentError, UserError
 
@@ -18,7 +19,6 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Limits on every input file (documented in README.md, "Limits and safety").
 MAX_FILE_BYTES = 4 * 1024 * 1024  # scenario, report, matrix, force, base and table files
-MAX_PATH_CHARS = 1024
 MAX_TOML_DEPTH = 24  # tables and arrays nested in each other
 MAX_KEY_CHARS = 200
 MAX_TOML_INT = 2**53  # larger integers are rejected before any model sees them
@@ -36,8 +36,10 @@ class StrictModel(BaseModel):
         """A copy with the field at ``path`` set to ``value`` and validated again, e.g.
         ``scenario.replace("formations[Warband].blast_markers", 3)`` (paths: analysis.decisions.fieldpath);
         a bad path or value raises one :class:`UserError` naming ``source``."""
+        from .arguments import check_name
         from .decisions.fieldpath import with_value
 
+        check_name("source", source, max_chars=MAX_TEXT_CHARS)
         return validate(type(self), with_value(self.model_dump(), path, value, source), source)
 
 
@@ -118,6 +120,8 @@ def parse_toml(text: str, source: str = "<string>") -> dict:
     """Parse TOML text (named ``source`` in messages) into checked data, or one :class:`UserError`."""
     if not isinstance(text, str):
         raise ArgumentError("text", text, "TOML text (str); a file is read with load(path)")
+    if not isinstance(source, str) or len(source) > MAX_TEXT_CHARS:
+        raise ArgumentError("source", source, f"text of at most {MAX_TEXT_CHARS} characters naming the scenario")
     if len(text) > MAX_FILE_BYTES:
         raise UserError(source, None, f"text is {len(text)} characters", f"at most {MAX_FILE_BYTES}")
     deep = _DEEP_DOTTED_KEY.search(text)

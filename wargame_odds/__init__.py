@@ -64,7 +64,12 @@ def app(query: dict[str, str] | None = None):
     """The point-and-click app in a notebook cell, as ``wargame-odds app`` serves it (needs the ``[app]`` extra;
     docs/app.md); ``query`` as a page address says it: ``{"example": "epic/assault_marines_vs_warband"}``."""
     from analysis.app import app as page
+    from analysis.errors import ArgumentError
 
+    if query is not None and not (isinstance(query, dict) and len(query) <= 16 and all(
+            isinstance(k, str) and isinstance(v, str) and len(k) <= 64 and len(v) <= 1024 for k, v in query.items())):
+        raise ArgumentError("query", query, "None or a page address's query as a dict of texts, "
+                                            'e.g. {"example": "epic/assault_marines_vs_warband"}')
     return page(query)
 
 

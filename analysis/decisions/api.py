@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import numba
@@ -19,11 +20,13 @@ import pandas as pd
 from kernels.rng import BLOCK_TRIALS
 
 from .. import runner
-from ..bounds import MAX_FORCES, MAX_VALUES
-from ..errors import UserError
+from ..arguments import LINE_BREAKS
+from ..bounds import MAX_FORCES, MAX_NAME_CHARS, MAX_VALUES
+from ..errors import ArgumentError, UserError
 from ..estimates import Probability
 from ..numba_cache import compile_notice
 from ..result import Result
+from ..user_text import elide
 from ..runner import RunInfo, stream_key
 from . import fieldpath, intervals
 from .results import CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult
@@ -46,7 +49,10 @@ def _labels(forces: list[Force]) -> list[str]:
 
 def _capped(items, limit: int, source: str, field: str, what: str) -> list:
     """The items of ``items`` (any iterable), refused when there are more than ``limit``: read no further than
-    that, so ``range(10**8)`` costs nothing, and checked before anything runs."""
+    that, so ``range(10**8)`` costs nothing, and checked before anything runs.  A text or a mapping is not a list
+    here (a text would be read letter by letter)."""
+    if isinstance(items, (str, bytes, bytearray, dict)) or not isinstance(items, Iterable):
+        raise UserError(source, field, f"got {elide(repr(items))}", f"a list of at most {limit:,} {what}")
     items = list(itertools.islice(items, limit + 1))
     if len(items) > limit:
         raise UserError(source, field, f"more than {limit:,} {what}", f"at most {limit:,} {what}")
@@ -70,6 +76,20 @@ def _forces(system: System, specs, role: str, what: str, source: str) -> list[Fo
     if not specs:
         raise UserError(source, what, "empty grid: nothing to simulate", "one or more forces")
     return [_force(system, s, role, source, f"{what}[{i}]") for i, s in enumerate(specs)]
+
+
+def _check_run(**arguments) -> None:
+    """A decision's run arguments, checked as ``simulate`` checks them, before anything runs (``trials=2000.5`` is
+    refused, never rounded); ``method=None`` is the default method."""
+    for name, value in arguments.items():
+        if not (name == "method" and value is None):
+            runner.check_argument(name, value)
+
+
+def _check_text(name: str, value) -> None:
+    """A field or quantity path: text (its own parser names what is wrong with it)."""
+    if not isinstance(value, str):
+        raise ArgumentError(name, value, "a field path (text) such as chargers[0].distance")
 
 
 def _check_choice(source: str, field: str, value, allowed: tuple[str, ...]) -> None:
@@ -211,6 +231,8 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
     cells run (:mod:`analysis.reports.executor`; default this process), with identical numbers.
     """
+    _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
+               cell=cell)
     system, base_model = _matchup_system(base, source)
     att = _forces(system, attackers, "attacker", "attackers", source)
     dfn = _forces(system, defenders, "defender", "defenders", source)
@@ -252,6 +274,9 @@ def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: i
     Value ``k`` uses stream ``cell=(*cell, k)``.  Every value is validated before anything runs.
     ``executor``: where the cells run (as for :func:`matrix`).
     """
+    _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
+               cell=cell)
+    _check_text("field", field)
     system = system_of(scenario)
     model, source = system.load(scenario)
     values = _capped(values, MAX_VALUES, source, field, "values")
@@ -327,6 +352,9 @@ def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_w
     from ..labels import field_words, result_words, sides_of
     from .plateaus import explain, plateaus
 
+    _check_run(trials=trials, seed=seed, engine=engine, threads=threads, progress=progress, cell=cell)
+    _check_text("field", field)
+    _check_text("quantity", quantity)
     system = system_of(scenario)
     model, source = system.load(scenario)
     if (at_least is None) == (at_most is None):
@@ -472,8 +500,11 @@ def _option_labels(labels, default: list[str], source: str) -> list[str]:
     """The names of options A and B: ``labels`` when given (two non-empty texts), else ``default``."""
     if labels is None:
         labels = default
-    elif isinstance(labels, str) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels):
-        raise UserError(source, "labels", f"got {labels!r}", "two names, one per option")
+    elif not isinstance(labels, (list, tuple)) or len(labels) != 2 or not all(
+            isinstance(x, str) and 0 < len(x) <= MAX_NAME_CHARS and not any(c in x for c in LINE_BREAKS)
+            for x in labels):
+        raise UserError(source, "labels", f"got {elide(repr(labels))}",
+                        f"two names, one per option, each of 1 to {MAX_NAME_CHARS} characters on one line")
     return _labels([Force(name=str(x), data={}) for x in labels])
 
 
@@ -491,6 +522,12 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
                                 for key, o in (("option_a", option_a), ("option_b", option_b)))
     label_a, label_b = _option_labels(labels, [Path(s).stem if isinstance(o, (str, Path)) else m.title
                                                for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))], source)
+    for key, label, m in (("option_a", label_a, ma), ("option_b", label_b, mb)):
+        if m.turn and not any(a.action == "engage" for a in m.turn):
+            raise UserError(source, key, f"{label!r} is a turn without an assault (no engage activation), and a "
+                            "comparison weighs the chance to win the assault, which it does not have",
+                            "two scenarios that both fight an assault; simulate() each turn to read its casualties, "
+                            "blast markers and broken or destroyed chances")
     opponent = " and ".join(f.name for f in ma.formations if f.side != side)
     notes = []
     if ma.turn or mb.turn:
@@ -559,6 +596,8 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     ``paired=False`` runs the options on independent streams ``(*cell, j, 0)`` and ``(*cell, j, 1)``
     (Newcombe's hybrid score interval; MOVER over the meta).
     """
+    _check_run(trials=trials, seed=seed, paired=paired, method=method, engine=engine, threads=threads,
+               chunk_trials=chunk_trials, progress=progress, cell=cell)
     _check_choice(source, "side", side, ("attacker", "defender"))
     if opponents is None:
         for field, value in (("base", base), ("weights", weights)):
@@ -791,6 +830,8 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.  ``executor``: where the cells
     run (as for :func:`matrix`).
     """
+    _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
+               cell=cell)
     _check_choice(source, "side", side, ("attacker", "defender"))
     _check_choice(source, "by", by, ("score", "per_100_points"))
     if isinstance(indifference, bool) or not isinstance(indifference, (int, float)) or not 0 < indifference <= 50:
@@ -865,7 +906,7 @@ def cumulative(result) -> CumulativeResult:
     elif isinstance(result, MatrixResult):
         labelled = [(f"{result.attackers[i]} vs {result.defenders[j]}", r) for (i, j), r in result.cells.items()]
     else:
-        raise TypeError("cumulative() takes a simulation, sweep or matrix result")
+        raise ArgumentError("result", result, "a simulation, sweep or matrix result")
     frames = []
     for label, res in labelled:
         frame = res.cumulative_frame()

@@ -19,7 +19,7 @@ import click
 from pydantic import Field
 
 from ..bounds import MAX_FORCES, MAX_VALUES, FilePath, Name, Title
-from ..cli import PlotFile, ProbabilityValue, save_plot
+from ..cli import PlotFile, ProbabilityValue, SeedValue, save_plot
 from ..errors import UserError
 from ..reports.executor import executor_options, make_executor
 from ..user_text import csv_text, printable
@@ -83,7 +83,7 @@ def _options(fn):
     options = [
         click.option("--trials", "-n", type=click.IntRange(min=1, max=runner.MAX_TRIALS), default=api.DEFAULT_TRIALS,
                      show_default=True, help="Trials per cell."),
-        click.option("--seed", "-s", type=click.IntRange(min=0, max=runner.MAX_SEED), default=0, show_default=True,
+        click.option("--seed", "-s", type=SeedValue(), default=0, show_default=True,
                      help="Random seed; the same seed gives the same numbers."),
         click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object."),

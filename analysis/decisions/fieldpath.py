@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import re
 
-from ..errors import UserError
+from ..errors import ArgumentError, UserError
 
 _PART = re.compile(r"(\.?)([^.\[\]]+)|\[([^\]]+)\]")
 _INDEX = re.compile(r"-?\d+")
@@ -102,7 +102,9 @@ def set_in(data: dict, path: str, value, *, create: bool = False) -> None:
 
 def with_value(data: dict, path: str, value, source: str, *, create: bool = False) -> dict:
     """A copy of ``data`` with ``path`` set to ``value``; one :class:`UserError` naming ``source``
-    and the path when it is malformed or names no field."""
+    and the path when it is malformed or names no field (a path that is no text: :class:`ArgumentError`)."""
+    if not isinstance(path, str):
+        raise ArgumentError("path", path, f"a field path (text), e.g. {EXAMPLES}")
     data = copy.deepcopy(data)
     try:
         set_in(data, path, value, create=create)

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ..bounds import MAX_NAME_CHARS, Name
-from ..errors import UserError
+from ..errors import ArgumentError, UserError
 from ..scenario import StrictModel, read_toml, shown_path, validate
 from .fieldpath import with_value
 
@@ -328,9 +328,11 @@ def system_of(scenario) -> System:
     if isinstance(scenario, (str, Path)):
         data, source = read_toml(scenario)
         name = data.get("system")
-    else:
+    elif type(scenario).__module__.startswith("analysis."):
         name = getattr(scenario, "system", None) or type(scenario).__module__.split(".")[1]
         source = "<scenario>"
+    else:
+        raise ArgumentError("scenario", scenario, "a scenario file path (str or pathlib.Path) or a loaded scenario")
     if name in SYSTEMS:
         return SYSTEMS[name]
     raise UserError(source, "system", f"unknown system {name!r}", ", ".join(["epic", "gdb", "t9a"]))

@@ -97,15 +97,14 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     if _is_turn(scenario):
         return _simulate_turn(scenario, engine, trials=trials, seed=seed, precision=precision, threads=threads,
                               chunk_trials=chunk_trials, progress=progress, max_trials=max_trials, cell=cell)
+    runner.check_argument("engine", engine)
     compiled = _compiled(scenario)
     if engine == "kernel":
         from .engine import KernelJob
 
         job = KernelJob(compiled)
-    elif engine == "reference":
-        job = ReferenceJob(compiled)
     else:
-        raise ValueError("engine must be 'kernel' or 'reference'")
+        job = ReferenceJob(compiled)
     counts, info = runner.run(job, trials=trials, seed=seed, precision=precision, max_trials=max_trials,
                               chunk_trials=chunk_trials, threads=threads, progress=progress, cell=cell)
     return build_result(compiled, counts, info, engine=engine)

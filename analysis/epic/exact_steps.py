@@ -94,7 +94,8 @@ def exact_rally(initiative: int, blast_markers: int = 0, broken: bool = False, u
                                   ("supreme_commander_reroll", supreme_commander_reroll),
                                   ("natural_one_fails", natural_one_fails)))
     allowed_rules = get_args(ArmyRule)
-    if isinstance(army_rules, str) or not all(rule in allowed_rules for rule in army_rules):
+    if not isinstance(army_rules, (list, tuple)) or len(army_rules) > len(allowed_rules) \
+            or not all(isinstance(rule, str) and rule in allowed_rules for rule in army_rules):
         raise ArgumentError("army_rules", army_rules, f"a list of {', '.join(allowed_rules)}")
     tsknf, mob_rule = "they-shall-know-no-fear" in army_rules, "mob-rule" in army_rules
     modifier = rally_modifier(broken, enemy_within_30cm, mob_rule, units)

@@ -149,6 +149,13 @@ def record_turn(c: CompiledTurn, outcome: TurnTrialOutcome, counts: np.ndarray) 
     _record_withdrawal_fire(lay, counts, "end.", outcome.end_phase_withdrawal_fire)
 
 
+#: A formation's results "after the assault": a turn without an ``engage`` activation has no assault, so they are
+#: left out of its result (what the formations hold after the end phase is all there is).
+ASSAULT_KEYS = ("destroyed_after_assault", "broken_after_assault", "unbroken_after_assault", "casualties_assault_mean",
+                "blast_markers_after_assault_mean", "blast_markers_after_assault", "damage_taken_assault",
+                "damage_taken_assault_mean", "shields_after_assault", "shields_after_assault_mean")
+
+
 class TurnResult(EpicResult):
     """An Epic turn result: ``sides`` (null without an engage activation), ``formations``, ``turn``."""
 
@@ -163,7 +170,9 @@ class TurnResult(EpicResult):
         """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals (``data``:
         :meth:`to_dict`, when the caller has it already)."""
         from ..headline import sentences
+        from ..result import _check_data
 
+        _check_data(self, data)
         return sentences(self.to_dict() if data is None else data, self.rows())  # rows, not table(): no pandas
 
 
@@ -258,7 +267,8 @@ def build_turn_result(c: CompiledTurn, counts: np.ndarray, info: RunInfo, engine
         tree["end_phase"] = {"withdrawal_fire": _withdrawal_fire_tree(lay, counts, "end.",
                                                                       c.scenario.end_phase.withdrawal_fire, n)}
     roles = {f.name: ROLE_NAMES[f.role] for f in assault_roles(c).formations}
-    tree["formations"] = {name: dict(f, role=_Label(roles[name] if c.has_engage else "outside"))
+    tree["formations"] = {name: {k: v for k, v in f.items() if c.has_engage or k not in ASSAULT_KEYS}
+                          | {"role": _Label(roles[name] if c.has_engage else "outside")}
                           for name, f in tree["formations"].items()}
     notes = list(base.notes) + ([] if engine == "kernel" else
                                 ["turn: pure-Python reference engine" + (f": {reason}" if reason else "")])

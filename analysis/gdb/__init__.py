@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from analysis import runner
-from analysis.errors import UserError
+from analysis.errors import ArgumentError, UserError
 from analysis.user_text import printable
 
 from . import reference
@@ -28,9 +28,8 @@ def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float 
              threads: int | None = None, chunk_trials: int | None = None, progress: bool | None = None,
              max_trials: int = runner.DEFAULT_MAX_TRIALS, cell: tuple = (), engine: str = "kernel"):
     """Simulate the charge ``trials`` times (or to ``precision``) with the kernel or the reference."""
+    runner.check_argument("engine", engine)
     model = _model(scenario)
-    if engine not in ("kernel", "reference"):
-        raise ValueError("engine must be 'kernel' or 'reference'")
     job = KernelJob(model) if engine == "kernel" else ReferenceJob(model)
     counts, info = runner.run(job, trials=trials, seed=seed, precision=precision, max_trials=max_trials,
                               chunk_trials=chunk_trials, threads=threads, progress=progress, cell=cell)
@@ -53,6 +52,16 @@ def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **
     95 % intervals).  Every value uses the same seed (common random numbers)."""
     import pandas as pd
 
+    from analysis.arguments import bounded_list
+    from analysis.bounds import MAX_VALUES
+
+    for name, value in (("trials", trials), ("seed", seed)):
+        runner.check_argument(name, value)
+    if not isinstance(field, str):
+        raise ArgumentError("field", field, "a field path (text) such as charger.distance")
+    values = bounded_list("values", values, MAX_VALUES, "values")
+    if not values:
+        raise ArgumentError("values", values, "one or more values")
     model = _model(scenario)
     frames = []
     for value in values:

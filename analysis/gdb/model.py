@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from analysis.bounds import Casualties, Distance, Name, Strength, Title, Turns
-from analysis.errors import UserError
+from analysis.errors import ArgumentError, UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 
 from .tables import Tables, load_tables
@@ -104,7 +104,7 @@ class Model:
         """A copy with one field set by its path (``replace("charger.distance", 6)``, also
         ``tables.…``; paths: analysis.decisions.fieldpath) or scenario fields replaced
         (``replace(charger=...)``), validated and checked again."""
-        if path is not None:
+        if path is not None or value is not None:
             return _with_field(self, path, value)
         scenario = self.scenario.model_copy(update=update)
         check(scenario, self.tables, self.source)
@@ -114,9 +114,11 @@ class Model:
 def _with_field(model: Model, field: str, value) -> Model:
     """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
     ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
-    from ..decisions.fieldpath import with_value
+    from ..decisions.fieldpath import EXAMPLES, with_value
     from .tables import check_tables
 
+    if not isinstance(field, str):
+        raise ArgumentError("path", field, f"a field path (text), e.g. {EXAMPLES}")
     root = "tables" if field.split(".", 1)[0] == "tables" else "scenario"
     data = with_value({"tables": model.tables.model_dump()} if root == "tables" else model.scenario.model_dump(),
                       field, value, model.source)
@@ -173,6 +175,9 @@ def load(path: str | Path) -> Model:
 def loads(text: str, source: str = "<string>", base: Path | None = None) -> Model:
     """A scenario given as TOML text; a tables file it names is resolved in ``base`` (default: the
     current folder)."""
+    from ..arguments import check_path
+
+    check_path("base", base, none_ok=True)
     return _model(parse_toml(text, source), source, base if base is not None else Path.cwd())
 
 

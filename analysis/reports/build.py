@@ -649,6 +649,11 @@ def build(report: Report | str | Path, out: str | Path | None = None, executor=N
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``.  Without the
     ``[parquet]`` extra the tables are CSV only, which one line on stderr says before anything runs."""
+    from ..arguments import check_flag, check_instance
+
+    check_instance("report", report, (Report, str, os.PathLike), "a report definition: a path or a loaded Report")
+    check_instance("out", out, (str, os.PathLike, type(None)), "an output folder (str or pathlib.Path) or None")
+    check_flag("progress", progress, none_ok=True)
     if not isinstance(report, Report):
         report = load_report(report)
     parquet = parquet_available()

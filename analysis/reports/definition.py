@@ -30,7 +30,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
-from ..bounds import MAX_FORCES, Description, FilePath, Title
+from ..bounds import MAX_FORCES, Description, FilePath, Seed, Title
 from ..decisions import fieldpath
 from ..decisions.definitions import CompareFields
 from .. import runner
@@ -45,6 +45,9 @@ RESERVED_OPTIONS = {"scenario", "trials", "seed", "cell", "progress"}
 
 def cell_key(name: str) -> int:
     """The stable integer that keys a cell's random streams (first 63 bits of SHA-256)."""
+    from ..arguments import check_instance
+
+    check_instance("name", name, (str,), "a cell name (text)")
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") >> 1
 
 
@@ -118,7 +121,7 @@ CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell
 class ReportModel(StrictModel):
     title: Title
     description: Description = ""
-    seed: Annotated[int, Field(ge=0, le=runner.MAX_SEED)] = 0
+    seed: Seed = 0
     trials: Trials = 100_000
     cells: Annotated[list[dict], Field(min_length=1, max_length=MAX_CELLS)]
 
@@ -361,6 +364,9 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
 def load_report(path: str | Path) -> Report:
     """Read and validate a report definition (a file, or a shipped one by name: ``reports/demo``) and every
     scenario it names (one UserError if not)."""
+    from ..arguments import check_instance
+
+    check_instance("path", path, (str, os.PathLike), "a report definition's path (str or pathlib.Path)")
     path = Path(locate(path))
     data, source = read_toml(path)
     model = validate(ReportModel, data, source)

@@ -112,6 +112,10 @@ def executor_options(fn):
 
 def make_executor(scheduler: str | None = None, workers: int | None = None) -> LocalExecutor | DaskExecutor:
     """The executor the ``--scheduler`` / ``--workers`` options ask for."""
+    from ..arguments import check_instance, check_whole
+
+    check_instance("scheduler", scheduler, (str, type(None)), "a Dask scheduler address (text) or None")
+    check_whole("workers", workers, 1, 1024, none_ok=True)
     if scheduler is not None and workers is not None:
         raise UserError("command line", "--workers", "cannot be combined with --scheduler",
                         "either --scheduler tcp://HOST:8786 or --workers N")

@@ -11,12 +11,13 @@ import math
 import click
 import numpy as np
 
+from analysis.arguments import check_flag
 from analysis.errors import ArgumentError, UserError
 from analysis.user_text import printable
-from analysis.runner import DEFAULT_MAX_TRIALS, run, stream_key
+from analysis.runner import DEFAULT_MAX_TRIALS, check_argument, run, stream_key
 from kernels import t9a as _kernel
 
-from .exact import charge_table, check_values
+from .exact import MAX_TABLE_VALUES, charge_table, check_values
 from .layout import build_layout, kernel_arrays
 from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
 from .results import T9AResult, build_result
@@ -80,6 +81,7 @@ def exact_combat(scenario, exact: bool = False) -> dict:
     ``exact=True`` gives fractions instead of floats."""
     from .combat_exact import fight
 
+    check_flag("exact", exact)
     combat = _model(scenario).combat
     if combat is None:
         raise ArgumentError("scenario", getattr(scenario, "title", scenario), "a scenario with a [combat] table")
@@ -96,11 +98,9 @@ def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float 
              engine: str = "kernel") -> T9AResult:
     """Simulate ``scenario`` (a loaded model or a path); ``engine="reference"`` runs
     the pure-Python engine instead of the kernel, same counts and result shape."""
+    check_argument("engine", engine)
     model = _model(scenario)
-    jobs = {"kernel": KernelJob, "reference": ReferenceJob}
-    if engine not in jobs:
-        raise ValueError(f"engine must be one of {sorted(jobs)}")
-    job = jobs[engine](model)
+    job = {"kernel": KernelJob, "reference": ReferenceJob}[engine](model)
     counts, info = run(job, trials=trials, seed=seed, precision=precision, max_trials=max_trials,
                        chunk_trials=chunk_trials, threads=threads, progress=progress, cell=cell)
     return build_result(model, job.layout, counts, info, engine)
@@ -111,9 +111,6 @@ def trace(scenario, seed: int = 0) -> str:
     from . import reference
 
     return printable(reference.trace(_model(scenario), *stream_key(seed)))
-
-
-MAX_TABLE_VALUES = 1000  # distances or Advance Rates of one t9a-table
 
 
 def _floats(text: str, what: str) -> list[float]:

@@ -6,18 +6,22 @@ Used by :func:`analysis.t9a.charge_table` and the P(success)-against-distance cu
 from __future__ import annotations
 
 from fractions import Fraction
+from collections.abc import Iterable
 from functools import lru_cache
-from itertools import product
+from itertools import islice, product
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from analysis.errors import UserError
+from analysis.user_text import elide
 
 from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, MILLI, DiceRule, to_milli
 
 if TYPE_CHECKING:
     import pandas as pd
+
+MAX_TABLE_VALUES = 1000  # distances or Advance Rates of one charge table (t9a-table and charge_table alike)
 
 
 @lru_cache(maxsize=None)
@@ -50,8 +54,15 @@ def failed_move_given_fail(rule: DiceRule, needed_milli: int) -> dict[int, Fract
 
 
 def check_values(values, source: str, field: str, limit: float) -> list[float]:
-    """``values`` as floats, each a finite number from 0 to ``limit`` (the scenario bounds), else one UserError."""
-    values = list(values)
+    """``values`` (any iterable, read no further than :data:`MAX_TABLE_VALUES` + 1 items) as floats, at most
+    :data:`MAX_TABLE_VALUES` of them, each a finite number from 0 to ``limit`` (the scenario bounds), else one
+    UserError."""
+    allowed = f"at most {MAX_TABLE_VALUES:,} numbers from 0 to {limit:g}"
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise UserError(source, field, f"got {elide(repr(values))}", f"a list of numbers ({allowed})")
+    values = list(islice(values, MAX_TABLE_VALUES + 1))
+    if len(values) > MAX_TABLE_VALUES:
+        raise UserError(source, field, f"more than {MAX_TABLE_VALUES:,} values", allowed)
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not 0 <= v <= limit:  # (nan fails both comparisons)
@@ -65,9 +76,13 @@ def charge_table(distances, advance_rates, dice="2d6") -> pd.DataFrame:
     The probability is exact (``method = "exact"``), so its 95 % interval is the point itself.
     ``mean_failed_move`` is E[dice value of the failed move | failure] (NaN when it cannot fail).
     """
-    variants = [dice] if isinstance(dice, str) else list(dice)
+    variants = [dice] if isinstance(dice, str) else list(islice(dice, len(DICE) + 1)) if isinstance(dice, Iterable) \
+        else [dice]
+    if len(variants) > len(DICE) or not variants:
+        raise UserError("charge_table", "dice", f"{len(variants)} dice variants",
+                        f"1 to {len(DICE)} of {', '.join(DICE)}")
     for v in variants:
-        if v not in DICE:
+        if not isinstance(v, str) or v not in DICE:
             raise UserError("charge_table", "dice", f"unknown dice variant {v!r}", ", ".join(DICE))
     distances = check_values(distances, "charge_table", "distances", MAX_INCHES)
     advance_rates = check_values(advance_rates, "charge_table", "advance_rates", MAX_ADVANCE_RATE)

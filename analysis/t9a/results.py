@@ -66,9 +66,14 @@ class T9AResult(Result):
         charger's Advance Rate and dice, with the simulated estimate (95 % interval) at its
         scenario distance.  The charge roll is whole inches, so the curve steps at Advance Rate +
         N and holds P(Advance Rate + roll ≥ d) on (Advance Rate + N − 1, Advance Rate + N]."""
+        from matplotlib.axes import Axes
         from matplotlib.ticker import MultipleLocator, PercentFormatter
 
+        from analysis.arguments import check_instance
+
         from .exact import charge_table
+
+        check_instance("ax", ax, (Axes,), "a matplotlib Axes to draw on")
 
         for name, spec in self.meta["charger_specs"].items():
             rate = spec["advance_rate"]

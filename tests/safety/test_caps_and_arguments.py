@@ -229,10 +229,10 @@ def test_a_scheduler_where_nothing_listens_fails_in_a_few_seconds():
 
 
 def test_report_and_command_line_seeds_share_one_range(tmp_path):
-    """The largest seed a report definition can hold (TOML integers stop at 2**53) is the largest the
-    command line and the API take."""
+    """The largest seed a report definition can hold is the largest the command line and the API take:
+    2**53 - 1, the largest whole number TOML, JSON and a browser all hold exactly."""
     top = runner.MAX_SEED
-    assert top == 2**53
+    assert top == 2**53 - 1
     definition = (f'title = "r"\nseed = {top}\ntrials = 4096\n'
                   '[[cells]]\nkind = "scenario"\nname = "a"\nscenario = "t9a/single_charge_9in"\n')
     assert load_report(_write(tmp_path / "r.toml", definition)).model.seed == top
