@@ -56,6 +56,7 @@ def quantity_label(system: str, quantity: str) -> str:
 
 def action_name(action: str) -> str:
     """An Epic turn's action as the rules name it: ``sustained_fire`` → "Sustained Fire" (``[epic.actions]``)."""
+    _texts(action=action)
     return _system("epic").get("actions", {}).get(action, str(action).replace("_", " "))
 
 
@@ -99,7 +100,11 @@ def decisive_rows(system: str, table, sides: dict | None = None, engaged: dict |
     ``quantity``, ``text``, ``estimate``, ``ci95_lo``, ``ci95_hi``), in the order labels.toml lists them.
     ``sides`` names every Epic formation's side; ``engaged`` (:func:`sides_of` with ``engaged_only``) the
     formations in the fight: the sides' "wins" name them, and only their formation rows are shown."""
-    records = table.to_dict(orient="records") if hasattr(table, "to_dict") else list(table)
+    _system(system)
+    _sides(sides)
+    check_instance("engaged", engaged, (dict, type(None)), "None or {formation name: side}")
+    records = _rows(table.to_dict(orient="records") if hasattr(table, "to_dict") else table,
+                    ("section", "entity", "quantity", "kind", "estimate", "ci95_lo", "ci95_hi"))
     rows = []
     for spec in _system(system).get("decisive", []):
         parts = spec["key"].split(".")

@@ -279,9 +279,11 @@ class Result:
         """The chances that decide the scenario, in percent with 95 % intervals, and the "at least N" curves of
         casualties and blast markers (:func:`analysis.plots.outcome_figure`); ``detail``: every probability and
         every counted quantity's curves."""
+        from .arguments import check_flag
         from .labels import sides_of
         from .plots import outcome_figure
 
+        check_flag("detail", detail)
         data = self.to_dict()
         return outcome_figure(self.system, self.table(), self.at_least_frame(), self.title, notes=self.notes,
                               sides=sides_of(data), engaged=sides_of(data, engaged_only=True), detail=detail)

@@ -391,8 +391,16 @@ def enumerate_detachments(army: str, *, max_points: int | None = None, points: i
     attribute says what was left out and why."""
     import pandas as pd
 
+    from ..arguments import check_instance, check_name, check_whole
     from ..library.upgrades import enumerate_detachments as enumerate_
 
+    check_name("army", army)
+    check_whole("max_points", max_points, 0, 100_000, none_ok=True)
+    check_whole("points", points, 0, 100_000, none_ok=True)
+    for name, value in (("formations", formations), ("upgrades", upgrades)):
+        check_instance(name, value, (list, tuple, type(None)), "None or a list of names")
+    for name, value in (("caps", caps), ("owned", owned)):
+        check_instance(name, value, (dict, type(None)), "None or a table of name = count")
     notes: list[str] = []
     try:
         found = enumerate_(army, max_points=max_points, points=points, formations_filter=formations,
@@ -437,7 +445,7 @@ def plan(defn: ListSearchDefinition, source: str = "list-search", resolve=lambda
             "names": [c.name for c in cands]}
 
 
-def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: float | None = None,
+def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float | None = None,
                 confidence: float | None = None, max_trials: int | None = None, threads: int | None = None,
                 reverse: bool = False, source: str | None = None, executor=None,
                 **keys) -> ListSearchResult:
@@ -445,6 +453,19 @@ def list_search(definition=None, *, seed: int = 0, top: int = 5, indifference: f
     override) against its weighted meta; see docs/list-search.md."""
     import pandas as pd
 
+    from ..arguments import check_flag, check_instance, check_path, check_whole
+    from ..run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
+
+    check_instance("definition", definition, (str, Path, dict), "a definition file (str or pathlib.Path) or a dict")
+    if not isinstance(definition, dict):
+        check_path("definition", definition)
+    check_whole("seed", seed, 0, MAX_SEED)
+    check_whole("top", top, 1, 10)
+    check_whole("max_trials", max_trials, 1, MAX_TRIALS, none_ok=True)
+    check_whole("threads", threads, 1, MAX_THREADS, none_ok=True)
+    check_flag("reverse", reverse)
+    for name, value in (("indifference", indifference), ("confidence", confidence)):
+        check_instance(name, value, (int, float, type(None)), "a number, or None for the definition's")
     started = time.perf_counter()
     base_dir = Path(".")
     if isinstance(definition, (str, Path)):

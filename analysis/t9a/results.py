@@ -50,9 +50,11 @@ class T9AResult(Result):
         every probability in percent and the "at least N" curves (charge roll, units in the
         combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
         figure (:func:`~analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
+        from ..arguments import check_flag
         from ..labels import sides_of
         from ..plots import outcome_figure
 
+        check_flag("detail", detail)
         if "melee" in self.tree:
             from .combat_results import melee_figure
 
