@@ -33,6 +33,7 @@ class AttackDice:
 
 
 def _hit_kind(abilities: Abilities) -> str:
+    """The kind of the hits of a weapon with these abilities (TP 2.2.6, 2.2.9)."""
     return TITAN_KILLER if abilities.titan_killer else MACRO_WEAPON if abilities.macro_weapon else ORDINARY
 
 

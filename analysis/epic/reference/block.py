@@ -69,6 +69,7 @@ def fight(trial: Trial) -> Decision:
 
 
 def _describe(trial: Trial) -> None:
+    """The trace's setup lines: each formation's side, role, BMs, initiative and units."""
     for f in trial.formations:
         role = ("engaged", "support", "nearby")[f.role]
         units = ", ".join(f"{u.label.split(': ', 1)[1]} ({STATE_NAMES[u.slot.engaged]})" for u in f.units)
@@ -78,7 +79,7 @@ def _describe(trial: Trial) -> None:
 
 
 def run_trial(compiled: CompiledEpic, rng: random.Random, log: Log = None) -> TrialOutcome:
-    """One assault from the first attacks to the end-phase rally (spec §0–§7)."""
+    """One assault from the first attacks to the end-phase rally (TP 1.12, 1.13, 1.14.1; spec §0–§7)."""
     trial = new_trial(compiled, rng, log)
     if log is not None:
         _describe(trial)
