@@ -7,8 +7,8 @@ digest; a commit that changes results on purpose writes the file again and says 
 (docs/fingerprint.md).
 
 Cases: every shipped Epic scenario the kernel runs (``analysis/scenarios/epic``), the Epic benchmark scenarios,
-and every scenario of the kernel's tests (``SCENARIOS`` of tests/epic/test_kernel*.py and
-test_turn_kernel*.py, with the variants those tests run), each on block streams and on trial streams (the
+and every scenario of the kernel's tests (``tests/epic/scenarios``, with the scenarios those tests build, read by
+``tests/epic/scenario_data.py``; no test module is imported), each on block streams and on trial streams (the
 ``trial_streams`` option of ``KernelArrays.run``); and every shipped General de Brigade and The 9th Age
 scenario, through the runner in one chunk and in chunks of one block (the two must agree).  A case's digest
 is the first 12 hex digits of the SHA-256 of its counts (and, for Epic, the number of dice rolled) as int64.
@@ -29,16 +29,6 @@ RECORD = Path(__file__).resolve().parent / "fingerprint.json"
 TRIALS = 20_000
 SEED = 1
 TEST_DIR = ROOT / "tests" / "epic"
-#: test modules whose scenarios are built by the test (not only texts in ``SCENARIOS``): name -> extra cases
-TEST_VARIANTS = {
-    "test_turn_kernel_declarations": lambda m: {
-        **{f"{name}[forced]": m._text(name, "forced") for name in m.SCENARIOS},
-        **{f"exact[{case}]": m._one_shot(*m.EXACT_CASES[case][:3]) for case in m.EXACT_CASES}},
-    "test_turn_kernel_plain": lambda m: {f"exact[{case}]": m._scenario(*m.CASES[case][:3]) for case in m.CASES},
-    "test_kernel": lambda m: {"TWO_WORDS": m.TWO_WORDS},
-    "test_kernel_land_train": lambda m: {"LIBRARY_LAND_TRAIN": m.LIBRARY_LAND_TRAIN},
-    "test_kernel_large_war_engines": lambda m: {"TITANS": m.TITANS},
-}
 
 
 def digest(*arrays) -> str:
@@ -61,16 +51,12 @@ def epic_scenarios() -> dict[str, object]:
             continue
     for path in sorted((ROOT / "benchmarks" / "scenarios").glob("epic_*.toml")):
         cases[str(path.relative_to(ROOT))] = epic.load(str(path))
-    sys.path.insert(0, str(TEST_DIR))  # the test modules import their helpers as top-level modules
+    sys.path.insert(0, str(TEST_DIR))  # the kernel tests' scenario data: no test module, nothing from pytest
     try:
-        for path in sorted(TEST_DIR.glob("test_*kernel*.py")):
-            module = importlib.import_module(path.stem)
-            found = dict(getattr(module, "SCENARIOS", {}))
-            found.update(TEST_VARIANTS.get(path.stem, lambda m: {})(module))
-            for name, scenario in sorted(found.items()):
-                cases[f"{path.relative_to(ROOT)}::{name}"] = scenario
+        scenario_data = importlib.import_module("scenario_data")
     finally:
         sys.path.remove(str(TEST_DIR))
+    cases.update(scenario_data.fingerprint_cases())
     return cases
 
 

@@ -77,7 +77,7 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
     CC in contact and at FF out of contact is split in two (one for each), so that each row's hits have
     one kind, one set of abilities and one firefight flag (spec §10.2, §10.6).  A war engine that loses a
     character rolls main dice for its new starting DC, ``cc_dice`` of them at most in contact: its FF rest
-    shrinks first (each main row's ``spare``; analysis/epic/reference.py::assault_dice, spec §10.4)."""
+    shrinks first (each main row's ``spare``; analysis/epic/reference/assault.py::assault_dice, spec §10.4)."""
     is_we = u.type == "WE"
     dcc, dff, keeps_extra = _degraded(u)
     rows = []

@@ -24,7 +24,7 @@ from importlib.resources import files
 
 from .compile import NO_ROLL
 from .dice import Dice, parse_dice
-from .reference import Formation, Trial, Unit, automaton_saves, break_formation, roll_d6
+from .reference import Formation, Trial, Unit, automaton_saves, break_formation, fails_break_test, roll_d6
 from .war_engines import damage_hull, shields_stop, titan_killer_damage
 
 AP, AT, MW, TK = "AP", "AT", "MW", "TK"
@@ -724,7 +724,7 @@ def break_check(trial: Trial, target: Formation, was_broken: bool) -> bool:
     broke now."""
     if was_broken or not target.living:
         return False
-    if not target.fails_break_test():
+    if not fails_break_test(target):
         trial.say("TP 1.9.7", f"{target.name}: {target.blast_markers} BM(s), break point {target.size}: holds")
         return False
     break_formation(trial, target, "TP 1.9.7", withdraws=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .compile import ENGAGED, OUTSIDE, CompiledEpic
 from .reference import (Decision, Formation, Log, Trial, assault_snapshot, break_formation, consequences, end_phase,
-                        fight, new_trial, regroup_roll, roll_d6, trial_outcome)
+                        fails_break_test, fight, new_trial, regroup_roll, roll_d6, trial_outcome)
 from .aircraft import (FlakReport, MOVING_ACTIONS, aircraft_action_test, barrage_lines, direct_lines, flak,
                        ground_attack_orders, may_jink, orbital_orders, pin_point_orders)
 from .outcome import TrialOutcome
@@ -242,7 +242,7 @@ class Turn:
         if not outcome.test_passed:
             formation.blast_markers += 1
             trial.say("TP 1.6.2", f"{formation.name}: +1 BM for the failed test → {formation.blast_markers}")
-            if formation.fails_break_test():
+            if fails_break_test(formation):
                 break_formation(trial, formation, "TP 1.13.3", withdraws=True)
                 trial.say("TP 1.13.3", f"{formation.name} broke in its own action: the rest of it is lost")
                 return outcome, False

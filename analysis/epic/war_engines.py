@@ -2,12 +2,14 @@
 splash, titan-killer allocation and the end-phase effects (``docs/epic-engine.md`` §10).
 
 The steps work on the reference engine's per-trial state (``Trial``, ``Unit``, ``Formation`` of
-:mod:`analysis.epic.reference`) through a few attributes: ``trial.rng``, ``trial.say(clause, text)``,
-``trial.formations``, ``trial.units``, ``trial.in_end_phase``, ``trial.count_damage(unit, points,
-by_side, kill, marker)`` (which books kills, losses or end-phase BMs), ``trial.splash_hit(victim,
-splash_kind)`` (one hit resolved as the attack's own) and
-``trial.break_in_end_phase(formation)``.  Nothing here is specific to assaults: a shooting attack calls the same
-steps (the void shields stop its hits, its damage points roll for criticals, and so on).
+``analysis.epic.reference.state``) and call three reference steps back through the trial, which holds them
+bound to itself (this module may not import the reference package, which imports it):
+``trial.count_damage(unit, points, by_side, kill, marker)`` (``reference.damage.count_damage``: kills,
+losses or end-phase BMs), ``trial.splash_hit(victim, splash_kind)`` (``reference.damage.splash_hit``: one
+hit resolved as the attack's own) and ``trial.break_in_end_phase(formation)``
+(``reference.end_phase.break_in_end_phase``: the break test after end-phase damage).  Nothing here is
+specific to assaults: a shooting attack calls the same steps (the void shields stop its hits, its damage
+points roll for criticals, and so on).
 Clause tags: TP = NetEA Tournament Pack, TP-SR = its army special rules, §10.n = the section of
 ``docs/epic-engine.md``.
 """
@@ -261,7 +263,7 @@ def end_phase_effects(trial) -> None:
             unit = returning[-1]  # the farthest: allocation order runs from the nearest (§10.7)
             unit.alive, unit.damage_left = True, unit.slot.damage_capacity
             trial.say("TP-SR Necron Technology", f"{unit.label} returns")
-        if formation.blast_markers > markers_before and formation.living and formation.fails_break_test():
+        if formation.blast_markers > markers_before and formation.living:
             trial.break_in_end_phase(formation)
 
 

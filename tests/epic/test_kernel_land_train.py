@@ -17,117 +17,12 @@ import pytest
 
 from analysis import epic
 from epic_helpers import compare_results
+from scenario_data import other, scenarios
 
 KERNEL_TRIALS = 200_000
 REFERENCE_TRIALS = 8_000
 
-SCENARIOS = {
-    # an Ork mob assaults a Land Train (cc_dice 2 of its 6 dice, void shields from a battlecar, regeneration)
-    # with two battlecars of different DC among Squats in contact, supported by a Squat formation; the train's
-    # criticals are frequent and its losses decide many assaults
-    "mob_assaults_train": """system = "epic"
-title = "Ork mob assaults a Land Train with two battlecars"
-[units.train]
-type = "WE"
-armour = 4
-cc = 4
-ff = 4
-damage_capacity = 3
-void_shields = 1
-special = ["regeneration"]
-critical = "lose_character"
-extra_attacks = [{ count = 1, range = "15cm" }]
-[units.battlecar]
-type = "CH"
-damage_capacity = 1
-void_shields = 1
-[units.bigcar]
-type = "CH"
-damage_capacity = 2
-[units.squat]
-type = "INF"
-armour = 5
-cc = 5
-ff = 4
-[units.boy]
-type = "INF"
-armour = 6
-cc = 4
-ff = 6
-[units.shoota]
-type = "INF"
-armour = 6
-cc = 5
-ff = 4
-[[formations]]
-name = "Mob"
-side = "attacker"
-initiative = 2
-units = [{ unit = "boy", count = 10, engaged = "bc" }, { unit = "shoota", count = 4, engaged = "ff" }]
-[[formations]]
-name = "Train"
-side = "defender"
-initiative = 2
-blast_markers = 2
-units = [{ unit = "train", count = 1, engaged = "bc", cc_dice = 2, characters = ["battlecar", "bigcar"] },
-         { unit = "squat", count = 2, engaged = "bc" }]
-[[formations]]
-name = "Guns"
-side = "defender"
-role = "support"
-initiative = 2
-units = [{ unit = "squat", count = 2, engaged = "ff" }]
-[end_phase]
-enemy_within_30cm = false
-""",
-    # titan-killer (D3) hits and close-combat hits on the same train: its block in each allocation pass is its
-    # starting DC when the allocation begins, even when a battlecar goes during it (TP 3.2.5, 3.3.3)
-    "titan_killers_on_train": """system = "epic"
-title = "Land Train with battlecars"
-[units.train]
-type = "WE"
-armour = 5
-cc = 4
-ff = 4
-damage_capacity = 3
-void_shields = 1
-special = ["regeneration"]
-critical = "lose_character"
-extra_attacks = [{ count = 1, range = "15cm" }]
-[units.battlecar]
-type = "CH"
-damage_capacity = 1
-void_shields = 1
-[units.bigcar]
-type = "CH"
-damage_capacity = 2
-[units.guard]
-type = "INF"
-armour = 5
-cc = 5
-ff = 5
-[units.marine]
-type = "INF"
-armour = 5
-cc = 3
-ff = 4
-extra_attacks = [{ count = 1, range = "bc", titan_killer = "D3" }]
-[[formations]]
-name = "Attackers"
-side = "attacker"
-initiative = 1
-units = [{ unit = "marine", count = 8, engaged = "bc" }]
-[[formations]]
-name = "Train"
-side = "defender"
-initiative = 2
-blast_markers = 1
-units = [{ unit = "train", count = 1, engaged = "bc", cc_dice = 3, characters = ["battlecar", "bigcar"] },
-         { unit = "guard", count = 2, engaged = "bc" }]
-[end_phase]
-enemy_within_30cm = false
-""",
-}
+SCENARIOS = scenarios("kernel_land_train")
 
 
 def _run(text: str, seed: int, engine: str = "kernel"):
@@ -150,24 +45,7 @@ def test_land_train_losing_battlecars_matches_reference(name):
     assert destroyed != text and compare_results(_run(destroyed, seed), reference)
 
 
-LIBRARY_LAND_TRAIN = """
-system = "epic"
-title = "Ork Boyz assault the library's Squat Land Train with its Berserker Battlecar"
-[units.boy]
-type = "INF"
-armour = 6
-cc = 4
-ff = 6
-[[formations]]
-name = "Boyz"
-side = "attacker"
-initiative = 3
-army_rules = []
-units = [{ unit = "boy", count = 8, engaged = "bc" }, { unit = "boy", count = 4, engaged = "ff" }]
-[[formations]]
-library = "netea:squat/land-train"
-side = "defender"
-"""
+LIBRARY_LAND_TRAIN = other("kernel_land_train", "LIBRARY_LAND_TRAIN")
 
 
 def test_library_land_train_formation_matches_reference():

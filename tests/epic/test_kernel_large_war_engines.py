@@ -12,47 +12,12 @@ from __future__ import annotations
 
 from analysis import epic
 from epic_helpers import compare_results
+from scenario_data import other
 
 KERNEL_TRIALS = 100_000
 REFERENCE_TRIALS = 3_000
 
-TITANS = """
-system = "epic"
-title = "Two titans of 20 DC, one with battlecars, whose criticals do more damage"
-[units.emperor]
-type = "WE"
-armour = 4
-cc = 3
-ff = 3
-damage_capacity = 20
-void_shields = 2
-critical = { kind = "extra_damage", damage = 2 }
-extra_attacks = [{ count = 4, range = "15cm", macro_weapon = true }]
-[units.car]
-type = "CH"
-damage_capacity = 10
-void_shields = 1
-[units.gargant]
-type = "WE"
-armour = 4
-cc = 3
-ff = 4
-damage_capacity = 20
-critical = { kind = "extra_damage", further_damage_on = 4 }
-extra_attacks = [{ count = 4, range = "bc", titan_killer = "D3" }]
-[[formations]]
-name = "Emperor"
-side = "attacker"
-initiative = 1
-units = [{ unit = "emperor", count = 1, engaged = "bc", characters = ["car", "car"] }]
-[[formations]]
-name = "Gargant"
-side = "defender"
-initiative = 1
-units = [{ unit = "gargant", count = 1, engaged = "bc" }]
-[end_phase]
-enemy_within_30cm = false
-"""
+TITANS = other("kernel_large_war_engines", "TITANS")
 
 
 def test_titans_of_large_damage_capacity_match_reference():

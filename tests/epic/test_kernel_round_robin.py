@@ -24,65 +24,12 @@ from analysis.epic.compile import ATTACKER, DEFENDER, compile_scenario
 from analysis.epic.reference import (CONTACT_ONLY, NON_CONTACT_ONLY, ORDINARY, Hit, allocate, new_trial,
                                      resolve_hits, roll_assault_attacks)
 from epic_helpers import compare_results, exact_by_faces
+from scenario_data import scenarios
 
 KERNEL_TRIALS = 400_000
 REFERENCE_TRIALS = 16_000
 
-_UNITS = """system = "epic"
-title = "{title}"
-[units.knight]
-type = "WE"
-damage_capacity = 3
-armour = 5
-cc = 3
-ff = 4
-[units.guard]
-type = "INF"
-armour = 5
-cc = 3
-ff = 4
-[units.titan]
-type = "WE"
-damage_capacity = 3
-armour = 4
-{titan}
-[units.serf]
-type = "INF"
-"""
-SCENARIOS = {
-    # the issue's minimal case: a knight (DC 3, CC 3+) and 3 guards, all in base contact, against a harmless
-    # titan (DC 3, 4+, first in allocation order) and 3 serfs with no save; no war-engine rules
-    "knight_and_guards_vs_titan_and_serfs": _UNITS.format(title="Knight and guards against a titan and serfs",
-                                                          titan="") + """
-[[formations]]
-name = "Knights"
-side = "attacker"
-initiative = 1
-units = [{ unit = "knight", count = 1, engaged = "bc" }, { unit = "guard", count = 3, engaged = "bc" }]
-[[formations]]
-name = "Titan Guard"
-side = "defender"
-initiative = 1
-units = [{ unit = "titan", count = 1, engaged = "bc" }, { unit = "serf", count = 3, engaged = "bc" }]
-""",
-    # every pool at once, with war-engine rules (a void shield, a critical): the knight splits its dice (2 at
-    # CC on the units in contact, 1 at FF on the others), a guard fires from 15 cm, two serfs are not in contact
-    "split_knight_vs_shielded_titan": _UNITS.format(title="A knight splits its dice against a shielded titan",
-                                                    titan='void_shields = 1\ncritical = "destroyed"') + """
-[[formations]]
-name = "Knights"
-side = "attacker"
-initiative = 1
-units = [{ unit = "knight", count = 1, engaged = "bc", cc_dice = 2 }, { unit = "guard", count = 2, engaged = "bc" },
-         { unit = "guard", count = 1, engaged = "ff" }]
-[[formations]]
-name = "Titan Guard"
-side = "defender"
-initiative = 1
-units = [{ unit = "titan", count = 1, engaged = "bc" }, { unit = "serf", count = 1, engaged = "ff" },
-         { unit = "serf", count = 2, engaged = "bc" }, { unit = "serf", count = 1, engaged = "ff" }]
-""",
-}
+SCENARIOS = scenarios("kernel_round_robin")
 
 
 def _compiled(name: str):

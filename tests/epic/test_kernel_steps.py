@@ -16,10 +16,14 @@ import numpy as np
 import pytest
 from numba import njit
 
-from analysis.epic import reference as ref
 from analysis.epic.compile import NO_ABILITIES, Abilities
 from analysis.epic.engine import KernelArrays
 from analysis.epic.exact_steps import d6_test, markers_after_pass, rally_modifier, result_margins
+from analysis.epic.reference.allocation import allocate
+from analysis.epic.reference.block import new_trial
+from analysis.epic.reference.breaks import fails_break_test, withdraw
+from analysis.epic.reference.saves import save_throw
+from analysis.epic.reference.state import CONTACT_ONLY, MACRO_WEAPON, NON_CONTACT_ONLY, ORDINARY, Hit
 from epic_helpers import SIGMAS, exact_distribution
 from kernels.epic import block
 from kernels.epic.access import kernel_function
@@ -94,17 +98,17 @@ def test_round_robin_matches_the_reference_allocation_epic_shooting_3_7(compile_
     a target of war engines (blocks of DC 3 and 2) and troopers in contact and not (exact, 512 allocations)."""
     compiled = _mixed_target(compile_epic)
     tb, st = _state(compiled)
-    trial = ref.new_trial(compiled, None)
+    trial = new_trial(compiled, None)
     eligible = trial.directly_engaged(DEFENDER)
     first = int(tb.tgb[DEFENDER])
     for n_any in range(8):
         for n_contact in range(8):
             for n_other in range(8):
                 taken = _kernel_round_robin(tb, st, DEFENDER, n_any, n_contact, n_other)
-                hits = ([ref.Hit(ref.ORDINARY, False)] * n_any + [ref.Hit(ref.ORDINARY, False, ref.CONTACT_ONLY)]
-                        * n_contact + [ref.Hit(ref.ORDINARY, False, ref.NON_CONTACT_ONLY)] * n_other)
+                hits = ([Hit(ORDINARY, False)] * n_any + [Hit(ORDINARY, False, CONTACT_ONLY)]
+                        * n_contact + [Hit(ORDINARY, False, NON_CONTACT_ONLY)] * n_other)
                 counts = {id(u): 0 for u in eligible}
-                for _, unit, _ in ref.allocate(hits, eligible):
+                for _, unit, _ in allocate(hits, eligible):
                     counts[id(unit)] += 1
                 kernel = [int(taken[k - first]) for k in range(first, int(tb.tgb[DEFENDER + 1]))]
                 assert kernel == [counts[id(u)] for u in eligible], (n_any, n_contact, n_other)
@@ -139,21 +143,21 @@ def _close(count: int, n: int, p: F) -> bool:
 
 
 SAVE_CASES = {  # case: (defender profile, its fields, hit kind, sniper)
-    "armour 4+": ({"type": "INF", "armour": 4, "cc": 4}, {}, ref.ORDINARY, False),
-    "cover 3+ on armour 5+": ({"type": "INF", "armour": 5, "cc": 4}, {"cover": 3}, ref.ORDINARY, False),
+    "armour 4+": ({"type": "INF", "armour": 4, "cc": 4}, {}, ORDINARY, False),
+    "cover 3+ on armour 5+": ({"type": "INF", "armour": 5, "cc": 4}, {"cover": 3}, ORDINARY, False),
     "reinforced armour re-rolls on armour": ({"type": "AV", "armour": 4, "cc": 4, "special": ["reinforced-armour"]},
-                                             {}, ref.ORDINARY, False),
+                                             {}, ORDINARY, False),
     "RA re-roll of a failed cover save, sniper": ({"type": "INF", "armour": 5, "cc": 4,
-                                                   "special": ["reinforced-armour"]}, {"cover": 3}, ref.ORDINARY,
+                                                   "special": ["reinforced-armour"]}, {"cover": 3}, ORDINARY,
                                                   True),
     "invulnerable after a failed save": ({"type": "INF", "armour": 4, "cc": 4, "special": ["invulnerable-save"]},
-                                         {}, ref.ORDINARY, False),
+                                         {}, ORDINARY, False),
     "macro-weapon: RA only": ({"type": "AV", "armour": 4, "cc": 4, "special": ["reinforced-armour"]}, {},
-                              ref.MACRO_WEAPON, False),
-    "macro-weapon: no save": ({"type": "INF", "armour": 3, "cc": 4}, {"cover": 4}, ref.MACRO_WEAPON, False),
+                              MACRO_WEAPON, False),
+    "macro-weapon: no save": ({"type": "INF", "armour": 3, "cc": 4}, {"cover": 4}, MACRO_WEAPON, False),
     "macro-weapon sniper, RA and invulnerable": ({"type": "AV", "armour": 4, "cc": 4,
                                                   "special": ["reinforced-armour", "invulnerable-save"]}, {},
-                                                 ref.MACRO_WEAPON, True),
+                                                 MACRO_WEAPON, True),
 }
 
 
@@ -165,9 +169,9 @@ def test_assault_save_matches_the_reference_tp_1_9_6_2_1_6_2_1_11(compile_epic, 
     compiled = compile_epic({"a": TROOPER, "d": profile}, [formation("A", "attacker", [("a", 1, "bc")]),
                                                          formation("D", "defender", [("d", 1, "bc")], **fields)])
     slot = compiled.units[1]
-    p_saved = exact_distribution(lambda rng: ref.save_throw(rng, slot, ref.Hit(kind, sniper))).get(True, F(0))
+    p_saved = exact_distribution(lambda rng: save_throw(rng, slot, Hit(kind, sniper))).get(True, F(0))
     tb, st = _state(compiled, seed=3)
-    cls = {ref.ORDINARY: 0, ref.MACRO_WEAPON: 1}[kind] + 3 * sniper
+    cls = {ORDINARY: 0, MACRO_WEAPON: 1}[kind] + 3 * sniper
     reps = 2000
     failed = _kernel_unsaved(st.rs, tb.units, cls, slot.index, reps)
     assert _close(failed, reps * L, 1 - p_saved), (case, failed / (reps * L), float(1 - p_saved))
@@ -175,17 +179,17 @@ def test_assault_save_matches_the_reference_tp_1_9_6_2_1_6_2_1_11(compile_epic, 
 
 WE_SAVE_CASES = {  # case: (profile, its fields, hit kind, abilities, sniper, supporting fire)
     "holofield 3+ (sniper 4+)": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3,
-                                  "special": ["holofield"]}, {}, ref.ORDINARY, NO_ABILITIES, True, False),
+                                  "special": ["holofield"]}, {}, ORDINARY, NO_ABILITIES, True, False),
     "knight shield 4+, not against supporting fire": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3,
-                                                       "special": ["knight-shield"]}, {}, ref.ORDINARY,
+                                                       "special": ["knight-shield"]}, {}, ORDINARY,
                                                       NO_ABILITIES, False, True),
     "lance: no RA re-roll": ({"type": "WE", "armour": 4, "cc": 4, "damage_capacity": 3,
-                              "special": ["reinforced-armour"]}, {}, ref.ORDINARY, Abilities(lance=True), False,
+                              "special": ["reinforced-armour"]}, {}, ORDINARY, Abilities(lance=True), False,
                              False),
-    "ignore cover": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3}, {"cover": 3}, ref.ORDINARY,
+    "ignore cover": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3}, {"cover": 3}, ORDINARY,
                      Abilities(ignore_cover=True), False, False),
     "living metal 4+ after a macro-weapon hit": ({"type": "WE", "armour": 5, "cc": 4, "damage_capacity": 3,
-                                                  "special": ["living-metal"]}, {}, ref.MACRO_WEAPON,
+                                                  "special": ["living-metal"]}, {}, MACRO_WEAPON,
                                                  Abilities(macro_weapon=True), False, False),
 }
 
@@ -198,13 +202,13 @@ def test_war_engine_rules_save_matches_the_reference_spec_10_3(compile_epic, cas
     compiled = compile_epic({"a": TROOPER, "d": profile}, [formation("A", "attacker", [("a", 1, "bc")]),
                                                          formation("D", "defender", [("d", 1, "bc")], **fields)])
     slot = compiled.units[1]
-    hit = ref.Hit(kind, sniper, supporting=support, abilities=abilities)
-    p_saved = exact_distribution(lambda rng: ref.save_throw(rng, slot, hit)).get(True, F(0))
+    hit = Hit(kind, sniper, supporting=support, abilities=abilities)
+    p_saved = exact_distribution(lambda rng: save_throw(rng, slot, hit)).get(True, F(0))
     tb, st = _state(compiled, seed=4)
     how = (H_SNIPER * sniper + H_LANCE * abilities.lance + H_IC * abilities.ignore_cover + H_SUPPORT * support)
     wst = np.zeros(16 * tb.units.shape[0] * L, np.int32)  # war-engine state: not degraded
     reps = 2000
-    saved = _kernel_we_saved(st.rs, tb.units, wst, slot.index, {ref.ORDINARY: 0, ref.MACRO_WEAPON: 1}[kind], how,
+    saved = _kernel_we_saved(st.rs, tb.units, wst, slot.index, {ORDINARY: 0, MACRO_WEAPON: 1}[kind], how,
                              reps)
     assert _close(saved, reps * L, p_saved), (case, saved / (reps * L), float(p_saved))
 
@@ -219,18 +223,19 @@ def _kernel_fails(tb, st, f):
 @pytest.mark.parametrize("tsknf", [False, True])
 def test_break_test_counts_starting_dc_and_tsknf_tp_1_13_2_3_0(compile_epic, tsknf):
     """TP 1.13.2, 3.0, TP-SR TSKNF: a formation breaks when its BMs reach its size, a war engine counting its starting
-    DC (here 2 troopers and a DC-3 engine: 5), twice that with They Shall Know No Fear; as the reference's size."""
+    DC (here 2 troopers and a DC-3 engine: 5), twice that with They Shall Know No Fear; as the reference's break test
+    (analysis.epic.reference.breaks.fails_break_test)."""
     rules = ["they-shall-know-no-fear"] if tsknf else []
     compiled = compile_epic({"a": TROOPER, "titan": ENGINE, "trooper": TROOPER},
                             [formation("A", "attacker", [("a", 1, "bc")]),
                              formation("D", "defender", [("titan", 1, "bc"), ("trooper", 2, "bc")],
                                        army_rules=rules)])
     tb, st = _state(compiled)
-    size = sum(u.slot.damage_capacity for u in ref.new_trial(compiled, None).formations[1].living)
-    limit = size * (2 if tsknf else 1)
+    defender = new_trial(compiled, None).formations[1]
+    limit = defender.size * (2 if tsknf else 1)
     for bm in range(limit + 2):
-        st.bm[L:2 * L] = bm
-        assert _kernel_fails(tb, st, 1) == (bm >= limit), bm
+        st.bm[L:2 * L] = defender.blast_markers = bm
+        assert _kernel_fails(tb, st, 1) == fails_break_test(defender) == (bm >= limit), bm
 
 
 # -- withdrawal (exact for war engines, 5 sigma for trapped units) ---------------------------------------------
@@ -272,8 +277,8 @@ def test_withdrawal_tp_1_13_3_3_2_4(compile_epic):
     lost = _kernel_withdraw(tb, st, 1, np.uint64(9))
     n = 200 * L
     titan, trooper1, trooper2, gun, ogryn = (u.index for u in compiled.units[1:])
-    trial = ref.new_trial(compiled, random.Random(0))
-    ref.withdraw(trial, trial.formations[1], True)
+    trial = new_trial(compiled, random.Random(0))
+    withdraw(trial, trial.formations[1], True)
     titan_ref, *_, gun_ref, ogryn_ref = trial.formations[1].units
     assert lost[titan] == n * (ENGINE["damage_capacity"] - titan_ref.damage_left) == 2 * n
     assert lost[gun] == n * (not gun_ref.alive) == n and lost[ogryn] == 0 == (not ogryn_ref.alive)

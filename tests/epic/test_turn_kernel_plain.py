@@ -15,26 +15,13 @@ from math import comb, sqrt
 import pytest
 
 from analysis import epic
-from analysis.epic.model import EpicScenario
 from epic_helpers import SIGMAS
+from scenario_data import PLAIN_CASES as CASES
+from scenario_data import plain_attack as _scenario
 
 TRIALS = 20_000
 SHOTS = 6
-BOYZ = 6
 UNSAVED = F(5, 6)  # a 6+ save fails
-
-
-def _scenario(weapon: dict, action: str, keys: dict) -> EpicScenario:
-    units = {"gun": {"type": "INF", "armour": 4, "cc": 4, "ff": 4,
-                     "weapons": [{"name": "gun", "range": 45, "count": 2, **weapon}]},
-             "boyz": {"type": "INF", "armour": 6, "cc": 4, "ff": 6}}
-    return EpicScenario.model_validate({
-        "system": "epic", "units": units,
-        "formations": [{"name": "Shooter", "side": "attacker", "initiative": 1,
-                        "units": [{"unit": "gun", "count": 3}]},
-                       {"name": "Target", "side": "defender", "initiative": 1,
-                        "units": [{"unit": "boyz", "count": BOYZ}]}],
-        "turn": [{"formation": "Shooter", "action": action, "target": "Target", **keys}]})
 
 
 def _kills(p_hit: F, exposed: int) -> dict[int, F]:
@@ -54,17 +41,6 @@ def _kills(p_hit: F, exposed: int) -> dict[int, F]:
         for k, p in kills.items():
             dist[k] = dist.get(k, F(0)) + p_hits * p
     return dist
-
-
-CASES = {  # case: (weapon line, action, activation keys, P(hit), exposed units)
-    # 4+ at Advance (no modifier): up to 6 hits alternate between the 2 exposed Boyz, so hits wrap round onto a
-    # unit already destroyed and are lost
-    "round-robin over 2 exposed units, hits on the dead lost": ({"ap": 4}, "advance", {"exposed": 2}, F(1, 2), 2),
-    # 6+ on a Double (−1): a 7+ roll, a 6 then 4+ (TP 1.9.5); every Boy exposed, each hit on its own unit
-    "a 7+ to-hit roll: a 6, then 4+": ({"ap": 6}, "double", {}, F(1, 6) * F(1, 2), BOYZ),
-    # AP6+/AT6+ at infantry only: AP without a policy (§3.5), 5+ on Sustained Fire (+1)
-    "AP and AT at infantry: AP, on Sustained Fire": ({"ap": 6, "at": 6}, "sustained_fire", {}, F(1, 3), BOYZ),
-}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -13,65 +13,13 @@ import pytest
 
 from analysis import epic
 from epic_helpers import compare_results
-from test_turn_kernel import UNITS
+from scenario_data import scenarios
 
 KERNEL_TRIALS = 20_000
 REFERENCE_TRIALS = 3_000
 
 
-def _scenario(title: str, gunner_markers: int, turn: str) -> str:
-    """Tactical Marines engage an Ork mob that a formation of heavy gunners supports with their FF 3 (TP 1.12.6)."""
-    return f'system = "epic"\ntitle = "{title}"\n' + UNITS + """
-[[formations]]
-name = "Devastators"
-side = "attacker"
-initiative = 1
-units = [{ unit = "devastator", count = 4 }]
-[[formations]]
-name = "Tactical"
-side = "attacker"
-initiative = 1
-units = [{ unit = "marine", count = 5, engaged = "bc" }, { unit = "marine", count = 1, engaged = "ff" }]
-[[formations]]
-name = "Mob"
-side = "defender"
-initiative = 2
-units = [{ unit = "boyz", count = 5, engaged = "bc" }]
-[[formations]]
-name = "Gunners"
-side = "defender"
-initiative = 2
-role = "support"
-blast_markers = """ + str(gunner_markers) + """
-units = [{ unit = "devastator", count = 5, engaged = "ff" }]
-""" + turn + """
-[[turn]]
-formation = "Tactical"
-action = "engage"
-target = "Mob"
-[end_phase]
-enemy_within_30cm = true
-"""
-
-
-SCENARIOS = {
-    # the Devastators shoot the supporting gunners first: kills and BMs may break them (TP 1.9.7), and broken
-    # they give no supporting fire in the assault (TP 1.12.6)
-    "support_shot_at": _scenario("Devastators break the supporting gunners, then the Tactical Marines engage", 0, """
-[[turn]]
-formation = "Devastators"
-action = "sustained_fire"
-target = "Gunners"
-"""),
-    # the supporting gunners act first: a failed action test places a BM and may break them (TP 1.6.2), their
-    # shots at the Devastators; broken, no supporting fire (TP 1.12.6)
-    "support_acts": _scenario("The supporting gunners shoot first, then the Tactical Marines engage", 4, """
-[[turn]]
-formation = "Gunners"
-action = "advance"
-target = "Devastators"
-"""),
-}
+SCENARIOS = scenarios("turn_kernel_support")
 
 
 def _run(text: str, name: str, seed: int, engine: str = "kernel"):
