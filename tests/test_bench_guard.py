@@ -4,6 +4,7 @@ to the baseline.  Speed is never a failure here: a shape slower than its baselin
 from __future__ import annotations
 
 import json
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -69,7 +70,8 @@ def test_short_form_runs_and_gives_ratios(tmp_path, capsys):
     assert set(rows) == set(SHORT)
     for name in SHORT:
         figure = rows[name]["medians"][0]
-        assert figure is not None and 0 < figure < 1, (name, figure)  # trials per raw D6
+        # trials per raw D6; no bound above: at 1/100 of the trials two timings can lie close on a loaded machine
+        assert figure is not None and math.isfinite(figure) and figure > 0, (name, figure)
         assert rows[name]["ratio"] > 0
     printed = capsys.readouterr().out
     assert all(name in printed for name in SHORT)
