@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Numba's cache: NUMBA_CACHE_DIR if set, else .venv/numba-cache, the folder every entry point uses
 # (kernels/__init__.py), so what `make demo` compiles serves the README's commands.
 
-.PHONY: demo test bench check-bounds check-plain-numba clean
+.PHONY: demo test bench bench-compare check-bounds check-plain-numba clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,9 +53,19 @@ test: $(VENV)/.installed-test
 check-bounds: $(VENV)/.installed-test
 	$(BIN)/python scripts/check_bounds.py --fresh
 
+# make bench: the kernels against their reference engines and the raw generator (run.py), the list search's race
+# (benchmarks/list_search.py), then the speed guard's matrix of shapes against the committed baseline
+# (benchmarks/guard.py, benchmarks/shapes.toml, baseline.json).
+# make bench-compare REF=<commit>: the matrix of this checkout beside REF's, built in a temporary folder and run
+# interleaved, one thread, PAIRS rounds (default 3); each shape's ratio and spread, SLOWER where beyond the noise.
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python -m benchmarks.list_search
+	$(BIN)/python benchmarks/guard.py
+
+bench-compare: $(VENV)/.installed
+	@test -n "$(REF)" || { echo "error: make bench-compare needs REF=<commit> (e.g. REF=main)"; exit 2; }
+	$(BIN)/python benchmarks/guard.py --ref $(REF) --pairs $(or $(PAIRS),3)
 
 # Every shipped scenario on a kernel gives the same JSON with plain numba.njit (WARGAME_ODDS_PLAIN_NUMBA=1) as in the
 # extended mode, each compiled into an empty cache (a few minutes of CPU; docs/numba.md).

@@ -241,9 +241,10 @@ def _hit_war_engine(tb, st, sc, l, h, u, damage, target, crossfire, splashes):
 @kernel_function
 def _place(l, target, n, acc, bm):
     """Place ``n`` BMs on a target that was not broken when the attack began (TP 1.9.4); ``acc[0]`` counts
-    them."""
+    them.  Returns 0 (no dice: :func:`_markers`' other branch)."""
     bm[target * LANES + l] += n
     acc[0] += n
+    return 0
 
 
 @kernel_function
@@ -285,29 +286,29 @@ def _broken_hits(tb, st, tt, sc, l, target, n, splashes):
 
 @kernel_function
 def _resolve(tb, st, tt, sc, l, h, u, cs, crossfire):
-    """Hit ``h`` of the attack's list allocated to unit ``u``: :func:`_resolve_hit`."""
-    return _resolve_hit(tb, st, tt, l, u, _at(sc.hkind, h), _at(sc.hflag, h), cs, crossfire, sc.acc)
+    """Hit ``h`` of the attack's list allocated to unit ``u`` (not a war engine): :func:`_resolve_hit`."""
+    return _resolve_hit(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, l, u, _at(sc.hkind, h),
+                        _at(sc.hflag, h), cs, crossfire, sc.acc)
 
 
 @kernel_function
-def _resolve_hit(tb, st, tt, l, u, kind, flags, cs, crossfire, acc):
+def _resolve_hit(rs, hp, alive, wst, units, tu, n_words, l, u, kind, flags, cs, crossfire, acc):
     """One hit of fire type ``kind`` and hit flags ``flags`` allocated to a unit that is not a war engine (§3.7,
     §3.8, §3.10; war engines: :func:`_hit_war_engine`): a disrupt hit's BM (none on an Expendable or Automata
     unit), the save (the infantry cover save ``cs``), the kill and its BMs (1; 0 for an Expendable unit unless its
     whole formation is, for an Automaton or Automata unit, or after a disrupt hit's; the attack's first kill that
-    places BMs counts 2 in a crossfire).  ``acc`` [.., .., .., markers, first kill done] is updated.  Returns
-    dice."""
-    units = tb.units
+    places BMs counts 2 in a crossfire).  ``acc`` [.., .., .., markers, first kill done] is updated.  It is called
+    for every hit: it takes the few arrays it reads (a record is passed field by field).  Returns dice."""
     disrupt = (flags & HF_DISRUPT) != 0
-    if disrupt and not _cell(tt.tu, u, TU_COLS, TU_NO_DISRUPT_BM):
+    if disrupt and not _cell(tu, u, TU_COLS, TU_NO_DISRUPT_BM):
         acc[3] += 1
-    if _at(st.hp, u * LANES + l) == 0:
+    if _at(hp, u * LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
-    saved, nd = _saved(st.rs, l, kind, flags, cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, crossfire,
+    saved, nd = _saved(rs, l, kind, flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, crossfire,
                        _cell(units, u, U_COLS, U_ARMOUR), _cell(units, u, U_COLS, U_RA) != 0,
-                       _invulnerable(l, u, units, st.wst, units.shape[0]))
+                       _invulnerable(l, u, units, wst, units.shape[0]))
     if not saved:
-        _unsaved_hit(st.hp, st.alive, units, tt.tu, tb.sets.n_words, l, u, disrupt, crossfire, acc)
+        _unsaved_hit(hp, alive, units, tu, n_words, l, u, disrupt, crossfire, acc)
     return nd
 
 
@@ -541,7 +542,8 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
                 u = _at(sc.ex, i)
                 i = i + 1 if i + 1 < ne else 0
             if not simple:
-                nd += _resolve_hit(tb, st, tt, l, u, p_kind, p_flags, cs, crossfire, acc)
+                nd += _resolve_hit(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, l, u, p_kind,
+                                   p_flags, cs, crossfire, acc)
             elif _at(st.hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
                 need_save = _first_save(p_kind, p_flags, cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL,
                                         crossfire, _cell(tb.units, u, U_COLS, U_ARMOUR))[1]
@@ -564,27 +566,26 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
 
 
 @kernel_function
-def _fire_team(tb, st, tt, sc, shot, l):
-    """§3.1 who can fire in lane ``l`` (living units among the first ``in_range``, with a ground weapon: ``sc.cand``)
+def _fire_team(fb, fu, hp, bm, tu, forms, units, cand, shooter, in_range, l):
+    """§3.1 who can fire in lane ``l`` (living units among the first ``in_range``, with a ground weapon: ``cand``)
     and §3.2 suppression from the back, strict order (TSKNF units cost 2 BMs, a war engine its starting DC).
-    Returns the units that fire (the first of ``sc.cand``)."""
+    Returns the units that fire (the first of ``cand``)."""
     L = LANES
-    shooter = shot.shooter
     nc = 0
     seen = 0
-    for k in range(_at(tb.fb, shooter), _at(tb.fb, shooter + 1)):  # branch-free but for the range
-        if shot.in_range != NONE and seen >= shot.in_range:
+    for k in range(_at(fb, shooter), _at(fb, shooter + 1)):  # branch-free but for the range
+        if in_range != NONE and seen >= in_range:
             break  # the units after are dead or out of range
-        u = _at(tb.fu, k)
-        living = _at(st.hp, u * L + l) > 0
+        u = _at(fu, k)
+        living = _at(hp, u * L + l) > 0
         seen += living
-        sc.cand[nc] = u  # kept only if it fires (nc <= the units seen so far < n_units)
-        nc += living & (_cell(tt.tu, u, TU_COLS, TU_FIRES) != 0)
-    budget = _at(st.bm, shooter * L + l)
-    tsknf = _cell(tb.forms, shooter, F_COLS, F_TSKNF) != 0
+        cand[nc] = u  # kept only if it fires (nc <= the units seen so far < n_units)
+        nc += living & (_cell(tu, u, TU_COLS, TU_FIRES) != 0)
+    budget = _at(bm, shooter * L + l)
+    tsknf = _cell(forms, shooter, F_COLS, F_TSKNF) != 0
     suppressed = 0
     for i in range(nc - 1, -1, -1):
-        cost = 2 if tsknf else _at(tb.units, sc.cand[i] * U_COLS + U_DC)
+        cost = 2 if tsknf else _at(units, cand[i] * U_COLS + U_DC)
         if budget < cost:
             break
         budget -= cost
@@ -593,8 +594,8 @@ def _fire_team(tb, st, tt, sc, shot, l):
 
 
 @kernel_function
-def _exposed_units(tb, st, tt, sc, shot, l):
-    """§3.4 the target's exposed units in lane ``l``: the first ``n_exposed`` living ones (``sc.ex``).  Returns (how
+def _exposed_units(fb, fu, hp, tu, ex, target, n_exposed, l):
+    """§3.4 the target's exposed units in lane ``l``: the first ``n_exposed`` living ones (``ex``).  Returns (how
     many, whether a living war engine and another living unit make the target mixed, whether it has a living war
     engine, the fire type the unit types settle when it is not mixed: AT at war engines only, AP where no exposed
     unit can take AT hits, else NONE: analysis.epic.shooting.choose_fire_type)."""
@@ -602,14 +603,14 @@ def _exposed_units(tb, st, tt, sc, shot, l):
     has_we = False
     has_other = False
     at_able = False
-    for k in range(_at(tb.fb, shot.target), _at(tb.fb, shot.target + 1)):  # branch-free: the units' states are random
-        u = _at(tb.fu, k)
-        living = _at(st.hp, u * LANES + l) > 0
-        t = _cell(tt.tu, u, TU_COLS, TU_TYPE)
+    for k in range(_at(fb, target), _at(fb, target + 1)):  # branch-free: the units' states are random
+        u = _at(fu, k)
+        living = _at(hp, u * LANES + l) > 0
+        t = _cell(tu, u, TU_COLS, TU_TYPE)
         has_we |= living & (t == WE)
         has_other |= living & (t != WE)
-        exposed = living & ((shot.n_exposed == NONE) | (ne < shot.n_exposed))
-        sc.ex[ne] = u  # kept only if exposed (ne <= the units seen so far < n_units)
+        exposed = living & ((n_exposed == NONE) | (ne < n_exposed))
+        ex[ne] = u  # kept only if exposed (ne <= the units seen so far < n_units)
         ne += exposed
         at_able |= exposed & _can_take(t, KIND_AT)
     mixed = has_we and has_other
@@ -623,12 +624,10 @@ def _exposed_units(tb, st, tt, sc, shot, l):
 
 
 @kernel_function
-def _fire_line(st, tt, sc, l, w, kind, flags, group, mod, nh):
+def _fire_line(rs, wpn, hkind, hflag, hunit, hline, l, w, kind, flags, group, mod, nh):
     """Weapon line ``w``'s shots in lane ``l`` (§3.5; TP 1.9.5): each of its weapons' shots (dice shots rolled each
     time it fires), a to-hit roll each at modifier ``mod``; each hit is listed (``sc.hkind``, ``hflag``, ``hunit``:
     the group it was declared at, ``hline``) after the ``nh`` so far.  Returns (hits listed, dice rolled)."""
-    wpn = tt.wpn
-    rs = st.rs
     ap = _cell(wpn, w, WP_COLS, WP_AP)
     at = _cell(wpn, w, WP_COLS, WP_AT)
     value = _cell(wpn, w, WP_COLS, WP_MW) if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
@@ -648,10 +647,10 @@ def _fire_line(st, tt, sc, l, w, kind, flags, group, mod, nh):
             else:
                 hit, k2 = _to_hit(rs, l, value, mod)
                 nd += k2
-            _put(sc.hkind, nh, kind)  # kept only if it hit (branch-free; nh <= the shots so far < max hits)
-            _put(sc.hflag, nh, flags)
-            _put(sc.hunit, nh, group)
-            _put(sc.hline, nh, w)
+            _put(hkind, nh, kind)  # kept only if it hit (branch-free; nh <= the shots so far < max hits)
+            _put(hflag, nh, flags)
+            _put(hunit, nh, group)
+            _put(hline, nh, w)
             nh += hit
     return nh, nd
 
@@ -701,7 +700,7 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
                     last = w
                 kind = last_kind
                 group = last_group
-            nh, k2 = _fire_line(st, tt, sc, l, w, kind, flags, group, mod, nh)
+            nh, k2 = _fire_line(st.rs, wpn, sc.hkind, sc.hflag, sc.hunit, sc.hline, l, w, kind, flags, group, mod, nh)
             nd += k2
     return nh, any_barrage, nd
 
@@ -800,13 +799,13 @@ def _hit_unit(tb, st, tt, sc, shot, l, h, u, cs):
 
 
 @kernel_function
-def _sniper_pick(tt, units, sc, gl, nl, kind):
+def _sniper_pick(tu, units, gl, nl, kind):
     """The unit a sniper's hit of ``kind`` goes to (TP 2.1.14; TP-FAQ Sniper): the first Inspiring, Leader or Supreme
     Commander unit of ``gl[:nl]`` that can take it, else the first that can; NONE if none can."""
     pick = NONE
     for i in range(nl):
         u = gl[i]
-        if _can_take(_cell(tt.tu, u, TU_COLS, TU_TYPE), kind):
+        if _can_take(_cell(tu, u, TU_COLS, TU_TYPE), kind):
             if pick == NONE:
                 pick = u
             if _cell(units, u, U_COLS, U_SNIPE):
@@ -816,7 +815,7 @@ def _sniper_pick(tt, units, sc, gl, nl, kind):
 
 
 @kernel_function
-def _pooled_kind(tt, sc, gl, nl, pick, least, pools, phase):
+def _pooled_kind(tu, cnt, gl, nl, pick, least, pools, phase):
     """The kind unit ``gl[pick]`` takes when it can take both of a step's kinds (TP-FAQ Allocate Hits & Make Saving
     Throws; reading, docs/epic-turn.md §3.7): the one with the larger surplus over the units at the same count
     that can take only it, then the one fewer units can take, then AT in the normal step, then the kind of the
@@ -827,12 +826,12 @@ def _pooled_kind(tt, sc, gl, nl, pick, least, pools, phase):
     a0 = 0
     a1 = 0
     for i in range(nl):
-        ti = _cell(tt.tu, gl[i], TU_COLS, TU_TYPE)
+        ti = _cell(tu, gl[i], TU_COLS, TU_TYPE)
         c0 = _can_take(ti, k0)
         c1 = _can_take(ti, k1)
         a0 += c0
         a1 += c1
-        if i != pick and sc.cnt[i] == least:
+        if i != pick and cnt[i] == least:
             s0 -= c0 and not (rem1 > 0 and c1)
             s1 -= c1 and not (rem0 > 0 and c0)
     key0 = s0 * 4096 - a0 * 2  # (surplus, −able, kind is AT) compared in that order
@@ -843,7 +842,7 @@ def _pooled_kind(tt, sc, gl, nl, pick, least, pools, phase):
 
 
 @kernel_function
-def _next_taker(tt, sc, gl, nl, pools, nxt, one_kind):
+def _next_taker(tu, cnt, gl, nl, pools, nxt, one_kind):
     """The next unit of ``gl[:nl]`` in the round-robin that can take a hit left (TP 1.9.6; TP-FAQ Allocate Hits): the
     one with the fewest hits nearest the front; when the step's pooled hits were of ``one_kind`` (the units able to
     take them are the same throughout) that is the next able one after the last pick (``nxt``), wrapping round.
@@ -854,15 +853,15 @@ def _next_taker(tt, sc, gl, nl, pools, nxt, one_kind):
     if one_kind:
         for step in range(nl):
             i = nxt + step - (nl if nxt + step >= nl else 0)
-            t = _cell(tt.tu, gl[i], TU_COLS, TU_TYPE)
+            t = _cell(tu, gl[i], TU_COLS, TU_TYPE)
             if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
                 return i, least
         return pick, least
     for i in range(nl):
-        t = _cell(tt.tu, gl[i], TU_COLS, TU_TYPE)
+        t = _cell(tu, gl[i], TU_COLS, TU_TYPE)
         if (rem0 > 0 and _can_take(t, k0)) or (rem1 > 0 and _can_take(t, k1)):
-            if least < 0 or sc.cnt[i] < least:
-                least = sc.cnt[i]
+            if least < 0 or cnt[i] < least:
+                least = cnt[i]
                 pick = i
     return pick, least
 
@@ -886,9 +885,10 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
         if sc.hunit[h] != group or (sc.hkind[h] != k0 and sc.hkind[h] != k1):
             continue
         if sc.hflag[h] & HF_SNIPER:
-            pick = _sniper_pick(tt, tb.units, sc, gl, nl, sc.hkind[h])
+            pick = _sniper_pick(tt.tu, tb.units, gl, nl, sc.hkind[h])
             if pick != NONE:
-                nd += _hit_unit(tb, st, tt, sc, shot, l, h, pick, cs)[1]
+                nd += _hit_unit(tb, st, tt, sc, shot, l, h, pick, cs)[1] if tt.tu[pick, TU_TYPE] == WE else \
+                    _resolve(tb, st, tt, sc, l, h, pick, cs, shot.crossfire)
             continue
         if first == NONE:
             first = sc.hkind[h]
@@ -900,7 +900,7 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
     one_kind = rem0 == 0 or rem1 == 0
     while rem0 + rem1 > 0:
         pools = (k0, k1, rem0, rem1, first)
-        pick, least = _next_taker(tt, sc, gl, nl, pools, nxt, one_kind)
+        pick, least = _next_taker(tt.tu, sc.cnt, gl, nl, pools, nxt, one_kind)
         if pick == NONE:
             break  # no unit can take what is left: lost
         nxt = pick + 1 if pick + 1 < nl else 0
@@ -909,7 +909,7 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
         take1 = rem1 > 0 and _can_take(t, k1)
         kind = k0 if take0 else k1
         if take0 and take1:
-            kind = _pooled_kind(tt, sc, gl, nl, pick, least, pools, phase)
+            kind = _pooled_kind(tt.tu, sc.cnt, gl, nl, pick, least, pools, phase)
         u = gl[pick]
         block = tb.units[u, U_DC] if t == WE else 1  # a war engine: a block of its starting DC (TP 3.2.1)
         taken = 0
@@ -926,28 +926,38 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
                 h = p1
                 p1 += 1
                 rem1 -= 1
-            damage, k2 = _hit_unit(tb, st, tt, sc, shot, l, h, u, cs)
-            taken += damage if t == WE and sc.hkind[h] == KIND_TK else 1
+            if t == WE:
+                damage, k2 = _hit_unit(tb, st, tt, sc, shot, l, h, u, cs)
+                taken += damage if sc.hkind[h] == KIND_TK else 1
+            else:  # _hit_unit's other path, its arrays passed one by one (a call per hit)
+                k2 = _resolve_hit(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, l, u, sc.hkind[h],
+                                  sc.hflag[h], cs, shot.crossfire, sc.acc)
+                taken += 1
             nd += k2
         sc.cnt[pick] += 1
     return nd
 
 
 @kernel_function
+def _step_has_hits(hkind, nh, phase):
+    """Has allocation step ``phase`` (0: AP and AT, 1: MW and TK) a hit among the ``nh`` listed?"""
+    k0 = KIND_AP if phase == 0 else KIND_MW
+    any_hit = False
+    for h in range(nh):
+        any_hit |= hkind[h] == k0 or hkind[h] == k0 + 1
+    return any_hit
+
+
+@kernel_function
 def _allocation_step(tb, st, tt, sc, shot, lane, nh, phase):
-    """One allocation step in one lane (§3.7–§3.10: ``phase`` 0 the normal hits, 1 the macro-weapon hits on the
-    survivors): barrage hits on the unit rolled for, then the pooled hits of each group (at a mixed target every
-    direct hit is declared, at another none: TP 3.2.1) round-robin over its living exposed units
-    (:func:`_group_round_robin`).  Returns (whether the step had hits, dice rolled)."""
+    """One allocation step with hits (:func:`_step_has_hits`) in one lane (§3.7–§3.10: ``phase`` 0 the normal hits,
+    1 the macro-weapon hits on the survivors): barrage hits on the unit rolled for, then the pooled hits of each
+    group (at a mixed target every direct hit is declared, at another none: TP 3.2.1) round-robin over its living
+    exposed units (:func:`_group_round_robin`).  Returns the dice rolled."""
     l, cs, ne, mixed = lane[0], lane[3], lane[4], lane[6]
     L = LANES
     k0 = KIND_AP if phase == 0 else KIND_MW
     k1 = k0 + 1
-    any_hit = False
-    for h in range(nh):
-        any_hit |= sc.hkind[h] == k0 or sc.hkind[h] == k1
-    if not any_hit:
-        return False, 0  # a step without hits places nothing
     nd = 0
     nl = 0
     for i in range(ne):  # branch-free, as the exposed units
@@ -973,17 +983,15 @@ def _allocation_step(tb, st, tt, sc, shot, lane, nh, phase):
                     sc.cnt[nl] = 0
                     nl += 1
         nd += _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase)
-    return True, nd
+    return nd
 
 
 @kernel_function
-def _markers(tb, st, tt, sc, shot, l, n, was_broken):
-    """A step's ``n`` BMs on the target (TP 1.9.4): placed, or at a target broken when the attack began no-save hits
-    (:func:`_broken_hits`).  Returns the dice rolled."""
-    if was_broken:
-        return _broken_hits(tb, st, tt, sc, l, shot.target, n, shot.splashes) if n > 0 else 0
-    _place(l, shot.target, n, sc.acc, st.bm)
-    return 0
+def _markers(tb, st, tt, sc, shot, l, n):
+    """A step's ``n`` BMs on a target broken when the attack began, as no-save hits (TP 1.9.4; :func:`_broken_hits`);
+    on another target they are placed (:func:`_place`, called directly: this call passes the records).  Returns
+    the dice rolled."""
+    return _broken_hits(tb, st, tt, sc, l, shot.target, n, shot.splashes) if n > 0 else 0
 
 
 @kernel_function
@@ -1017,12 +1025,13 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
         sc.spl[g] = 0
     if _at(st.broken, shot.shooter * L + l) or not _any_living(st.hp, tb.fu, tb.fb, shot.shooter, l):
         return 0
-    nf = _fire_team(tb, st, tt, sc, shot, l)
-    if nf == 0 or not _any_living(st.hp, tb.fu, tb.fb, shot.target, l):
+    target = shot.target
+    nf = _fire_team(tb.fb, tb.fu, st.hp, st.bm, tt.tu, tb.forms, tb.units, sc.cand, shot.shooter, shot.in_range, l)
+    if nf == 0 or not _any_living(st.hp, tb.fu, tb.fb, target, l):
         return 0  # no attack, no BM (TP-FAQ Place Blast Marker)
-    was_broken = _at(st.broken, shot.target * L + l) != 0
-    nd = _markers(tb, st, tt, sc, shot, l, 1, was_broken)  # §3.3
-    ne, mixed, has_we, settled = _exposed_units(tb, st, tt, sc, shot, l)
+    was_broken = _at(st.broken, target * L + l) != 0
+    nd = _markers(tb, st, tt, sc, shot, l, 1) if was_broken else _place(l, target, 1, acc, st.bm)  # §3.3
+    ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, target, shot.n_exposed, l)
     cover = _at(sc.lane_cover, l)
     lane = (l, _at(sc.lane_mod, l), cover, _at(sc.lane_cs, l) if cover else NO_ROLL, ne, nf, mixed, has_we, settled)
     nh, any_barrage, k = _direct_fire(tb, st, tt, sc, shot, lane)
@@ -1033,11 +1042,10 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
         nd += k
     for phase in range(2):
         acc[3] = 0
-        stepped, k = _allocation_step(tb, st, tt, sc, shot, lane, nh, phase)
-        nd += k
-        if stepped:
-            nd += _markers(tb, st, tt, sc, shot, l, acc[3], was_broken)
-    nd += _markers(tb, st, tt, sc, shot, l, extra, was_broken)
+        if _step_has_hits(sc.hkind, nh, phase):  # a step without hits places nothing
+            nd += _allocation_step(tb, st, tt, sc, shot, lane, nh, phase)
+            nd += _markers(tb, st, tt, sc, shot, l, acc[3]) if was_broken else _place(l, target, acc[3], acc, st.bm)
+    nd += _markers(tb, st, tt, sc, shot, l, extra) if was_broken else _place(l, target, extra, acc, st.bm)
     nd += _break_checks(tb, st, sc, shot, l, was_broken)
     sc.res[l] = nh
     sc.res[L + l] = acc[1]

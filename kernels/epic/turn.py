@@ -208,7 +208,8 @@ def _withdrawal_fire(tb, st, tt, sc, e0, e1, withdrew, pflat, prow):
             fires = withdrew[at * L + l] != 0 and overwatch[g * L + l] != 0 and not st.broken[g * L + l] \
                 and _any_alive(st.alive, tb.sets.fmasks, _cell(tb.forms, g, F_COLS, F_SIDE), g, l, tb.sets.n_words) \
                 and _any_alive(st.alive, tb.sets.fmasks, _cell(tb.forms, at, F_COLS, F_SIDE), at, l, tb.sets.n_words) \
-                and _fire_team(tb, st, tt, sc, shot, l) > 0
+                and _fire_team(tb.fb, tb.fu, st.hp, st.bm, tt.tu, tb.forms, tb.units, sc.cand, g, wf[e, WF_IN_RANGE],
+                               l) > 0
             sc.lane_mod[l] = 0 if fires else NO_ATTACK
             sc.lane_cover[l] = wf[e, WF_COVER]
             sc.lane_cs[l] = wf[e, WF_COVER_SAVE]
