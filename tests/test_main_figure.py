@@ -89,3 +89,25 @@ def test_every_system_leads_with_its_deciding_chances(system, name):
     table = result.table()
     chances = sorted(100 * table[table["kind"] == "probability"]["estimate"].to_numpy())
     assert all(np.isclose(chances, w).any() for w in widths)
+
+
+def test_every_decision_plot_is_shown_once_in_a_notebook():
+    """Matrix, sweep, compare, rank and cumulative plots, and the T9A combat figure, leave no figure with pyplot."""
+    before = set(plt.get_fignums())
+    base = "epic/assault_marines_vs_warband"
+    analysis.matrix(["netea:space-marine-codex-astartes/assault"], ["netea:ork-war-horde/warband"], base=base,
+                    trials=4096, seed=1).plot()
+    analysis.sweep(base, "formations[Warband].blast_markers", [0, 1], trials=4096).plot()
+    analysis.rank(["netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical"],
+                  ["netea:ork-war-horde/warband"], base=base, trials=4096).plot()
+    combat = analysis.t9a.simulate(analysis.t9a.load("t9a/knights_charge_spear_block"), trials=4096, seed=1)
+    combat.plot()
+    analysis.cumulative(combat).plot("hp_lost_a", entity="given_contact")
+    assert set(plt.get_fignums()) == before
+
+
+def test_a_negative_saving_is_said_in_words():
+    from analysis.decisions.results import _saving_words
+
+    assert _saving_words(-46_108) == "none: pairing did not help here (the options' results are unrelated)"
+    assert _saving_words(1234.4) == "1,234"

@@ -695,6 +695,9 @@ def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame, bat
     ratio = frame.variance_ratio.iloc[-1]
     if ratio is None or ratio != ratio or not math.isfinite(ratio):
         return f"Paired by {why}."
+    if ratio <= 1:  # the options' results were not positively related: say so in words, not as a negative saving
+        return (f"Paired by {why}; pairing did not help here (the options' results are unrelated: measured gain "
+                f"{ratio:.2f} ×, details below).")
     gain = f"; pairing gain measured here: {ratio:.2f} × (independent runs would need that many times the trials"
     if batches:
         from scipy.stats import chi2

@@ -345,9 +345,10 @@ class ListSearchResult:
     def plot(self):
         """Points against meta score with intervals (dropped grey, confirmed in colour, #1 marked, the Pareto
         front as a step line); beside it, the candidates still racing against trials spent."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
 
-        fig, (ax, side) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [3, 1.3]})
+        fig = detached_figure(figsize=(12, 5))
+        ax, side = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.3]})
         f = self.frame.dropna(subset=["points"])
         dropped = f[f.status == "dropped"]
         ax.scatter(dropped.points, dropped.score, s=8, color="0.75", label="dropped by the race")
@@ -374,12 +375,30 @@ class ListSearchResult:
         fig.tight_layout()
         return fig
 
+    def sensitivity(self) -> list[dict]:
+        """Meta sensitivity: for each confirmed rival of #1, the smallest share of the meta's weight (percent) that,
+        moved from the opponents where the rival does worst against #1 to the one where it does best, lets it draw
+        level with #1 (``moved``; None where it trails #1 against every opponent, so no weights make it win), and
+        from where to where.  From the confirmation runs' estimates: no guarantee holds for other weights."""
+        rows = sorted(self.confirm_successes)
+        if len(rows) < 2 or self.weights is None or not self.confirm_trials:
+            return []
+        best, w = rows[0], np.asarray(self.weights, float)
+        chances = {i: np.asarray(self.confirm_successes[i], float) / self.confirm_trials for i in rows}
+        out = []
+        for i in rows[1:]:
+            moved, sources, target = weight_to_overtake(chances[i] - chances[best], w)
+            out.append({"rival": str(self.frame.iloc[i].candidate), "moved": moved,
+                        "from": [self.opponents[j] for j in sources],
+                        "to": None if target is None else self.opponents[target]})
+        return out
+
     def to_dict(self) -> dict:
         rows = json.loads(self.frame.to_json(orient="records"))
         pareto = list(self.pareto().candidate) if "points" in self.frame else []
         return {"title": self.title, "ranking": rows, "guarantee": self.guarantee, "race": self.race,
-                "pareto": pareto, "enumeration": self.enumeration, "notes": self.notes,
-                "sentences": self.sentences, "run": self.run}
+                "pareto": pareto, "sensitivity": self.sensitivity(), "enumeration": self.enumeration,
+                "notes": self.notes, "sentences": self.sentences, "run": self.run}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False, default=_plain)
@@ -556,6 +575,43 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
     return result
 
 
+def _sensitivity_sentence(result: ListSearchResult) -> list[str]:
+    """The rival nearest to overtaking #1 when the meta changes, in one sentence (none with one opponent)."""
+    found = [s for s in result.sensitivity() if s["moved"] is not None and s["to"] is not None]
+    if len(result.opponents) < 2 or not result.sensitivity():
+        return []
+    if not found:
+        return ["Meta sensitivity: no confirmed rival beats #1 against any one of these opponents, so no weights "
+                "of this meta put it ahead (confirmation estimates)."]
+    s = min(found, key=lambda s: s["moved"])
+    return [f"Meta sensitivity: {s['rival']} draws level with #1 if {s['moved']:.0f} % of the meta's weight moves "
+            f"from {' and '.join(s['from'])} to {s['to']} (confirmation estimates, no guarantee for other weights)."]
+
+
+def weight_to_overtake(lead, weights) -> tuple[float | None, list[int], int | None]:
+    """The smallest share of the meta's weight (percent of the total) whose move lets a rival draw level, given
+    ``lead[j]`` = the rival's chance minus #1's against opponent j and the normalised ``weights``: all of it goes to
+    the opponent where the rival leads most, taken first from where it trails most (each unit of weight moved
+    from j to b raises the rival's lead by ``lead[b] − lead[j]``, so this order moves the least).  (percent, the
+    opponents weight is taken from, the one it goes to); (None, [], None) when the rival leads nowhere."""
+    lead, weights = np.asarray(lead, float), np.asarray(weights, float)
+    gap = float(weights @ lead)
+    if gap >= 0:
+        return 0.0, [], None
+    target = int(np.argmax(lead))
+    if lead[target] <= 0:
+        return None, [], None
+    moved, sources = 0.0, []
+    for j in np.argsort(lead, kind="stable"):
+        if j == target or gap >= 0:
+            continue
+        gain = lead[target] - lead[j]
+        take = min(float(weights[j]), -gap / gain)
+        moved, gap = moved + take, gap + take * gain
+        sources.append(int(j))
+    return 100 * moved, sources, target
+
+
 def sentences(result: ListSearchResult, delta: float) -> list[str]:
     """What a player reads first: the best, by how much, how sure, what it cost, what the model assumes."""
     f, g, r = result.frame, result.guarantee, result.race
@@ -574,6 +630,7 @@ def sentences(result: ListSearchResult, delta: float) -> list[str]:
                        f"point{'' if delta == 1 else 's'} of the best: count {'them' if within > 1 else 'it'} as "
                        "equally good.")
         out.append(g["statement"])
+        out += _sensitivity_sentence(result)
     else:
         out.append(g["statement"] + "; no guarantee: raise --max-trials or --indifference.")
     out.append(f"Spent {r['trials']:,} trials: {r['selection_trials']:,} to decide, the rest to confirm the top "

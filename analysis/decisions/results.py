@@ -169,7 +169,7 @@ class MatrixResult(DecisionResult):
     def plot(self, quantity: str | None = None, entity: str | None = None):
         """Heatmap of one quantity (default P(attacker wins)), each cell annotated with its estimate and 95 %
         interval."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
 
         if quantity is None:
             quantity, entity = self._win()
@@ -178,7 +178,8 @@ class MatrixResult(DecisionResult):
         hi = self.pivot(quantity, entity, "ci95_hi")
         from ..plots import wrap_for
 
-        fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(self.defenders), 1.8 + 0.9 * len(self.attackers)))
+        fig = detached_figure(figsize=(3.2 + 1.6 * len(self.defenders), 1.8 + 0.9 * len(self.attackers)))
+        ax = fig.subplots()
         is_prob = self.frame[self.frame.quantity == quantity].kind.iloc[0] == "probability"
         image = ax.imshow(est.to_numpy(float) * (100 if is_prob else 1), cmap="RdYlGn" if is_prob else "viridis",
                           vmin=0 if is_prob else None, vmax=100 if is_prob else None, aspect="auto")
@@ -237,7 +238,7 @@ class SweepResult(DecisionResult):
     def plot(self, quantities=None, entity: str | None = None):
         """Each quantity against the swept value, with its 95 % interval as a band: by default every outcome of the
         headline (who wins, no winner, unresolved, no assault …), named in the player's words, the swept field too."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
         from ..labels import field_words, result_words, sides_of
@@ -251,7 +252,8 @@ class SweepResult(DecisionResult):
         as_percent = all((rows.kind == "probability").all() for rows in selected)
         scale = 100 if as_percent else 1
         sides = sides_of(self.cells[0].to_dict(), engaged_only=True) if self.cells else {}
-        fig, ax = plt.subplots(figsize=(8, 4.8))
+        fig = detached_figure(figsize=(8, 4.8))
+        ax = fig.subplots()
         x = value_ticks(ax, self.values)
         for q, rows in zip(quantities, selected):
             section = rows.section.iloc[0]
@@ -313,10 +315,9 @@ class CompareResult(DecisionResult):
                                         "percentage points"),
                              "independent runs would need": t.variance_ratio.map(
                                  lambda r: "n/a" if r != r else f"{r:.2f} × the trials"),
-                             "trials saved by pairing": t.trials_saved.map(
-                                 lambda n: "n/a" if n != n else f"{n:,.0f}")})
-        return out + ["", f"What pairing by common random numbers bought ({self.meta.get('method', '')})",
-                      gain.to_string(index=False)]
+                             "trials saved by pairing": t.trials_saved.map(_saving_words)})
+        return out + ["", f"Details for those who ask: what pairing by common random numbers bought "
+                          f"({self.meta.get('method', '')})", gain.to_string(index=False)]
 
     def __init__(self, *, option_results: dict, batches: pd.DataFrame | None = None, **kw):
         super().__init__(**kw)
@@ -329,7 +330,7 @@ class CompareResult(DecisionResult):
         bars.  Top right: the difference A − B in percentage points, with its paired interval (and, when paired,
         that of independent runs with the same trials).  Below, for the first three opponents: the "at least N"
         curves of the units each option kills (solid) and loses (dashed)."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
         from ..plots import wrap_for
@@ -340,7 +341,7 @@ class CompareResult(DecisionResult):
         opponents = [o for o in t.opponent if o != "meta (weighted)"][:3]
         curves = _loss_curves(self.option_results, [a, b], opponents, self.meta.get("side", "attacker"))
         top = 1.8 + 0.55 * len(t)
-        fig = plt.figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
+        fig = detached_figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
         grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
         left = fig.add_subplot(grid[0, :3])
         right = fig.add_subplot(grid[0, 3:], sharey=left)
@@ -389,6 +390,16 @@ def _finish(fig, grid, curves: list):
     bottom = curves_legend(fig, ax) if ax is not None else 0
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
+
+
+def _saving_words(saved) -> str:
+    """Trials that pairing saved, in words: a count, or, where pairing cost trials (the options' results were not
+    positively related), "pairing did not help here" rather than a negative count."""
+    if saved != saved:
+        return "n/a"
+    if saved <= 0:
+        return "none: pairing did not help here (the options' results are unrelated)"
+    return f"{saved:,.0f}"
 
 
 def _loss_curves(option_results: dict, options: list[str], opponents: list[str], side: str) -> list:
@@ -460,7 +471,7 @@ class RankResult(DecisionResult):
         """The meta score (weighted chance to win) in percent and, where every option has points, the chance to win
         per 100 points, each with its 95 % error bar; below, for the three heaviest opponents of the meta, the
         "at least N" curves of the units each option kills (solid) and loses (dashed)."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
         from ..plots import wrap_for
@@ -474,7 +485,7 @@ class RankResult(DecisionResult):
                   _loss_curves({(o, 0): r for (o, jj), r in self.option_results.items() if jj == j}, list(t.option),
                                [self.opponents[j]], self.meta.get("side", "attacker"))]
         top = 1.8 + 0.45 * len(t)
-        fig = plt.figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
+        fig = detached_figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
         grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
         axes = [fig.add_subplot(grid[0, :3])]
         if has_points:
@@ -515,7 +526,7 @@ class CumulativeResult(DecisionResult):
         """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
         there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
         P(X ≤ x) holds P(X ≤ N) on [N, N + 1): the steps sit at the whole numbers."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
         from matplotlib.ticker import MaxNLocator, PercentFormatter
 
         t = self.frame[self.frame.direction == direction]
@@ -524,7 +535,8 @@ class CumulativeResult(DecisionResult):
         if entity is not None:
             t = t[t.entity == entity]
         where = "pre" if direction == "at_least" else "post"
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig = detached_figure(figsize=(7, 4))
+        ax = fig.subplots()
         keys = [c for c in ("cell", "entity") if c in t]
         for key, rows in t.groupby(keys, sort=False):
             label = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)) if k != "")
@@ -723,13 +735,14 @@ class ThresholdResult(DecisionResult):
     def plot(self):
         """The chance against the value, in percent with 95 % error bars, the target as a line and the answer
         ringed; axes in the player's words."""
-        import matplotlib.pyplot as plt
+        from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
         from ..plots import value_ticks, wrap_for
 
         t = self.frame
-        fig, ax = plt.subplots(figsize=(8, 4.6))
+        fig = detached_figure(figsize=(8, 4.6))
+        ax = fig.subplots()
         x = value_ticks(ax, list(t.value))
         ax.errorbar(x, 100 * t.p, yerr=[100 * (t.p - t.ci95_lo), 100 * (t.ci95_hi - t.p)], fmt="o-", capsize=3,
                     label="chance (bar: 95 % interval)")

@@ -121,14 +121,14 @@ def melee_meta(combat: CombatSpec) -> dict:
 def melee_figure(result):
     """Outcome bars with 95 % intervals (given contact and over all trials), "at least N HP lost" for both
     units, and the round the fight ends in."""
-    import matplotlib.pyplot as plt
+    from ..plots import detached_figure
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
     from analysis.plots import at_least_curve
 
     names = {"a": result.meta["melee_setup"]["charger"], "b": result.meta["melee_setup"]["target"]}
     melee = result.tree["melee"]
-    fig = plt.figure(figsize=(13, 11), layout="constrained")
+    fig = detached_figure(figsize=(13, 11), layout="constrained")
     top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
     result.charge_range_panel(top.add_subplot(1, 2, 1))
     ax = top.add_subplot(1, 2, 2)
