@@ -234,6 +234,7 @@ class KernelEvaluator:
             return self._distributed(cands, key, n)
         from .. import runner
 
+        sink = runner.PROGRESS_SINK.get()  # a program's progress (the app): told each matchup's trials, may stop
         out = np.zeros((len(cands), len(self.opponents)))
         for t, i in enumerate(cands):
             for j in range(len(self.opponents)):
@@ -241,6 +242,8 @@ class KernelEvaluator:
                 counts, _ = runner.run(job, trials=n, seed=self.seed, cell=(*key, j), threads=self.threads,
                                        progress=False)
                 out[t, j] = sum(int(counts[s]) for s in slots)
+                if sink is not None:
+                    sink.update(n)
         return out
 
 
