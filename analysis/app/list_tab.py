@@ -93,7 +93,7 @@ class ListTab:
         self.army = pn.widgets.Select(label="Army list (NetEA library)", options=list(armies),
                                       value=next(k for k, v in armies.items() if v == DEFAULT_ARMY),
                                       sizing_mode="stretch_width")
-        self.cap = pn.widgets.IntInput(label="Points cap (the detachment's most points)", value=DEFAULT_CAP, start=1,
+        self.cap = pn.widgets.IntInput(label="Points cap", value=DEFAULT_CAP, start=1,
                                        end=100_000, step=25, width=220)
         self.indifference = pn.widgets.FloatInput(label="Indifference (percentage points)", value=2.0, start=0.1,
                                                   end=50.0, step=0.5, width=220)

@@ -349,6 +349,7 @@ class ListSearchResult:
         """Points against meta score with intervals (dropped grey, confirmed in colour, #1 marked, the Pareto
         front as a step line); beside it, the candidates still racing against trials spent."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import LogFormatter
 
         fig, (ax, side) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [3, 1.3]})
         f = self.frame.dropna(subset=["points"])
@@ -372,6 +373,9 @@ class ListSearchResult:
             t, n = zip(*self.history)
             side.step(t, n, where="post", color="tab:blue", marker="o", markersize=3)
             side.set_yscale("log")
+            # plain-text tick labels: the default ones are math markup, drawn as written where user text is literal
+            side.yaxis.set_major_formatter(LogFormatter())
+            side.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
         side.set_xlabel("trials spent")
         side.set_ylabel("candidates racing")
         fig.tight_layout()

@@ -14,7 +14,7 @@ except ImportError:  # the browser fixture skips, or fails on CI, saying why
 from analysis.app.list_tab import DEFAULT_BUDGET
 from analysis.cli import main
 
-CAP = "Points cap (the detachment's most points)"
+CAP = "Points cap"
 
 
 def test_a_list_search_shows_its_sentences_table_and_plot_and_its_definition_runs_in_the_cli(app_page, tmp_path):
