@@ -48,8 +48,18 @@ def army_choices() -> dict[str, str]:
 
 @cache
 def opponent_choices() -> dict[str, str]:
-    """Label → reference of every library formation the engine can build (the Epic tab's list)."""
-    return dict(library_choices())
+    """Label ("Ork War Horde: Warband (200 pts)") → reference of every library formation the engine can build (the
+    Epic tab's list, army first: its "Warband · ..." labels stay the Epic tab's own)."""
+    out = {}
+    for label, ref in library_choices().items():
+        name, army, points = (label.split(" · ") + ["", ""])[:3]
+        out[f"{army}: {name} ({points})"] = ref
+    return out
+
+
+def _formation_name(label: str) -> str:
+    """The formation's name in an opponent's label (the weight slider's name)."""
+    return label.split(": ", 1)[-1].rsplit(" (", 1)[0]
 
 
 def render_search(result) -> Shown:
@@ -134,7 +144,7 @@ class ListTab:
         self._edited()
 
     def _slider(self, label: str) -> pn.widgets.IntSlider:
-        slider = pn.widgets.IntSlider(label=f"weight of {label.split(' · ')[0]}", start=1, end=MAX_WEIGHT, value=1,
+        slider = pn.widgets.IntSlider(label=f"weight of {_formation_name(label)}", start=1, end=MAX_WEIGHT, value=1,
                                       sizing_mode="stretch_width")
         slider.param.watch(lambda event: self._edited(), "value")
         return slider
