@@ -25,6 +25,7 @@ from . import runs
 from .address import Address
 from .epic_tab import EpicTab
 from .examples import example_names
+from .list_tab import ListTab
 from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
 from .render import figure
 from .tabs import MAX_LABEL_CHARS, CompareTab, GdbTab, T9aTab
@@ -36,7 +37,7 @@ DEFAULT_EXAMPLES = {"epic": "epic/assault_marines_vs_warband", "gdb": "gdb/colum
                     "t9a": "t9a/stand_and_shoot"}
 DEFAULT_TRIALS = 100_000
 MAX_PAGE_SEED = min(MAX_SEED, 2**53 - 1)  # the largest whole number a browser holds exactly
-TAB_KEYS = ("epic", "compare", "gdb", "t9a")
+TAB_KEYS = ("epic", "compare", "gdb", "t9a", "list")
 #: The most characters of one address value shown or parsed as a number (the largest allowed has 11 digits).
 MAX_NUMBER_CHARS = 40
 #: What the page says when its address asks for a run (``run=1``): it never starts one.
@@ -71,7 +72,8 @@ class Page:
         self.tabs = {"epic": EpicTab(self, example_setup(DEFAULT_EXAMPLES["epic"])),
                      "compare": CompareTab(self),
                      "gdb": GdbTab(self, example_setup(DEFAULT_EXAMPLES["gdb"])),
-                     "t9a": T9aTab(self, example_setup(DEFAULT_EXAMPLES["t9a"]))}
+                     "t9a": T9aTab(self, example_setup(DEFAULT_EXAMPLES["t9a"])),
+                     "list": ListTab(self)}
         for key, tab in self.tabs.items():
             tab.example = DEFAULT_EXAMPLES.get(key)
         self.tab_widget = pn.Tabs(*[(tab.title, tab.panel) for tab in self.tabs.values()], dynamic=False,
@@ -137,6 +139,8 @@ class Page:
         query = {"tab": key}
         if tab.example:
             query = {"example": tab.example}
+        elif isinstance(tab, ListTab):
+            pass  # the address names the tab; its army, cap and meta stay on the page
         elif isinstance(tab, CompareTab):
             if tab.current() is not None:
                 query |= {"a": encode_setup(tab.options[0]), "b": encode_setup(tab.options[1]),

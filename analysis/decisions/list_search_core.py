@@ -234,6 +234,7 @@ class KernelEvaluator:
             return self._distributed(cands, key, n)
         from .. import runner
 
+        sink = runner.PROGRESS_SINK.get()  # a program's progress (the app): told each matchup's trials, may stop
         out = np.zeros((len(cands), len(self.opponents)))
         for t, i in enumerate(cands):
             for j in range(len(self.opponents)):
@@ -241,6 +242,8 @@ class KernelEvaluator:
                 counts, _ = runner.run(job, trials=n, seed=self.seed, cell=(*key, j), threads=self.threads,
                                        progress=False)
                 out[t, j] = sum(int(counts[s]) for s in slots)
+                if sink is not None:
+                    sink.update(n)
         return out
 
 
@@ -345,6 +348,8 @@ class ListSearchResult:
     def plot(self):
         """Points against meta score with intervals (dropped grey, confirmed in colour, #1 marked, the Pareto
         front as a step line); beside it, the candidates still racing against trials spent."""
+        from matplotlib.ticker import LogFormatter
+
         from ..plots import detached_figure
 
         fig = detached_figure(figsize=(12, 5))
@@ -370,6 +375,9 @@ class ListSearchResult:
             t, n = zip(*self.history)
             side.step(t, n, where="post", color="tab:blue", marker="o", markersize=3)
             side.set_yscale("log")
+            # plain-text tick labels: the default ones are math markup, drawn as written where user text is literal
+            side.yaxis.set_major_formatter(LogFormatter())
+            side.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
         side.set_xlabel("trials spent")
         side.set_ylabel("candidates racing")
         fig.tight_layout()

@@ -54,7 +54,8 @@ from ..scenario import read_file, shown_path
 from ..user_text import csv_text, elide, printable
 from ..atomic_file import write_atomic
 from .cells import frame_from_json, run_point
-from .definition import CompareCell, MatrixCell, Report, ScenarioCell, default_out, load_report, spec_hash
+from .definition import (CompareCell, ListSearchCell, MatrixCell, Report, ScenarioCell, default_out, load_report,
+                         spec_hash)
 from .executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
@@ -206,7 +207,8 @@ def output_paths(report: Report) -> list[str]:
     """Every file (relative to the output folder) a report writes besides its stored points."""
     paths = ["report.json", "index.html"]
     for cell in report.cells:
-        stems = [cell.name] if isinstance(cell, CompareCell) else [cell.name, f"{cell.name}-distributions"]
+        whole = isinstance(cell, (CompareCell, ListSearchCell))  # one table, no distributions
+        stems = [cell.name] if whole else [cell.name, f"{cell.name}-distributions"]
         paths += [f"tables/{stem}.{ext}" for stem in stems for ext in ("csv", "parquet")]
         paths.append(f"plots/{cell.name}.png")
     return paths
@@ -296,7 +298,8 @@ def compute(report: Report, out: Path, executor=None, progress: bool | None = No
     done, todo = {}, []
     for spec in specs:
         data = _stored(point_file(out, spec), spec_hash(spec))
-        if data is None or ("compare" not in spec and "at_least" not in data):  # stored before "at least N" rows
+        simulation = "compare" not in spec and "list_search" not in spec
+        if data is None or (simulation and "at_least" not in data):  # stored before "at least N" rows
             todo.append(spec)
         else:
             done[spec["cell"], spec["point"]] = data
@@ -331,6 +334,8 @@ def _cell_frames(report: Report, cell, done: dict):
     """A cell's table, its distributions and their "at least N" rows (None, None for a comparison)."""
     if isinstance(cell, CompareCell):
         return frame_from_json(done[cell.name, "comparison"]["table"]), None, None
+    if isinstance(cell, ListSearchCell):
+        return frame_from_json(done[cell.name, "search"]["table"]), None, None
     frames = {"table": [], "distributions": [], "at_least": []}
     for spec in report.points[cell.name]:
         data = done[cell.name, spec["point"]]
@@ -425,6 +430,36 @@ def compare_plot(table: pd.DataFrame, result: dict, title: str):
                          frame=table, title=title, meta=meta).plot()
 
 
+@literal_text
+def list_search_plot(table: pd.DataFrame, data: dict, title: str):
+    """The list search's plot (points against meta score with intervals; candidates racing against trials spent)
+    from its stored data."""
+    from ..decisions.list_search_core import ListSearchResult
+
+    result = data["result"]
+    return ListSearchResult(title=title, frame=table, guarantee=result["guarantee"], race=result["race"],
+                            enumeration=result["enumeration"], run={},
+                            history=[tuple(h) for h in data["history"]]).plot()
+
+
+def _interval(value: float, lo: float, hi: float, digits: int) -> str:
+    """``value [lo, hi]`` in the list search's units (percent, percentage points); blank where not measured."""
+    if value != value:
+        return ""
+    text = f"{value:.{digits}f}"
+    return text if lo != lo else f"{text} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _list_search_rows(table: pd.DataFrame, top: int) -> list[dict]:
+    """The ranking as the page shows it: every candidate not dropped by the race (at most ``top`` + the ones
+    within the indifference zone), the score and the gap to the best with their 95 % intervals."""
+    shown = table[table.status != "dropped"].head(max(top, int((table.status != "dropped").sum())))
+    return [{"rank": int(r.rank), "candidate": r.candidate, "points": "" if r.points != r.points else f"{r.points:.0f}",
+             "score": _interval(r.score, r.ci95_lo, r.ci95_hi, 1),
+             "behind": "" if r.status == "best" else _interval(r.behind_best, r.behind_lo, r.behind_hi, 2),
+             "status": r.status} for r in shown.itertuples(index=False)]
+
+
 def _png_bytes(figure) -> bytes:
     import matplotlib.pyplot as plt
 
@@ -513,6 +548,8 @@ def _headlines(cell, specs: list[dict], done: dict, table: pd.DataFrame) -> tupl
     """The sentences that lead a cell: the full headline of a scenario (of a turn scenario: the turn
     step by step), the "who wins" sentences of every point of a sweep or matrix, the meta row of a
     comparison."""
+    if isinstance(cell, ListSearchCell):
+        return list(done[cell.name, "search"]["result"]["sentences"]), []
     if isinstance(cell, CompareCell):
         result = done[cell.name, "comparison"]["result"]
         meta = table.iloc[-1]
@@ -564,11 +601,17 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
             files += _write_table(staging, f"{cell.name}-at-least", at_least, parquet)
         first = done[cell.name, specs[0]["point"]]
         system = specs[0]["system"]
-        sides = {} if isinstance(cell, CompareCell) else sides_of(first["result"])
+        sides = {} if isinstance(cell, (CompareCell, ListSearchCell)) else sides_of(first["result"])
         grid = None
         if isinstance(cell, (CompareCell, MatrixCell)):
             scenario = f"matchups on the rules of {cell.base}" if cell.base else "matchups on default rules"
-        if isinstance(cell, CompareCell):
+        if isinstance(cell, ListSearchCell):
+            title = specs[0]["list_search"]["title"]
+            enumeration = first["result"]["enumeration"]
+            scenario = (f"{cell.definition or 'the cell'}: {enumeration['candidates']} candidates against a meta of "
+                        f"{enumeration['opponents']}")
+            draw = functools.partial(list_search_plot, table, first, title)
+        elif isinstance(cell, CompareCell):
             title = cell.title or first["result"]["title"]
             draw = functools.partial(compare_plot, table, first["result"], title)
         elif isinstance(cell, MatrixCell):
@@ -596,7 +639,10 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
             result = first["result"]
             section.update({k: result[k] for k in ("option_a", "option_b", "paired", "method", "batches")},
                            opponents=len(cell.opponents), trials_per_option=result["trials"])
-        if isinstance(cell, CompareCell):
+        if isinstance(cell, ListSearchCell):
+            section["rows"] = _list_search_rows(table, cell.top)
+            section["dropped"] = int((table.status == "dropped").sum())
+        elif isinstance(cell, CompareCell):
             section["rows"] = table.to_dict("records")
         elif grid is None:
             section["rows"] = readable_rows(system, table, sides)

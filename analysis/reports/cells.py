@@ -32,6 +32,8 @@ def run_point(spec: dict, progress: bool = False) -> dict:
 
     ``trials`` is every trial the point simulated (a comparison: 2 options × opponents × trials).
     """
+    if "list_search" in spec:
+        return _list_search_point(spec)
     common = {"trials": spec["trials"], "seed": spec["seed"], "cell": tuple(spec["stream"]), "progress": progress,
               **spec["options"]}
     if "compare" in spec:
@@ -59,4 +61,25 @@ def run_point(spec: dict, progress: bool = False) -> dict:
         "trials": trials,
         **{name: frame_to_json(frame) for name, frame in tables.items()},
         "result": json.loads(json.dumps(result.to_dict(), default=_plain)),
+    }
+
+
+def _list_search_point(spec: dict) -> dict:
+    """A list search run with the report's seed: its ranking, its result without the wall-clock timings (so
+    the same seed stores the same bytes) and the race's history (the plot's second panel)."""
+    from ..decisions.list_search_core import list_search
+
+    result = list_search(dict(spec["list_search"]), seed=spec["seed"], top=spec["top"],
+                         max_trials=spec["max_trials"], source=spec["cell"])
+    data = json.loads(result.to_json())
+    del data["run"]
+    return {
+        "spec_hash": spec_hash(spec),
+        "cell": spec["cell"],
+        "point": spec["point"],
+        "overrides": spec["overrides"],
+        "trials": int(result.race["trials"]),
+        "table": frame_to_json(result.table()),
+        "history": [[int(t), int(n)] for t, n in result.history],
+        "result": data,
     }

@@ -115,7 +115,30 @@ class CompareCell(_Cell, CompareFields):
     kind: Literal["compare"]
 
 
-CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell, "compare": CompareCell}
+class ListSearchCell(StrictModel):
+    """A list search (``analysis.decisions.list_search``): ``definition`` names a list-search definition (a
+    shipped one or a file relative to the report) and any other key of a list-search definition is given, or
+    overrides it, in the cell itself (held in ``search``); ``top`` and ``max_trials`` are the command's options."""
+
+    kind: Literal["list-search"]
+    name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
+    title: Title | None = None
+    definition: FilePath | None = None
+    top: Annotated[int, Field(ge=1, le=100)] = 5
+    max_trials: Annotated[int, Field(ge=1, le=10**12)] | None = None
+    search: dict = {}
+
+    @property
+    def options(self) -> dict:
+        """No simulation options: the race chooses its trials (the definition's keys are in ``search``)."""
+        return {}
+
+
+#: The keys of a list-search cell that are the cell's own; every other key is the list-search definition's.
+LIST_SEARCH_CELL_KEYS = ("kind", "name", "title", "definition", "top", "max_trials")
+
+CELL_KINDS = {"scenario": ScenarioCell, "sweep": SweepCell, "matrix": MatrixCell, "compare": CompareCell,
+              "list-search": ListSearchCell}
 
 
 class ReportModel(StrictModel):
@@ -132,6 +155,9 @@ def _cell(data: dict, index: int, source: str):
     if not isinstance(kind, str) or kind not in CELL_KINDS:
         raise UserError(source, f"cells[{index}].kind", f"unknown cell kind {kind!r}" if kind else
                         "required key is missing", ", ".join(CELL_KINDS))
+    if kind == "list-search":
+        data = {**{k: v for k, v in data.items() if k in LIST_SEARCH_CELL_KEYS},
+                "search": {k: v for k, v in data.items() if k not in LIST_SEARCH_CELL_KEYS}}
     try:
         return validate(CELL_KINDS[kind], data, source)
     except UserError as exc:
@@ -306,8 +332,74 @@ def _expand_compare(cell: CompareCell, where: str, report: ReportModel, report_d
              "inputs": inputs}]
 
 
+def _absolute(data: dict, folder: Path) -> dict:
+    """A list-search definition's file references (hand-written candidates, opponents' forces, base) made
+    absolute against ``folder``, the definition's own; library names and shipped scenarios stay as written."""
+    def fix(ref):
+        if not isinstance(ref, str) or ref.startswith("netea:"):
+            return ref
+        path = folder / ref
+        return str(path.resolve()) if os.path.isfile(path) else ref
+
+    out = dict(data)
+    if isinstance(out.get("candidates"), list):
+        out["candidates"] = [fix(c) for c in out["candidates"]]
+    if isinstance(out.get("opponents"), list):
+        out["opponents"] = [dict(o, force=fix(o.get("force"))) if isinstance(o, dict) else o
+                            for o in out["opponents"]]
+    if "base" in out:
+        out["base"] = fix(out["base"])
+    return out
+
+
+def _expand_list_search(cell: ListSearchCell, where: str, report: ReportModel, report_dir: Path,
+                        source: str) -> list[dict]:
+    """One point: the whole list search, its definition merged (the named file, then the cell's own keys) and
+    checked here (keys, candidates, opponents' forces, the bounds the command applies) before any cell runs."""
+    from ..decisions.list_search_core import ListSearchDefinition, plan
+    from ..decisions.systems import SYSTEMS
+
+    data, inputs = {}, {}
+    if cell.definition is not None:
+        path = _scenario_path(report_dir, cell.definition)
+        if path is None:
+            raise UserError(source, f"{where}.definition", f"no list-search definition {cell.definition!r}",
+                            "a .toml path relative to the report file, or a shipped one such as "
+                            "epic/decisions/list_search_two_choices")
+        found, _ = read_toml(path)
+        data = _absolute(found, path.parent)
+        inputs[str(path)] = hashlib.sha256(read_file(path).encode("utf-8")).hexdigest()
+    data.update(_absolute(cell.search, report_dir))
+    try:
+        defn = validate(ListSearchDefinition, data, source)
+        forces = [(f"candidates[{n}]", defn.side, c) for n, c in enumerate(defn.candidates or [])]
+        forces += [(f"opponents[{n}].force", "defender" if (o.as_ or defn.side) == "attacker" else "attacker",
+                    o.force) for n, o in enumerate(defn.opponents)]
+        for field, role, spec in forces:
+            try:
+                SYSTEMS["epic"].force(spec, role)
+            except UserError as exc:
+                raise UserError(source, field, exc.problem, exc.allowed) from None
+        planned = plan(defn, source)
+    except UserError as exc:
+        allowed = exc.allowed
+        if exc.problem == "unknown key" and allowed:
+            allowed = ", ".join(k for k in LIST_SEARCH_CELL_KEYS if k != "kind") + ", " + allowed
+        raise UserError(source, f"{where}" + (f".{exc.field}" if exc.field else ""), exc.problem, allowed) from None
+    files = [c for c in defn.candidates or [] if isinstance(c, str) and not c.startswith("netea:")]
+    files += [o.force for o in defn.opponents if isinstance(o.force, str) and not o.force.startswith("netea:")]
+    inputs.update({f: hashlib.sha256(read_file(f).encode("utf-8")).hexdigest() for f in files})
+    title = cell.title or defn.title or f"{planned['candidates']} candidates against a meta of {planned['opponents']}"
+    return [{"report": report.title, "cell": cell.name, "system": "epic", "source": str(cell.definition or ""),
+             "trials": None, "seed": report.seed, "options": {}, "point": "search", "stream": [cell_key(cell.name)],
+             "overrides": {}, "list_search": dict(data, title=title), "top": cell.top, "max_trials": cell.max_trials,
+             "inputs": inputs}]
+
+
 def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str) -> list[dict]:
     where = f"cells[{index}]"
+    if isinstance(cell, ListSearchCell):
+        return _expand_list_search(cell, where, report, report_dir, source)
     if isinstance(cell, MatrixCell):
         return _expand_matrix(cell, where, report, report_dir, source)
     if isinstance(cell, CompareCell):
@@ -396,5 +488,5 @@ def spec_hash(spec: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-__all__ = ["Report", "ReportModel", "load_report", "default_out", "cell_key", "spec_hash", "set_field", "to_toml",
-           "shipped_scenarios"]
+__all__ = ["ListSearchCell", "Report", "ReportModel", "load_report", "default_out", "cell_key", "spec_hash",
+           "set_field", "to_toml", "shipped_scenarios"]
