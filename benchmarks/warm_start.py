@@ -1,17 +1,14 @@
-"""Warm start-up of the ``wargame-odds`` program with and without the extended mode's load side
-(``analysis/numba_loader.py``: cached kernels loaded without Numba's target refresh, their bitcode unparsed, Numba's
-runtime module read back from the cache), on one filled Numba cache (issue 38 §7).
+"""Warm start-up of the ``wargame-odds`` program: ``--help`` and a 1,000-trial run of an Epic assault, an Epic turn
+and a T9A charge, each with the caches filled (one run of each case first), as a user's later runs have them.
 
-Each case is a warm run (the caches filled by one run of each case in each arm first): ``--help``, a 1,000-trial
-Epic assault, a 1,000-trial Epic turn and a 1,000-trial T9A charge.  "without" runs the same program with the
-load side left out (its module replaced by one whose loader does nothing), so that the kernels load through
-Numba's own path; the compile side (``kernels/link_only.py``) and the cache are the same in both arms.  The arms
-run in alternating order, pair after pair, so that the machine's load falls on both alike; the medians of wall
-and CPU seconds (``os.wait4``: the child's user + system time, Python's start-up included) are printed with the
-CPU model and the load average before and after.  On a shared, loaded machine the wall time is mostly waiting for
-a core: compare the CPU times.
+Issue 38 §7's rule: a warm 1,000-trial run stays under 1 s.  The cases run in turn, round after round, so that the
+machine's load falls on all alike; the medians of wall and CPU seconds (``os.wait4``: the child's user + system
+time, Python's start-up included) and of peak resident memory are printed with the CPU model and the load average
+before and after.  On a shared, loaded machine the wall time is mostly waiting for a core: compare the CPU times.
+(Until issue 38 this script also ran each case without the extended mode's own loader of cached kernels, which was
+then deleted: docs/numba.md has those numbers.)
 
-    python -m benchmarks.warm_start [--pairs 7]
+    python -m benchmarks.warm_start [--rounds 7]
 """
 from __future__ import annotations
 
@@ -20,27 +17,17 @@ import os
 import platform
 import statistics
 import sys
+from pathlib import Path
 
 from benchmarks.compile_cost import child_cost
 
+CLI = Path(sys.executable).with_name("wargame-odds")
 CASES = {
     "--help": ["--help"],
     "epic assault": ["epic", "epic/assault_marines_vs_warband", "--trials", "1000", "--seed", "1"],
     "epic turn": ["epic", "epic/turns/devastators_then_assault_marines", "--trials", "1000", "--seed", "1"],
     "t9a charge": ["t9a", "t9a/three_chargers", "--trials", "1000", "--seed", "1"],
 }
-#: The program as the ``wargame-odds`` console script runs it (``analysis.cli:main``); its first argument is the
-#: arm: ``without`` puts a module in place of ``analysis.numba_loader`` whose loader does nothing.
-_PROGRAM = """
-import sys
-if sys.argv.pop(1) == "without":
-    import types
-    sys.modules["analysis.numba_loader"] = types.SimpleNamespace(load_kernels_without_refresh=lambda: None)
-sys.argv[0] = "wargame-odds"
-from analysis.cli import main
-sys.exit(main())
-"""
-ARMS = ("with", "without")
 
 
 def cpu_model() -> str:
@@ -54,38 +41,33 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def measure(pairs: int) -> dict[tuple[str, str], list[tuple[float, float]]]:
-    """{(case, arm): [(wall s, CPU s) per run]}, the arms alternating which goes first."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.pop("WARGAME_ODDS_PLAIN_NUMBA", None)
-    runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for arm in ARMS:  # fill the caches (kernels, Numba's runtime module, bytecode)
-        for args in CASES.values():
-            child_cost([sys.executable, "-c", _PROGRAM, arm, *args], env)
-    for pair in range(pairs):
+def measure(rounds: int) -> dict[str, list[tuple[float, float, float]]]:
+    """{case: [(wall s, CPU s, peak MiB) per run]}, after one run of each case that fills the caches."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "WARGAME_ODDS_PLAIN_NUMBA")}
+    for args in CASES.values():
+        child_cost([str(CLI), *args], env)
+    runs: dict[str, list[tuple[float, float, float]]] = {case: [] for case in CASES}
+    for _ in range(rounds):
         for case, args in CASES.items():
-            for arm in ARMS if pair % 2 == 0 else ARMS[::-1]:
-                cpu, _, wall = child_cost([sys.executable, "-c", _PROGRAM, arm, *args], env)
-                runs.setdefault((case, arm), []).append((wall, cpu))
+            cpu, peak, wall = child_cost([str(CLI), *args], env)
+            runs[case].append((wall, cpu, peak))
     return runs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=7, help="runs of each arm per case (default 7)")
-    pairs = parser.parse_args().pairs
+    parser.add_argument("--rounds", type=int, default=7, help="runs of each case (default 7)")
+    rounds = parser.parse_args().rounds
     load_before = os.getloadavg()
-    runs = measure(pairs)
+    runs = measure(rounds)
     load_after = os.getloadavg()
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; load average before {load_before[0]:.1f}, "
-          f"after {load_after[0]:.1f}; {pairs} runs of each arm per case, medians")
-    print("| warm run | wall with | wall without | CPU with | CPU without | CPU saved by the load side |")
-    print("|---|---|---|---|---|---|")
-    for case in CASES:
-        wall = {arm: statistics.median(w for w, _ in runs[case, arm]) for arm in ARMS}
-        cpu = {arm: statistics.median(c for _, c in runs[case, arm]) for arm in ARMS}
-        print(f"| {case} | {wall['with']:.2f} s | {wall['without']:.2f} s | {cpu['with']:.2f} s | "
-              f"{cpu['without']:.2f} s | {cpu['without'] - cpu['with']:+.2f} s |")
+          f"after {load_after[0]:.1f}; {rounds} runs of each case, medians")
+    print("| warm run | wall | CPU | peak memory |")
+    print("|---|---|---|---|")
+    for case, measured in runs.items():
+        wall, cpu, peak = (statistics.median(column) for column in zip(*measured))
+        print(f"| wargame-odds {' '.join(CASES[case])} | {wall:.2f} s | {cpu:.2f} s | {peak:.0f} MiB |")
     return 0
 
 
