@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Numba's cache: NUMBA_CACHE_DIR if set, else .venv/numba-cache, the folder every entry point uses
-# (kernels/__init__.py), so what `make demo` compiles serves the README's commands.
+# (kernels.use_one_cache_dir, which `import analysis` calls), so what `make demo` compiles serves the README's commands.
 
 .PHONY: demo test bench bench-compare check-bounds check-plain-numba clean
 
@@ -68,7 +68,7 @@ bench-compare: $(VENV)/.installed
 	$(BIN)/python benchmarks/guard.py --ref $(REF) --pairs $(or $(PAIRS),3)
 
 # Every shipped scenario on a kernel gives the same JSON with plain numba.njit (WARGAME_ODDS_PLAIN_NUMBA=1) as in the
-# extended mode, each compiled into an empty cache (a few minutes of CPU; docs/numba.md).
+# extended mode, each compiled into an empty cache (several minutes of CPU; docs/numba.md).  CI runs its --subset.
 check-plain-numba: $(VENV)/.installed
 	$(BIN)/python scripts/check_plain_numba.py
 

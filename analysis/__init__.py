@@ -9,7 +9,9 @@ simulations into decisions (``analysis.decisions``).  Submodules load on first u
 """
 import importlib
 
-import kernels  # noqa: F401  (sets Numba's one cache folder before anything imports numba)
+import kernels
+
+kernels.use_one_cache_dir()  # every entry point imports analysis first: Numba's one cache folder
 
 SYSTEMS = ("epic", "gdb", "t9a")
 DECISIONS = ("matrix", "sweep", "threshold", "compare", "rank", "cumulative", "list_search", "enumerate_detachments")

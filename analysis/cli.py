@@ -64,8 +64,8 @@ COMMANDS = {
     "app": ("analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
-#: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which the runner ends
-#: after its first chunk, ends as they start.
+#: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which ends after the
+#: runner's first chunk of trials (:func:`analysis.gc_pause.resume_after_first_chunk`), ends as they start.
 NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table", "app"})  # app: a server, runs come later
 
 
@@ -76,7 +76,7 @@ class CliGroup(click.Group):
     def main(self, args=None, *rest, **extra):
         """click's ``main``; run as the ``wargame-odds`` program (no ``args``: it reads the command line and the
         process ends with the command), the garbage collector pauses during start-up (:mod:`analysis.gc_pause`:
-        the runner resumes it after the first chunk, a report as it writes its output, a command of
+        it resumes after the runner's first chunk, a report as it writes its output, a command of
         :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
         (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every
         object Numba and pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory
@@ -110,6 +110,8 @@ class CliGroup(click.Group):
         if name not in self.commands and name in COMMANDS:
             for command in importlib.import_module(COMMANDS[name][0]).cli_commands:
                 self.add_command(command)
+            if name not in NO_TRIALS:
+                gc_pause.resume_after_first_chunk()
         return self.commands.get(name)
 
     def format_commands(self, ctx, formatter):
@@ -273,6 +275,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if trace:
             _refuse_with_trace(click.get_current_context())
         module = importlib.import_module(f"analysis.{name}")
+        gc_pause.resume_after_first_chunk()
         model = module.load(scenario)
         if trace:
             click.echo(module.trace(model, seed=seed))

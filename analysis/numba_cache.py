@@ -1,6 +1,7 @@
 """Numba's on-disk cache of the ``kernels`` package: kept honest, and announced when it is cold.
 
-Where the cache lives is fixed by ``kernels/__init__.py`` (one folder for every entry point).
+Where the cache lives is fixed by :func:`kernels.use_one_cache_dir`, which ``import analysis`` calls (one folder
+for every entry point).
 
 Numba stamps each cached function with the hash of its *own* source file only, so a change to a
 jitted helper in another module (say ``kernels/rng.py``, inlined into every kernel) would leave the
@@ -92,9 +93,8 @@ def fallback_note(reason: str) -> str:
 
 
 def prepare_kernels(stream=None) -> None:
-    """Once a process, before its first kernel call: :func:`drop_stale_kernel_caches`, then, in the extended mode
-    (:mod:`kernels.jit`), :func:`analysis.numba_loader.load_kernels_without_refresh`; where the extended mode
-    fell back to plain Numba by itself, :func:`fallback_note` on ``stream`` (stderr)."""
+    """Once a process, before its first kernel call: :func:`drop_stale_kernel_caches`; where the extended mode
+    (:mod:`kernels.jit`) fell back to plain Numba by itself, :func:`fallback_note` on ``stream`` (stderr)."""
     global _prepared
     with _prepare_lock:
         if _prepared:
@@ -102,11 +102,7 @@ def prepare_kernels(stream=None) -> None:
         from kernels import jit
 
         drop_stale_kernel_caches()
-        if not jit.PLAIN:
-            from .numba_loader import load_kernels_without_refresh
-
-            load_kernels_without_refresh()
-        elif jit.FALLBACK_REASON:
+        if jit.FALLBACK_REASON:
             print(fallback_note(jit.FALLBACK_REASON), file=stream if stream is not None else sys.stderr, flush=True)
         _prepared = True
 

@@ -28,7 +28,6 @@ import numpy as np
 from kernels.jit import thread_count
 from kernels.rng import BLOCK_TRIALS
 
-from . import gc_pause
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, SEED_RANGE
 from .bounds import as_precision
 from .errors import ArgumentError
@@ -45,6 +44,9 @@ ENGINES = ("kernel", "reference")
 #: embeds the runner (the web app, :mod:`analysis.app.runs`) sets a sink whose ``bar(total, label)`` gives the
 #: bar of a run asked to show one (``progress=True``); its ``update(n)`` may raise to stop the run after a chunk.
 PROGRESS_SINK: ContextVar = ContextVar("progress_sink", default=None)
+#: Called without arguments after each chunk of trials of every run: the ``wargame-odds`` program ends its start-up
+#: pause of the garbage collector here (:func:`analysis.gc_pause.resume_after_first_chunk`).
+AFTER_CHUNK: list = []
 
 
 def _whole(low: int, high: int, none_ok: bool = False, shown: str | None = None):
@@ -256,7 +258,8 @@ def run(
                 counts = part if counts is None else counts + part
                 done += n
                 chunks += 1
-                gc_pause.resume()  # start-up is over (the program paused the collector during it)
+                for hook in AFTER_CHUNK:
+                    hook()
                 bar.update(n)
                 if precision is not None and done in (check_at, target):
                     half_width = wilson_half_width(job.precision_successes(counts), done)

@@ -1,7 +1,8 @@
 """Numba kernels: arrays in, counts out.  No pandas, no I/O.
 
-Importing the package fixes where Numba caches compiled kernels, so that every entry point (the
-``wargame-odds`` command, the Python API, notebooks, ``make`` targets, Dask workers) loads what any
+Importing the package changes nothing.  The program's entry points call :func:`use_one_cache_dir` before any kernel
+is defined (``import analysis`` does, and so every entry point: the ``wargame-odds`` command, the Python API
+``wargame_odds`` and ``analysis``, notebooks, scripts, ``make`` targets, Dask workers), so that each loads what any
 other compiled: ``NUMBA_CACHE_DIR`` when the user set it, otherwise :func:`default_cache_dir`.
 :func:`cache_folder` says where inside it Numba keeps a folder's functions.
 """
@@ -55,6 +56,3 @@ def cache_folder(folder: Path = KERNELS) -> Path | None:
         if found is not None:
             return Path(found.get_cache_path())
     return None
-
-
-use_one_cache_dir()

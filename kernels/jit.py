@@ -1,9 +1,8 @@
 """``njit`` for the Epic kernel, in one of two modes with the same results.
 
 * **extended** (the default): :mod:`kernels.link_only` compiles each helper once, for linking into its callers
-  only, and :mod:`analysis.numba_cache` loads cached kernels without Numba's refresh of its whole CPU target.
-  Both build on Numba internals (:data:`EXTENDED_MODE_INTERNALS`): the Epic kernel's cold compile takes about a
-  third of the CPU time and memory of plain Numba's, and a warm run about 0.4 s less.
+  only; it builds on Numba internals (:data:`EXTENDED_MODE_INTERNALS`): the Epic kernel's cold compile takes about
+  a third of the CPU time and memory of plain Numba's.  Cached kernels load as Numba loads them.
 * **plain**: ``numba.njit(cache=True)`` as Numba ships it, and nothing of Numba is replaced.  Chosen by
   setting :data:`PLAIN_SWITCH` (``WARGAME_ODDS_PLAIN_NUMBA=1``), or by itself when the installed Numba lacks
   one of those internals (:data:`FALLBACK_REASON` says which; the program prints it once on stderr, see
@@ -20,8 +19,8 @@ import numba
 
 PLAIN_SWITCH = "WARGAME_ODDS_PLAIN_NUMBA"
 
-#: The Numba internals the extended mode uses (kernels/link_only.py, analysis/numba_cache.py): each callable
-#: by "module:qualified name" with the names its first parameters must have.
+#: The Numba internals the extended mode uses (kernels/link_only.py): each callable by "module:qualified name"
+#: with the names its first parameters must have.
 EXTENDED_MODE_INTERNALS = {
     # kernels/link_only.py: the one-signature dispatcher and its cache
     "numba.core.registry:CPUDispatcher.__init__": ("self", "py_func", "locals", "targetoptions", "pipeline_class"),
@@ -45,24 +44,10 @@ EXTENDED_MODE_INTERNALS = {
     "numba.core.codegen:JITCodeLibrary._verify_declare_only_symbols": ("self",),
     "numba.core.codegen:JITCodeLibrary._ensure_finalized": ("self",),
     "numba.core.codegen:JITCodeLibrary.get_pointer_to_function": ("self", "name"),
-    "numba.core.codegen:JITCPUCodegen.set_env": ("self", "env_name", "env"),
-    # analysis/numba_cache.py: cached kernels loaded without Numba's refresh, their bitcode unparsed
-    "numba.core.caching:Cache.load_overload": ("self", "sig", "target_context"),
-    "numba.core.caching:Cache._load_overload": ("self", "sig", "target_context"),
-    "numba.core.caching:Cache._guard_against_spurious_io_errors": ("self",),
-    "numba.core.dispatcher:Dispatcher._compilation_chain_init_hook": ("self",),
-    "numba.core.codegen:JITCodeLibrary.enable_object_caching": ("self",),
-    "numba.core.codegen:JITCodeLibrary._set_compiled_object": ("self", "value"),
     "numba.core.codegen:JITCodeLibrary._finalize_final_module": ("self",),
     "numba.core.codegen:JITCodeLibrary._get_module_for_linking": ("self",),
     "numba.core.codegen:JITCodeLibrary.serialize_using_object_code": ("self",),
-    "numba.core.codegen:JITCPUCodegen.unserialize_library": ("self", "serialized"),
-    "numba.core.codegen:JITCPUCodegen.magic_tuple": ("self",),
-    "numba.core.runtime.nrtdynmod:compile_nrt_functions": ("ctx",),
-    "numba.core.runtime.nrtdynmod:create_nrt_module": ("ctx",),
-    "numba.core.runtime:rtsys.initialize": ("ctx",),
-    "numba.core.caching:UserProvidedCacheLocator.from_function": ("py_func", "py_file"),
-    "numba.core.caching:UserProvidedCacheLocator.get_cache_path": ("self",),
+    "numba.core.codegen:JITCPUCodegen.set_env": ("self", "env_name", "env"),
 }
 #: Attributes of Numba's objects the extended mode reads or sets, by the constructor whose code assigns them.
 EXTENDED_MODE_ATTRIBUTES = {
@@ -70,7 +55,6 @@ EXTENDED_MODE_ATTRIBUTES = {
     "numba.core.codegen:CPUCodeLibrary.__init__": ("_shared_module", "_final_module"),
     "numba.core.compiler:CompilerBase.__init__": ("state", "library", "targetctx"),
     "numba.core.dispatcher:Dispatcher.__init__": ("_cache",),
-    "numba.core.caching:Cache.__init__": ("_py_func", "_impl"),
     "numba.np.ufunc.parallel:_launch_threads": ("_is_initialized",),  # thread_count
     "numba.core.compiler:CompileResult": ("typing_context", "target_context", "entry_point", "typing_error",
                                           "type_annotation", "signature", "objectmode", "lifted", "fndesc",

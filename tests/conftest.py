@@ -13,7 +13,7 @@ from analysis.reports import DaskExecutor
 
 def pytest_configure(config):
     """Before any test calls a kernel directly (not through a run, which prepares them itself): stale cached
-    kernels removed, the extended mode's loader in place (analysis.numba_cache.prepare_kernels)."""
+    kernels removed (analysis.numba_cache.prepare_kernels)."""
     prepare_kernels()
 
 

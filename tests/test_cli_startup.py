@@ -9,13 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from numba import njit
 from numba.core import event
 
 import kernels
-from kernels.epic.block import _buffer_sizes
 from analysis.cli import COMMANDS, SYSTEMS, main
 from analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
 
@@ -88,6 +86,19 @@ def test_cache_folder_set_by_the_user_wins_and_reaches_an_already_imported_numba
     numba_first = _child("import numba; import analysis.epic; import kernels; "
                          "print(numba.config.CACHE_DIR == str(kernels.default_cache_dir()))")
     assert numba_first.stdout.strip() == "True", numba_first.stderr
+
+
+def test_the_cache_folder_is_set_by_the_entry_points_not_by_importing_the_kernels():
+    """Issue 38 §7: ``import kernels`` leaves ``NUMBA_CACHE_DIR`` alone; the entry points set it,
+    by importing ``analysis`` (the command line, the Python API ``wargame_odds``, scripts, Dask workers)."""
+    code = ("import os, kernels\n"
+            "print(os.environ.get('NUMBA_CACHE_DIR'))\n"
+            "import {entry}\n"
+            "print(os.environ.get('NUMBA_CACHE_DIR') == str(kernels.default_cache_dir()))")
+    for entry in ("analysis", "wargame_odds", "analysis.cli"):
+        child = _child(code.format(entry=entry))
+        assert child.returncode == 0, child.stderr
+        assert child.stdout.split() == ["None", "True"], (entry, child.stdout)
 
 
 def test_help_imports_no_numba_nor_data_libraries():
@@ -175,15 +186,13 @@ def test_compile_notice_names_the_cache_folder(capsys):
 
 
 #: A shipped scenario of each system, and modules its warm run must not import besides the data libraries
-#: (Numba's array module, which an array constructor or a ``reshape`` in a jitted kernel made loading it import;
-#: the Epic and T9A reference engines, which only --trace and --engine reference use; GdB's compiles the
+#: (the Epic and T9A reference engines, which only --trace and --engine reference use; GdB's compiles the
 #: kernel's tables, so a GdB run imports it; the NetEA library, for an Epic scenario that names none of it).
 _RUNS = {"epic": ("epic/assault_marines_vs_warband.toml", ("analysis.epic.reference", "analysis.epic.turn",
-                                                          "analysis.epic.shooting", "numba.np.arrayobj",
-                                                          "analysis.library.netea")),
-         "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ("numba.np.arrayobj",)),
-         "gdb": ("gdb/column_vs_line.toml", ("numba.np.arrayobj",)),
-         "t9a": ("t9a/flee_reaction.toml", ("analysis.t9a.reference", "numba.np.arrayobj"))}
+                                                          "analysis.epic.shooting", "analysis.library.netea")),
+         "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ()),
+         "gdb": ("gdb/column_vs_line.toml", ()),
+         "t9a": ("t9a/flee_reaction.toml", ("analysis.t9a.reference",))}
 
 
 @pytest.mark.parametrize("output", ["--json", "text"])
@@ -192,17 +201,14 @@ def test_a_run_imports_no_table_or_plot_library(run, output):
     """§1 'import pandas, matplotlib, dask only where used': loading a shipped scenario of each system
     and printing --json, or the text output (headline and
     readable table), needs none of them; nor tqdm when no bar can show (stderr not a terminal), nor the
-    reference and turn engines when the kernel runs an assault, nor Numba's array-maths registry (with
-    SciPy's linear algebra), which loading a cached kernel skips (analysis/numba_loader.py), nor a scan of
-    the installed packages for Numba extensions; all for a warm 1,000-trial run under 1 s."""
+    reference and turn engines when the kernel runs an assault; all for a warm 1,000-trial run under 1 s."""
     path, engines = _RUNS[run]
     scenario = ROOT / "analysis" / "scenarios" / path
     flags = ", '--json'" if output == "--json" else ""
-    unused = ("pandas", "matplotlib", "dask", "tqdm", "numba.np.arraymath", "scipy.linalg", *engines)
-    code = ("import sys\nfrom analysis.cli import main\nfrom numba.core import entrypoints\n"
+    unused = ("pandas", "matplotlib", "dask", "tqdm", *engines)
+    code = ("import sys\nfrom analysis.cli import main\n"
             "main([{system!r}, {scenario!r}, '--trials', '1000'{flags}], standalone_mode=False)\n"
-            "print([m for m in {unused!r} if m in sys.modules]\n"
-            "      + ['numba extension entry points'] * entrypoints._already_initialized, file=sys.stderr)").format(
+            "print([m for m in {unused!r} if m in sys.modules], file=sys.stderr)").format(
         system=run.removesuffix("-turn"), scenario=str(scenario), flags=flags, unused=unused)
     _child(code)  # fills the cache if this test runs first (a compile imports all of Numba)
     child = _child(code)
@@ -212,29 +218,6 @@ def test_a_run_imports_no_table_or_plot_library(run, output):
         assert json.loads(child.stdout)["trials"] == 1000
     else:
         assert "trials=1,000" in child.stdout and "All estimates (95 % interval in brackets)" in child.stdout
-
-
-def test_kernels_loaded_without_numba_refresh_give_the_same_counts():
-    """§1 warm run: a cached kernel loaded after the runtime's initialisation alone (without Numba's
-    refresh of every implementation registry) returns the counts of one loaded the usual way, for the
-    kernel of each system (an Epic assault and turn, GdB, T9A), seed for seed."""
-    code = ("import json, sys\n"
-            "if sys.argv[1] == 'refresh':\n"
-            "    from numba.core.registry import cpu_target\n"
-            "    cpu_target.target_context.refresh()\n"
-            "import analysis.epic, analysis.gdb, analysis.t9a\n"
-            "runs = [(analysis.epic if name.startswith('epic') else getattr(analysis, name), path)\n"
-            "        for name, (path, _) in {runs!r}.items()]\n"
-            "print(json.dumps([m.simulate(m.load({root!r} + '/' + p), trials=20000, seed=7, progress=False).to_dict()\n"
-            "                  for m, p in runs], default=str))\n"
-            "print('numba.np.arraymath' in sys.modules, file=sys.stderr)\n").format(
-        runs=_RUNS, root=str(ROOT / "analysis" / "scenarios"))
-    usual, shortcut = (subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
-                                      timeout=900) for how in ("refresh", "shortcut"))
-    assert usual.returncode == 0 and shortcut.returncode == 0, usual.stderr + shortcut.stderr
-    assert usual.stderr.strip().splitlines()[-1] == "True"  # the usual way loads the registries ...
-    assert shortcut.stderr.strip().splitlines()[-1] == "False", shortcut.stderr  # ... the shortcut does not
-    assert shortcut.stdout == usual.stdout
 
 
 def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
@@ -247,42 +230,6 @@ def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
     plain = gdb.simulate(scenario, trials=100_000, seed=7, progress=False)
     assert shown.info.chunks > 1 and plain.info.chunks == 1
     assert shown.to_json() == plain.to_json()
-
-
-def test_cached_kernels_define_the_symbols_numba_reads_from_their_bitcode():
-    """§1 warm run: a kernel's library read back from the cache takes the symbols it defines from its object
-    code (analysis.numba_loader.elf_defined_symbols) instead of parsing its LLVM bitcode as Numba does; for
-    every library a shipped scenario of each system loads (an Epic assault and turn, GdB, T9A), the two
-    sets of names are the same, and each such library is a CachedKernelLibrary with its bitcode unparsed."""
-    code = ("import json, sys\n"
-            "import analysis.epic, analysis.gdb, analysis.t9a\n"
-            "from analysis import numba_loader\n"
-            "from llvmlite import binding as llvm\n"
-            "loaded, unserialize = [], numba_loader._unserialize_kernel_library\n"
-            "def recording(codegen, state):\n"
-            "    library = unserialize(codegen, state)\n"
-            "    loaded.append((state, library))\n"
-            "    return library\n"
-            "numba_loader._unserialize_kernel_library = recording\n"
-            "for name, (path, _) in {runs!r}.items():\n"
-            "    m = analysis.epic if name.startswith('epic') else getattr(analysis, name)\n"
-            "    m.simulate(m.load({root!r} + '/' + path), trials=1000, progress=False)\n"
-            "report = []\n"
-            "for (name, kind, (object_code, bitcode)), library in loaded:\n"
-            "    module = llvm.parse_bitcode(bitcode)\n"
-            "    numba_names = {{g.name for group in (module.functions, module.global_variables) for g in group\n"
-            "                   if not g.is_declaration}}\n"
-            "    report.append([name, type(library).__name__, library._shared_module is None,\n"
-            "                   sorted(numba_names ^ numba_loader.elf_defined_symbols(object_code)),"
-            " len(numba_names)])\n"
-            "print(json.dumps(report))\n").format(runs=_RUNS, root=str(ROOT / "analysis" / "scenarios"))
-    child = _child(code, drop_cache_var=False)
-    assert child.returncode == 0, child.stderr
-    report = json.loads(child.stdout.strip().splitlines()[-1])
-    assert {"run_blocks", "_run_block"} <= {name for name, *_ in report}, report  # GdB/T9A and Epic kernels
-    for name, library, unparsed, differing, defined in report:
-        assert library == "CachedKernelLibrary" and unparsed, name
-        assert differing == [] and defined > 0, name
 
 
 def test_kernel_helpers_set_up_their_cache_only_when_compiled():
@@ -324,35 +271,14 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
     assert loaded == "['roll'] True False", loaded
 
 
-def test_a_cached_kernel_links_into_a_function_compiled_later():
-    """§1 warm run: a kernel read back from the cache without its bitcode parsed still inlines into a jitted
-    function compiled afterwards that calls it (the bitcode is parsed then), with the same result."""
-    code = ("import numpy as np\n"
-            "from analysis.numba_cache import prepare_kernels\n"
-            "prepare_kernels()\n"
-            "from numba import njit\n"
-            "from kernels.epic.block import _buffer_sizes\n"
-            "dc = np.arange(12, dtype=np.int64)\n"
-            "direct = _buffer_sizes(12, 3, 1, 5, True, dc)[0]\n"
-            "library = _buffer_sizes.overloads[_buffer_sizes.signatures[0]].library\n"
-            "print(type(library).__name__, library._shared_module is None)\n"
-            "@njit\n"
-            "def twice(a):\n"
-            "    return _buffer_sizes(12, 3, 1, 5, True, a)[0] * 2\n"
-            "same = twice(dc) == 2 * direct\n"
-            "print(type(library).__name__, library._shared_module is None, same, direct)\n")
-    child = _warm_child(code)
-    expected = _buffer_sizes(12, 3, 1, 5, True, np.arange(12, dtype=np.int64))[0]
-    assert child.stdout.splitlines() == ["CachedKernelLibrary True", f"CachedKernelLibrary False True {expected}"]
-
-
 def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_operating_system():
     """§1 warm run: run as the ``wargame-odds`` program, the garbage collector is off from the command's start
     until the first chunk of trials has run (analysis.gc_pause: no collection in between; on after it, with start-up's
-    objects frozen), pydantic's plugins are not looked for, and what the command leaves is frozen out of the
+    objects frozen: the CLI installs the resume as the runner's hook, analysis.runner.AFTER_CHUNK), pydantic's
+    plugins are not looked for, and what the command leaves is frozen out of the
     collector's reach once it has printed (analysis.cli.CliGroup.main), so that Python's collections at exit do
     not walk it; the output is the same.  Called with arguments (tests, a notebook), main changes none of this:
-    the collector runs during the imports, and nothing is frozen."""
+    the collector runs during the imports, no hook is installed, and nothing is frozen."""
     script = Path(sys.executable).with_name("wargame-odds")
     report = ("import atexit, gc, json, os, sys\n"
               "import analysis.gc_pause as pause\n"
@@ -374,6 +300,7 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
               "        resume()\n"
               "pause.resume = first_chunk_done\n"
               "atexit.register(lambda: print(json.dumps(dict(seen,\n"
+              "    hooks=len(sys.modules['analysis.runner'].AFTER_CHUNK),\n"
               "    plugins=os.environ.get('PYDANTIC_DISABLE_PLUGINS'),\n"
               "    frozen_at_exit=gc.get_freeze_count() > 0)), file=sys.stderr))\n")
     argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
@@ -390,8 +317,9 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
     steps = ("collected_before_first_chunk", "frozen_before_first_chunk", "enabled_after", "frozen_after", "plugins",
              "frozen_at_exit")
     assert [as_program[k] for k in steps] == [0, False, True, True, "__all__", True], as_program
-    assert as_call["collected_before_first_chunk"] > 0, as_call
-    assert [as_call[k] for k in steps[1:]] == [False, True, False, None, False], as_call
+    assert as_program["hooks"] == 1, as_program  # gc_pause.resume, installed by the CLI (issue 38 §7)
+    assert as_call["collections"] > 0 and "collected_before_first_chunk" not in as_call, as_call
+    assert [as_call[k] for k in ("hooks", "plugins", "frozen_at_exit")] == [0, None, False], as_call
     assert program.stdout == called.stdout and json.loads(program.stdout)["trials"] == 1000
 
 
@@ -432,45 +360,3 @@ def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
         assert not gc.isenabled()
     finally:
         gc.enable()
-
-
-def test_the_runtime_module_is_compiled_once_then_read_back(tmp_path):
-    """§1 warm run: Numba's runtime module (``rtsys.initialize``, once a process) is compiled into the kernels'
-    cache folder once (analysis.numba_loader.runtime_file); a later process reads its machine code back instead
-    of compiling it, and a function that allocates arrays and counts references runs on it.  A damaged file is
-    not used: the module is compiled again and the file replaced."""
-    code = ("from analysis.numba_cache import prepare_kernels\n"
-            "prepare_kernels()\n"
-            "from analysis import numba_loader\n"
-            "from numba.core.registry import cpu_target\n"
-            "from numba.core.runtime import nrtdynmod, rtsys\n"
-            "compiled, create = [], nrtdynmod.create_nrt_module\n"
-            "nrtdynmod.create_nrt_module = lambda context: compiled.append(1) or create(context)\n"
-            "rtsys.initialize(cpu_target.target_context)\n"
-            "import numpy as np\n"
-            "from numba import njit\n"
-            "@njit\n"
-            "def grow(n):\n"
-            "    a = np.zeros(n)\n"
-            "    b = a\n"
-            "    b[1] = 2.0\n"
-            "    return a\n"
-            "print(len(compiled), type(rtsys.library).__name__, grow(4).tolist(),\n"
-            "      numba_loader.runtime_file(cpu_target.target_context.codegen()))\n")
-
-    def run() -> tuple[str, Path]:
-        child = _child(code, env_update={"NUMBA_CACHE_DIR": str(tmp_path)}, drop_cache_var=False)
-        assert child.returncode == 0, child.stderr
-        *said, path = child.stdout.split()
-        return " ".join(said), Path(path)
-
-    compiled = "1 JITCodeLibrary [0.0, 2.0, 0.0, 0.0]"
-    read_back = "0 CachedKernelLibrary [0.0, 2.0, 0.0, 0.0]"
-    said, path = run()
-    assert said == compiled and path.is_file() and tmp_path in path.parents
-    assert run()[0] == read_back
-    damaged = bytearray(path.read_bytes())
-    damaged[-1] ^= 0xFF
-    path.write_bytes(bytes(damaged))
-    assert run()[0] == compiled
-    assert run()[0] == read_back

@@ -45,7 +45,7 @@ def _own(name: str):
     return module
 
 
-_own("kernels")  # first: analysis imports it, and it sets Numba's cache folder
+_own("kernels")  # first: analysis imports it (and sets Numba's cache folder, kernels.use_one_cache_dir)
 analysis = _own("analysis")
 
 #: What ``wo.NAME`` gives: the rule systems and decisions (loaded on first use, as in ``analysis``) and these.
