@@ -111,3 +111,13 @@ def test_a_negative_saving_is_said_in_words():
 
     assert _saving_words(-46_108) == "none: pairing did not help here (the options' results are unrelated)"
     assert _saving_words(1234.4) == "1,234"
+
+
+def test_a_decisions_notebook_view_shows_bidi_and_control_characters_escaped():
+    """Issue 40 §1: U+202E (and BEL) from a name reach no notebook view raw (Result's did; decisions' did not)."""
+    name = "evil\u202ename\x07"
+    force = {"name": name, "units": {"u": {"type": "INF", "armour": 5, "cc": 4}},
+             "formations": [{"name": name, "initiative": 1, "units": [{"unit": "u", "count": 1, "engaged": "bc"}]}]}
+    page = analysis.rank([force, "netea:space-marine-codex-astartes/tactical"], ["netea:ork-war-horde/warband"],
+                         trials=4096)._repr_html_()
+    assert "\u202e" not in page and "\x07" not in page and "evil" in page

@@ -94,8 +94,9 @@ class DecisionResult:
 
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
         lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self))
-        return (f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "")
-                + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}") + notes)
+        return printable(f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "")
+                         + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}")
+                         + notes)  # control and bidi characters as escapes, as Result._repr_html_
 
 
 def _select(frame: pd.DataFrame, quantity: str, entity: str | None) -> pd.DataFrame:
