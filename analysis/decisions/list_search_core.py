@@ -480,12 +480,10 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
     override) against its weighted meta; see docs/list-search.md."""
     import pandas as pd
 
-    from ..arguments import check_flag, check_instance, check_path, check_whole
+    from ..arguments import check_flag, check_instance, check_whole
     from ..run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 
     check_instance("definition", definition, (str, Path, dict), "a definition file (str or pathlib.Path) or a dict")
-    if not isinstance(definition, dict):
-        check_path("definition", definition)
     check_whole("seed", seed, 0, MAX_SEED)
     check_whole("top", top, 1, 10)
     check_whole("max_trials", max_trials, 1, MAX_TRIALS, none_ok=True)
