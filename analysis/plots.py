@@ -43,15 +43,16 @@ def save_figure(figure, target, **savefig) -> None:
 
 
 def detached_figure(**kwargs):
-    """A figure pyplot does not hold (drawn on an Agg canvas): returned by a ``plot()`` method, a notebook cell
-    shows it once, as the cell's value, instead of twice (once more for a figure pyplot still has open).  Save it
-    with ``savefig``; pyplot is imported so that a notebook's display of figures is set up."""
-    import matplotlib.pyplot  # noqa: F401  (loads the backend: a notebook registers its figure display)
+    """A figure pyplot does not hold, drawn on an Agg canvas: returned by a ``plot()`` method, a notebook cell
+    shows it once, as the cell's value, instead of twice (once more for a figure pyplot still has open).  It is
+    made by pyplot and closed at once, so that the backend is loaded (a notebook registers its figure display
+    then); save it with ``savefig``."""
+    import matplotlib.pyplot as plt
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    fig = Figure(**kwargs)
-    FigureCanvasAgg(fig)
+    fig = plt.figure(**kwargs)
+    plt.close(fig)
+    FigureCanvasAgg(fig)  # closing left the figure a bare canvas: draw it on Agg
     return fig
 
 

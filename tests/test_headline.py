@@ -391,7 +391,7 @@ def test_compare_headline_matches_its_rows():
         _check_triple(m, "d", row, "difference", 100)
         _check_triple(m, "sa", row, "points_swing_a")
         _check_triple(m, "sb", row, "points_swing_b")
-    answer = str(result).split("\nWhat pairing by common random numbers bought (exact-pairs)")[0]
+    answer = str(result).split("\nDetails for those who ask: what pairing by common random numbers bought")[0]
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", answer), answer
     assert "Assault − Tactical" in answer and "Points trade (means, 95 % interval)" in answer
     assert percent(rows[0]["p_a"], rows[0]["p_a_lo"], rows[0]["p_a_hi"]) in answer

@@ -695,17 +695,18 @@ def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame, bat
     ratio = frame.variance_ratio.iloc[-1]
     if ratio is None or ratio != ratio or not math.isfinite(ratio):
         return f"Paired by {why}."
-    if ratio <= 1:  # the options' results were not positively related: say so in words, not as a negative saving
-        return (f"Paired by {why}; pairing did not help here (the options' results are unrelated: measured gain "
-                f"{ratio:.2f} ×, details below).")
-    gain = f"; pairing gain measured here: {ratio:.2f} × (independent runs would need that many times the trials"
+    interval = ""
     if batches:
         from scipy.stats import chi2
 
         df = batches - 1
         lo, hi = ratio * chi2.ppf(0.025, df) / df, ratio * chi2.ppf(0.975, df) / df
-        gain += f"; 95 % interval {lo:.2f} to {hi:.2f}, 1 meaning pairing buys nothing"
-    return f"Paired by {why}{gain})."
+        interval = f"; 95 % interval {lo:.2f} to {hi:.2f}, 1 meaning pairing buys nothing"
+    if ratio <= 1:  # the options' results were not positively related: say so in words, not as a negative saving
+        return (f"Paired by {why}; pairing did not help here (the options' results are unrelated: measured gain "
+                f"{ratio:.2f} ×{interval}).")
+    return (f"Paired by {why}; pairing gain measured here: {ratio:.2f} × (independent runs would need that many "
+            f"times the trials{interval}).")
 
 
 POINT_COLUMNS = ("points_destroyed", "points_lost", "points_swing")

@@ -43,7 +43,8 @@ def test_turn_comparison_runs_on_the_kernel_as_exact_pairs():
     result = compare(SHOOT_FIRST, ENGAGE_NOW, trials=trials, seed=7, labels=("shoot first", "engage now"),
                      method="exact-pairs")
     assert result.meta["engine"] == "kernel" and result.meta["method"] == "exact-pairs"
-    assert result.meta["method_reason"].startswith("Paired by exact pairs, as asked; pairing gain measured here")
+    assert result.meta["method_reason"].startswith(("Paired by exact pairs, as asked; pairing gain measured here",
+                                                    "Paired by exact pairs, as asked; pairing did not help here"))
     assert result.meta["option_a"] == "shoot first" and result.meta["option_b"] == "engage now"
     row = result.table().iloc[0]
     assert row.opponent == "Warband" and result.trials == trials
@@ -73,7 +74,10 @@ def test_the_default_method_is_the_narrowest_interval_per_second_on_the_engine()
     kernel = compare(SHOOT_FIRST, ENGAGE_NOW, trials=4096, seed=7)
     assert kernel.meta["method"] == "batch-means" and kernel.trials == 122_880
     assert kernel.meta["method_reason"].startswith("Paired by batch means, because on the kernel")
-    assert f"pairing gain measured here: {kernel.table().variance_ratio.iloc[0]:.2f} ×" in kernel.meta["method_reason"]
+    ratio = kernel.table().variance_ratio.iloc[0]
+    said = f"pairing gain measured here: {ratio:.2f} ×" if ratio > 1 else \
+        f"pairing did not help here (the options' results are unrelated: measured gain {ratio:.2f} ×"
+    assert said in kernel.meta["method_reason"]
     assert "95 % interval" in kernel.meta["method_reason"]
     assert decision_sentences(kernel)[-1] == kernel.meta["method_reason"]
     assert default_method("reference")[0] == "exact-pairs"

@@ -64,7 +64,8 @@ def test_estimator_columns_have_their_own_section_and_raised_trials_are_explaine
     so in one line."""
     result = compare(_duel(3), _duel(2), [_duel(4)], trials=4096)
     text = str(result)
-    main, estimator = text.split("\nWhat pairing by common random numbers bought (batch-means)")
+    main, estimator = text.split("\nDetails for those who ask: what pairing by common random numbers bought "
+                                 "(batch-means)")
     assert "independent runs would need" in estimator and "trials saved by pairing" in estimator
     assert "variance_ratio" not in text and "trials_saved" not in text
     assert "variance_ratio" in result.to_json()

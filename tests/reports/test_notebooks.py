@@ -37,6 +37,10 @@ def test_notebook_runs_top_to_bottom(path):
     assert errors == []
     images = [o for c in book.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert images, "the notebook should draw its plots"
+    for cell in book.cells:  # issue 41 §3: a cell ending in `….plot()` shows its figure once, not twice
+        if cell.cell_type == "code" and cell.source.rstrip().split("\n")[-1].endswith(".plot()"):
+            shown = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+            assert len(shown) == 1, (path.name, cell.source, len(shown))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
