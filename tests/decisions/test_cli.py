@@ -2,24 +2,11 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from analysis.cli import main
+from decisions_cli import one_error_line, run
 
 SCENARIO = "analysis/scenarios/epic/assault_marines_vs_warband.toml"
 EXAMPLES = "analysis/scenarios/epic/decisions"
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_error_line(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def test_example_definitions_run_with_json_and_csv():

@@ -3,9 +3,8 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from analysis.cli import main
+from decisions_cli import one_error_line, run
 from analysis.decisions import api
 from analysis.decisions import list_search_core as ls
 
@@ -13,18 +12,6 @@ STORY_A = "epic/decisions/list_search_tournament"
 STORY_B = "epic/decisions/list_search_two_choices"
 OPPONENTS = [{"force": "netea:ork-war-horde/warband", "weight": 3},
              {"force": "netea:ork-war-horde/kommando-warhorde", "weight": 1}]
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_error_line(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def without_run(text: str) -> dict:
