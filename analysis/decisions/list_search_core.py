@@ -247,6 +247,32 @@ class KernelEvaluator:
         return out
 
 
+def _gains_over_base(defn, res, forces, opps, roles, system, base_model, seed, threads, weights, race):
+    """``add_to``: each confirmed candidate's gain (points of meta score) over the player's detachment fighting
+    alone, paired on fresh dice that both meet (stream ``(seed, PHASES["gain"], b, j)``), by batch means with a
+    Student t 95 % interval: ({race index: (gain, lo, hi)}, the detachment alone's meta score)."""
+    from scipy import stats
+
+    from ..library.upgrades import parse_detachment
+
+    base = parse_detachment(defn.army, defn.add_to)
+    alone = _resolved(system.force({"name": base.name, "formations": [base.formation_data()]}, defn.side), [])
+    chosen = list(res.confirmed)
+    evaluate = KernelEvaluator(system, [forces[t] for t in chosen] + [alone], opps, roles, base_model, seed, threads,
+                               defn.objective)
+    w = np.asarray(weights, float) / float(np.sum(weights))
+    n, batches = race.confirm_size, race.confirm_batches
+    scores = np.array([100 * (evaluate(np.arange(len(chosen) + 1), (PHASES["gain"], b), n) / n) @ w
+                       for b in range(batches)])  # (batches, candidates + the detachment alone)
+    quantile = float(stats.t.ppf(0.975, batches - 1))
+    gains = {}
+    for k, t in enumerate(chosen):
+        d = scores[:, k] - scores[:, -1]
+        mean, half = float(d.mean()), quantile * float(d.std(ddof=1)) / math.sqrt(batches)
+        gains[t] = (mean, mean - half, mean + half)
+    return gains, float(scores[:, -1].mean())
+
+
 def evaluate_chunk(spec: tuple) -> np.ndarray:
     """One task of a distributed look: successes of some candidates against every opponent."""
     from .api import SYSTEMS
@@ -532,6 +558,8 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
     race = Race(evaluate, len(cands), weights, delta=defn.indifference, confidence=defn.confidence, top=top,
                 max_trials=max_trials, tiebreak=order)
     res = race.run()
+    gains, base_alone = _gains_over_base(defn, res, forces, opps, roles, system, base_model, seed, threads, weights,
+                                         race) if defn.add_to and res.resolved else ({}, None)
     ran = time.perf_counter()
     # back to canonical order (a reversed run must give the same answer)
     canon = np.array(order)
@@ -547,6 +575,8 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
                      "per_100_points": 100 * est / c.points if c.points else math.nan,
                      "behind_best": b, "behind_lo": blo, "behind_hi": bhi, "status": st,
                      "trials_per_opponent": int(res.trials_per_opponent[t]), "_t": t,
+                     **({} if not defn.add_to else dict(zip(("gain_over_base", "gain_lo", "gain_hi"),
+                                                             gains.get(t, (math.nan,) * 3)))),
                      "_order": ({"best": 0, "within": 1, "behind": 1, "racing": 2}.get(st, 3), -est, c.name)})
     rows.sort(key=lambda r: r.pop("_order"))
     position = [r.pop("_t") for r in rows]  # race index of each frame row
@@ -561,6 +591,8 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
         per_formation[c.formation] = per_formation.get(c.formation, 0) + 1
     enumeration = {"candidates": len(cands), "opponents": len(opps), "army": defn.army, "max_points": defn.max_points,
                    "per_formation": per_formation}
+    if defn.add_to:
+        enumeration.update(add_to=defn.add_to, points_left=defn.points_left, base_alone_score=base_alone)
     notes += res.notes
     result = ListSearchResult(title=defn.title or f"{len(cands)} candidates against a meta of {len(opps)}",
                               frame=frame, guarantee=block, race=race_block, enumeration=enumeration,
@@ -637,6 +669,11 @@ def sentences(result: ListSearchResult, delta: float) -> list[str]:
                        "equally good.")
         out.append(g["statement"])
         out += _sensitivity_sentence(result)
+        if "gain_over_base" in f and f.iloc[0].gain_over_base == f.iloc[0].gain_over_base:
+            e, best = result.enumeration, f.iloc[0]
+            out.append(f"Added to {e['add_to']}: {best.candidate} gains {best.gain_over_base:.1f} points "
+                       f"(paired 95 % interval {best.gain_lo:.1f} to {best.gain_hi:.1f}) over {e['add_to']} "
+                       f"alone, whose meta score is {e['base_alone_score']:.1f} %.")
     else:
         out.append(g["statement"] + "; no guarantee: raise --max-trials or --indifference.")
     out.append(f"Spent {r['trials']:,} trials: {r['selection_trials']:,} to decide, the rest to confirm the top "

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-PHASES = {"screen": 1, "kn": 2, "confirm": 3}  # first element of every stream key
+PHASES = {"screen": 1, "kn": 2, "confirm": 3, "gain": 4}  # first element of every stream key
 RANK_TRIALS = 100_000  # rank's default trials per cell, for the "what was spent" comparison
 MAX_BATCH_TRIALS = 4096
 MIN_EXPECTED = 10  # a batch holds at least this many expected successes and failures (near-normal means)

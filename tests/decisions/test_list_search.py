@@ -187,6 +187,12 @@ def test_add_to_keeps_the_army_limits_and_prices_the_candidate_alone():
                          formations=["Assault", "Scout"])
     force = res.force(res.frame.candidate.iloc[0])
     assert [f["points"] for f in force["formations"]] == [325, res.frame.points.iloc[0]]
+    best = res.frame.iloc[0]  # issue 37 §3: the paired gain of the addition over the detachment alone
+    assert best.gain_lo < best.gain_over_base < best.gain_hi
+    alone = res.enumeration["base_alone_score"]
+    assert 0 <= alone <= 100 and res.enumeration["add_to"] == "Tactical + Captain"
+    assert any(s.startswith(f"Added to Tactical + Captain: {best.candidate} gains ") for s in res.sentences)
+    assert json.loads(res.to_json())["ranking"][0]["gain_over_base"] == pytest.approx(best.gain_over_base)
 
 
 def test_pairing_on_the_kernel_shrinks_the_variance_of_close_candidates():
