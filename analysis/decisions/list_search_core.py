@@ -656,12 +656,11 @@ def sentences(result: ListSearchResult, delta: float) -> list[str]:
     out = []
     if g["met"]:
         best = f.iloc[0]
-        out.append(f"Best: {best.candidate}, meta score {best.score:.1f} % "
-                   f"(95 % interval {best.ci95_lo:.1f}–{best.ci95_hi:.1f}).")
+        out.append(f"Best: {best.candidate}, meta score {best.score:.1f} % [{best.ci95_lo:.1f}, {best.ci95_hi:.1f}].")
         if len(f) > 1 and f.iloc[1].status in ("within", "behind"):
             second = f.iloc[1]
             out.append(f"#1 − #2 ({second.candidate}): {second.behind_best:.2f} points "
-                       f"(paired 95 % interval {second.behind_lo:.2f} to {second.behind_hi:.2f}).")
+                       f"[{second.behind_lo:.2f}, {second.behind_hi:.2f}] (paired 95 % interval).")
         within = int((f.status == "within").sum())
         if within:
             out.append(f"{within} other choice{'s are' if within > 1 else ' is'} within {delta:g} "
@@ -672,7 +671,7 @@ def sentences(result: ListSearchResult, delta: float) -> list[str]:
         if "gain_over_base" in f and f.iloc[0].gain_over_base == f.iloc[0].gain_over_base:
             e, best = result.enumeration, f.iloc[0]
             out.append(f"Added to {e['add_to']}: {best.candidate} gains {best.gain_over_base:.1f} points "
-                       f"(paired 95 % interval {best.gain_lo:.1f} to {best.gain_hi:.1f}) over {e['add_to']} "
+                       f"[{best.gain_lo:.1f}, {best.gain_hi:.1f}] (paired 95 % interval) over {e['add_to']} "
                        f"alone, whose meta score is {e['base_alone_score']:.1f} %.")
     else:
         out.append(g["statement"] + "; no guarantee: raise --max-trials or --indifference.")
