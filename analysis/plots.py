@@ -9,13 +9,16 @@ numbers), so reading a curve at any x gives the exact at-least probability of th
 from __future__ import annotations
 
 import functools
+import io
 import math
 import textwrap
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from .labels import axis_label, decisive_rows, group_label, readable_rows, report_at_least
+from .user_text import printable
 
 PANELS_PER_ROW = 3
 
@@ -36,10 +39,23 @@ def literal_text(figure_function):
 
 def save_figure(figure, target, **savefig) -> None:
     """``figure.savefig(target, **savefig)``; a character of user text that the fonts lack (a control
-    character) is drawn as a blank box without a warning line on stderr."""
+    character) is drawn as a blank box without a warning line on stderr, and an SVG writes control and bidi
+    characters as their escapes (``\x07``, ``\u202e``, :func:`analysis.user_text.printable`), so that the file
+    stays well-formed XML and no name reorders the text around it."""
+    kind = savefig.get("format") or (Path(target).suffix.lstrip(".").lower() if isinstance(target, (str, Path))
+                                     else "")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
-        figure.savefig(target, **savefig)
+        if kind != "svg":
+            figure.savefig(target, **savefig)
+            return
+        drawn = io.BytesIO()
+        figure.savefig(drawn, **{**savefig, "format": "svg"})
+    text = printable(drawn.getvalue().decode("utf-8"))  # the file's own text is ASCII, line breaks and tabs
+    if isinstance(target, (str, Path)):
+        Path(target).write_text(text, encoding="utf-8")
+    else:
+        target.write(text.encode("utf-8"))
 
 
 def detached_figure(**kwargs):

@@ -121,3 +121,26 @@ def test_a_decisions_notebook_view_shows_bidi_and_control_characters_escaped():
     page = analysis.rank([force, "netea:space-marine-codex-astartes/tactical"], ["netea:ork-war-horde/warband"],
                          trials=4096)._repr_html_()
     assert "\u202e" not in page and "\x07" not in page and "evil" in page
+
+
+def test_an_svg_plot_of_a_hostile_name_is_well_formed_xml(tmp_path):
+    """`--plot FILE.svg` (and the app's SVG download): a control character of a name is written as its escape."""
+    from xml.etree import ElementTree
+
+    from click.testing import CliRunner
+
+    from analysis.cli import main
+
+    name = "bell\x07 =HYPERLINK(1)"
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('system = "epic"\n[units.u]\ntype = "INF"\narmour = 5\ncc = 4\n'
+                        f'[[formations]]\nname = "{name}"\nside = "attacker"\ninitiative = 1\n'
+                        'units = [{ unit = "u", count = 2, engaged = "bc" }]\n'
+                        '[[formations]]\nname = "them"\nside = "defender"\ninitiative = 1\n'
+                        'units = [{ unit = "u", count = 2, engaged = "bc" }]\n'.replace("\x07", "\\u0007"),
+                        encoding="utf-8")
+    out = CliRunner().invoke(main, ["epic", str(scenario), "--trials", "4096", "--plot", str(tmp_path / "p.svg")])
+    assert out.exit_code == 0, out.output
+    svg = (tmp_path / "p.svg").read_bytes()
+    ElementTree.fromstring(svg)
+    assert b"\x07" not in svg

@@ -16,7 +16,7 @@ from ..runner import PROGRESS_SINK
 from ..scenario import validate
 from ..user_text import csv_text
 from .epic_tab import library_choices
-from .render import Shown
+from .render import Figures, Shown
 from .tabs import EDITOR_WIDTH, ResultView, slug
 from .text import safe_html
 
@@ -235,8 +235,8 @@ class ListTab:
     def show(self, shown: Shown) -> None:
         self.results.show(shown, "list-search")
 
-    def show_figure(self, shown: Shown, png: bytes) -> None:
-        self.results.show_figure(shown, png)
+    def show_figure(self, shown: Shown, figures: Figures) -> None:
+        self.results.show_figure(shown, figures)
 
 
 __all__ = ["ListTab", "render_search", "army_choices"]

@@ -283,12 +283,12 @@ class Page:
     async def _draw(self, tab, shown) -> None:
         """The result's figure, drawn in a worker thread after the numbers are on show."""
         try:
-            png = await asyncio.wrap_future(runs.draw(lambda: figure(shown.result)))
+            figures = await asyncio.wrap_future(runs.draw(lambda: figure(shown.result)))
         except Exception as exc:  # a bug: logged with its traceback, one line on the page
             log.exception("figure failed")
             self.say(f"internal error drawing the figure ({type(exc).__name__}): {exc}")
         else:
-            tab.show_figure(shown, png)
+            tab.show_figure(shown, figures)
 
 
 def elide_value(value) -> str:

@@ -1,6 +1,6 @@
 """A result as the page shows it, made in a worker thread: the headline and table as escaped HTML and the CSV
 and JSON a player downloads (the CLI's spreadsheet-safe ``--csv`` and its ``--json``) at once, then the figure
-as a PNG (drawing it takes longer than most runs)."""
+as PNG and SVG (drawing it takes longer than most runs)."""
 from __future__ import annotations
 
 import io
@@ -26,15 +26,26 @@ class Shown:
     result: object
 
 
-def figure_png(figure) -> bytes:
+@dataclass(frozen=True)
+class Figures:
+    """A result's figure as the page shows it (PNG) and as a player downloads it (PNG and SVG)."""
+
+    png: bytes
+    svg: bytes
+
+
+def figure_files(figure) -> Figures:
     import matplotlib.pyplot as plt
 
-    out = io.BytesIO()
+    from ..plots import save_figure
+
+    png, svg = io.BytesIO(), io.BytesIO()
     try:
-        figure.savefig(out, format="png", dpi=DPI)
+        save_figure(figure, png, format="png", dpi=DPI)
+        save_figure(figure, svg, format="svg")
     finally:
         plt.close(figure)
-    return out.getvalue()
+    return Figures(png=png.getvalue(), svg=svg.getvalue())
 
 
 def render(result) -> Shown:
@@ -43,10 +54,10 @@ def render(result) -> Shown:
                  trials=int(result.trials), result=result)
 
 
-def figure(result) -> bytes:
-    """The PNG of ``result.plot()``; names are drawn as text (``$...$`` is no formula)."""
+def figure(result) -> Figures:
+    """``result.plot()`` as PNG and SVG; names are drawn as text (``$...$`` is no formula)."""
     import matplotlib
 
     matplotlib.use("Agg")
     with _PYPLOT, matplotlib.rc_context({"text.parse_math": False}):
-        return figure_png(result.plot())
+        return figure_files(result.plot())

@@ -10,7 +10,7 @@ import panel as pn
 from ..errors import UserError
 from . import runs
 from .forms import Draft, Form
-from .render import Shown, render
+from .render import Figures, Shown, render
 from .setups import CompareSetup, Setup
 from .text import safe_html
 
@@ -41,23 +41,34 @@ class ResultView:
                                            filename=f"{name}.csv", visible=False, color="light")
         self.json = pn.widgets.FileDownload(label="Results (JSON)", callback=lambda: self._file("json"),
                                             filename=f"{name}.json", visible=False, color="light")
-        self.panel = pn.Column(pn.Row(self.csv, self.json), self.html, self.figure, sizing_mode="stretch_width")
+        self.figures: Figures | None = None
+        self.png = pn.widgets.FileDownload(label="Figure (PNG)", callback=lambda: self._figure("png"),
+                                           filename=f"{name}.png", visible=False, color="light")
+        self.svg = pn.widgets.FileDownload(label="Figure (SVG)", callback=lambda: self._figure("svg"),
+                                           filename=f"{name}.svg", visible=False, color="light")
+        self.panel = pn.Column(pn.Row(self.csv, self.json, self.png, self.svg), self.html, self.figure,
+                               sizing_mode="stretch_width")
 
     def _file(self, kind: str) -> io.BytesIO:
         return io.BytesIO(getattr(self.shown, kind).encode("utf-8") if self.shown else b"")
 
+    def _figure(self, kind: str) -> io.BytesIO:
+        return io.BytesIO(getattr(self.figures, kind) if self.figures else b"")
+
     def show(self, shown: Shown, filename: str) -> None:
-        self.shown = shown
+        self.shown, self.figures = shown, None
         self.html.object = shown.html
-        self.figure.visible = False
+        self.figure.visible = self.png.visible = self.svg.visible = False
         self.csv.filename, self.json.filename = f"{filename}.csv", f"{filename}.json"
+        self.png.filename, self.svg.filename = f"{filename}.png", f"{filename}.svg"
         self.csv.visible = self.json.visible = True
 
-    def show_figure(self, shown: Shown, png: bytes) -> None:
-        """The figure of ``shown``, unless a later result is on show by now."""
+    def show_figure(self, shown: Shown, figures: Figures) -> None:
+        """The figure of ``shown`` (and its PNG and SVG downloads), unless a later result is on show by now."""
         if shown is self.shown:
-            self.figure.object = png
-            self.figure.visible = True
+            self.figures = figures
+            self.figure.object = figures.png
+            self.figure.visible = self.png.visible = self.svg.visible = True
 
 
 class ScenarioTab:
@@ -139,8 +150,8 @@ class ScenarioTab:
     def show(self, shown: Shown) -> None:
         self.results.show(shown, slug(self.valid.data.get("title", self.system)))
 
-    def show_figure(self, shown: Shown, png: bytes) -> None:
-        self.results.show_figure(shown, png)
+    def show_figure(self, shown: Shown, figures: Figures) -> None:
+        self.results.show_figure(shown, figures)
 
 
 class GdbTab(ScenarioTab):
@@ -270,5 +281,5 @@ class CompareTab:
     def show(self, shown: Shown) -> None:
         self.results.show(shown, "compare")
 
-    def show_figure(self, shown: Shown, png: bytes) -> None:
-        self.results.show_figure(shown, png)
+    def show_figure(self, shown: Shown, figures: Figures) -> None:
+        self.results.show_figure(shown, figures)

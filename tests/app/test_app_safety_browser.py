@@ -3,6 +3,7 @@ idle; four abandoned runs leave a fifth page answering; another site cannot fram
 name of its own; an address with hostile digits opens the page with one message; the downloaded CSV is
 spreadsheet-safe; names show their control and bidi characters as escapes; an empty upload says so."""
 import csv
+from xml.etree import ElementTree
 import http.client
 import http.server
 import io
@@ -169,6 +170,19 @@ def test_the_downloaded_csv_is_spreadsheet_safe_and_names_show_escapes(app_page,
             if cell.startswith(FORMULA_STARTS):
                 float(cell)  # only a number may start with - or +: never a formula
     assert any(cell == "'" + '=HYPERLINK("http://evil","x")\\x07\\u202e' for row in rows for cell in row)
+    for kind in ("PNG", "SVG"):  # issue 41 §2: the figure as PNG and SVG, the SVG well-formed XML
+        button = app_page.page.get_by_role("button", name=f"Figure ({kind})")
+        expect(button).to_be_visible()
+        with app_page.page.expect_download() as download:
+            button.click()
+        figure = tmp_path / f"figure.{kind.lower()}"
+        download.value.save_as(figure)
+        data = figure.read_bytes()
+        if kind == "PNG":
+            assert data.startswith(b"\x89PNG")
+        else:
+            ElementTree.fromstring(data)
+            assert b"\x07" not in data and "\u202e".encode() not in data
 
 
 def test_an_empty_upload_is_one_message(app_page, tmp_path):

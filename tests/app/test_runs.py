@@ -1,5 +1,7 @@
 """Issue 30 §2 progress and Cancel, §3 runs off the event loop: a run in a worker thread reports its trials,
 stops when cancelled, gives the CLI's numbers for the same seed, and two runs at once both answer."""
+from xml.etree import ElementTree
+
 import pytest
 
 pytest.importorskip("panel")
@@ -74,7 +76,10 @@ def test_a_rendered_result_escapes_hostile_names(caplog):
     shown = render(runs.simulate("gdb", setup.model(), trials=2000, seed=0, precision=None))
     assert "<img" not in shown.html and "&lt;img src=x" in shown.html
     assert "$" not in shown.html and "&#36;&#92;alpha&#36;&#92;x07" in shown.html
-    assert figure(shown.result).startswith(b"\x89PNG") and shown.csv.startswith("section,")
+    drawn = figure(shown.result)
+    assert drawn.png.startswith(b"\x89PNG") and shown.csv.startswith("section,")
+    ElementTree.fromstring(drawn.svg)  # issue 41 §2: the SVG download is well-formed XML, the bell escaped
+    assert b"\\x07" in drawn.svg and b"\x07" not in drawn.svg
     assert not [r for r in caplog.records if r.name.startswith("matplotlib.mathtext")]  # drawn as text, not math
 
 
