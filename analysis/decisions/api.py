@@ -131,15 +131,20 @@ def simulate_cell(spec: tuple):
     return SYSTEMS[name].simulate(model, cell=cell, **kwargs)
 
 
-def simulate_batches(spec: tuple):
+def simulate_batches(spec: tuple, chunk_trials: int | None = None, on_batch=None):
     """Simulate one cell ``(system name, model, cell, batches, size, seed, engine, threads, path)`` in ``batches``
     batches of ``size`` trials on trial streams, batch ``b`` keyed ``(seed, *cell, b)``: (the result of all its
-    trials, its successes at ``path`` per batch).  What executors ship to workers for a paired ranking."""
+    trials, its successes at ``path`` per batch).  What executors ship to workers for a paired ranking, and what a
+    batch-means comparison runs for each option; ``on_batch(size)`` is called after each batch (a progress bar)."""
     name, model, cell, batches, size, seed, engine, threads, path = spec
     system = SYSTEMS[name]
     job = system.job(model, engine, trial_streams=True)
-    runs = [runner.run(job, trials=size, seed=seed, cell=(*cell, b), threads=threads, progress=False)[0]
-            for b in range(batches)]
+    runs = []
+    for b in range(batches):
+        runs.append(runner.run(job, trials=size, seed=seed, cell=(*cell, b), chunk_trials=chunk_trials,
+                               threads=threads, progress=False)[0])
+        if on_batch is not None:
+            on_batch(size)
     total = np.sum(runs, axis=0)
     slot = _slot(system, model, job, path, len(total), engine)
     info = RunInfo(trials=batches * size, seed=seed, cell=tuple(cell), chunks=batches,
@@ -174,16 +179,11 @@ def behind_the_best(per_batch: np.ndarray, best: int, delta: float) -> list[dict
     """Each option's score behind option ``best`` (fractions), paired by batch means: ``per_batch[i, b]`` is option
     ``i``'s weighted score in batch ``b``, every option meeting opponent j on the same dice in batch b; a Student t
     95 % interval with B − 1 degrees of freedom.  ``within_delta``: the interval's upper end is at most ``delta``."""
-    from scipy import stats
-
-    batches = per_batch.shape[1]
-    quantile = float(stats.t.ppf(0.975, batches - 1))
     out = []
     for i in range(per_batch.shape[0]):
-        d = per_batch[best] - per_batch[i]
-        mean, half = float(d.mean()), quantile * float(d.std(ddof=1)) / math.sqrt(batches)
-        out.append({"behind_best": mean, "behind_lo": mean - half, "behind_hi": mean + half,
-                    "within_delta": bool(i == best or mean + half <= delta)})
+        mean, lo, hi = intervals.t_interval(per_batch[best] - per_batch[i])
+        out.append({"behind_best": mean, "behind_lo": lo, "behind_hi": hi,
+                    "within_delta": bool(i == best or hi <= delta)})
     return out
 
 
@@ -453,19 +453,9 @@ def batch_plan(trials: int) -> tuple[int, int]:
 def _batched_run(system, models, path, batches, size, seed, cell, engine, threads, chunk_trials, bar):
     """Both models on trial streams, batch ``b`` keyed ``(seed, *cell, b)``; (wins per option and batch,
     marginal results)."""
-    jobs = [system.job(m, engine, trial_streams=True) for m in models]
-    counts = [[], []]
-    for b in range(batches):
-        for runs, job in zip(counts, jobs):
-            runs.append(runner.run(job, trials=size, seed=seed, cell=(*cell, b), chunk_trials=chunk_trials,
-                                   threads=threads, progress=False)[0])
-        bar.update(2 * size)
-    sums = [np.sum(runs, axis=0) for runs in counts]
-    slots = [_slot(system, m, job, path, len(c), engine) for m, job, c in zip(models, jobs, sums)]
-    wins = np.array([[c[slot] for c in runs] for runs, slot in zip(counts, slots)])
-    info = RunInfo(trials=batches * size, seed=seed, cell=tuple(cell), chunks=batches,
-                   extra={"pairing": f"trial streams, {batches} batches"})
-    return wins, [system.build(m, job, c, info, engine) for m, job, c in zip(models, jobs, sums)]
+    done = [simulate_batches((system.name, m, cell, batches, size, seed, engine, threads, path),
+                             chunk_trials=chunk_trials, on_batch=bar.update) for m in models]
+    return np.array([wins for _, wins in done]), [result for result, _ in done]
 
 
 def _paired_run(system, models, path, trials, seed, cell, engine, bar):

@@ -67,11 +67,18 @@ def paired_variance(n11: int, n10: int, n01: int, n00: int) -> float:
     return (n10 + n01) / n - d * d
 
 
-def batch_means(estimates) -> tuple[float, float, float]:
-    """Mean of B independent batch estimates and its 95 % t-interval (B − 1 degrees of freedom)."""
+def t_interval(estimates) -> tuple[float, float, float]:
+    """Mean of B independent batch estimates (or paired batch differences) and its 95 % Student t interval with
+    B − 1 degrees of freedom, unclipped."""
     from scipy import stats  # only batch means needs it: matrix, sweep and threshold do not
 
     x = np.asarray(estimates, float)
     est = float(x.mean())
     half = float(stats.t.ppf(0.975, len(x) - 1)) * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return est, max(-1.0, est - half), min(1.0, est + half)
+    return est, est - half, est + half
+
+
+def batch_means(estimates) -> tuple[float, float, float]:
+    """Mean of B independent batch estimates of a difference of chances and its 95 % t-interval, within [−1, 1]."""
+    est, lo, hi = t_interval(estimates)
+    return est, max(-1.0, lo), min(1.0, hi)

@@ -21,7 +21,7 @@ from pydantic import Field
 from ..bounds import FilePath, Title
 from ..errors import UserError
 from ..scenario import StrictModel, read_toml, validate
-from . import api
+from . import api, intervals
 from .race import PHASES, Race, guarantee, status
 
 MAX_CANDIDATES = 5_000
@@ -251,8 +251,6 @@ def _gains_over_base(defn, res, forces, opps, roles, system, base_model, seed, t
     """``add_to``: each confirmed candidate's gain (points of meta score) over the player's detachment fighting
     alone, paired on fresh dice that both meet (stream ``(seed, PHASES["gain"], b, j)``), by batch means with a
     Student t 95 % interval: ({race index: (gain, lo, hi)}, the detachment alone's meta score)."""
-    from scipy import stats
-
     from ..library.upgrades import parse_detachment
 
     base = parse_detachment(defn.army, defn.add_to)
@@ -264,12 +262,7 @@ def _gains_over_base(defn, res, forces, opps, roles, system, base_model, seed, t
     n, batches = race.confirm_size, race.confirm_batches
     scores = np.array([100 * (evaluate(np.arange(len(chosen) + 1), (PHASES["gain"], b), n) / n) @ w
                        for b in range(batches)])  # (batches, candidates + the detachment alone)
-    quantile = float(stats.t.ppf(0.975, batches - 1))
-    gains = {}
-    for k, t in enumerate(chosen):
-        d = scores[:, k] - scores[:, -1]
-        mean, half = float(d.mean()), quantile * float(d.std(ddof=1)) / math.sqrt(batches)
-        gains[t] = (mean, mean - half, mean + half)
+    gains = {t: intervals.t_interval(scores[:, k] - scores[:, -1]) for k, t in enumerate(chosen)}
     return gains, float(scores[:, -1].mean())
 
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from .intervals import t_interval
+
 PHASES = {"screen": 1, "kn": 2, "confirm": 3, "gain": 4}  # first element of every stream key
 RANK_TRIALS = 100_000  # rank's default trials per cell, for the "what was spent" comparison
 MAX_BATCH_TRIALS = 4096
@@ -277,16 +279,10 @@ class Race:
                             for b in range(self.confirm_batches)])  # (B, len(chosen))
         result.confirm_successes = {int(c): self.successes[c] - before[t] for t, c in enumerate(chosen)}
         result.confirm_trials = self.confirm_batches * self.confirm_size
-        tq = float(stats.t.ppf(0.975, self.confirm_batches - 1))
         for t, c in enumerate(chosen):
-            x = batches[:, t]
-            est = float(x.mean())
-            half = tq * float(x.std(ddof=1)) / math.sqrt(len(x))
-            result.score[int(c)] = (est, max(0.0, est - half), min(100.0, est + half))
-            d = batches[:, 0] - x
-            dm = float(d.mean())
-            dh = tq * float(d.std(ddof=1)) / math.sqrt(len(d))
-            result.behind[int(c)] = (dm, dm - dh, dm + dh)
+            est, lo, hi = t_interval(batches[:, t])
+            result.score[int(c)] = (est, max(0.0, lo), min(100.0, hi))
+            result.behind[int(c)] = t_interval(batches[:, 0] - batches[:, t])
         result.confirmed = [int(c) for c in chosen]
 
 
