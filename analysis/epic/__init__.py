@@ -267,7 +267,7 @@ class EpicSystem(System):
     def decisions(self):
         from .decisions import EpicDecisions
 
-        return EpicDecisions(self)
+        return EpicDecisions(self, ReferenceJob)
 
 
 SYSTEM = EpicSystem()

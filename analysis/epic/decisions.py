@@ -39,11 +39,15 @@ _NAME = TypeAdapter(Name)
 
 
 class EpicDecisions(Decisions):
-    """Epic's adapter: turn and assault jobs, forces from the NetEA library, matchups of two forces."""
+    """Epic's adapter: turn and assault jobs, forces from the NetEA library, matchups of two forces
+    (``reference_job``: the reference engine's assault job, :class:`analysis.epic.ReferenceJob`)."""
+
+    def __init__(self, system, reference_job):
+        super().__init__(system)
+        self.reference_job = reference_job
 
     def job(self, model, engine, trial_streams=False):
         """The runner job; a turn scenario's compiled turn on either engine (docs/epic-turn.md)."""
-        from . import ReferenceJob
         from .compile import compile_scenario
         from .engine import KernelJob
 
@@ -60,7 +64,7 @@ class EpicDecisions(Decisions):
         if engine == "kernel":
             return KernelJob(compiled, trial_streams=trial_streams)
         if engine == "reference":
-            return ReferenceJob(compiled, trial_streams=trial_streams)
+            return self.reference_job(compiled, trial_streams=trial_streams)
         raise ValueError("engine must be 'kernel' or 'reference'")
 
     def build(self, model, job, counts, info, engine):

@@ -190,7 +190,7 @@ class T9ASystem(System):
     def decisions(self):
         from .decisions import T9ADecisions
 
-        return T9ADecisions(self)
+        return T9ADecisions(self, {"kernel": KernelJob, "reference": ReferenceJob})
 
 
 SYSTEM = T9ASystem()

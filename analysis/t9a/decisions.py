@@ -28,7 +28,12 @@ class T9AForceFile(StrictModel):
 
 class T9ADecisions(Decisions):
     """The 9th Age: sweeps over the scenario file's fields (the loaded model is resolved); with close combat
-    also matchups (a unit file charges a unit file on a base scenario's ``[combat]``) and paired comparisons."""
+    also matchups (a unit file charges a unit file on a base scenario's ``[combat]``) and paired comparisons
+    (``jobs``: the runner jobs by engine, :class:`analysis.t9a.KernelJob` and ``ReferenceJob``)."""
+
+    def __init__(self, system, jobs: dict):
+        super().__init__(system)
+        self.jobs = dict(jobs)
 
     def load(self, scenario, source=None):
         if not isinstance(scenario, (str, Path)):
@@ -52,14 +57,11 @@ class T9ADecisions(Decisions):
     def job(self, model, engine, trial_streams=False):
         """The runner job of a scenario with ``[combat]`` (``trial_streams``: one stream per trial); a charge
         alone has none (NotImplementedError: the decision simulates it whole)."""
-        from . import KernelJob, ReferenceJob
-
         if model.model.combat is None:
             raise NotImplementedError("a 9th Age charge without [combat] has no trial streams")
-        jobs = {"kernel": KernelJob, "reference": ReferenceJob}
-        if engine not in jobs:
+        if engine not in self.jobs:
             raise ValueError("engine must be 'kernel' or 'reference'")
-        return jobs[engine](model.model, trial_streams=trial_streams)
+        return self.jobs[engine](model.model, trial_streams=trial_streams)
 
     def build(self, model, job, counts, info, engine):
         from .results import build_result
