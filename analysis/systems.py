@@ -25,7 +25,7 @@ class System:
     """What a rule system implements once; the defaults are what a system without the part does.
 
     - ``name``, ``title`` (one line, the command's help), ``scenario_type`` (its loaded scenario's class);
-    - :meth:`load` / :meth:`loads` → a scenario; :meth:`simulate` → a result with ``table()``, ``plot()``,
+    - :meth:`load` / :meth:`loads` → a scenario (:meth:`scenarios`: its shipped ones, by name); :meth:`simulate` → a result with ``table()``, ``plot()``,
       ``to_json()``, ``text()`` and ``_repr_html_()``; :meth:`trace` → one trial of the reference engine, in words;
     - :meth:`headline` / :meth:`summary` → the sentences of a result's ``to_dict()`` (:mod:`analysis.headline`);
     - :attr:`decisions` → the decision tools' adapter (:class:`Decisions`: field paths, runner jobs, and the
@@ -58,6 +58,12 @@ class System:
     def trace(self, scenario, *, seed: int = 0) -> str:
         """One trial of the reference engine, every roll and decision with its clause."""
         raise NotImplementedError
+
+    def scenarios(self) -> list[str]:
+        """Its shipped scenarios, by name (``wo.examples()``; any of them goes to :meth:`load`)."""
+        from .examples import examples
+
+        return [e.name for e in examples() if e.kind == self.name]
 
     def engine_for(self, scenario, engine: str) -> tuple[str, str | None]:
         """The engine a run of ``scenario`` takes when ``engine`` is asked for, and why when it is another."""
@@ -249,7 +255,7 @@ def of(scenario) -> System:
         raise UserError(source, "system", f"unknown system {name!r}", ", ".join(_REGISTERED))
     module = type(scenario).__module__
     for name, entry in _REGISTERED.items():
-        if isinstance(entry, Registration) and not module.startswith(entry.package + "."):
+        if isinstance(entry, Registration) and not (module + ".").startswith(entry.package + "."):
             continue  # another package's class: that system is not imported to ask
         system = get(name)
         if system.scenario_type is not object and isinstance(scenario, system.scenario_type):

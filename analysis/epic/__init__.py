@@ -248,6 +248,12 @@ class EpicSystem(System):
     trace = staticmethod(trace)
     engine_for = staticmethod(engine_for)
 
+    def scenarios(self) -> list[str]:
+        """Its shipped assaults and turns, by name."""
+        from ..examples import examples
+
+        return [e.name for e in examples() if e.kind in ("epic", "turn")]
+
     def headline(self, data: dict, table=None) -> list[str]:
         from .headline import epic
 
