@@ -283,7 +283,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
         gc_pause.resume_after_first_chunk()
         model = system.load(scenario)
         if trace:
-            click.echo(system.trace(model, seed=seed))
+            click.echo(printable(system.trace(model, seed=seed)))  # as every system's trace is (the contract test)
             return
         trials = _engine_trials(system, model, engine, trials, precision)
         result = system.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads, engine=engine)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import systems
 from .labels import number, percent
+from .user_text import printable
 
 
 def _system(data: dict):
@@ -21,15 +22,17 @@ def _system(data: dict):
 
 def sentences(data: dict, table=None) -> list[str]:
     """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system);
-    ``table`` (its ``rows()`` or ``table()``) adds the intervals of an Epic turn's means."""
+    ``table`` (its ``rows()`` or ``table()``) adds the intervals of an Epic turn's means.  User text (names, titles)
+    comes with its control and bidi characters escaped (:func:`~analysis.user_text.printable`): a sentence goes
+    to a terminal, a page or a notebook as it is."""
     system = _system(data)
-    return system.headline(data, table) if system else []
+    return [printable(line) for line in system.headline(data, table)] if system else []
 
 
 def summary(data: dict) -> list[str]:
     """The one or two sentences that answer "who wins" (for one point of a sweep or a matrix)."""
     system = _system(data)
-    return system.summary(data) if system else []
+    return [printable(line) for line in system.summary(data)] if system else []
 
 
 def _decision_notes(result) -> list[str]:
@@ -62,7 +65,11 @@ def capitalised(text: str) -> str:
 
 def decision_sentences(result) -> list[str]:
     """The headline of a decision result (matrix, sweep, compare, rank): who wins each matchup or
-    each swept value, or how the options compare against the meta."""
+    each swept value, or how the options compare against the meta (user text escaped, as in :func:`sentences`)."""
+    return [printable(line) for line in _decision_sentences(result)]
+
+
+def _decision_sentences(result) -> list[str]:
     kind = result.kind
     if kind == "threshold":
         return result.lines()

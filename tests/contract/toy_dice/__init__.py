@@ -21,6 +21,7 @@ from analysis.result import Result
 from analysis.runner import block_rng
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 from analysis.systems import System
+from analysis.user_text import printable
 from kernels.rng import BLOCK_TRIALS
 
 from pydantic import Field
@@ -85,7 +86,7 @@ def trace(scenario, *, seed: int = 0) -> str:
     scenario = scenario if isinstance(scenario, ToyScenario) else load(scenario)
     rng = block_rng(*runner.stream_key(seed), 0)
     rolls = [rng.randint(1, 6) for _ in range(scenario.dice)]
-    return f"{scenario.hero} rolls {rolls}: {sum(rolls)} against {scenario.target}"
+    return printable(f"{scenario.hero} rolls {rolls}: {sum(rolls)} against {scenario.target}")  # a name is data
 
 
 def exact_success(dice: int, target: int) -> float:
