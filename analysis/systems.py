@@ -20,6 +20,8 @@ from pathlib import Path
 
 from .errors import ArgumentError, UserError
 
+__all__ = ["names", "get", "all", "of"]  # what ``wo.systems`` offers a notebook; register() is for a system's author
+
 
 class System:
     """What a rule system implements once; the defaults are what a system without the part does.
