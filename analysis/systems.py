@@ -34,7 +34,7 @@ class System:
     - :meth:`headline` / :meth:`summary` → the sentences of a result's ``to_dict()`` (:mod:`analysis.headline`);
     - :attr:`decisions` → the decision tools' adapter (:class:`Decisions`: field paths, runner jobs, and the
       ``force`` / ``matchup`` of matrices, comparisons and rankings where the system has them);
-    - :attr:`bounds` → its own caps on scenario values (README, "Limits and safety");
+    - :attr:`bounds` → its own caps on scenario values (docs/limits.md);
     - :attr:`cli_commands` → its commands beyond ``wargame-odds NAME SCENARIO`` (click commands; each also named,
       with its help, in its registration, so that ``--help`` needs no import).
     """
