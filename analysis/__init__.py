@@ -1,6 +1,7 @@
 """wargame-odds: Monte Carlo outcome analysis for tabletop wargames.
 
-Every rule system offers the same path: ``analysis.<system>.load(path)`` (or ``.loads(toml_text)``) →
+Every rule system (registered in :mod:`analysis.systems`, each implementing its ``System`` protocol once) offers
+the same path: ``analysis.<system>.load(path)`` (or ``.loads(toml_text)``) →
 ``analysis.<system>.simulate(scenario, trials=..., seed=...)`` → ``result.table() / .plot() /
 .to_json()``.  Systems: ``epic`` (Epic Armageddon), ``gdb`` (General de Brigade), ``t9a``
 (The 9th Age).  ``analysis.matrix / sweep / threshold / compare / rank / cumulative`` turn
@@ -13,13 +14,15 @@ import kernels
 
 kernels.use_one_cache_dir()  # every entry point imports analysis first: Numba's one cache folder
 
-SYSTEMS = ("epic", "gdb", "t9a")
+from . import systems  # noqa: E402 -- after the cache folder is set (the registry itself imports nothing heavy)
+
+SYSTEMS = systems.names()  # the systems this package ships (analysis.systems registers them)
 DECISIONS = ("matrix", "sweep", "threshold", "compare", "rank", "cumulative", "list_search", "enumerate_detachments")
 
 
 def __getattr__(name):
-    if name in SYSTEMS:
-        return importlib.import_module(f"analysis.{name}")
+    if name in systems.names():
+        return systems.package(name)
     if name in DECISIONS:
         return getattr(importlib.import_module("analysis.decisions"), name)
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")

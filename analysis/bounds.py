@@ -1,5 +1,6 @@
 """Bounded numbers for every input model: the one place where the limits of scenario, table and
-report fields live (README.md, "Limits and safety", lists them).
+report fields live (README.md, "Limits and safety", lists them); a rule system's own caps live in its folder
+(``analysis/epic/bounds.py``, ``analysis/gdb/bounds.py``; ``System.bounds`` lists them).
 
 Each type carries its range, so a value outside it gives the usual one-line error naming the file,
 the field and the range; ``inf`` and ``nan`` are refused for every float by
@@ -19,34 +20,12 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from .arguments import LINE_BREAKS, MAX_NAME_CHARS
 from .run_limits import MAX_SEED, SEED_RANGE
 
-MAX_BLAST_MARKERS = 100  # Epic: a formation's histograms grow with its blast markers
-MAX_EXTRA_ATTACKS = 10  # Epic: extra attacks of one weapon line (TP 2.2.3)
-MAX_SPEED_CM = 200  # Epic: unit speed
-MAX_POINTS = 100_000  # Epic: a formation's points
-MAX_MODIFIER = 100  # GdB tables: a die modifier or a quality value
-MAX_TABLE_TOTAL = 1000  # GdB tables: a band edge (modified dice total)
-MAX_DISTANCE = 1000.0  # GdB: distances, moves and ranges (table units)
-MAX_TURNS = 10.0  # GdB: a time in turns
-MAX_STRENGTH = 500  # GdB: figures of a unit (also casualties this phase)
 MAX_TITLE_CHARS = 200  # a title: scenario, report, report cell
 MAX_DESCRIPTION_CHARS = 10_000  # a report's description
 MAX_TEXT_CHARS = 1024  # any other text of an input file (paths, references, options): as long as a path may be
 MAX_FORCES = 100  # forces of a matrix side, options of a ranking, opponents of a ranking or a comparison
 MAX_VALUES = 10_000  # values of a sweep or a threshold search (and grid points of a report cell)
 
-BlastMarkers = Annotated[int, Field(ge=0, le=MAX_BLAST_MARKERS)]
-ExtraAttackCount = Annotated[int, Field(ge=1, le=MAX_EXTRA_ATTACKS)]
-Speed = Annotated[int, Field(ge=0, le=MAX_SPEED_CM)]
-Points = Annotated[int, Field(ge=0, le=MAX_POINTS)]
-Modifier = Annotated[int, Field(ge=-MAX_MODIFIER, le=MAX_MODIFIER)]
-TableTotal = Annotated[int, Field(ge=-MAX_TABLE_TOTAL, le=MAX_TABLE_TOTAL)]
-Percent = Annotated[int, Field(ge=0, le=100)]
-Distance = Annotated[float, Field(gt=0, le=MAX_DISTANCE)]  # strictly positive
-Move = Annotated[float, Field(ge=0, le=MAX_DISTANCE)]
-Turns = Annotated[float, Field(ge=0, le=MAX_TURNS)]
-Strength = Annotated[int, Field(ge=1, le=MAX_STRENGTH)]
-Casualties = Annotated[int, Field(ge=0, le=MAX_STRENGTH)]
-RangeScale = Annotated[int, Field(ge=0, le=1000)]  # GdB: a range band's casualty scale, in percent
 
 
 def _one_line(text: str) -> str:

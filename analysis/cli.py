@@ -1,8 +1,9 @@
 """The ``wargame-odds`` command line.
 
-Every rule system gets the same command, ``wargame-odds SYSTEM SCENARIO.toml``, built from its
-module's ``load``, ``simulate`` and ``trace``.  Other commands live in the modules :data:`COMMANDS`
-names (each with a ``cli_commands`` list) and are imported only when used.  User mistakes print
+Every registered rule system (:mod:`analysis.systems`) gets the same command, ``wargame-odds SYSTEM
+SCENARIO.toml``, built from its ``load``, ``simulate``, ``trace`` and ``engine_for``.  Other commands live in the
+modules :data:`COMMANDS` names (each with a ``cli_commands`` list; a system's own commands come from its
+registration) and are imported only when used.  User mistakes print
 one line on stderr and exit with status 2.
 """
 from __future__ import annotations
@@ -15,16 +16,13 @@ from pathlib import Path
 
 import click
 
-from . import gc_pause
+from . import gc_pause, systems
 from .errors import UserError, one_line
 from .user_text import elide, printable, result_csv
 from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE
 
-SYSTEMS = {
-    "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and whole turns ([[turn]]).",
-    "gdb": "General de Brigade charge sequence.",
-    "t9a": "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
-}
+#: The rule systems' commands and their one-line help, from the registry (no system is imported for it).
+SYSTEMS = {name: systems.title(name) for name in systems.names()}
 
 
 def _usage_error(exc: click.UsageError):
@@ -58,15 +56,14 @@ COMMANDS = {
     "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
     "formations": ("analysis.decisions.cli", "NetEA army-list formations with their points."),
     "report": ("analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
-    "gdb-tables": ("analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
-    "t9a-table": ("analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
-                  "enumeration)."),
     "app": ("analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
-#: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which ends after the
+COMMANDS.update(systems.commands())  # a rule system's own commands (gdb-tables, t9a-table), from its registration
+#: Commands that run no trials (a rule system's own commands among them: tables and templates): the collector's
+#: start-up pause (:mod:`analysis.gc_pause`), which ends after the
 #: runner's first chunk of trials (:func:`analysis.gc_pause.resume_after_first_chunk`), ends as they start.
-NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table", "app"})  # app: a server, runs come later
+NO_TRIALS = frozenset({"units", "formations", "app", *systems.commands()})  # app: a server, runs come later
 
 
 class CliGroup(click.Group):
@@ -102,9 +99,11 @@ class CliGroup(click.Group):
             _usage_error(exc)
 
     def list_commands(self, ctx):
-        return sorted(set(self.commands) | set(COMMANDS))
+        return sorted(set(self.commands) | set(COMMANDS) | set(systems.names()))
 
     def get_command(self, ctx, name):
+        if name not in self.commands and name in systems.names():  # a system registered after start-up
+            self.add_command(_system_command(name, systems.title(name)))
         if name in NO_TRIALS:
             gc_pause.resume()
         if name not in self.commands and name in COMMANDS:
@@ -119,7 +118,8 @@ class CliGroup(click.Group):
         limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
         rows = []
         for name in self.list_commands(ctx):
-            command = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            command = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1] if name in COMMANDS
+                                                                  else systems.title(name))
             rows.append((name, command.get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
@@ -266,23 +266,27 @@ def _system_command(name: str, help_text: str) -> click.Command:
     @click.option("--distributions", is_flag=True, help="Also show every distribution: P(exactly N).")
     @click.option("--at-least", "at_least", is_flag=True,
                   help='Also show the "at least N" table of every distribution.')
+    @click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True,
+                  help="Numba kernel, or the pure-Python reference engine (about a thousand times slower; "
+                       f"{REFERENCE_DEFAULT_TRIALS:,} trials unless --trials is given). A part the kernel does not "
+                       "simulate yet (an Epic turn with aircraft or spacecraft) runs on the reference engine either "
+                       "way.")
     def command(scenario, trials, seed, precision, threads, as_json, trace, as_csv, plot_path, distributions,
-                at_least, **engine):
+                at_least, engine):
         if as_json and as_csv:
             raise click.UsageError("--json and --csv exclude each other")
         if as_csv and distributions and at_least:
             raise click.UsageError("--csv prints one table: give --distributions or --at-least, not both")
         if trace:
             _refuse_with_trace(click.get_current_context())
-        module = importlib.import_module(f"analysis.{name}")
+        system = systems.get(name)
         gc_pause.resume_after_first_chunk()
-        model = module.load(scenario)
+        model = system.load(scenario)
         if trace:
-            click.echo(module.trace(model, seed=seed))
+            click.echo(printable(system.trace(model, seed=seed)))  # as every system's trace is (the contract test)
             return
-        if engine:
-            trials = _epic_engine_trials(module, model, engine["engine"], trials, precision)
-        result = module.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads, **engine)
+        trials = _engine_trials(system, model, engine, trials, precision)
+        result = system.simulate(model, trials=trials, seed=seed, precision=precision, threads=threads, engine=engine)
         if as_json:
             click.echo(result.to_json())
         elif as_csv:
@@ -292,13 +296,6 @@ def _system_command(name: str, help_text: str) -> click.Command:
         if plot_path:
             save_plot(result, plot_path)
 
-    if name == "epic":
-        command = click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel",
-                               show_default=True,
-                               help="Numba kernel, or the pure-Python reference engine (about a thousand times "
-                                    f"slower; {REFERENCE_DEFAULT_TRIALS:,} trials unless --trials is given). A turn "
-                                    "with aircraft or spacecraft runs on the reference engine either way."
-                               )(command)
     return command
 
 
@@ -311,20 +308,20 @@ def _refuse_with_trace(ctx: click.Context) -> None:
                                f"not {', '.join(given)}")
 
 
-def _epic_engine_trials(module, model, engine: str, trials: int, precision: float | None) -> int:
-    """The trials of an Epic run: on the reference engine (asked for, or taken because the kernel does not
+def _engine_trials(system, model, engine: str, trials: int, precision: float | None) -> int:
+    """The trials of a run: on the reference engine (asked for, or taken because the kernel does not
     simulate a part of the turn, which one line on stderr says before the run) the default is
     :data:`REFERENCE_DEFAULT_TRIALS`, not the kernel's million, unless ``--trials`` was given."""
-    used, reason = module.engine_for(model, engine)
+    used, reason = system.engine_for(model, engine)
     if reason:
-        click.echo(f"note: {printable(reason)}: this turn runs on the pure-Python reference engine, about a thousand "
+        click.echo(f"note: {printable(reason)}: this run takes the pure-Python reference engine, about a thousand "
                    "times slower than the kernel", err=True)
     given = click.get_current_context().get_parameter_source("trials") is not click.core.ParameterSource.DEFAULT
     return trials if used == "kernel" or given or precision is not None else REFERENCE_DEFAULT_TRIALS
 
 
 for _name, _help in SYSTEMS.items():
-    main.add_command(_system_command(_name, _help))
+    main.add_command(_system_command(_name, _help))  # a system registered later is added when first named
 
 
 #: How ``examples`` heads each kind of shipped file.

@@ -49,7 +49,8 @@ _own("kernels")  # first: analysis imports it (and sets Numba's cache folder, ke
 analysis = _own("analysis")
 
 #: What ``wo.NAME`` gives: the rule systems and decisions (loaded on first use, as in ``analysis``) and these.
-_MODULES = {"decisions": "analysis.decisions", "reports": "analysis.reports", "labels": "analysis.labels"}
+_MODULES = {"decisions": "analysis.decisions", "reports": "analysis.reports", "labels": "analysis.labels",
+            "systems": "analysis.systems"}
 
 
 def examples():

@@ -9,12 +9,15 @@ in ``docs/epic-turn.md``.
 """
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
-from .. import runner
+from .. import runner, systems
 from ..runner import block_rng
 from ..scenario import parse_toml, read_toml, validate
+from ..systems import System
 from ..user_text import printable
+from .bounds import MAX_BLAST_MARKERS, MAX_EXTRA_ATTACKS, MAX_POINTS, MAX_SPEED_CM
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record
@@ -22,7 +25,7 @@ from .exact_steps import exact_action_test, exact_assault_result, exact_rally
 from .regroup import exact_regroup  # imported here: the submodule would otherwise shadow regroup()
 
 __all__ = ["load", "loads", "simulate", "trace", "engine_for", "regroup", "rally", "action_test", "assault_result",
-           "EpicScenario", "EpicResult"]
+           "EpicScenario", "EpicResult", "SYSTEM"]
 
 
 def load(path: str | Path) -> EpicScenario:
@@ -110,7 +113,7 @@ def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, pr
     return build_result(compiled, counts, info, engine=engine)
 
 
-def trace(scenario, seed: int = 0) -> str:
+def trace(scenario, *, seed: int = 0) -> str:
     """One trial, step by step, from the reference engine: every roll and decision with its clause."""
     from .reference import run_trial
 
@@ -229,3 +232,48 @@ def assault_result(attacker_modifier: int = 0, defender_modifier: int = 0, *, re
     distribution of the margin (attacker − defender: the loser's extra hits). ``result_dice="sum"`` is
     the non-TP variant (§9.1)."""
     return exact_assault_result(attacker_modifier, defender_modifier, result_dice)
+
+
+class EpicSystem(System):
+    """Epic Armageddon behind the :class:`~analysis.systems.System` protocol."""
+
+    name = "epic"
+    title = systems.title("epic")
+    scenario_type = EpicScenario
+    bounds = {"MAX_BLAST_MARKERS": MAX_BLAST_MARKERS, "MAX_EXTRA_ATTACKS": MAX_EXTRA_ATTACKS,
+              "MAX_SPEED_CM": MAX_SPEED_CM, "MAX_POINTS": MAX_POINTS}
+    load = staticmethod(load)
+    loads = staticmethod(loads)
+    simulate = staticmethod(simulate)
+    trace = staticmethod(trace)
+    engine_for = staticmethod(engine_for)
+
+    def scenarios(self) -> list[str]:
+        """Its shipped assaults and turns, by name."""
+        from ..examples import examples
+
+        return [e.name for e in examples() if e.kind in ("epic", "turn")]
+
+    def headline(self, data: dict, table=None) -> list[str]:
+        from .headline import epic
+
+        return epic(data, table)
+
+    def summary(self, data: dict) -> list[str]:
+        from .headline import epic_summary
+
+        return epic_summary(data)
+
+    def decision_notes(self, result) -> list[str]:
+        from .headline import scoring_assumption
+
+        return scoring_assumption(result)
+
+    @cached_property
+    def decisions(self):
+        from .decisions import EpicDecisions
+
+        return EpicDecisions(self, ReferenceJob)
+
+
+SYSTEM = EpicSystem()

@@ -14,7 +14,7 @@ from itertools import product
 
 import numpy as np
 
-from ..bounds import MAX_BLAST_MARKERS
+from .bounds import MAX_BLAST_MARKERS
 from ..errors import ArgumentError
 from ..estimates import ExactDistribution, ExactProbability
 from ..result import Result

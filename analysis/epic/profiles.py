@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..bounds import ExtraAttackCount, Speed
+from .bounds import ExtraAttackCount, Speed
 from ..scenario import StrictModel
 from .dice import parse_dice
 

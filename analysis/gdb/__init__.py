@@ -1,30 +1,35 @@
 """General de Brigade charge analyser (docs/gdb.md §2; issue 3).
 
 ``load(path)`` or ``loads(toml_text)`` ``-> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
-``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)``
-(a tidy pandas table over any scenario field or table value).
+``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)`` (a sweep result over
+any scenario field or table value, as ``wo.sweep``'s).  ``SYSTEM`` is the charge behind the
+:class:`~analysis.systems.System` protocol.
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import click
 
-from analysis import runner
-from analysis.errors import ArgumentError, UserError
+from analysis import runner, systems
+from analysis.errors import UserError
+from analysis.systems import Decisions, System
 from analysis.user_text import printable
 
+from . import bounds as gdb_bounds
 from . import reference
 from .compile import KernelJob, ReferenceJob
 from .model import Model, load, loads
 from .results import build_result
 
-__all__ = ["load", "loads", "simulate", "trace", "sweep", "Model"]
+__all__ = ["load", "loads", "simulate", "trace", "sweep", "Model", "SYSTEM"]
 
 
 def _model(scenario) -> Model:
     return scenario if isinstance(scenario, Model) else load(scenario)
 
 
-def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float | None = None,
+def simulate(scenario, *, trials: int = runner.DEFAULT_TRIALS, seed: int = 0, precision: float | None = None,
              threads: int | None = None, chunk_trials: int | None = None, progress: bool | None = None,
              max_trials: int = runner.DEFAULT_MAX_TRIALS, cell: tuple = (), engine: str = "kernel"):
     """Simulate the charge ``trials`` times (or to ``precision``) with the kernel or the reference."""
@@ -36,7 +41,7 @@ def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float 
     return build_result(model, job.layout, counts, info, job.compiled.notes, engine)
 
 
-def trace(scenario, seed: int = 0) -> str:
+def trace(scenario, *, seed: int = 0) -> str:
     """One charge resolved by the reference engine, every roll and decision with its clause."""
     model = _model(scenario)
     key0, key1 = runner.stream_key(seed)
@@ -47,29 +52,14 @@ def trace(scenario, seed: int = 0) -> str:
     return printable("\n".join(lines))
 
 
-def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **kwargs):
-    """Simulate once per value of ``field``; a tidy table (one row per value and estimate, with
-    95 % intervals).  Every value uses the same seed (common random numbers)."""
-    import pandas as pd
+def sweep(scenario, field: str, values, *, trials: int = 200_000, seed: int = 0, **kwargs):
+    """Simulate once per value of ``field`` (a scenario field or a ``tables.*`` value): the sweep result of
+    :func:`analysis.decisions.sweep` (``.table()``: one row per value and estimate, with 95 % intervals;
+    ``.plot()``, ``.to_json()``); ``kwargs`` as there (``precision``, ``engine``, ``threads``, ``progress``,
+    ``cell``)."""
+    from analysis.decisions import sweep as sweep_values
 
-    from analysis.arguments import bounded_list
-    from analysis.bounds import MAX_VALUES
-
-    for name, value in (("trials", trials), ("seed", seed)):
-        runner.check_argument(name, value)
-    if not isinstance(field, str):
-        raise ArgumentError("field", field, "a field path (text) such as charger.distance")
-    values = bounded_list("values", values, MAX_VALUES, "values")
-    if not values:
-        raise ArgumentError("values", values, "one or more values")
-    model = _model(scenario)
-    frames = []
-    for value in values:
-        table = simulate(model.replace(field, value), trials=trials, seed=seed, **kwargs).table()
-        table.insert(0, "value", value)
-        table.insert(0, "field", field)
-        frames.append(table)
-    return pd.concat(frames, ignore_index=True)
+    return sweep_values(scenario, field, values, trials=trials, seed=seed, **kwargs)
 
 
 @click.group(name="gdb-tables")
@@ -103,3 +93,43 @@ def check_command(path):
 
 
 cli_commands = [tables_command]
+
+
+class GdBDecisions(Decisions):
+    """General de Brigade for the decision tools: sweeps over scenario fields and ``tables.*`` values."""
+
+    def with_value(self, model, source, path, value):
+        return model.replace(path, value)
+
+
+class GdBSystem(System):
+    """General de Brigade's charge behind the :class:`~analysis.systems.System` protocol."""
+
+    name = "gdb"
+    title = systems.title("gdb")
+    scenario_type = Model
+    bounds = {"MAX_MODIFIER": gdb_bounds.MAX_MODIFIER, "MAX_TABLE_TOTAL": gdb_bounds.MAX_TABLE_TOTAL,
+              "MAX_DISTANCE": gdb_bounds.MAX_DISTANCE, "MAX_TURNS": gdb_bounds.MAX_TURNS,
+              "MAX_STRENGTH": gdb_bounds.MAX_STRENGTH}
+    cli_commands = cli_commands
+    load = staticmethod(load)
+    loads = staticmethod(loads)
+    simulate = staticmethod(simulate)
+    trace = staticmethod(trace)
+
+    def headline(self, data: dict, table=None) -> list[str]:
+        from .headline import gdb
+
+        return gdb(data)
+
+    def summary(self, data: dict) -> list[str]:
+        from .headline import gdb_summary
+
+        return gdb_summary(data)
+
+    @cached_property
+    def decisions(self):
+        return GdBDecisions(self)
+
+
+SYSTEM = GdBSystem()

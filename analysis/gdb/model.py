@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.bounds import Casualties, Distance, Name, Strength, Title, Turns
+from analysis.bounds import Name, Title
+from analysis.gdb.bounds import Casualties, Distance, Strength, Turns
 from analysis.errors import ArgumentError, UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 

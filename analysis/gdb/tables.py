@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
+from analysis.gdb.bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
 from analysis.errors import UserError
 from analysis.scenario import StrictModel, parse_toml, read_toml, validate
 

@@ -5,11 +5,11 @@ it travels between processes and is stored as one file per point.
 """
 from __future__ import annotations
 
-import importlib
 import json
 
 import pandas as pd
 
+from .. import systems
 from .definition import spec_hash
 
 
@@ -43,7 +43,7 @@ def run_point(spec: dict, progress: bool = False) -> dict:
         tables = {"table": result.table()}
         trials = 2 * len(spec["compare"]["opponents"]) * result.trials
     else:
-        module = importlib.import_module(f"analysis.{spec['system']}")
+        module = systems.get(spec["system"])
         if "matchup" in spec:
             from ..decisions import matchup
 

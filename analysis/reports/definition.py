@@ -18,7 +18,6 @@ and the grid, never on the order of the cells or on which worker ran them.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import inspect
 import itertools
 import json
@@ -234,13 +233,12 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
 
 
 def _system_module(system, source: str):
-    """The ``analysis.SYSTEM`` module a scenario names (a UserError if there is none)."""
-    from ..cli import SYSTEMS
+    """The registered rule system a scenario names (:mod:`analysis.systems`; a UserError if there is none)."""
+    from .. import systems
 
-    if system not in SYSTEMS or importlib.util.find_spec(f"analysis.{system}") is None:
-        raise UserError(source, "system", f"unknown system {system!r}",
-                        ", ".join(s for s in SYSTEMS if importlib.util.find_spec(f"analysis.{s}")))
-    return importlib.import_module(f"analysis.{system}")
+    if system not in systems.names():
+        raise UserError(source, "system", f"unknown system {system!r}", ", ".join(systems.names()))
+    return systems.get(system)
 
 
 def _check_options(fn, options: dict, source: str, field: str, taken=()) -> None:
@@ -298,7 +296,7 @@ def _expand_matrix(cell: MatrixCell, where: str, report: ReportModel, report_dir
     forces = [(f"{role}[{n}]", role[:-1], spec) for role in ("attackers", "defenders")
               for n, spec in enumerate(getattr(cell, role))]
     system, base, resolve, inputs = _matchup_inputs(cell, where, forces, report_dir, source)
-    _check_options(system.module.simulate, cell.options, source, f"{where}.options")
+    _check_options(system.system.simulate, cell.options, source, f"{where}.options")
     key = cell_key(cell.name)
     points = []
     for i, a in enumerate(cell.attackers):

@@ -2,19 +2,23 @@
 
 ``load(path)`` or ``loads(toml_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
 ``trace(scenario, seed=...)`` -> one trial told step by step; ``charge_table(...)`` -> exact
-P(success) for a grid of distances and Advance Rates.
+P(success) for a grid of distances and Advance Rates.  ``SYSTEM`` is the charge behind the
+:class:`~analysis.systems.System` protocol.
 """
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import click
 import numpy as np
 
+from analysis import systems
 from analysis.arguments import check_flag
 from analysis.errors import ArgumentError, UserError
 from analysis.user_text import printable
-from analysis.runner import DEFAULT_MAX_TRIALS, check_argument, run, stream_key
+from analysis.runner import DEFAULT_MAX_TRIALS, DEFAULT_TRIALS, check_argument, run, stream_key
+from analysis.systems import System
 from kernels import t9a as _kernel
 
 from .exact import MAX_TABLE_VALUES, charge_table, check_values
@@ -22,7 +26,8 @@ from .layout import build_layout, kernel_arrays
 from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
 from .results import T9AResult, build_result
 
-__all__ = ["load", "loads", "simulate", "trace", "charge_table", "exact_combat", "T9AResult", "Model", "DICE"]
+__all__ = ["load", "loads", "simulate", "trace", "charge_table", "exact_combat", "T9AResult", "Model", "DICE",
+           "SYSTEM"]
 
 
 class KernelJob:
@@ -92,7 +97,7 @@ def _model(scenario) -> Model:
     return scenario if isinstance(scenario, Model) else load(scenario)
 
 
-def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float | None = None,
+def simulate(scenario, *, trials: int = DEFAULT_TRIALS, seed: int = 0, precision: float | None = None,
              threads: int | None = None, chunk_trials: int | None = None,
              progress: bool | None = None, max_trials: int = DEFAULT_MAX_TRIALS, cell: tuple = (),
              engine: str = "kernel") -> T9AResult:
@@ -106,7 +111,7 @@ def simulate(scenario, trials: int = 1_000_000, seed: int = 0, precision: float 
     return build_result(model, job.layout, counts, info, engine)
 
 
-def trace(scenario, seed: int = 0) -> str:
+def trace(scenario, *, seed: int = 0) -> str:
     """One trial of the reference engine, every roll, modifier and decision with its clause."""
     from . import reference
 
@@ -156,3 +161,36 @@ def table_command(distances, advance_rates, dice, as_json):
 
 
 cli_commands = [table_command]
+
+
+class T9ASystem(System):
+    """The 9th Age's charges and close combat behind the :class:`~analysis.systems.System` protocol."""
+
+    name = "t9a"
+    title = systems.title("t9a")
+    scenario_type = Model
+    bounds = {"MAX_INCHES": MAX_INCHES, "MAX_ADVANCE_RATE": MAX_ADVANCE_RATE, "MAX_TABLE_VALUES": MAX_TABLE_VALUES}
+    cli_commands = cli_commands
+    load = staticmethod(load)
+    loads = staticmethod(loads)
+    simulate = staticmethod(simulate)
+    trace = staticmethod(trace)
+
+    def headline(self, data: dict, table=None) -> list[str]:
+        from .headline import t9a
+
+        return t9a(data)
+
+    def summary(self, data: dict) -> list[str]:
+        from .headline import t9a_summary
+
+        return t9a_summary(data)
+
+    @cached_property
+    def decisions(self):
+        from .decisions import T9ADecisions
+
+        return T9ADecisions(self, {"kernel": KernelJob, "reference": ReferenceJob})
+
+
+SYSTEM = T9ASystem()

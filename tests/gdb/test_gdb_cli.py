@@ -133,11 +133,11 @@ def test_api_results_and_sweep():
     assert "PLACEHOLDER" in res._repr_html_()
     cum = res.cumulative("casualties", "charger", "distribution")
     assert cum.p.iloc[0] == 1.0
-    sw = gdb.sweep(model, "charger.distance", [8, 10, 12], trials=20000)
+    sw = gdb.sweep(model, "charger.distance", [8, 10, 12], trials=20000).table()  # issue 38 §3: a sweep result
     passes = sw[(sw.section == "charger") & (sw.quantity == "PASS")]
     assert list(passes.value) == [8, 10, 12]
     assert {"field", "value", "estimate", "ci95_lo", "ci95_hi"} <= set(sw.columns)
-    sw = gdb.sweep(model, "tables.morale.charger_mods.general_attached", [0, 3], trials=20000)
+    sw = gdb.sweep(model, "tables.morale.charger_mods.general_attached", [0, 3], trials=20000).table()
     p0, p3 = sw[(sw.section == "charger") & (sw.quantity == "PASS")].estimate
     assert p3 > p0
     from analysis.errors import UserError

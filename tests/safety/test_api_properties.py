@@ -115,6 +115,10 @@ VALID = {
     "wo.labels.html_table": (([{"group": "g", "quantity": "q", "text": "t"}],), {}),
     "wo.labels.field_words": (("formations[0].blast_markers",), {}),
     "wo.labels.result_words": (("epic", "sides.attacker_wins"), {}),
+    "wo.systems.names": ((), {}),
+    "wo.systems.get": (("gdb",), {}),
+    "wo.systems.all": ((), {}),
+    "wo.systems.of": ((GDB,), {}),
 }
 
 
