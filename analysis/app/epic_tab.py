@@ -122,8 +122,17 @@ class EpicTab(ScenarioTab):
                                       margin=(5, 10, 0, 10)))
             for k, uid in enumerate(pick.choice.allowed):
                 self.picks[uid] = pn.widgets.IntInput(name=unit_label(PREFIX + uid), value=low if k == 0 else 0,
-                                                      start=0, end=high, width=140)
-            shown.append(pn.GridBox(*self.picks.values(), ncols=3))
+                                                      start=0, end=high, width=130)
+            tally = pn.pane.HTML("", margin=(0, 10))
+
+            def count(event=None):
+                total = sum(box.value or 0 for box in self.picks.values())
+                tally.object = f"picked {total} of {wanted}"
+
+            for box in self.picks.values():
+                box.param.watch(count, "value")
+            count()
+            shown += [pn.GridBox(*self.picks.values(), ncols=3), tally]
         transports = unit_editor.transport_options(pick) if pick is not None else {}
         if transports:
             self.transport = pn.widgets.Select(name="Transport", options={"none": None, **transports}, width=200)
@@ -231,7 +240,7 @@ class EpicTab(ScenarioTab):
         engaged = pn.widgets.Select(name="where", options=ENGAGEMENTS, value="bc", width=140)
         add = pn.widgets.Button(label="Add unit", color="primary", align="end")
         add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
-        return card("Add unit", search, found, pn.Row(count, engaged, add), collapsed=True)
+        return card("Add a unit to this formation", search, found, pn.Row(count, engaged, add), collapsed=True)
 
     def _profile(self, i: int, key: str):
         """The fields of unit ``key``'s profile a player changes: armour, CC, FF and each weapon line's count."""
@@ -253,8 +262,7 @@ class EpicTab(ScenarioTab):
         body = [pn.GridBox(*fields, ncols=3)]
         if unit_editor.is_transport(self.draft.data, key):
             body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
-        return card(f"Profile: {unit_label(key)}" + ("" if str(key).startswith(PREFIX) else f" ({key})"), *body,
-                    collapsed=True)
+        return card(f"Profile: {unit_label(key)}", *body, collapsed=True)
 
     def _formation(self, i: int, formation: dict):
         from ..epic.model import Formation

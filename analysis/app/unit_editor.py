@@ -135,7 +135,7 @@ def profile(data: dict, key) -> dict | None:
 
 def _own_key(data: dict, i: int, key: str) -> str:
     """The ``[units]`` key formation ``i``'s groups of unit ``key`` use once their profile is edited: ``key``
-    itself when it is the setup's own unit; for a library unit a new key (``tactical-edited``) holding the
+    itself when it is the setup's own unit; for a library unit a new key ("Tactical (edited)") holding the
     library profile, which this formation's groups of it now name (other formations keep the library's)."""
     units = data.setdefault("units", {})
     if key in units:
@@ -143,10 +143,10 @@ def _own_key(data: dict, i: int, key: str) -> str:
     base = profile(data, key)
     if base is None:
         raise EditError(f"formations[{i}]: unknown unit {key!r}")
-    stem = f"{key[len(PREFIX):] if key.startswith(PREFIX) else key}-edited"
+    stem = f"{unit_name(key)} (edited)"
     new, k = stem, 2
     while new in units:
-        new, k = f"{stem}-{k}", k + 1
+        new, k = f"{stem} {k}", k + 1
     units[new] = copy.deepcopy(base)
     for group in _formation(data, i).get("units", []):
         if isinstance(group, dict) and group.get("unit") == key:

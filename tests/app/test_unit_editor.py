@@ -116,15 +116,15 @@ def test_editing_a_library_units_profile_makes_this_formations_own_copy():
     data = _library_setup()
     data["formations"].append(ue.formation_entry(TACTICAL, "defender") | {"name": "Tactical 2", "role": "support"})
     key = ue.set_profile_value(data, 0, "netea:tactical", "armour", 3)
-    assert key == "tactical-edited"
-    assert data["formations"][0]["units"][0]["unit"] == "tactical-edited"
+    assert key == "Tactical (edited)"
+    assert data["formations"][0]["units"][0]["unit"] == "Tactical (edited)"
     assert data["formations"][2]["units"][0]["unit"] == "netea:tactical"
     assert ue.set_profile_value(data, 0, key, "cc", 2) == key  # later edits change that copy
     assert ue.set_profile_value(data, 0, key, "ff", None) == key  # "–": no FF attack
     line = next(k for k, w in enumerate(ue.profile(data, key)["weapons"]))
     assert ue.set_weapon_count(data, 0, key, line, 2) == key
     model = Setup("epic", data).model()
-    edited, library = model.units["tactical-edited"], model.units["netea:tactical"]
+    edited, library = model.units["Tactical (edited)"], model.units["netea:tactical"]
     assert (edited.armour, edited.cc, edited.ff) == (3, 2, None)
     assert (library.armour, library.cc, library.ff) == (4, 4, 4)
     assert edited.weapons[line].count == 2 and library.weapons[line].count == 1
