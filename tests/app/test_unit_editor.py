@@ -157,3 +157,26 @@ def test_the_cli_run_of_the_written_toml_gives_the_apps_digits(tmp_path):
     cli = CliRunner().invoke(main, ["epic", str(path), "-n", "3000", "--seed", "11", "--csv"])
     assert cli.exit_code == 0, cli.stderr
     assert shown.csv == cli.stdout
+
+
+def test_a_unit_from_another_army_list_is_one_message_naming_the_lists_that_hold_it():
+    from analysis.errors import UserError
+
+    data = _library_setup()
+    ue.add_group(data, 0, "netea:boyz", 2, "bc")  # Ork Boyz in a Codex Astartes formation
+    with pytest.raises(UserError, match="netea:boyz is in none of the forces of army list "
+                                        "netea:space-marine-codex-astartes .*allowed: .*netea:ork-war-horde"):
+        Setup("epic", data).model()
+
+
+def test_docs_app_md_gives_the_counts_of_the_formations_the_page_builds():
+    """docs/app.md's numbers are the code's."""
+    from pathlib import Path
+
+    from analysis.library.formations import formations
+
+    picks = ue.library_picks()
+    text = " ".join((Path(__file__).parents[2] / "docs" / "app.md").read_text(encoding="utf-8").split())
+    assert (f"{len(picks)} of the library's {len(formations())} rows, of which "
+            f"{sum(p.choice is not None for p in picks.values())} are choices") in text
+    assert f"and {sum(p.transport for p in picks.values())} take a transport" in text
