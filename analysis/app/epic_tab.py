@@ -121,7 +121,7 @@ class EpicTab(ScenarioTab):
             shown.append(pn.pane.HTML(f"<b>Pick {wanted} units in all</b> of these ({safe_html(pick.name)}):",
                                       margin=(5, 10, 0, 10)))
             for k, uid in enumerate(pick.choice.allowed):
-                self.picks[uid] = pn.widgets.IntInput(name=unit_label(PREFIX + uid), value=low if k == 0 else 0,
+                self.picks[uid] = pn.widgets.IntInput(label=unit_label(PREFIX + uid), value=low if k == 0 else 0,
                                                       start=0, end=high, width=130)
             tally = pn.pane.HTML("", margin=(0, 10))
 
@@ -135,8 +135,8 @@ class EpicTab(ScenarioTab):
             shown += [pn.GridBox(*self.picks.values(), ncols=3), tally]
         transports = unit_editor.transport_options(pick) if pick is not None else {}
         if transports:
-            self.transport = pn.widgets.Select(name="Transport", options={"none": None, **transports}, width=200)
-            self.transport_count = pn.widgets.IntInput(name="Transports", value=1, start=1, end=100, width=110)
+            self.transport = pn.widgets.Select(label="Transport", options={"none": None, **transports}, width=200)
+            self.transport_count = pn.widgets.IntInput(label="Transports", value=1, start=1, end=100, width=110)
             self.transport.param.watch(lambda event: self._suggest_transports(pick), "value")
             shown += [pn.Row(self.transport, self.transport_count),
                       pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10))]
@@ -227,7 +227,7 @@ class EpicTab(ScenarioTab):
         """Add unit: search the library (the formation's army list's units when the box is empty), how many,
         where they are."""
         army = formation.get("army")
-        search = pn.widgets.TextInput(name="Add unit: search the unit library", placeholder="e.g. rhino, boyz",
+        search = pn.widgets.TextInput(label="Add unit: search the unit library", placeholder="e.g. rhino, boyz",
                                       sizing_mode="stretch_width")
         found = pn.widgets.Select(options=unit_editor.unit_options(self.draft.data, "", army), size=5,
                                   sizing_mode="stretch_width")
@@ -236,8 +236,8 @@ class EpicTab(ScenarioTab):
             found.options = unit_editor.unit_options(self.draft.data, event.new, army)
 
         search.param.watch(matches, "value_input")
-        count = pn.widgets.IntInput(name="how many", value=1, start=1, end=100, width=90)
-        engaged = pn.widgets.Select(name="where", options=ENGAGEMENTS, value="bc", width=140)
+        count = pn.widgets.IntInput(label="how many", value=1, start=1, end=100, width=90)
+        engaged = pn.widgets.Select(label="where", options=ENGAGEMENTS, value="bc", width=140)
         add = pn.widgets.Button(label="Add unit", color="primary", align="end")
         add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
         return card("Add a unit to this formation", search, found, pn.Row(count, engaged, add), collapsed=True)
@@ -248,13 +248,13 @@ class EpicTab(ScenarioTab):
         rolls = {NO_ROLL: None, **{f"{r}+": r for r in ROLLS}}
         fields = []
         for field in PROFILE_FIELDS:
-            box = pn.widgets.Select(name=field if field == "armour" else field.upper(), options=rolls,
+            box = pn.widgets.Select(label=field if field == "armour" else field.upper(), options=rolls,
                                     value=profile.get(field), width=80)
             box.param.watch(lambda event, field=field: self._edit(unit_editor.set_profile_value, i, key, field,
                                                                   event.new), "value")
             fields.append(box)
         for line, weapon in enumerate(profile.get("weapons", [])):
-            box = pn.widgets.IntInput(name=f"{visible(str(weapon.get('name', 'weapon')))} ×",
+            box = pn.widgets.IntInput(label=f"{visible(str(weapon.get('name', 'weapon')))} ×",
                                       value=weapon.get("count", 1), start=1, end=20, width=120)
             box.param.watch(lambda event, line=line: self._edit(unit_editor.set_weapon_count, i, key, line,
                                                                 event.new), "value")
