@@ -74,6 +74,7 @@ class EpicTab(ScenarioTab):
         self.options = pn.Column(sizing_mode="stretch_width")  # the chosen formation's picks and transport
         self.picks: dict[str, pn.widgets.IntInput] = {}
         self.transport = self.transport_count = None
+        self.open_cards: set[tuple[int, str]] = set()  # (formation, "add" or a unit key): cards kept open on redraw
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
         self.add = pn.widgets.Button(label="Add formation", color="primary")
         self.add.on_click(lambda event: self.add_library_formation(self.choice.value, self.add_side.value))
@@ -109,7 +110,12 @@ class EpicTab(ScenarioTab):
     def start_empty(self) -> None:
         self.draft.data = {"system": "epic", "title": "Epic assault", "formations": [], "units": {}}
         self.example = None
+        self.open_cards.clear()
         self.rebuild()
+
+    def load(self, setup, example: str | None = None) -> None:
+        self.open_cards.clear()
+        super().load(setup, example)
 
     def _show_options(self) -> None:
         """The chosen library formation's choice row (a count of each allowed unit) and transport, if any."""
@@ -169,15 +175,25 @@ class EpicTab(ScenarioTab):
         self.example = None
         self.draft.append(("formations",), entry)
 
-    def _edit(self, change, *args) -> None:
-        """Apply a :mod:`.unit_editor` change to the draft and redraw (one message for an edit it refuses)."""
+    def _edit(self, change, i: int, *args) -> None:
+        """Apply a :mod:`.unit_editor` change to formation ``i`` of the draft and redraw, the card it came from
+        still open (a profile's card under the unit's key now); one message for an edit it refuses."""
         try:
-            change(self.draft.data, *args)
+            key = change(self.draft.data, i, *args)
         except EditError as exc:
             self.page.say(str(exc))
             return
+        if key is not None:
+            self.open_cards.add((i, key))
         self.example = None
         self.rebuild()
+
+    def _keep_open(self, widget, i: int, name: str):
+        """A card that stays open (or closed) when the editor is redrawn."""
+        widget.collapsed = (i, name) not in self.open_cards
+        widget.param.watch(lambda event: (self.open_cards.discard if event.new else self.open_cards.add)((i, name)),
+                           "collapsed")
+        return widget
 
     def _split(self, i: int, j: int) -> None:
         groups = self.draft.get(("formations", i, "units"))
@@ -240,7 +256,8 @@ class EpicTab(ScenarioTab):
         engaged = pn.widgets.Select(label="where", options=ENGAGEMENTS, value="bc", width=140)
         add = pn.widgets.Button(label="Add unit", color="primary", align="end")
         add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
-        return card("Add a unit to this formation", search, found, pn.Row(count, engaged, add), collapsed=True)
+        return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add)), i,
+                               "add")
 
     def _profile(self, i: int, key: str):
         """The fields of unit ``key``'s profile a player changes: armour, CC, FF and each weapon line's count."""
@@ -262,7 +279,7 @@ class EpicTab(ScenarioTab):
         body = [pn.GridBox(*fields, ncols=3)]
         if unit_editor.is_transport(self.draft.data, key):
             body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
-        return card(f"Profile: {unit_label(key)}", *body, collapsed=True)
+        return self._keep_open(card(f"Profile: {unit_label(key)}", *body), i, key)
 
     def _formation(self, i: int, formation: dict):
         from ..epic.model import Formation

@@ -88,7 +88,14 @@ def test_a_choice_formation_a_transport_add_unit_and_a_profile_edit_run_as_the_c
     _open_card(page, "Profile: Tactical")
     page.get_by_label("armour", exact=True).filter(visible=True).first.select_option(label="3+")
     expect(shown("Profile: Tactical (edited)", exact=True)).to_be_visible()
+    cc = page.get_by_label("CC", exact=True).filter(visible=True)  # the card is still open: CC 3+ as well
+    expect(cc).to_have_count(1)
+    cc.select_option(label="3+")
+    expect(page.locator("button.card-header", has_text="Profile: Tactical (edited)")).to_be_visible()
+    expect(page.get_by_label("CC", exact=True).filter(visible=True)).to_have_value("3+")
     assert app_page.message() == ""
+    shown("Profile: Tactical (edited)", exact=True).scroll_into_view_if_needed()
+    app_page.screenshot("building")  # docs/app.md's picture of a built formation (APP_SCREENSHOTS=docs)
 
     text = app_page.run()
     assert "Tactical (attacker) assaults Aspect Warrior (defender)." in text
@@ -101,7 +108,7 @@ def test_a_choice_formation_a_transport_add_unit_and_a_profile_edit_run_as_the_c
     assert groups["Aspect Warrior"] == [("netea:dark-reapers", 4, "bc"), ("netea:howling-banshees", 4, "bc")]
     assert groups["Tactical"] == [("Tactical (edited)", 6, "bc"), ("netea:rhino", 3, "bc"),
                                   ("netea:devastator", 2, "ff")]
-    assert data["units"]["Tactical (edited)"]["armour"] == 3
+    assert (data["units"]["Tactical (edited)"]["armour"], data["units"]["Tactical (edited)"]["cc"]) == (3, 3)
     run = CliRunner().invoke(main, ["epic", str(saved), "-n", str(TRIALS), "--seed", "0"])
     assert run.exit_code == 0, run.stderr
     sentences = [line for line in run.stdout.splitlines() if " wins: " in line]
