@@ -6,15 +6,18 @@ from functools import cache
 
 import panel as pn
 
+from ..library import PREFIX
+from . import unit_editor
 from .forms import Form, card
 from .tabs import ScenarioTab
-from .text import safe_html
+from .text import safe_html, visible
+from .unit_editor import ENGAGEMENTS, PROFILE_FIELDS, ROLLS, TRANSPORT_NOTE, EditError
 
 FORMATION_FIELDS = ("name", "side", "role", "initiative", "blast_markers", "broken", "cover", "points", "overwatch")
 ACTIVATION_FIELDS = ("formation", "action", "target", "retain", "on_fail", "crossfire", "overwatch_fire", "in_range",
                      "exposed", "cover", "cover_save")
 NAME_LISTS = ("formation", "target", "overwatch_fire", "flak", "disengagement_flak")
-ENGAGED = {"contact": "bc", "firefight": "ff", "out": "out"}  # base contact (TP 1.12.3), firefight, out
+NO_ROLL = "–"  # a profile field's choice for "no such attack" (or no armour save)
 
 
 @cache
@@ -32,14 +35,29 @@ def library_choices() -> dict[str, str]:
     return out
 
 
+@cache
+def picker_choices() -> dict[str, str]:
+    """Label → reference of every library formation the Epic tab builds: the buildable ones, those with an
+    optional transport ("· plus transport") and the choice rows ("· pick 8 of 3 kinds")."""
+    from ..library.netea import army_lists
+
+    armies = {a["id"]: a.get("name") or a["id"] for a in army_lists()}
+    out = {}
+    for ref, pick in unit_editor.library_picks().items():
+        points = f"{pick.points} pts" if pick.points is not None else "points not listed"
+        extra = ""
+        if pick.choice is not None:
+            low, high = pick.choice.low, pick.choice.high
+            extra += f" · pick {low if low == high else f'{low}-{high}'} of {len(pick.choice.allowed)} kinds"
+        if pick.transport:
+            extra += " · plus transport"
+        out[f"{pick.name} · {armies.get(pick.army_list, pick.army_list)} · {points}{extra}"] = ref
+    return out
+
+
 def unit_label(ref) -> str:
     """A group's unit as a player reads it: the library unit's name, or the scenario's own unit key."""
-    from ..library import PREFIX
-    from ..library.netea import units
-
-    if isinstance(ref, str) and ref.startswith(PREFIX) and ref[len(PREFIX):] in units():
-        return units()[ref[len(PREFIX):]]["name"]
-    return str(ref)
+    return unit_editor.unit_name(ref)
 
 
 class EpicTab(ScenarioTab):
@@ -48,17 +66,23 @@ class EpicTab(ScenarioTab):
 
     def __init__(self, page, setup):
         self.search = pn.widgets.TextInput(label="NetEA library: search by army or formation",
-                                           placeholder="e.g. ork, warband, tactical, titan",
+                                           placeholder="e.g. ork, warband, tactical, aspect, titan",
                                            sizing_mode="stretch_width")
         self.choice = pn.widgets.Select(options=self._matches(""), size=8, sizing_mode="stretch_width")
         self.search.param.watch(lambda event: self._filter(event.new), "value_input")
+        self.choice.param.watch(lambda event: self._show_options(), "value")
+        self.options = pn.Column(sizing_mode="stretch_width")  # the chosen formation's picks and transport
+        self.picks: dict[str, pn.widgets.IntInput] = {}
+        self.transport = self.transport_count = None
+        self.open_cards: set[tuple[int, str]] = set()  # (formation, "add" or a unit key): cards kept open on redraw
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
         self.add = pn.widgets.Button(label="Add formation", color="primary")
         self.add.on_click(lambda event: self.add_library_formation(self.choice.value, self.add_side.value))
         self.clear = pn.widgets.Button(label="Start empty", color="light")
         self.clear.on_click(lambda event: self.start_empty())
-        self.picker = pn.Column(self.search, self.choice, pn.Row(self.add_side, self.add, self.clear),
-                                sizing_mode="stretch_width")
+        self.picker = pn.Column(self.search, self.choice, self.options,
+                                pn.Row(self.add_side, self.add, self.clear), sizing_mode="stretch_width")
+        self._show_options()
         super().__init__(page, setup)
 
     def actions(self) -> list:
@@ -71,7 +95,7 @@ class EpicTab(ScenarioTab):
     def _matches(text: str) -> list[str]:
         """The library formations whose label holds every word of ``text`` (any case)."""
         words = str(text).lower().split()
-        return [label for label in library_choices() if all(w in label.lower() for w in words)]
+        return [label for label in picker_choices() if all(w in label.lower() for w in words)]
 
     def _filter(self, text: str) -> None:
         matches = self._matches(text)
@@ -86,23 +110,90 @@ class EpicTab(ScenarioTab):
     def start_empty(self) -> None:
         self.draft.data = {"system": "epic", "title": "Epic assault", "formations": [], "units": {}}
         self.example = None
+        self.open_cards.clear()
         self.rebuild()
 
-    def add_library_formation(self, label: str, side: str) -> None:
-        from ..library.formations import expand_formation
+    def load(self, setup, example: str | None = None) -> None:
+        self.open_cards.clear()
+        super().load(setup, example)
 
-        ref = library_choices().get(label)
+    def _show_options(self) -> None:
+        """The chosen library formation's choice row (a count of each allowed unit) and transport, if any."""
+        pick = unit_editor.library_picks().get(picker_choices().get(self.choice.value))
+        self.picks, self.transport, self.transport_count, shown = {}, None, None, []
+        if pick is not None and pick.choice is not None:
+            low, high = pick.choice.low, pick.choice.high
+            wanted = f"{low}" if low == high else f"{low} to {high}"
+            shown.append(pn.pane.HTML(f"<b>Pick {wanted} units in all</b> of these ({safe_html(pick.name)}):",
+                                      margin=(5, 10, 0, 10)))
+            for k, uid in enumerate(pick.choice.allowed):
+                self.picks[uid] = pn.widgets.IntInput(label=unit_label(PREFIX + uid), value=low if k == 0 else 0,
+                                                      start=0, end=high, width=130)
+            tally = pn.pane.HTML("", margin=(0, 10))
+
+            def count(event=None):
+                total = sum(box.value or 0 for box in self.picks.values())
+                tally.object = f"picked {total} of {wanted}"
+
+            for box in self.picks.values():
+                box.param.watch(count, "value")
+            count()
+            shown += [pn.GridBox(*self.picks.values(), ncols=3), tally]
+        transports = unit_editor.transport_options(pick) if pick is not None else {}
+        if transports:
+            self.transport = pn.widgets.Select(label="Transport", options={"none": None, **transports}, width=200)
+            self.transport_count = pn.widgets.IntInput(label="Transports", value=1, start=1, end=100, width=110)
+            self.transport.param.watch(lambda event: self._suggest_transports(pick), "value")
+            shown += [pn.Row(self.transport, self.transport_count),
+                      pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10))]
+        self.options.objects = shown
+
+    def _suggest_transports(self, pick) -> None:
+        """As many transports as carry the formation's infantry (a player may change it)."""
+        if self.transport.value is not None:
+            picked = {uid: box.value or 0 for uid, box in self.picks.items()}
+            self.transport_count.value = unit_editor.transports_needed(pick, self.transport.value, picked)
+
+    def add_library_formation(self, label: str, side: str) -> None:
+        ref = picker_choices().get(label)
         if ref is None:
             self.page.say("NetEA library: pick a formation in the list first (type part of its name or army)")
             return
-        entry = expand_formation({"library": ref}, "library")
+        picked = {uid: box.value or 0 for uid, box in self.picks.items()}
+        transport = None
+        if self.transport is not None and self.transport.value is not None:
+            transport = (self.transport.value, self.transport_count.value)
+        try:
+            entry = unit_editor.formation_entry(ref, side, picked, transport)
+        except (EditError, ValueError) as exc:
+            self.page.say(f"NetEA library: {exc}")
+            return
         names, base, k = self._names(), entry["name"], 2
         while entry["name"] in names:
             entry["name"], k = f"{base} {k}", k + 1
-        entry["side"] = side
         self.draft.data.setdefault("units", {})
         self.example = None
         self.draft.append(("formations",), entry)
+
+    def _edit(self, change, i: int, *args) -> None:
+        """Apply a :mod:`.unit_editor` change to formation ``i`` of the draft and redraw, the card it came from
+        still open (a profile's card under the unit's key now); one message for an edit it refuses."""
+        try:
+            key = change(self.draft.data, i, *args)
+        except EditError as exc:
+            self.page.say(str(exc))
+            return
+        if key is not None:
+            self.open_cards.add((i, key))
+        self.example = None
+        self.rebuild()
+
+    def _keep_open(self, widget, i: int, name: str):
+        """A card that stays open (or closed) when the editor is redrawn."""
+        widget.collapsed = (i, name) not in self.open_cards
+        widget.param.watch(lambda event: (self.open_cards.discard if event.new else self.open_cards.add)((i, name)),
+                           "collapsed")
+        return widget
 
     def _split(self, i: int, j: int) -> None:
         groups = self.draft.get(("formations", i, "units"))
@@ -139,14 +230,56 @@ class EpicTab(ScenarioTab):
         text = unit_label(group.get("unit")) + (f" with {', '.join(characters)}" if characters else "")
         count = pn.widgets.IntInput(value=group.get("count"), start=1, end=100, width=65)
         count.param.watch(lambda event: self.draft.set(path + ("count",), event.new), "value")
-        engaged = pn.widgets.Select(options=ENGAGED, value=group.get("engaged", "out"), width=105)
+        engaged = pn.widgets.Select(options=ENGAGEMENTS, value=group.get("engaged", "out"), width=140)
         engaged.param.watch(lambda event: self.draft.set(path + ("engaged",), event.new), "value")
         split = pn.widgets.Button(label="Split", color="light", width=55,
                                   description="Move one unit of this group into a group of its own")
         split.on_click(lambda event: self._split(i, j))
         remove = pn.widgets.Button(label="✕", color="light", width=40, description="Remove this group")
         remove.on_click(lambda event: self.draft.remove(path))
-        return pn.Row(pn.pane.HTML(safe_html(text), width=100, margin=(12, 5, 0, 10)), count, engaged, split, remove)
+        return pn.Row(pn.pane.HTML(safe_html(text), width=95, margin=(12, 5, 0, 10)), count, engaged, split, remove)
+
+    def _add_unit(self, i: int, formation: dict):
+        """Add unit: search the library (the formation's army list's units when the box is empty), how many,
+        where they are."""
+        army = formation.get("army")
+        search = pn.widgets.TextInput(label="Add unit: search the unit library", placeholder="e.g. rhino, boyz",
+                                      sizing_mode="stretch_width")
+        found = pn.widgets.Select(options=unit_editor.unit_options(self.draft.data, "", army), size=5,
+                                  sizing_mode="stretch_width")
+
+        def matches(event):
+            found.options = unit_editor.unit_options(self.draft.data, event.new, army)
+
+        search.param.watch(matches, "value_input")
+        count = pn.widgets.IntInput(label="how many", value=1, start=1, end=100, width=90)
+        engaged = pn.widgets.Select(label="where", options=ENGAGEMENTS, value="bc", width=140)
+        add = pn.widgets.Button(label="Add unit", color="primary", align="end")
+        add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
+        return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add)), i,
+                               "add")
+
+    def _profile(self, i: int, key: str):
+        """The fields of unit ``key``'s profile a player changes: armour, CC, FF and each weapon line's count."""
+        profile = unit_editor.profile(self.draft.data, key) or {}
+        rolls = {NO_ROLL: None, **{f"{r}+": r for r in ROLLS}}
+        fields = []
+        for field in PROFILE_FIELDS:
+            box = pn.widgets.Select(label=field if field == "armour" else field.upper(), options=rolls,
+                                    value=profile.get(field), width=80)
+            box.param.watch(lambda event, field=field: self._edit(unit_editor.set_profile_value, i, key, field,
+                                                                  event.new), "value")
+            fields.append(box)
+        for line, weapon in enumerate(profile.get("weapons", [])):
+            box = pn.widgets.IntInput(label=f"{visible(str(weapon.get('name', 'weapon')))} ×",
+                                      value=weapon.get("count", 1), start=1, end=20, width=120)
+            box.param.watch(lambda event, line=line: self._edit(unit_editor.set_weapon_count, i, key, line,
+                                                                event.new), "value")
+            fields.append(box)
+        body = [pn.GridBox(*fields, ncols=3)]
+        if unit_editor.is_transport(self.draft.data, key):
+            body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
+        return self._keep_open(card(f"Profile: {unit_label(key)}", *body), i, key)
 
     def _formation(self, i: int, formation: dict):
         from ..epic.model import Formation
@@ -155,6 +288,8 @@ class EpicTab(ScenarioTab):
         body.append(pn.pane.HTML("<b>Units</b>: how many, and where each group is after the charge",
                                  margin=(10, 10, 0, 10)))
         body += [self._group_row(i, j, g) for j, g in enumerate(formation.get("units", [])) if isinstance(g, dict)]
+        body.append(self._add_unit(i, formation))
+        body += [self._profile(i, key) for key in unit_editor.formation_units(formation)]
         remove = pn.widgets.Button(label="Remove formation", color="light")
         remove.on_click(lambda event: self.draft.remove(("formations", i)))
         body.append(remove)

@@ -1,0 +1,369 @@
+"""What a formation card of the Epic tab holds and how its edits go into the scenario data the CLI runs.
+
+Plain Python on the scenario's TOML data (no widgets): adding a library unit to a formation
+(:func:`add_group`), the profile fields a player changes (armour, CC, FF, a weapon line's count:
+:func:`set_profile_value`, :func:`set_weapon_count`), and the library formations the engine cannot build
+by itself: a choice row ("Any eight of the following units: ...", :func:`library_pick`) and the optional
+transport of a "plus transport" formation (:func:`transport_options`), both made into a formation by
+:func:`formation_entry`.  Everything written here is ordinary scenario data: a downloaded setup runs in the
+CLI unchanged.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from ..library import PREFIX
+from ..user_text import printable
+
+#: Where a unit group is when the assault is fought (TP 1.12.3-1.12.5): the scenario's ``engaged`` values, in
+#: the words the page shows.
+ENGAGEMENTS = {"in base contact": "bc", "within 15 cm": "ff", "not in the assault": "out"}
+#: The profile fields a player edits on the page (the D6 roll needed; "–": the unit has no such attack).
+PROFILE_FIELDS = ("armour", "cc", "ff")
+ROLLS = (2, 3, 4, 5, 6)
+#: What a transport does in an assault, as the engine reads the rules (shown on the page and in docs/app.md).
+TRANSPORT_NOTE = (
+    "A transport in an assault: the units it carries get out to charge (or to counter-charge) and fight as units "
+    "of its formation. The transport itself is one more unit of that formation: it attacks with its CC in base "
+    "contact or its FF within 15 cm, can be hit and killed, counts when the units of both sides are compared "
+    "for the result, and adds to the formation's break point. Place it as you would any other unit: in base "
+    "contact, within 15 cm, or not in the assault (left behind).")
+#: The most units a choice row's picker takes in all (a formation has at most 100 units a group).
+MAX_PICKED = 100
+
+
+class EditError(ValueError):
+    """An edit the data cannot take (the page shows its message)."""
+
+
+# -- the unit library ------------------------------------------------------------------------------------------
+@cache
+def _library_units() -> dict[str, str]:
+    """Label → ``netea:`` reference of every library unit the engine models that can be a group's unit (no
+    character: those attach to a group)."""
+    from ..library.netea import convert, units
+
+    out = {}
+    for uid, unit in units().items():
+        conversion = convert(uid)
+        if not conversion.ok or conversion.profile is None or conversion.profile.type == "CH":
+            continue
+        p = conversion.profile
+        stats = "/".join(f"{v}+" if v is not None else "–" for v in (p.armour, p.cc, p.ff))
+        out[f"{unit['name']} · {p.type} {stats} · {PREFIX}{uid}"] = PREFIX + uid
+    return out
+
+
+def _army_unit_ids(army) -> set[str]:
+    """The unit ids of an army list's forces (none for a formation with no ``netea:`` army list)."""
+    from ..library.netea import army_lists, forces
+
+    if not isinstance(army, str) or not army.startswith(PREFIX):
+        return set()
+    lst = next((a for a in army_lists() if a["id"] == army[len(PREFIX):]), None)
+    return {uid for fid in (lst or {}).get("forces", []) for uid in forces()[fid]["units"]}
+
+
+def unit_options(data: dict, text: str, army=None) -> dict[str, str]:
+    """Label → unit key of the units a formation may add: the scenario's own ``[units]`` (not characters) and
+    the library units whose label holds every word of ``text`` (any case); with no text, the units of the
+    formation's army list (``army = "netea:LIST"``) or, without one, every library unit."""
+    words = str(text).lower().split()
+    own = {f"{printable(key, keep_lines=False)} · this setup's unit": key
+           for key, profile in (data.get("units") or {}).items()
+           if isinstance(profile, dict) and profile.get("type") != "CH" and not key.startswith(PREFIX)}
+    listed = _army_unit_ids(army) if not words else set()
+    library = {label: ref for label, ref in _library_units().items()
+               if not listed or ref[len(PREFIX):] in listed}
+    return {label: key for label, key in {**own, **library}.items() if all(w in label.lower() for w in words)}
+
+
+def unit_name(key) -> str:
+    """A unit as a player reads it: the library unit's name, or the scenario's own unit key."""
+    from ..library.netea import units
+
+    if isinstance(key, str) and key.startswith(PREFIX) and key[len(PREFIX):] in units():
+        return units()[key[len(PREFIX):]]["name"]
+    return str(key)
+
+
+def is_transport(data: dict, key) -> bool:
+    """Whether the unit carries others (its profile's ``transport`` rule)."""
+    return "transport" in (profile(data, key) or {}).get("special", [])
+
+
+# -- groups and profiles ---------------------------------------------------------------------------------------
+def _formation(data: dict, i: int) -> dict:
+    formations = data.get("formations")
+    if not isinstance(formations, list) or not 0 <= i < len(formations) or not isinstance(formations[i], dict):
+        raise EditError(f"formations[{i}]: no such formation")
+    return formations[i]
+
+
+def add_group(data: dict, i: int, unit: str, count: int, engaged: str) -> None:
+    """Add ``count`` units ``unit`` (a ``netea:`` reference or a key of ``[units]``) to formation ``i``,
+    ``engaged`` as the scenario says it (``bc``, ``ff``, ``out``)."""
+    formation = _formation(data, i)
+    if not unit:
+        raise EditError(f"formations[{i}]: pick a unit in the list first (type part of its name)")
+    if engaged not in ENGAGEMENTS.values():
+        raise EditError(f"formations[{i}]: engaged {engaged!r} is not allowed; allowed: "
+                        + ", ".join(f"{v} ({k})" for k, v in ENGAGEMENTS.items()))
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 100:
+        raise EditError(f"formations[{i}]: {count!r} units is not allowed; allowed: a whole number from 1 to 100")
+    formation.setdefault("units", []).append({"unit": unit, "count": count, "engaged": engaged})
+    data.setdefault("units", {})
+
+
+def profile(data: dict, key) -> dict | None:
+    """The profile unit ``key`` has in this setup (scenario data): its ``[units]`` entry, or the library's."""
+    own = (data.get("units") or {}).get(key)
+    if isinstance(own, dict):
+        return own
+    if isinstance(key, str) and key.startswith(PREFIX):
+        from ..library.netea import convert, units
+
+        uid = key[len(PREFIX):]
+        if uid in units() and (conversion := convert(uid)).profile is not None:
+            return conversion.profile.model_dump(exclude_none=True, exclude_defaults=True) | {"type": conversion.type}
+    return None
+
+
+def _own_key(data: dict, i: int, key: str) -> str:
+    """The ``[units]`` key formation ``i``'s groups of unit ``key`` use once their profile is edited: ``key``
+    itself when it is the setup's own unit; for a library unit a new key ("Tactical (edited)") holding the
+    library profile, which this formation's groups of it now name (other formations keep the library's)."""
+    units = data.setdefault("units", {})
+    if key in units:
+        return key
+    base = profile(data, key)
+    if base is None:
+        raise EditError(f"formations[{i}]: unknown unit {key!r}")
+    stem = f"{unit_name(key)} (edited)"
+    new, k = stem, 2
+    while new in units:
+        new, k = f"{stem} {k}", k + 1
+    units[new] = copy.deepcopy(base)
+    for group in _formation(data, i).get("units", []):
+        if isinstance(group, dict) and group.get("unit") == key:
+            group["unit"] = new
+    return new
+
+
+def set_profile_value(data: dict, i: int, key: str, field: str, value: int | None) -> str:
+    """Set ``field`` (armour, cc, ff: the D6 roll, None for none) of unit ``key`` as formation ``i`` fields it;
+    returns the unit's key now (see :func:`_own_key`)."""
+    if field not in PROFILE_FIELDS:
+        raise EditError(f"units.{key}.{field}: not a field the page edits; allowed: {', '.join(PROFILE_FIELDS)}")
+    if value is not None and value not in ROLLS:
+        raise EditError(f"units.{key}.{field}: {value!r} is not allowed; allowed: 2 to 6 (the D6 roll), or none")
+    if (profile(data, key) or {}).get(field) == value:
+        return key
+    own = _own_key(data, i, key)
+    if value is None:
+        data["units"][own].pop(field, None)
+    else:
+        data["units"][own][field] = value
+    return own
+
+
+def set_weapon_count(data: dict, i: int, key: str, line: int, count: int) -> str:
+    """Set how many weapons of ranged line ``line`` unit ``key`` carries (1 to 20), as formation ``i`` fields
+    it; returns the unit's key now."""
+    weapons = (profile(data, key) or {}).get("weapons", [])
+    if not 0 <= line < len(weapons):
+        raise EditError(f"units.{key}.weapons[{line}]: no such weapon line")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 20:
+        raise EditError(f"units.{key}.weapons[{line}].count: {count!r} is not allowed; allowed: 1 to 20")
+    if weapons[line].get("count", 1) == count:
+        return key
+    own = _own_key(data, i, key)
+    data["units"][own]["weapons"][line]["count"] = count
+    return own
+
+
+def formation_units(formation: dict) -> list[str]:
+    """The distinct unit keys of a formation's groups, in order."""
+    return list(dict.fromkeys(g.get("unit") for g in formation.get("units", [])
+                              if isinstance(g, dict) and isinstance(g.get("unit"), str)))
+
+
+# -- library formations with a choice or a transport -----------------------------------------------------------
+@dataclass(frozen=True)
+class Choice:
+    """A choice row's free part: from ``low`` to ``high`` units in all, of the ``allowed`` unit ids."""
+
+    low: int
+    high: int
+    allowed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LibraryPick:
+    """A library formation the page builds: its fixed units (unit id, count), characters (host id, character id),
+    the choice it leaves to the player (None: none) and whether it takes a transport ("plus transport")."""
+
+    ref: str
+    name: str
+    army_list: str
+    points: int | None
+    fixed: tuple[tuple[str, int], ...]
+    characters: tuple[tuple[str, str], ...]
+    choice: Choice | None
+    transport: bool
+
+
+CHOICE = re.compile(r"^(?P<fixed>.*?)[,\s]*(?:\b(?:plus|and)\s+)?(?:(?P<upto>up to )?any (?P<n>\w+)|between "
+                    r"(?P<lo>\w+) and (?P<hi>\w+)) of (?:any of )?the following units?:\s*(?P<allowed>.+)$",
+                    flags=re.IGNORECASE)
+
+
+def _choice_row(text: str, names: dict[str, str]):
+    """(fixed text, Choice) of a choice row's text, or None when it is not one (or names a unit the list's
+    forces do not hold)."""
+    from ..library.formations import NUMBERS, _norm
+
+    m = CHOICE.match(text.strip().rstrip("."))
+    if m is None:
+        return None
+    words = [w.lower() if w else None for w in (m["n"], m["lo"], m["hi"])]
+    if any(w is not None and w not in NUMBERS for w in words):
+        return None
+    low, high = (NUMBERS[words[1]], NUMBERS[words[2]]) if m["lo"] else (NUMBERS[words[0]],) * 2
+    if m["upto"]:
+        low = 1
+    allowed = [names.get(_norm(part)) for part in re.split(r"\s*(?:,|/|\bor\b)\s*", m["allowed"]) if part.strip()]
+    if not allowed or None in allowed:
+        return None
+    return m["fixed"].strip(" ,"), Choice(low, high, tuple(dict.fromkeys(allowed)))
+
+
+def _models(unit_ids) -> bool:
+    """Whether the engine models every one of these library units."""
+    from ..library.netea import convert
+
+    return all(convert(uid).ok for uid in unit_ids)
+
+
+@cache
+def library_picks() -> dict[str, LibraryPick]:
+    """The library formations the page builds, by reference: every buildable one (with its transport, if it
+    takes one) and every choice row whose units the engine models."""
+    from ..library.formations import _names, _parse, formation_status, formations
+    from ..library.netea import army_lists
+
+    forces_of = {lst["id"]: lst["forces"] for lst in army_lists()}
+    out = {}
+    for ref, form in formations().items():
+        transport = bool(re.search(r"\bplus transport\b", form.text))
+        if form.problem is None:
+            if formation_status(form) == "ok":
+                out[ref] = LibraryPick(ref, form.name, form.army_list, form.points, form.units, form.characters,
+                                       None, transport)
+            continue
+        names = _names(forces_of[form.army_list])
+        row = _choice_row(form.text, names)
+        if row is None:
+            continue
+        fixed_text, choice = row
+        try:
+            fixed, characters, _ = _parse(fixed_text, names) if fixed_text else ([], [], [])
+        except ValueError:
+            continue
+        if _models([u for u, _ in fixed] + [c for _, c in characters] + list(choice.allowed)):
+            out[ref] = LibraryPick(ref, form.name, form.army_list, form.points, tuple(fixed), tuple(characters),
+                                   choice, transport or bool(re.search(r"\bplus transport\b", fixed_text)))
+    return out
+
+
+def _carries(uid: str) -> int:
+    """How many infantry units transport ``uid`` carries, as its datasheet notes say ("May transport two
+    infantry units"); 1 when they do not say."""
+    from ..library.formations import NUMBERS
+    from ..library.netea import units
+
+    m = re.search(r"(\w+) infantry units?", units()[uid].get("notes") or "", flags=re.IGNORECASE)
+    return NUMBERS.get(m.group(1).lower(), 1) if m else 1
+
+
+def transport_options(pick: LibraryPick) -> dict[str, str]:
+    """Label → unit id of the ground transports of the formation's army list the engine models (none for a
+    formation without "plus transport"); transport aircraft (Thunderhawks, landing craft) are formations of
+    their own."""
+    from ..library.formations import _flies
+    from ..library.netea import army_lists, convert, forces, units
+
+    if not pick.transport:
+        return {}
+    lst = next(a for a in army_lists() if a["id"] == pick.army_list)
+    ids = dict.fromkeys(uid for fid in lst["forces"] for uid in forces()[fid]["units"])
+    return {f"{units()[uid]['name']} (carries {_carries(uid)})": uid for uid in ids
+            if "transport" in units()[uid]["special_rules"] and "AC" not in units()[uid]["type"].split("/")
+            and convert(uid).ok and not _flies(uid)}
+
+
+def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] | None = None) -> int:
+    """How many of ``transport`` carry the formation's infantry (its datasheet's capacity; at least 1)."""
+    from ..library.netea import convert
+
+    infantry = sum(n for uid, n in [*pick.fixed, *(picked or {}).items()] if convert(uid).type == "INF")
+    return max(1, math.ceil(infantry / _carries(transport)))
+
+
+def check_picks(pick: LibraryPick, picked: dict[str, int]) -> None:
+    """EditError unless ``picked`` (unit id → count) is what the choice row allows."""
+    choice = pick.choice
+    if choice is None:
+        if any(picked.values()):
+            raise EditError(f"{pick.ref}: this formation has no choice of units")
+        return
+    names = ", ".join(unit_name(PREFIX + uid) for uid in choice.allowed)
+    unknown = [uid for uid, n in picked.items() if n and uid not in choice.allowed]
+    if unknown:
+        raise EditError(f"{pick.name}: {unit_name(PREFIX + unknown[0])} is not one of its choices; allowed: {names}")
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in picked.values()):
+        raise EditError(f"{pick.name}: a count is not a whole number from 0 up")
+    total = sum(picked.values())
+    if not choice.low <= total <= min(choice.high, MAX_PICKED):
+        wanted = f"{choice.low}" if choice.low == choice.high else f"{choice.low} to {choice.high}"
+        raise EditError(f"{pick.name}: {total} units picked; allowed: {wanted} in all, of {names}")
+
+
+def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
+                    transport: tuple[str, int] | None = None, engaged: str = "bc") -> dict:
+    """Scenario data of library formation ``ref`` with the player's ``picked`` units of its choice row and
+    ``transport`` (unit id, count) for a "plus transport" formation; its ground units ``engaged`` as given
+    (aircraft and spacecraft out of the assault, TP 4.1.1).  EditError for picks the row does not allow."""
+    from ..library.armies import list_forces_of, list_initiative
+    from ..library.formations import _flies
+
+    pick = library_picks().get(ref)
+    if pick is None:
+        raise EditError(f"{ref}: not a library formation the page builds")
+    picked = {uid: n for uid, n in (picked or {}).items() if n}
+    check_picks(pick, picked)
+    units = [*pick.fixed, *picked.items()]
+    if transport is not None:
+        uid, n = transport
+        if uid not in transport_options(pick).values():
+            raise EditError(f"{pick.name}: {unit_name(PREFIX + uid)} is not one of its transports; allowed: "
+                            + (", ".join(transport_options(pick)) or "none"))
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 100:
+            raise EditError(f"{pick.name}: {n!r} transports is not allowed; allowed: 1 to 100")
+        units.append((uid, n))
+    hosts = dict(pick.characters)
+    groups = [{"unit": PREFIX + uid, "count": n, "engaged": "out" if _flies(uid) else engaged,
+               **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in units]
+    entry = {"name": pick.name, "side": side, "army": PREFIX + pick.army_list}
+    sections = list_forces_of(pick.army_list, [uid for uid, _ in units], ref)
+    initiative, notes = list_initiative(pick.army_list, sections, pick.name, pick.name)
+    if not notes:
+        entry["initiative"] = initiative
+    if pick.points is not None:
+        entry["points"] = pick.points
+    entry["units"] = groups
+    return entry
