@@ -89,14 +89,22 @@ class DecisionResult:
 
     __repr__ = __str__
 
-    def _repr_html_(self) -> str:
+    def html_parts(self) -> tuple[str, str]:
+        """The answer as HTML in two parts, as :meth:`analysis.result.Result.html_parts`: the lead (title, its
+        sentences, the notes) and the fold (the full table, collapsed).  Control and bidi characters as escapes."""
         from ..headline import decision_sentences
+        from ..result import fold
 
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self))
-        return printable(f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "")
-                         + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}")
-                         + notes)  # control and bidi characters as escapes, as Result._repr_html_
+        details = self.meta.get("method_reason")  # statistics for those who ask: behind the fold
+        lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self) if line != details)
+        return (printable(f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "") + notes),
+                printable(fold(f"<p>{html.escape(details)}</p>" if details else "",
+                               self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}"))))
+
+    def _repr_html_(self) -> str:
+        """Notebooks: the sentences first, then the full table behind a fold (:meth:`html_parts`)."""
+        return "".join(self.html_parts())
 
 
 def _select(frame: pd.DataFrame, quantity: str, entity: str | None) -> pd.DataFrame:
