@@ -88,7 +88,7 @@ class ScenarioTab:
         self.valid = setup
         self.error: UserError | None = None  # what is wrong with the draft, if anything
         self.example: str | None = None
-        self.draft = Draft(setup.data, self._changed, self.rebuild)
+        self.draft = Draft(setup.data, self._changed, self._reshaped)
         self.editor = pn.Column(sizing_mode="stretch_width")
         self.results = ResultView(self.system)
         self.download = pn.widgets.FileDownload(label="Download setup (TOML)", callback=self._toml,
@@ -117,6 +117,13 @@ class ScenarioTab:
     def rebuild(self) -> None:
         self.editor.objects = self.build()
         self._check(redraw=False)
+
+    def _reshaped(self) -> None:
+        """A list item added, removed or moved (an activation, a unit group): no longer the example it opened as,
+        so the address and the copied link hold the edited setup (they named the example: a shared link opened
+        the setup as it was before the edit)."""
+        self.example = None
+        self.rebuild()
 
     def _changed(self, path: tuple) -> None:
         self.example = None
