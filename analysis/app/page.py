@@ -123,7 +123,7 @@ class Page:
         sharing = pn.Row(self.share, self.copy, self.paste, self.paste_button, sizing_mode="stretch_width")
         controls = pn.Row(self.trials, self.seed, self.precision, self.run_button, self.cancel_button, self.progress,
                           self.status, sizing_mode="stretch_width")
-        self.layout = pn.Column(header, sharing, self.message, controls, self.tab_widget, sizing_mode="stretch_width")
+        self.layout = pn.Column(header, self.message, sharing, controls, self.tab_widget, sizing_mode="stretch_width")
         self.closed = False  # the session ended (its tab closed): a run still going is cancelled
         self.address = Address(width=0, height=0, margin=0)  # writes the page's address (not in a notebook)
         if not in_notebook:
