@@ -761,7 +761,7 @@ class ThresholdResult(DecisionResult):
         from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..plots import value_ticks, wrap_for
+        from ..plots import legend_below, value_ticks, wrap_for
 
         t = self.frame
         fig = detached_figure(figsize=(8, 4.6))
@@ -779,7 +779,7 @@ class ThresholdResult(DecisionResult):
         ax.yaxis.set_major_formatter(PercentFormatter())
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
         ax.set_title(wrap_for(fig, f"{self.title}: {self.quantity_words} by {self.field_words}", 10), fontsize=10)
+        legend_below(ax, ncol=3)  # under the axes: a rising curve runs through the upper corners
         fig.tight_layout()
         return fig
