@@ -185,15 +185,14 @@ class GdbTab(ScenarioTab):
     def __init__(self, page, setup: Setup):
         self.loaded: dict = {}  # file name -> the player's rule tables loaded on this page
         self.tables_line = pn.pane.HTML(SHIPPED_TABLES, disable_math=True, sizing_mode="stretch_width")
-        self.tables_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
+        self.tables_upload = pn.widgets.FileInput(label="Your rule tables (TOML)", accept=".toml", multiple=False)
         self.tables_upload.param.watch(lambda *events: self.open_tables(), ["value", "filename"])
         self.shipped = pn.widgets.Button(label="Use the shipped tables", color="light")
         self.shipped.on_click(lambda event: self.use_tables(None))
         super().__init__(page, setup)
 
     def actions(self) -> list:
-        return [pn.Column(self.tables_line, pn.pane.HTML("<b>Your rule tables (TOML)</b>", margin=(0, 10)),
-                          pn.Row(self.tables_upload, self.shipped), sizing_mode="stretch_width")]
+        return [pn.Column(self.tables_line, pn.Row(self.tables_upload, self.shipped), sizing_mode="stretch_width")]
 
     def make_setup(self, data: dict) -> Setup:
         return Setup(self.system, data, self.loaded.get(data.get("tables")))

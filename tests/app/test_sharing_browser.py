@@ -89,12 +89,12 @@ def test_the_gdb_tab_runs_on_a_players_rule_tables(app_page, tmp_path):
     expect(page.get_by_text("gdb-tables template > my_tables.toml", exact=False).first).to_be_visible()
     mine = tmp_path / "my_tables.toml"
     mine.write_text(template_text().replace("placeholder = true", "placeholder = false"))
-    page.locator("input[type=file]").filter(visible=True).nth(1).set_input_files(str(mine))
+    page.get_by_label("Your rule tables (TOML)", exact=True).set_input_files(str(mine))
     expect(page.get_by_text("Rule tables: my_tables.toml", exact=False).first).to_be_visible()
     page.wait_for_url(re.compile("setup="))
     text = app_page.run()
     assert "PLACEHOLDER rule tables" not in text and "2e Legere charges 52nd Foot." in text
     bad = tmp_path / "bad.toml"
     bad.write_text("placeholder = true\n")
-    page.locator("input[type=file]").filter(visible=True).nth(1).set_input_files(str(bad))
+    page.get_by_label("Your rule tables (TOML)", exact=True).set_input_files(str(bad))
     expect(page.get_by_text(re.compile(r"^bad\.toml: "))).to_be_visible()
