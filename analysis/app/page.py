@@ -115,7 +115,7 @@ class Page:
         self.copy.js_on_click(args={"box": self.share}, code=COPY_JS)
         self.paste = pn.widgets.TextAreaInput(label="Paste setup (a link, or a scenario's TOML)", height=38,
                                               width=300, max_length=MAX_PASTE_CHARS,
-                                              placeholder="http://127.0.0.1:8642/?tab=epic&setup=...")
+                                              placeholder=f"{self.base_url}?tab=epic&setup=...")
         self.paste_button = pn.widgets.Button(label="Open pasted setup", width=140, align="end")
         self.paste_button.on_click(lambda event: self.open_pasted(self.paste.value_input or self.paste.value))
         header = pn.Row(pn.pane.HTML("<h2 style='margin:4px 0'>wargame-odds</h2>"), self.example, self.upload,
@@ -233,7 +233,8 @@ class Page:
             try:
                 pairs = parse_qs(urlsplit(text).query, keep_blank_values=True, max_num_fields=len(QUERY_KEYS) * 2)
             except ValueError:
-                pairs = {}
+                raise UserError(PASTED, None, "the link has more parts than any the app writes",
+                                "a link the app's 'Copy setup' made") from None
             query = {key: values[0] for key, values in pairs.items() if key in QUERY_KEYS and values}
             if not {"example", "setup", "a"} & set(query):
                 raise UserError(PASTED, None, "the link holds no setup",

@@ -103,6 +103,7 @@ def test_a_pasted_scenario_toml_opens_as_an_upload_does():
     ("x" * (MAX_PASTE_CHARS + 1), f"{MAX_PASTE_CHARS + 1:,} characters"),
     ("http://127.0.0.1:8642/?trials=5", "the link holds no setup"),
     ("https://example.org/", "the link holds no setup"),
+    ("http://127.0.0.1:8642/?" + "&".join(f"k{i}=1" for i in range(100)), "more parts than any the app writes"),
     ("http://127.0.0.1:8642/?setup=AAAA", "the pasted setup (a link): field 'setup': not a setup this app wrote"),
     ("http://127.0.0.1:8642/?example=epic/nope", "epic/nope"),
     ('system = "epic"\ntitle = 3', "the pasted setup"),
