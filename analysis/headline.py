@@ -85,8 +85,9 @@ def _decision_sentences(result) -> list[str]:
         a, b = result.meta["option_a"], result.meta["option_b"]
         lines = []
         for r in frame.itertuples(index=False):
-            line = (f"Against {r.opponent}: {a} wins {percent(r.p_a, r.p_a_lo, r.p_a_hi)}, "
-                    f"{b} wins {percent(r.p_b, r.p_b_lo, r.p_b_hi)}; "
+            verb = result.outcome
+            line = (f"Against {r.opponent}: {a} {verb} {percent(r.p_a, r.p_a_lo, r.p_a_hi)}, "
+                    f"{b} {verb} {percent(r.p_b, r.p_b_lo, r.p_b_hi)}; "
                     f"{a} − {b}: {percent(r.difference, r.ci95_lo, r.ci95_hi, 'percentage points')}")
             if "points_swing_a" in frame:
                 line += (f"; points swing (destroyed − lost): {a} {_points_swing(r, '_a')}, "

@@ -22,6 +22,24 @@ from .runner import RunInfo
 from .user_text import printable
 
 Leaf = Probability | Mean | Distribution
+#: The sentences that lead an answer, above its picture; every other one is behind the fold with the table.
+LEAD_PREFIXES = ("Verdict:", "Assumed:", "PLACEHOLDER")
+#: What the fold that holds every sentence and the full table says while it is closed.
+FOLD_SUMMARY = "The full table: every sentence and every estimate with its 95 % interval"
+
+
+def lead_sentences(sentences: list[str]) -> list[str]:
+    """The sentences an answer shows first: its verdict and what it assumes (and a placeholder warning); where
+    there is no verdict line (the GdB and T9A charges), its first two sentences."""
+    lead = [s for s in sentences if s.startswith(LEAD_PREFIXES)]
+    if not any(s.startswith("Verdict:") for s in lead):
+        lead += [s for s in sentences[:2] if s not in lead]
+    return lead
+
+
+def fold(*parts: str) -> str:
+    """HTML ``parts`` in a collapsed section headed :data:`FOLD_SUMMARY` (HTML's ``<details>``)."""
+    return f'<details class="wo-full"><summary>{html.escape(FOLD_SUMMARY)}</summary>{"".join(parts)}</details>'
 
 
 @lru_cache(maxsize=None)
@@ -266,14 +284,24 @@ class Result:
 
     __repr__ = __str__
 
-    def _repr_html_(self) -> str:
+    def html_parts(self) -> tuple[str, str]:
+        """The answer as HTML in two parts, for a page that shows the picture between them (the app): the lead (the
+        title, the verdict and what it assumes, the notes) and the fold (every other sentence and the full table,
+        in a collapsed ``<details>`` section).  Control and bidi characters as escapes."""
         from .labels import html_table
 
         data = self.to_dict()
+        sentences = self.headline(data)
+        lead = lead_sentences(sentences)
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        headline = "".join(f"<li>{html.escape(s)}</li>" for s in self.headline(data))
-        return printable(f"<h4>{html.escape(self._header())}</h4><ul>{headline}</ul>{notes}"
-                         + html_table(self.readable_rows(data)))  # control and bidi characters as escapes
+        first = "".join(f"<p><b>{html.escape(s)}</b></p>" for s in lead)
+        rest = "".join(f"<li>{html.escape(s)}</li>" for s in sentences if s not in lead)
+        return (printable(f"<h4>{html.escape(self._header())}</h4>{first}{notes}"),
+                printable(fold(f"<ul>{rest}</ul>" if rest else "", html_table(self.readable_rows(data)))))
+
+    def _repr_html_(self) -> str:
+        """Notebooks: the verdict first, then every sentence and the full table behind a fold (:meth:`html_parts`)."""
+        return "".join(self.html_parts())
 
     def plot(self, detail: bool = False):
         """The chances that decide the scenario, in percent with 95 % intervals, and the "at least N" curves of

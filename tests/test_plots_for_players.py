@@ -136,3 +136,40 @@ def test_the_report_sweep_legend_is_clear_of_the_labels():
         legend = ax.get_legend().get_window_extent(renderer)
         assert not _overlap(legend, ax.xaxis.get_tightbbox(renderer))
     _check_common(fig)
+
+
+def _legend_clear_of_the_data(ax, renderer) -> None:
+    """Issue 41 §3 "no legend over a curve": the legend is under the axes (not on the data) and clear of the
+    tick labels and x label."""
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.y1 <= ax.get_window_extent(renderer).y0
+    assert not _overlap(legend, ax.xaxis.get_tightbbox(renderer))
+
+
+def test_compare_threshold_and_cumulative_legends_sit_under_their_axes():
+    """The compare plot's legends covered its markers (the difference's "paired 95 % interval" over the dots);
+    threshold's and cumulative's sat in a corner that a rising or falling curve runs through."""
+    result = compare("netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical",
+                     ["netea:ork-war-horde/warband"], base=BASE, trials=4096, seed=2)
+    fig = result.plot()
+    renderer = _draw(fig)
+    for ax in fig.axes[:2]:
+        _legend_clear_of_the_data(ax, renderer)
+    threshold = analysis.threshold(BASE, "formations[Warband].blast_markers", [0, 1, 2],
+                                   quantity="sides.defender_wins", at_least=0.6, trials=4096)
+    fig = threshold.plot()
+    _legend_clear_of_the_data(fig.axes[0], _draw(fig))
+    _check_common(fig)
+    single = analysis.epic.simulate(analysis.epic.load(BASE), trials=4096, seed=1)
+    fig = analysis.cumulative(single).plot("casualties")
+    _legend_clear_of_the_data(fig.axes[0], _draw(fig))
+    _check_common(fig, [fig.axes[0]])
+    assert fig.axes[0].get_yticklabels()[-1].get_text().endswith("%")
+
+
+def test_the_cumulative_table_is_in_percent_and_words():
+    single = analysis.epic.simulate(analysis.epic.load(BASE), trials=4096, seed=1)
+    shown = analysis.cumulative(single)._shown()
+    assert set(shown.direction) == {"at least", "at most"}
+    assert all(re.fullmatch(r"\d+\.\d+ % \[\d+\.\d+, \d+\.\d+\]", c) for c in shown.chance)
+    assert not any(SNAKE.search(q) for q in shown.quantity)

@@ -6,10 +6,16 @@ inline.  Built on Panel (docs/app.md says why); it needs the ``[app]`` extra
 """
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 
 EXTRA_HINT = "pip install 'wargame-odds[app]'"
+#: The app's port unless told otherwise: the same address, http://127.0.0.1:8642/, on every machine, so a link one
+#: player copies (its setup in the address) opens on a club mate's install too.
+DEFAULT_PORT = 8642
+#: When the default port is taken (the app already running, another program): the next ports tried, in order.
+FALLBACK_PORTS = 20
 
 
 def missing_extra() -> str | None:
@@ -118,6 +124,11 @@ def refusal(headers, hosts: list[str]) -> str | None:
     return None
 
 
+def address_of(host: str, port: int) -> str:
+    """The page's address on ``host:port``: ``http://127.0.0.1:8642/``."""
+    return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+
+
 def make_server(host: str = "127.0.0.1", port: int = 0):
     """The app's server on ``host:port`` (0: a free port), not started: every session gets its own
     :class:`~.page.Page`, built from the query of its address.  It refuses to be framed and a foreign
@@ -137,7 +148,7 @@ def make_server(host: str = "127.0.0.1", port: int = 0):
             return pn.pane.HTML(f"<p>{html.escape(REFUSED.format(why=why))}</p>", disable_math=True)
         args = {key: values[0].decode("utf-8", "replace") for key, values in (pn.state.session_args or {}).items()
                 if values and key in QUERY_KEYS}
-        return Page(args).layout
+        return Page(args, base_url=address_of(host, port)).layout
 
     return pn.serve({"/": session}, address=host, port=port, show=False, start=False, title="wargame-odds",
                     websocket_origin=[h for h in hosts if not h.startswith("[")], verbose=False,
@@ -151,10 +162,27 @@ def make_server(host: str = "127.0.0.1", port: int = 0):
 QUERY_KEYS = ("example", "tab", "setup", "a", "b", "labels", "side", "trials", "seed", "precision", "run")
 
 
-def serve(host: str = "127.0.0.1", port: int = 0, open_browser: bool = True) -> None:
-    """Serve the app until interrupted, printing its address (and opening it in a browser)."""
-    server = make_server(host, port)
-    url = f"http://{'[' + host + ']' if ':' in host else host}:{server.port}/"
+def make_default_server(host: str):
+    """The server on :data:`DEFAULT_PORT`, or, when that is taken, on the next free one of the
+    :data:`FALLBACK_PORTS` after it, saying so in one line on stderr; the last refusal when all are taken."""
+    for port in range(DEFAULT_PORT, DEFAULT_PORT + FALLBACK_PORTS + 1):
+        try:
+            server = make_server(host, port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or port == DEFAULT_PORT + FALLBACK_PORTS:
+                raise
+            continue
+        if port != DEFAULT_PORT:
+            print(f"note: port {DEFAULT_PORT} is in use (is the app open already?), so this app listens on {port}: "
+                  f"its address is not the usual {address_of(host, DEFAULT_PORT)}", file=sys.stderr, flush=True)
+        return server
+
+
+def serve(host: str = "127.0.0.1", port: int | None = None, open_browser: bool = True) -> None:
+    """Serve the app until interrupted, printing its address (and opening it in a browser).  ``port``: None for
+    :data:`DEFAULT_PORT` (or the next free one, :func:`make_default_server`), 0 for any free port."""
+    server = make_default_server(host) if port is None else make_server(host, port)
+    url = address_of(host, server.port)
     print(f"wargame-odds app: {url}  (Ctrl+C stops it)", flush=True)
     server.start()
     if open_browser:

@@ -12,6 +12,7 @@ import panel as pn
 from ..decisions.list_search_cli import COLUMNS, list_search_command
 from ..decisions.list_search_core import ListSearchDefinition, list_search, plan
 from ..errors import UserError
+from ..result import fold
 from ..runner import PROGRESS_SINK
 from ..scenario import validate
 from ..user_text import csv_text
@@ -78,14 +79,14 @@ def render_search(result) -> Shown:
                     f"<td>{score}</td><td>{behind}</td><td>{safe_html(r.status)}</td></tr>")
     dropped = int((frame.status == "dropped").sum())
     notes = "".join(f"<p><i>note: {safe_html(n)}</i></p>" for n in result.notes)
-    html = (f"<h3>{safe_html(result.title)}</h3><ul>{sentences}</ul>"
-            "<table><tr><th>#</th><th>candidate</th><th>points</th><th>meta score [95 % interval]</th>"
-            "<th>behind the best, percentage points [paired 95 % interval]</th><th>status</th></tr>"
-            + "".join(rows) + "</table>"
-            + (f"<p>{dropped} candidate{'s' if dropped != 1 else ''} dropped by the race (the CSV lists every "
-               "candidate).</p>" if dropped else "") + notes)
-    return Shown(html=html, csv=csv_text(frame[COLUMNS]), json=result.to_json(), trials=int(result.race["trials"]),
-                 result=result)
+    lead = f"<h3>{safe_html(result.title)}</h3><ul>{sentences}</ul>{notes}"
+    table = fold("<table><tr><th>#</th><th>candidate</th><th>points</th><th>meta score [95 % interval]</th>"
+                 "<th>behind the best, percentage points [paired 95 % interval]</th><th>status</th></tr>"
+                 + "".join(rows) + "</table>"
+                 + (f"<p>{dropped} candidate{'s' if dropped != 1 else ''} dropped by the race (the CSV lists every "
+                    "candidate).</p>" if dropped else ""))
+    return Shown(html=lead, fold=table, csv=csv_text(frame[COLUMNS]), json=result.to_json(),
+                 trials=int(result.race["trials"]), result=result)
 
 
 class ListTab:

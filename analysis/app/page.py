@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from functools import cache
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import click
 import panel as pn
@@ -26,7 +26,7 @@ from .address import Address
 from .epic_tab import EpicTab
 from .examples import example_names
 from .list_tab import ListTab
-from .setups import CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
+from .setups import MAX_URL_CHARS, CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
 from .render import figure
 from .tabs import MAX_LABEL_CHARS, CompareTab, GdbTab, T9aTab
 from .text import safe_html, visible
@@ -42,6 +42,14 @@ TAB_KEYS = ("epic", "compare", "gdb", "t9a", "list")
 MAX_NUMBER_CHARS = 40
 #: What the page says when its address asks for a run (``run=1``): it never starts one.
 PRESS_RUN = "the address opened this setup: press Run to simulate it"
+#: The longest text "Paste setup" reads: a comparison's link (two setups) with room to spare; a scenario's TOML
+#: is capped by the file size cap as an upload is.
+MAX_PASTE_CHARS = max(2 * MAX_URL_CHARS + 4096, MAX_FILE_BYTES)
+PASTED = "the pasted setup"
+#: Copies the setup link into the clipboard where the browser allows it (the box shows it anyway).
+COPY_JS = """
+if (navigator.clipboard) { navigator.clipboard.writeText(box.value).catch(() => {}); }
+"""
 CSS = """
 .wo-error { background: #fde8e8; border: 1px solid #c0392b; color: #7b1d12; padding: 6px 10px; border-radius: 4px; }
 """
@@ -63,8 +71,11 @@ def openable_examples() -> tuple[str, ...]:
 class Page:
     """One browser tab's app (a Panel session, or a notebook cell)."""
 
-    def __init__(self, query: dict[str, str] | None = None, in_notebook: bool = False):
+    def __init__(self, query: dict[str, str] | None = None, in_notebook: bool = False, base_url: str | None = None):
+        from . import DEFAULT_PORT, address_of
+
         self.in_notebook = in_notebook
+        self.base_url = base_url or address_of("127.0.0.1", DEFAULT_PORT)
         self.ready = False  # the tabs report their changes while they are built: the page listens once built
         self.running: runs.Progress | None = None
         self.message = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", margin=(0, 10),
@@ -99,11 +110,20 @@ class Page:
         self.status = pn.pane.HTML("", disable_math=True, align="center")
         for widget in (self.trials, self.seed, self.precision):
             widget.param.watch(lambda event: self.remember(), "value")
+        self.share = pn.widgets.TextInput(label="Setup link (any install opens it)", value="", width=330)
+        self.copy = pn.widgets.Button(label="Copy setup", width=100, align="end")
+        self.copy.js_on_click(args={"box": self.share}, code=COPY_JS)
+        self.paste = pn.widgets.TextAreaInput(label="Paste setup (a link, or a scenario's TOML)", height=38,
+                                              width=300, max_length=MAX_PASTE_CHARS,
+                                              placeholder=f"{self.base_url}?tab=epic&setup=...")
+        self.paste_button = pn.widgets.Button(label="Open pasted setup", width=140, align="end")
+        self.paste_button.on_click(lambda event: self.open_pasted(self.paste.value_input or self.paste.value))
         header = pn.Row(pn.pane.HTML("<h2 style='margin:4px 0'>wargame-odds</h2>"), self.example, self.upload,
                         sizing_mode="stretch_width")
+        sharing = pn.Row(self.share, self.copy, self.paste, self.paste_button, sizing_mode="stretch_width")
         controls = pn.Row(self.trials, self.seed, self.precision, self.run_button, self.cancel_button, self.progress,
                           self.status, sizing_mode="stretch_width")
-        self.layout = pn.Column(header, self.message, controls, self.tab_widget, sizing_mode="stretch_width")
+        self.layout = pn.Column(header, self.message, sharing, controls, self.tab_widget, sizing_mode="stretch_width")
         self.closed = False  # the session ended (its tab closed): a run still going is cancelled
         self.address = Address(width=0, height=0, margin=0)  # writes the page's address (not in a notebook)
         if not in_notebook:
@@ -132,8 +152,8 @@ class Page:
         self.remember()
 
     def remember(self) -> None:
-        """Put the active tab's setup and the run settings in the page address."""
-        if not self.ready or self.in_notebook:
+        """Put the active tab's setup and the run settings in the page address and the setup link."""
+        if not self.ready:
             return
         tab, key = self.active, TAB_KEYS[self.tab_widget.active]
         query = {"tab": key}
@@ -153,7 +173,10 @@ class Page:
             query["seed"] = self.seed.value
         if self.precision.value is not None:
             query["precision"] = self.precision.value
-        self.address.search = "?" + urlencode(query)
+        search = "?" + urlencode(query)
+        self.share.value = self.base_url + search
+        if not self.in_notebook:
+            self.address.search = search
 
     def session_ended(self, session_context) -> None:
         """The page's session ended (the tab was closed or lost its server): cancel its run."""
@@ -188,17 +211,49 @@ class Page:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise UserError(name, None, f"not UTF-8 text (byte {exc.start})") from None
-            self.show_setup(parse_setup(text, name))
+            self.show_setup(parse_setup(text, name, self.tabs["gdb"].loaded))
         except UserError as exc:
             self.say(str(exc))
 
-    def apply_query(self, query: dict) -> None:
+    def open_pasted(self, text: str | None) -> None:
+        """Open a pasted setup: a link the app copied (any host and port: its address part is read as a page
+        address is, key by key) or a scenario's TOML (checked as an upload); anything else is one message."""
+        text = (text or "").strip()
+        try:
+            if not text:
+                raise UserError(PASTED, None, "nothing was pasted", "a setup link the app copied, or a scenario's TOML")
+            if len(text) > MAX_PASTE_CHARS:
+                raise UserError(PASTED, None, f"{len(text):,} characters", f"at most {MAX_PASTE_CHARS:,}")
+            if not text.lower().startswith(("http://", "https://", "?")):
+                self.show_setup(parse_setup(text, PASTED, self.tabs["gdb"].loaded))
+                self.status.object = "opened the pasted setup"
+                return
+            from . import QUERY_KEYS
+
+            try:
+                pairs = parse_qs(urlsplit(text).query, keep_blank_values=True, max_num_fields=len(QUERY_KEYS) * 2)
+            except ValueError:
+                raise UserError(PASTED, None, "the link has more parts than any the app writes",
+                                "a link the app's 'Copy setup' made") from None
+            query = {key: values[0] for key, values in pairs.items() if key in QUERY_KEYS and values}
+            if not {"example", "setup", "a"} & set(query):
+                raise UserError(PASTED, None, "the link holds no setup",
+                                "a link the app's 'Copy setup' made (its address has example=, setup= or a= and b=)")
+        except UserError as exc:
+            self.say(str(exc))
+            return
+        self.say(None)
+        self.apply_query(query, f"{PASTED} (a link)")
+        if not self.message.object:
+            self.status.object = "opened the pasted setup"
+
+    def apply_query(self, query: dict, source: str = "the page address") -> None:
         """Open what the page address names; a bad part is one message, the rest opens as usual.  The numbers
         are checked by the command line's own types (:func:`_address_number`); nothing here starts a run."""
         try:
             bad = next((key for key, value in query.items() if not isinstance(value, str)), None)
             if bad is not None:
-                raise UserError("the page address", str(bad)[:MAX_NUMBER_CHARS],
+                raise UserError(source, str(bad)[:MAX_NUMBER_CHARS],
                                 f"got {elide_value(query[bad])}", "text, as a page address has it")
             for key, widget, kind, allowed in (
                     ("trials", self.trials, click.IntRange(1, MAX_TRIALS), f"a whole number from 1 to {MAX_TRIALS:,}"),
@@ -207,20 +262,20 @@ class Page:
                     ("precision", self.precision, PrecisionValue(),
                      "a 95 % half-width: a fraction below 0.5 (0.005), or percentage points from 1 to 50")):
                 if key in query:
-                    widget.value = _address_number(key, query[key], kind, allowed)
+                    widget.value = _address_number(key, query[key], kind, allowed, source)
             if "example" in query:
                 self.show_setup(example_setup(query["example"]), example=query["example"])
             elif query.get("tab") == "compare" and "a" in query and "b" in query:
                 labels = tuple((query.get("labels") or "option A\x1foption B").split("\x1f", 2)[:2])
                 if any(len(label) > MAX_LABEL_CHARS for label in labels):
-                    raise UserError("the page address", "labels", "a name of an option is too long",
+                    raise UserError(source, "labels", "a name of an option is too long",
                                     f"at most {MAX_LABEL_CHARS} characters each")
                 side = query.get("side", "attacker")
-                self.show_setup(CompareSetup(decode_setup(query["a"]), decode_setup(query["b"]),
+                self.show_setup(CompareSetup(decode_setup(query["a"], source), decode_setup(query["b"], source),
                                              labels if len(labels) == 2 else ("option A", "option B"),
                                              side if side in ("attacker", "defender") else "attacker"))
             elif "setup" in query:
-                self.show_setup(decode_setup(query["setup"]))
+                self.show_setup(decode_setup(query["setup"], source, self.tabs["gdb"].loaded))
             elif query.get("tab") in TAB_KEYS:
                 self.select(query["tab"])
         except UserError as exc:
@@ -297,7 +352,7 @@ def elide_value(value) -> str:
     return text if len(text) <= MAX_NUMBER_CHARS else text[:MAX_NUMBER_CHARS - 3] + "..."
 
 
-def _address_number(key: str, value: str, kind: click.ParamType, allowed: str):
+def _address_number(key: str, value: str, kind: click.ParamType, allowed: str, source: str = "the page address"):
     """The number ``value`` of address key ``key`` as the command line's type ``kind`` reads it (its bounds
     included); one :class:`UserError` saying what is ``allowed`` otherwise.  A text longer than
     :data:`MAX_NUMBER_CHARS` is refused before it is read as a number."""
@@ -306,4 +361,4 @@ def _address_number(key: str, value: str, kind: click.ParamType, allowed: str):
             return kind.convert(value, None, None)
         except click.BadParameter:
             pass
-    raise UserError("the page address", key, f"got {elide_value(value)}", allowed)
+    raise UserError(source, key, f"got {elide_value(value)}", allowed)

@@ -1,4 +1,5 @@
-"""A result as the page shows it, made in a worker thread: the headline and table as escaped HTML and the CSV
+"""A result as the page shows it, made in a worker thread: the verdict, then (under the figure) the full table
+behind a fold, as escaped HTML, and the CSV
 and JSON a player downloads (the CLI's spreadsheet-safe ``--csv`` and its ``--json``) at once, then the figure
 as PNG and SVG (drawing it takes longer than most runs)."""
 from __future__ import annotations
@@ -17,9 +18,11 @@ DPI = 80
 
 @dataclass(frozen=True)
 class Shown:
-    """A rendered result (``result``: the result itself, whose figure :func:`figure` draws)."""
+    """A rendered result: ``html`` leads the answer (the verdict, its assumptions), ``fold`` holds the full table
+    in a collapsed section under the figure; ``result``: the result itself, whose figure :func:`figure` draws."""
 
     html: str
+    fold: str
     csv: str
     json: str
     trials: int
@@ -50,8 +53,9 @@ def figure_files(figure) -> Figures:
 
 def render(result) -> Shown:
     """:class:`Shown` of a simulation or decision result."""
-    return Shown(html=safe_markup(result._repr_html_()), csv=result_csv(result), json=result.to_json(indent=2),
-                 trials=int(result.trials), result=result)
+    lead, fold = result.html_parts()
+    return Shown(html=safe_markup(lead), fold=safe_markup(fold), csv=result_csv(result),
+                 json=result.to_json(indent=2), trials=int(result.trials), result=result)
 
 
 def figure(result) -> Figures:

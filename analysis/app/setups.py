@@ -31,13 +31,15 @@ class Setup:
 
     system: str
     data: dict = field(hash=False)
+    #: A General de Brigade setup's own rule tables (the file its ``tables`` names, loaded on the GdB tab).
+    tables: object = field(default=None, hash=False, compare=False)
 
     def toml(self) -> str:
         return to_toml(self.data)
 
     def model(self, source: str = "setup"):
         """The validated scenario the engines run (:func:`check`)."""
-        return check(self.system, self.data, source)
+        return check(self.system, self.data, source, self.tables)
 
 
 @dataclass(frozen=True)
@@ -55,21 +57,48 @@ def to_toml(data: dict) -> str:
     return tomli_w.dumps(data)
 
 
-def check(system: str, data: dict, source: str = "setup"):
+def check(system: str, data: dict, source: str = "setup", tables=None):
     """The model ``analysis.<system>.loads`` makes of the setup's TOML text: the CLI's validation, every
     bound of the scenario files; one :class:`UserError` naming ``source`` and the field otherwise.  A General
-    de Brigade setup uses the shipped rule tables (the app reads no other file)."""
+    de Brigade setup whose ``tables`` names a file runs on ``tables``, that file as the GdB tab loaded it
+    (:func:`load_gdb_tables`); the app reads no file of a setup's own."""
     if system not in SYSTEMS:
         raise UserError(source, "system", f"unknown system {system!r}", ", ".join(SYSTEMS))
     if system == "gdb" and data.get("tables", "default") != "default":
-        raise UserError(source, "tables", f"the app uses the shipped rule tables, not {data['tables']!r}",
-                        '"default" (run a scenario with a table file of your own with the CLI)')
+        if tables is None:
+            raise UserError(source, "tables", f"this setup runs on the rule tables {data['tables']!r}, which are not "
+                            "loaded", "load that file with 'Your rule tables (TOML)' on the GdB tab first, or "
+                            'tables = "default"')
+        from ..gdb.model import Model, check as check_gdb
+
+        model = importlib.import_module("analysis.gdb").loads(to_toml({**data, "tables": "default"}), source)
+        check_gdb(model.scenario, tables, source)
+        return Model(model.scenario, tables, source)
     return importlib.import_module(f"analysis.{system}").loads(to_toml(data), source)
 
 
-def parse_setup(text: str, source: str) -> Setup:
+def load_gdb_tables(data: bytes | None, name: str):
+    """A player's General de Brigade rule tables from an upload, checked as the CLI's ``load_tables`` checks a
+    table file (the size cap, TOML, every field and band; ``wargame-odds gdb-tables check``)."""
+    from ..gdb.tables import Tables, check_tables
+    from ..scenario import validate
+
+    if not data or not data.strip():
+        raise UserError(name, None, "the file is empty",
+                        "rule tables (wargame-odds gdb-tables template > my_tables.toml writes one to fill in)")
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError(name, None, f"file is {len(data)} bytes", f"at most {MAX_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(name, None, f"not UTF-8 text (byte {exc.start})") from None
+    return check_tables(validate(Tables, parse_toml(text, name), name), name)
+
+
+def parse_setup(text: str, source: str, gdb_tables: dict | None = None) -> Setup:
     """A setup from TOML text (an upload, a shipped example, the page address): the CLI's size caps and
-    checks, then its ``system``'s."""
+    checks, then its ``system``'s (a GdB setup naming a table file: on the tables of that name in
+    ``gdb_tables``, those the GdB tab loaded)."""
     data = parse_toml(text, source)
     system = data.get("system")
     if system not in SYSTEMS:
@@ -77,8 +106,9 @@ def parse_setup(text: str, source: str) -> Setup:
     if system == "epic" and DEFINITION_KEYS & set(data):
         raise UserError(source, None, "a decision definition or a force file, not a scenario",
                         "a scenario file (the Compare tab opens the comparison examples)")
-    check(system, data, source)
-    return Setup(system, data)
+    tables = (gdb_tables or {}).get(data.get("tables")) if system == "gdb" else None
+    check(system, data, source, tables)
+    return Setup(system, data, tables)
 
 
 def example_setup(name: str) -> Setup | CompareSetup:
@@ -109,7 +139,7 @@ def encode_setup(setup: Setup) -> str:
     return base64.urlsafe_b64encode(zlib.compress(setup.toml().encode("utf-8"), 9)).decode("ascii").rstrip("=")
 
 
-def decode_setup(text: str, source: str = "the page address") -> Setup:
+def decode_setup(text: str, source: str = "the page address", gdb_tables: dict | None = None) -> Setup:
     """The setup :func:`encode_setup` wrote; anything else is one :class:`UserError` (bounded: the address
     holds at most :data:`MAX_URL_CHARS` characters and inflates to at most the CLI's file size cap)."""
     if not isinstance(text, str) or len(text) > MAX_URL_CHARS:
@@ -123,6 +153,6 @@ def decode_setup(text: str, source: str = "the page address") -> Setup:
                             f"at most {MAX_FILE_BYTES} bytes")
         if not inflate.eof:
             raise ValueError("truncated")
-        return parse_setup(raw.decode("utf-8"), source)
+        return parse_setup(raw.decode("utf-8"), source, gdb_tables)
     except (binascii.Error, zlib.error, ValueError, UnicodeDecodeError):  # a UserError passes through
         raise UserError(source, "setup", "not a setup this app wrote", "a link the app made") from None

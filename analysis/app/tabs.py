@@ -11,8 +11,8 @@ from ..errors import UserError
 from . import runs
 from .forms import Draft, Form
 from .render import Figures, Shown, render
-from .setups import CompareSetup, Setup
-from .text import safe_html
+from .setups import CompareSetup, Setup, load_gdb_tables
+from .text import safe_html, visible
 
 EDITOR_WIDTH = 470
 #: The longest name of a compared option (its box, the page address and every run check it).
@@ -20,6 +20,7 @@ MAX_LABEL_CHARS = 80
 RESULT_CSS = """
 table { border-collapse: collapse; font-size: 13px; }
 td, th { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; }
+summary { cursor: pointer; font-weight: bold; margin: 6px 0; }
 """
 
 
@@ -29,7 +30,8 @@ def slug(text: str) -> str:
 
 
 class ResultView:
-    """The last result of a tab: headline, notes and table, the figure, and its CSV and JSON."""
+    """The last result of a tab: its verdict and notes, the figure, the full table behind a fold, and its CSV,
+    JSON, PNG and SVG."""
 
     def __init__(self, name: str):
         self.shown: Shown | None = None
@@ -37,6 +39,7 @@ class ResultView:
         self.html = pn.pane.HTML("<p>Press <b>Run</b> to simulate this setup.</p>", disable_math=True,
                                  sizing_mode="stretch_width", stylesheets=[RESULT_CSS])
         self.figure = pn.pane.PNG(None, sizing_mode="stretch_width", visible=False)
+        self.fold = pn.pane.HTML("", disable_math=True, sizing_mode="stretch_width", stylesheets=[RESULT_CSS])
         self.csv = pn.widgets.FileDownload(label="Results (CSV)", callback=lambda: self._file("csv"),
                                            filename=f"{name}.csv", visible=False, color="light")
         self.json = pn.widgets.FileDownload(label="Results (JSON)", callback=lambda: self._file("json"),
@@ -46,7 +49,7 @@ class ResultView:
                                            filename=f"{name}.png", visible=False, color="light")
         self.svg = pn.widgets.FileDownload(label="Figure (SVG)", callback=lambda: self._figure("svg"),
                                            filename=f"{name}.svg", visible=False, color="light")
-        self.panel = pn.Column(pn.Row(self.csv, self.json, self.png, self.svg), self.html, self.figure,
+        self.panel = pn.Column(pn.Row(self.csv, self.json, self.png, self.svg), self.html, self.figure, self.fold,
                                sizing_mode="stretch_width")
 
     def _file(self, kind: str) -> io.BytesIO:
@@ -57,7 +60,7 @@ class ResultView:
 
     def show(self, shown: Shown, filename: str) -> None:
         self.shown, self.figures = shown, None
-        self.html.object = shown.html
+        self.html.object, self.fold.object = shown.html, shown.fold
         self.figure.visible = self.png.visible = self.svg.visible = False
         self.csv.filename, self.json.filename = f"{filename}.csv", f"{filename}.json"
         self.png.filename, self.svg.filename = f"{filename}.png", f"{filename}.svg"
@@ -85,7 +88,7 @@ class ScenarioTab:
         self.valid = setup
         self.error: UserError | None = None  # what is wrong with the draft, if anything
         self.example: str | None = None
-        self.draft = Draft(setup.data, self._changed, self.rebuild)
+        self.draft = Draft(setup.data, self._changed, self._reshaped)
         self.editor = pn.Column(sizing_mode="stretch_width")
         self.results = ResultView(self.system)
         self.download = pn.widgets.FileDownload(label="Download setup (TOML)", callback=self._toml,
@@ -115,13 +118,20 @@ class ScenarioTab:
         self.editor.objects = self.build()
         self._check(redraw=False)
 
+    def _reshaped(self) -> None:
+        """A list item added, removed or moved (an activation, a unit group): no longer the example it opened as,
+        so the address and the copied link hold the edited setup (they named the example: a shared link opened
+        the setup as it was before the edit)."""
+        self.example = None
+        self.rebuild()
+
     def _changed(self, path: tuple) -> None:
         self.example = None
         self._check(redraw=bool(path) and path[-1] in self.REDRAW)
 
     def _check(self, redraw: bool) -> None:
         try:
-            setup = Setup(self.system, copy.deepcopy(self.draft.data))
+            setup = self.make_setup(copy.deepcopy(self.draft.data))
             setup.model(self.source)
         except UserError as exc:
             self.error = exc
@@ -131,6 +141,9 @@ class ScenarioTab:
         self.page.tab_changed(self)
         if redraw:
             self.editor.objects = self.build()
+
+    def make_setup(self, data: dict) -> Setup:
+        return Setup(self.system, data)
 
     @property
     def problem(self) -> str | None:
@@ -154,9 +167,72 @@ class ScenarioTab:
         self.results.show_figure(shown, figures)
 
 
+#: What the GdB tab says of the rule tables it runs on.
+SHIPPED_TABLES = ("<p><b>Rule tables: the shipped PLACEHOLDERS</b>, not General de Brigade's numbers. Make yours: "
+                  "<code>wargame-odds gdb-tables template &gt; my_tables.toml</code> writes a file to fill in from "
+                  "your rulebook (docs/gdb.md, “Filling in the rule tables”); <code>wargame-odds gdb-tables check "
+                  "my_tables.toml</code> checks it; then load it here.</p>")
+
+
 class GdbTab(ScenarioTab):
+    """The General de Brigade charge, on the shipped placeholder tables or on a player's own table file, loaded
+    here and checked as the CLI checks one (:func:`~.setups.load_gdb_tables`); the setup then names that file
+    (``tables = "my_tables.toml"``), so its TOML runs in the CLI with the file beside it."""
+
     system = "gdb"
     title = "GdB charge"
+
+    def __init__(self, page, setup: Setup):
+        self.loaded: dict = {}  # file name -> the player's rule tables loaded on this page
+        self.tables_line = pn.pane.HTML(SHIPPED_TABLES, disable_math=True, sizing_mode="stretch_width")
+        self.tables_upload = pn.widgets.FileInput(label="Your rule tables (TOML)", accept=".toml", multiple=False)
+        self.tables_upload.param.watch(lambda *events: self.open_tables(), ["value", "filename"])
+        self.shipped = pn.widgets.Button(label="Use the shipped tables", color="light")
+        self.shipped.on_click(lambda event: self.use_tables(None))
+        super().__init__(page, setup)
+
+    def actions(self) -> list:
+        return [pn.Column(self.tables_line, pn.Row(self.tables_upload, self.shipped), sizing_mode="stretch_width")]
+
+    def make_setup(self, data: dict) -> Setup:
+        return Setup(self.system, data, self.loaded.get(data.get("tables")))
+
+    def open_tables(self) -> None:
+        """Load the uploaded rule tables (one message when they are not valid) and run the setup on them."""
+        from ..scenario import shown_path
+
+        data, name = self.tables_upload.value, self.tables_upload.filename
+        if data is None and not name:
+            return
+        name = shown_path(visible(name or "tables.toml"))
+        try:
+            tables = load_gdb_tables(data, name)
+        except UserError as exc:
+            self.page.say(str(exc))
+            return
+        self.loaded[name] = tables
+        self.use_tables(name)
+
+    def use_tables(self, name: str | None) -> None:
+        """Run the setup on the loaded tables ``name`` (None: the shipped ones); the setup's ``tables`` names them."""
+        if name is None:
+            self.draft.data.pop("tables", None)
+            self.tables_line.object = SHIPPED_TABLES
+        else:
+            self.draft.data["tables"] = name
+            placeholder = self.loaded[name].placeholder
+            kind = "PLACEHOLDER values (placeholder = true)" if placeholder else "your rulebook values"
+            self.tables_line.object = (f"<p><b>Rule tables: {safe_html(name)}</b>, {kind}. The setup's TOML names this "
+                                       "file: keep it beside the TOML to run it with the CLI.</p>")
+        self._changed(("tables",))
+
+    def load(self, setup: Setup, example: str | None = None) -> None:
+        if setup.tables is not None:
+            self.loaded[setup.data["tables"]] = setup.tables
+        super().load(setup, example)
+        name = setup.data.get("tables", "default")
+        if name == "default":
+            self.tables_line.object = SHIPPED_TABLES
 
     def build(self):
         from ..gdb.model import Scenario

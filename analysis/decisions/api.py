@@ -11,6 +11,7 @@ import itertools
 import math
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numba
@@ -146,10 +147,11 @@ def simulate_batches(spec: tuple, chunk_trials: int | None = None, on_batch=None
         if on_batch is not None:
             on_batch(size)
     total = np.sum(runs, axis=0)
-    slot = _slot(system, model, job, path, len(total), engine)
+    slots = [_slot(system, model, job, p, len(total), engine) for p in paths_of(path)]
     info = RunInfo(trials=batches * size, seed=seed, cell=tuple(cell), chunks=batches,
                    extra={"pairing": f"trial streams, {batches} batches"})
-    return system.build(model, job, total, info, engine), np.array([r[slot] for r in runs], dtype=np.int64)
+    successes = np.array([sum(r[s] for s in slots) for r in runs], dtype=np.int64)
+    return system.build(model, job, total, info, engine), successes
 
 
 def _run_batched_cells(specs: dict, executor, progress, label: str) -> tuple[dict, dict]:
@@ -432,6 +434,18 @@ def _pair(system: System, role: str, option: Force, opponent: Force, base_model)
     return system.matchup(opponent, option, base_model)
 
 
+def paths_of(path: tuple) -> list[tuple]:
+    """The result paths a compared count adds up: ``path`` itself (``("sides", "attacker_wins")``), or each path of a
+    tuple of them (disjoint events, e.g. destroyed and broken after the end phase)."""
+    return [path] if all(isinstance(key, str) for key in path) else list(path)
+
+
+def counted(result, path: tuple) -> Probability:
+    """The probability at ``path`` of ``result``, or of the disjoint events of several paths added up."""
+    parts = [result[p] for p in paths_of(path)]
+    return Probability(sum(p.k for p in parts), parts[0].n)
+
+
 def _slot(system: System, model, job, path, size: int, engine: str) -> int:
     """The count slot behind the probability at ``path`` (probed through the result builder)."""
     info = RunInfo(trials=1 << 40, seed=0)
@@ -463,10 +477,11 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
     jobs = [system.job(m, engine) for m in models]
     key0, key1 = stream_key(seed, cell)
     first = [job.run_chunk(key0, key1, 0, 1) for job in jobs]
-    slots = [_slot(system, m, job, path, len(c), engine) for m, job, c in zip(models, jobs, first)]
+    slots = [[_slot(system, m, job, p, len(c), engine) for p in paths_of(path)]
+             for m, job, c in zip(models, jobs, first)]
     sums = [c.astype(np.int64) for c in first]
     table = np.zeros((2, 2), np.int64)
-    table[int(first[0][slots[0]]), int(first[1][slots[1]])] += 1
+    table[int(first[0][slots[0]].sum()), int(first[1][slots[1]].sum())] += 1
     threads = numba.get_num_threads()
     numba.set_num_threads(1)  # one trial per call: waking a thread pool per call only costs (50x on a busy machine)
     try:
@@ -475,7 +490,7 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
             cb = jobs[1].run_chunk(key0, key1, t, 1)
             sums[0] += ca
             sums[1] += cb
-            table[int(ca[slots[0]]), int(cb[slots[1]])] += 1
+            table[int(ca[slots[0]].sum()), int(cb[slots[1]].sum())] += 1
             if t % 4096 == 0:
                 bar.update(4096)
     finally:
@@ -512,12 +527,6 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
                                 for key, o in (("option_a", option_a), ("option_b", option_b)))
     label_a, label_b = _option_labels(labels, [Path(s).stem if isinstance(o, (str, Path)) else m.title
                                                for o, m, s in ((option_a, ma, src_a), (option_b, mb, src_b))], source)
-    for key, label, m in (("option_a", label_a, ma), ("option_b", label_b, mb)):
-        if m.turn and not any(a.action == "engage" for a in m.turn):
-            raise UserError(source, key, f"{label!r} is a turn without an assault (no engage activation), and a "
-                            "comparison weighs the chance to win the assault, which it does not have",
-                            "two scenarios that both fight an assault; simulate() each turn to read its casualties, "
-                            "blast markers and broken or destroyed chances")
     opponent = " and ".join(f.name for f in ma.formations if f.side != side)
     notes = []
     if ma.turn or mb.turn:
@@ -529,6 +538,62 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
                 notes.append(f"turn scenarios run on the pure-Python reference engine: {reasons[0]}")
                 engine = "reference"
     return system, [(ma, mb)], opponent, (label_a, label_b), engine, method, notes
+
+
+def _fights_an_assault(model) -> bool:
+    """Whether an Epic scenario fights an assault: an assault scenario, or a turn with an engage activation."""
+    return not model.turn or any(a.action == "engage" for a in model.turn)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a comparison weighs: the count at ``path`` (one result path, or several of disjoint events, summed:
+    :func:`paths_of`), named in the player's words, "{option} {verb}" ("shoot first wins", "shoot twice breaks or
+    destroys Warband"); ``why``: the note saying why it is not the chance to win."""
+
+    path: tuple
+    verb: str = "wins"
+    why: str | None = None
+
+
+def _scenario_outcome(system: System, ma, mb, labels: tuple[str, str], side: str, source: str) -> Outcome:
+    """The chance to win the assault when both options fight one; otherwise what both have (a turn without an
+    engage activation has casualties, blast markers, broken and destroyed, but no assault to win): the chance that
+    an enemy formation both options face is broken or destroyed after the end phase (the target of option A's last
+    activation against it, else the first), with casualties and blast markers per option beside it.  One
+    :class:`UserError` when the options share no enemy formation."""
+    if _fights_an_assault(ma) and _fights_an_assault(mb):
+        return Outcome(system.win_path(side))
+    shared = [f.name for f in ma.formations
+              if f.side != side and any(g.name == f.name and g.side == f.side for g in mb.formations)]
+    if not shared:
+        raise UserError(source, "option_b", f"{labels[0]!r} and {labels[1]!r} share no formation of the other side, "
+                        "and a turn without an assault can only be compared on what happens to the same enemy",
+                        "two scenarios with the same enemy formation (by name)")
+    targets = [a.target for a in (ma.turn or ()) if a.target in shared]
+    enemy = targets[-1] if targets else shared[0]
+    without = " and ".join(repr(label) for label, m in zip(labels, (ma, mb)) if not _fights_an_assault(m))
+    return Outcome((("formations", enemy, "destroyed"), ("formations", enemy, "broken_after_end_phase")),
+                   f"breaks or destroys {enemy}",
+                   f"{without} {'is a turn' if ' and ' not in without else 'are turns'} without an assault (no "
+                   f"engage activation), so the chance to win an assault is not compared: the options are compared "
+                   f"on what both have, {enemy} broken or destroyed after the end phase (paired), with casualties "
+                   "and blast markers per option")
+
+
+def _blast_markers(model, result, side: str) -> dict[str, tuple[float, float, float]]:
+    """The enemy formations' blast markers after the end phase (mean, lo, hi; summed as :func:`battle_trade`), the
+    side's own too; empty for a result without them."""
+    sums: dict[str, list[float]] = {}
+    for f in getattr(model, "formations", ()):
+        try:
+            mean = result["formations", f.name, "blast_markers_after_end_phase_mean"]
+        except (KeyError, TypeError):
+            return {}
+        total = sums.setdefault("blast_markers" if f.side == side else "enemy_blast_markers", [0.0, 0.0, 0.0])
+        for i, x in enumerate((mean.value, *mean.ci95)):
+            total[i] += x
+    return {name: tuple(values) for name, values in sums.items()}
 
 
 def default_method(engine: str) -> tuple[str, str]:
@@ -597,6 +662,8 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
         system, pairs, opponent, (label_a, label_b), engine, method, notes = _scenario_options(
             option_a, option_b, labels, side, engine, method, source)
         names, w = [opponent], np.ones(1)
+        outcome = _scenario_outcome(system, *pairs[0], (label_a, label_b), side, source)
+        notes += [outcome.why] if outcome.why else []
     else:
         specs, w = meta_weights(opponents, weights, source)
         system, base_model = _matchup_system(base, source)
@@ -605,13 +672,13 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
         names = _labels(opps)
         label_a, label_b = _option_labels(labels, [a.name, b.name], source)
         pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
-        notes = []
+        notes, outcome = [], Outcome(system.win_path(side))
     if method is None:
         method, why = default_method(engine)
     else:
         why = "as asked"
     _check_choice(source, "method", method, ("batch-means", "exact-pairs"))
-    path = system.win_path(side)
+    path = outcome.path
     batched = paired and method == "batch-means"
     batches, size = batch_plan(trials) if batched else (None, None)
     n = batches * size if batched else trials
@@ -635,13 +702,14 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                 ra = system.simulate(ma, cell=(*cell, j, 0), chunk_trials=chunk_trials, **kwargs)
                 rb = system.simulate(mb, cell=(*cell, j, 1), chunk_trials=chunk_trials, **kwargs)
                 bar.update(2 * trials)
-            pa, pb = ra[path], rb[path]
+            pa, pb = counted(ra, path), counted(rb, path)
             _, ilo, ihi = intervals.linear([1, -1], [pa.k, pb.k], [pa.n, pb.n])
             if not paired:
                 d, lo, hi = pa.p - pb.p, ilo, ihi
             var_ind = pa.p * (1 - pa.p) + pb.p * (1 - pb.p)
             option_results[(label_a, j)], option_results[(label_b, j)] = ra, rb
             trades = tuple((points_trade(m, r, side) or {}) | battle_trade(m, r, side, system.points(m, side))
+                           | (_blast_markers(m, r, side) if outcome.why else {})
                            for m, r in ((ma, ra), (mb, rb)))
             rows.append(_row(names[j], w[j], (pa.p, *pa.ci95), (pb.p, *pb.ci95), (d, lo, hi), (ilo, ihi), var_pair,
                              var_ind, n)
@@ -672,7 +740,8 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                          meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
                                "method": (method if paired else "independent"), "batches": batches,
                                "method_reason": _method_reason(paired, method, why, frame, batches),
-                               "quantity": "/".join(path), "cell": list(cell), "engine": engine})
+                               "quantity": " + ".join("/".join(p) for p in paths_of(path)),
+                               "outcome": outcome.verb, "cell": list(cell), "engine": engine})
 
 
 def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame, batches: int | None) -> str:

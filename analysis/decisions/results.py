@@ -89,14 +89,22 @@ class DecisionResult:
 
     __repr__ = __str__
 
-    def _repr_html_(self) -> str:
+    def html_parts(self) -> tuple[str, str]:
+        """The answer as HTML in two parts, as :meth:`analysis.result.Result.html_parts`: the lead (title, its
+        sentences, the notes) and the fold (the full table, collapsed).  Control and bidi characters as escapes."""
         from ..headline import decision_sentences
+        from ..result import fold
 
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
-        lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self))
-        return printable(f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "")
-                         + self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}")
-                         + notes)  # control and bidi characters as escapes, as Result._repr_html_
+        details = self.meta.get("method_reason")  # statistics for those who ask: behind the fold
+        lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self) if line != details)
+        return (printable(f"<h4>{html.escape(self._header())}</h4>" + (f"<ul>{lines}</ul>" if lines else "") + notes),
+                printable(fold(f"<p>{html.escape(details)}</p>" if details else "",
+                               self._shown().to_html(index=False, float_format=lambda v: f"{v:.4f}"))))
+
+    def _repr_html_(self) -> str:
+        """Notebooks: the sentences first, then the full table behind a fold (:meth:`html_parts`)."""
+        return "".join(self.html_parts())
 
 
 def _select(frame: pd.DataFrame, quantity: str, entity: str | None) -> pd.DataFrame:
@@ -285,9 +293,10 @@ class CompareResult(DecisionResult):
         """Per opponent and the meta: each option's chance to win and their difference, in percent
         with the 95 % interval (the points trade follows in its own table)."""
         t, a, b = self.frame, self.meta["option_a"], self.meta["option_b"]
+        verb = self.outcome
         return pd.DataFrame({
             "opponent": t.opponent, "weight": t.weight.map(lambda w: f"{w:.2f}"),
-            f"{a} wins": _texts(t, "p_a", "p_a_lo", "p_a_hi"), f"{b} wins": _texts(t, "p_b", "p_b_lo", "p_b_hi"),
+            f"{a} {verb}": _texts(t, "p_a", "p_a_lo", "p_a_hi"), f"{b} {verb}": _texts(t, "p_b", "p_b_lo", "p_b_hi"),
             f"{a} − {b}": _texts(t, "difference", "ci95_lo", "ci95_hi", "percentage points")})
 
     def _sections(self) -> list[str]:
@@ -325,6 +334,12 @@ class CompareResult(DecisionResult):
         self.option_results = option_results  # (option label, opponent index) -> Result
         self.batches = batches  # batch means: P̂A − P̂B of every batch against every opponent
 
+    @property
+    def outcome(self) -> str:
+        """What the options' chances are chances of, after an option's name: "wins", or, for turns without an
+        assault, "breaks or destroys Warband"."""
+        return self.meta.get("outcome", "wins")
+
     @literal_text
     def plot(self):
         """Top left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 % error
@@ -334,7 +349,7 @@ class CompareResult(DecisionResult):
         from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..plots import wrap_for
+        from ..plots import legend_below, wrap_for
 
         t = self.frame
         a, b = self.meta["option_a"], self.meta["option_b"]
@@ -349,13 +364,16 @@ class CompareResult(DecisionResult):
         for shift, (name, col) in zip((0.12, -0.12), ((a, "p_a"), (b, "p_b"))):
             p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, f"{col}_lo", f"{col}_hi"))
             left.errorbar(p, y + shift, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3,
-                          label=f"{name} wins")
+                          label=f"{name} {self.outcome}")
         left.set_yticks(y, t.opponent)
         left.set_ylim(-0.6, len(t) - 0.4)  # every marker inside the frame, one opponent or many
         left.set_xlim(-2, 102)
         left.xaxis.set_major_formatter(PercentFormatter())
-        left.set_xlabel(f"chance to win as the {self.meta.get('side', 'attacker')} (bar: 95 % interval)")
-        left.legend(fontsize=8)
+        side = self.meta.get("side", "attacker")
+        left.set_xlabel(wrap_for(fig, (f"chance to win as the {side}" if self.outcome == "wins" else
+                                       f"chance that the option {self.outcome}") + " (bar: 95 % interval)",
+                                 10, share=0.45))
+        legend_below(left, ncol=1)
         d, lo, hi = (t[c].to_numpy(float) * 100 for c in ("difference", "ci95_lo", "ci95_hi"))
         paired = self.meta.get("paired")
         right.errorbar(d, y + 0.12, xerr=np.clip([d - lo, hi - d], 0, None), fmt="o", capsize=3,
@@ -372,7 +390,7 @@ class CompareResult(DecisionResult):
         right.axvline(0, color="grey", lw=0.8)
         right.set_xlabel(wrap_for(fig, f"difference: {a} − {b}, percentage points", 10, share=0.45))
         right.tick_params(labelleft=False)
-        right.legend(fontsize=8)
+        legend_below(right, ncol=1)
         for ax in (left, right):
             ax.grid(axis="x", alpha=0.3)
         fig.suptitle(wrap_for(fig, f"{self.title}: {self.trials:,} trials per option and opponent", 10), fontsize=10)
@@ -517,17 +535,20 @@ class CumulativeResult(DecisionResult):
     kind = "cumulative"
 
     def _shown(self):
-        """The table with each probability in percent and its 95 % interval, as the command line prints it."""
+        """The table with each probability in percent and its 95 % interval ("at least", "casualties": words, not
+        codes), as the command line prints it."""
         t = self.frame
-        return t.drop(columns=["p", "ci95_lo", "ci95_hi"]).assign(value=t.value.map(lambda v: f"{v:g}"),
-                                                                 chance=_texts(t, "p", "ci95_lo", "ci95_hi"))
+        return t.drop(columns=["p", "ci95_lo", "ci95_hi"]).assign(
+            quantity=t.quantity.map(lambda q: str(q).replace("_", " ")),
+            direction=t.direction.map(lambda d: str(d).replace("_", " ")), value=t.value.map(lambda v: f"{v:g}"),
+            chance=_texts(t, "p", "ci95_lo", "ci95_hi"))
 
     @literal_text
     def plot(self, quantity: str | None = None, entity: str | None = None, direction: str = "at_least"):
         """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
         there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
         P(X ≤ x) holds P(X ≤ N) on [N, N + 1): the steps sit at the whole numbers."""
-        from ..plots import detached_figure
+        from ..plots import detached_figure, legend_below, wrap_for
         from matplotlib.ticker import MaxNLocator, PercentFormatter
 
         t = self.frame[self.frame.direction == direction]
@@ -549,8 +570,8 @@ class CumulativeResult(DecisionResult):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        ax.set_title(self.title, fontsize=10)
+        ax.set_title(wrap_for(fig, self.title, 10), fontsize=10)
+        legend_below(ax)  # under the axes: a step curve crosses every corner
         fig.tight_layout()
         return fig
 
@@ -561,7 +582,8 @@ POINTS_LABELS = {"points_destroyed": "points destroyed", "points_lost": "points 
 #: What is left and what it cost (:func:`analysis.decisions.api.battle_trade`), as the text tables name them.
 TRADES = {"units_left": "units left", "enemy_units_left": "enemy units left", "kills": "enemy units killed",
           "kills_per_100_points": "kills per 100 points", "damage_dealt": "war-engine damage dealt (DP)",
-          "damage_taken": "war-engine damage taken (DP)", "damage_per_100_points": "damage dealt per 100 points (DP)"}
+          "damage_taken": "war-engine damage taken (DP)", "damage_per_100_points": "damage dealt per 100 points (DP)",
+          "blast_markers": "own blast markers", "enemy_blast_markers": "enemy blast markers"}
 
 
 def _trade_table(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -739,7 +761,7 @@ class ThresholdResult(DecisionResult):
         from ..plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..plots import value_ticks, wrap_for
+        from ..plots import legend_below, value_ticks, wrap_for
 
         t = self.frame
         fig = detached_figure(figsize=(8, 4.6))
@@ -757,7 +779,7 @@ class ThresholdResult(DecisionResult):
         ax.yaxis.set_major_formatter(PercentFormatter())
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
         ax.set_title(wrap_for(fig, f"{self.title}: {self.quantity_words} by {self.field_words}", 10), fontsize=10)
+        legend_below(ax, ncol=3)  # under the axes: a rising curve runs through the upper corners
         fig.tight_layout()
         return fig

@@ -24,7 +24,9 @@ def gdb(data: dict) -> list[str]:
     summary, ends = data["summary"], data["end_state"]
     out = []
     if data.get("tables") == "placeholder":
-        out.append("PLACEHOLDER rule tables: these are not General de Brigade's numbers (see the note below).")
+        out.append("PLACEHOLDER rule tables: these are not General de Brigade's numbers; make yours with "
+                   "`wargame-odds gdb-tables template > my_tables.toml`, fill it in from your rulebook, and name it "
+                   "in the scenario (tables = \"my_tables.toml\") or load it on the app's GdB tab.")
     out += [f"{charger} charges {target}.", *gdb_summary(data),
             f"{target} gives way: {chance(summary['defender_gives_way'])}"]
     for name, role in ((charger, "charger"), (target, "defender")):

@@ -107,7 +107,7 @@ def test_a_bad_upload_is_one_message_and_nothing_else_changes(app_page, tmp_path
     bad = tmp_path / "bad.toml"
     bad.write_text('system = "epic"\ntitle = "x"\n[units.a]\ntype = "INF"\n[[formations]]\nname = "A"\n'
                    'side = "attacker"\ninitiative = 9\nunits = [{ unit = "a", count = 1, engaged = "bc" }]\n')
-    app_page.page.locator("input[type=file]").set_input_files(str(bad))
+    app_page.page.get_by_role("button", name="Open a scenario file").set_input_files(str(bad))
     app_page.settle()
     message = app_page.message()
     assert message.startswith("bad.toml: field 'formations[0].initiative'"), message
@@ -155,7 +155,7 @@ def test_hostile_names_are_shown_as_data(app_page, tmp_path):
     upload = tmp_path / "hostile.toml"
     upload.write_text(to_toml(data), encoding="utf-8")
     app_page.open("?trials=2000")
-    app_page.page.locator("input[type=file]").set_input_files(str(upload))
+    app_page.page.get_by_role("button", name="Open a scenario file").set_input_files(str(upload))
     expect(app_page.page.get_by_text(f"1. Devastators sustained_fire {hostile}", exact=True)).to_be_visible()
     text = app_page.run()
     assert f"Assault Detachment (attacker) assaults {hostile} (defender)." in text

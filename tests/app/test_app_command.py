@@ -34,11 +34,14 @@ def test_a_host_other_than_loopback_prints_a_warning(monkeypatch, host, warned):
     assert ("warning: listening on 0.0.0.0" in err) is warned
 
 
-def test_the_default_is_loopback_and_a_free_port(monkeypatch):
+def test_the_default_is_loopback_and_the_default_port(monkeypatch):
+    """Issue 41 §2: no --port is the fixed default port (None to serve(), which takes DEFAULT_PORT or the next free
+    one, tests/app/test_sharing.py); --port 0 any free port."""
     served = []
     monkeypatch.setattr(analysis.app, "serve", lambda *args, **kwargs: served.append((args, kwargs)))
     assert _invoke()[0] == 0
-    assert served == [(("127.0.0.1", 0), {"open_browser": True})]
+    assert _invoke("--port", "0")[0] == 0
+    assert served == [(("127.0.0.1", None), {"open_browser": True}), (("127.0.0.1", 0), {"open_browser": True})]
 
 
 def test_a_port_in_use_is_one_line_exit_2():

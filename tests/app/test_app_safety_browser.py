@@ -151,7 +151,7 @@ def hostile_upload(tmp_path):
 
 def test_the_downloaded_csv_is_spreadsheet_safe_and_names_show_escapes(app_page, hostile_upload, tmp_path):
     app_page.open("?trials=2000")
-    app_page.page.locator("input[type=file]").set_input_files(str(hostile_upload))
+    app_page.page.get_by_role("button", name="Open a scenario file").set_input_files(str(hostile_upload))
     expect(app_page.page.get_by_label("name", exact=True).filter(visible=True).nth(2)).to_have_value(HOSTILE)
     text = app_page.run()
     for raw in ("\x07", "\u202e"):
@@ -189,7 +189,7 @@ def test_an_empty_upload_is_one_message(app_page, tmp_path):
     empty = tmp_path / "empty.toml"
     empty.write_bytes(b"")
     app_page.open()
-    app_page.page.locator("input[type=file]").set_input_files(str(empty))
+    app_page.page.get_by_role("button", name="Open a scenario file").set_input_files(str(empty))
     expect(app_page.page.get_by_text("empty.toml: the file is empty", exact=False)).to_have_count(1)
     assert app_page.message().startswith("empty.toml: the file is empty")
 
@@ -201,6 +201,6 @@ def test_a_run_option_name_is_shown_with_escapes(app_page, tmp_path):
     path = tmp_path / "named.toml"
     path.write_text(to_toml(data), encoding="utf-8")
     app_page.open()
-    app_page.page.locator("input[type=file]").set_input_files(str(path))
+    app_page.page.get_by_role("button", name="Open a scenario file").set_input_files(str(path))
     expect(app_page.page.locator("option", has_text=re.compile(r"Knights\\x07\\u202e"))).not_to_have_count(0)
     assert "\x07" not in app_page.text() and "\u202e" not in app_page.text()

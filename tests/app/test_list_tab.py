@@ -87,5 +87,6 @@ def test_names_are_shown_as_data():
                          candidates=[{"name": hostile, "formations": [
                              {"library": "netea:space-marine-codex-astartes/tactical", "points": 325}]},
                                      "netea:space-marine-codex-astartes/assault"])
-    html = render_search(result).html
+    shown = render_search(result)
+    html = shown.html + shown.fold  # the ranking is behind the fold
     assert "<script>" not in html and "&lt;script&gt;" in html and "$x$" not in html and "&#36;x&#36;" in html

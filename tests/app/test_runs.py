@@ -74,8 +74,9 @@ def test_a_rendered_result_escapes_hostile_names(caplog):
 
     setup = Setup("gdb", data)
     shown = render(runs.simulate("gdb", setup.model(), trials=2000, seed=0, precision=None))
-    assert "<img" not in shown.html and "&lt;img src=x" in shown.html
-    assert "$" not in shown.html and "&#36;&#92;alpha&#36;&#92;x07" in shown.html
+    for html in (shown.html, shown.fold):  # the verdict, and the table behind the fold
+        assert "<img" not in html and "&lt;img src=x" in html
+        assert "$" not in html and "&#36;&#92;alpha&#36;&#92;x07" in html
     drawn = figure(shown.result)
     assert drawn.png.startswith(b"\x89PNG") and shown.csv.startswith("section,")
     ElementTree.fromstring(drawn.svg)  # issue 41 §2: the SVG download is well-formed XML, the bell escaped

@@ -163,7 +163,15 @@ def test_the_page_address_round_trips_a_setup_and_refuses_anything_else():
         decode_setup(bomb)
 
 
-def test_gdb_uses_only_the_shipped_tables():
+def test_a_gdb_setup_naming_tables_runs_only_on_tables_the_page_loaded():
+    """Issue 41 §4: the app reads no file a setup names; a setup naming a table file runs on the tables of that
+    name the GdB tab loaded, and without them says how to load them."""
+    from analysis.app.setups import load_gdb_tables
+    from analysis.gdb.tables import template_text
+
     data = dict(example_setup("gdb/column_vs_line").data, tables="my_tables.toml")
-    with pytest.raises(UserError, match="shipped rule tables"):
+    with pytest.raises(UserError, match="rule tables 'my_tables.toml', which are not loaded.*Your rule tables"):
         check("gdb", data)
+    mine = load_gdb_tables(template_text().replace("placeholder = true", "placeholder = false").encode(),
+                           "my_tables.toml")
+    assert check("gdb", data, "setup", mine).tables.placeholder is False

@@ -1,5 +1,6 @@
-"""A turn without an assault (issue 41 §1): ``compare`` refuses it with a sentence instead of an internal
-KeyError, and its result lists no outcome "after the assault" (docs/decisions.md; docs/epic-turn.md §4)."""
+"""A turn without an assault (issue 41 §1): ``compare`` weighs what both options have (the enemy broken or
+destroyed, casualties, blast markers) instead of an internal KeyError, and its result lists no outcome "after
+the assault" (docs/decisions.md; docs/epic-turn.md §4)."""
 import tomllib
 from importlib.resources import files
 from pathlib import Path
@@ -30,32 +31,54 @@ def _shooting_turn(tmp_path: Path, name: str, shooters: tuple[str, ...]) -> Path
 
 
 @pytest.mark.parametrize("other", ["shooting", "assault"])
-def test_compare_refuses_a_turn_without_an_assault_in_one_sentence(tmp_path, other):
+def test_compare_weighs_what_both_turns_have_when_one_has_no_assault(tmp_path, other):
     """Option A a shooting-only turn, option B another shooting turn (or a turn with an assault): there is no
-    assault to win, so no win chance to compare; once a KeyError 'sides' from inside, now one UserError naming the
-    option, what it lacks and what to do instead."""
+    assault to win (once a KeyError 'sides' from inside, then a refusal); both have the enemy broken or destroyed
+    after the end phase, casualties and blast markers, and that is what they are compared on."""
     a = _shooting_turn(tmp_path, "devastators", ("Devastators",))
     b = _shooting_turn(tmp_path, "tacticals", ("Tactical Detachment",)) if other == "shooting" else SHOOT_FIRST
+    result = compare(a, b, trials=400, method="exact-pairs", engine="reference")
+    row = result.frame.iloc[0]
+    for option, column in ((result.meta["option_a"], "p_a"), (result.meta["option_b"], "p_b")):
+        warband = result.option_results[(option, 0)]["formations", "Warband"]
+        k = warband["destroyed"].k + warband["broken_after_end_phase"].k  # disjoint: destroyed is never broken
+        assert row[column] == k / 400
+    assert row.difference == pytest.approx(row.p_a - row.p_b, abs=1e-12)  # exact pairs: the same 400 trials
+    assert row.ci95_lo <= row.difference <= row.ci95_hi
+    assert result.meta["quantity"] == "formations/Warband/destroyed + formations/Warband/broken_after_end_phase"
+    sentence = result.headline()[0]
+    assert sentence.startswith("Against Warband: devastators breaks or destroys Warband ")
+    without = "'devastators' and 'tacticals' are turns" if other == "shooting" else "'devastators' is a turn"
+    assert any(note.startswith(f"{without} without an assault") for note in result.notes), result.notes
+    assert "enemy blast markers" in str(result) and "enemy units killed" in str(result)
+
+
+def test_two_turns_without_a_shared_enemy_are_refused_in_one_sentence(tmp_path):
+    a = _shooting_turn(tmp_path, "devastators", ("Devastators",))
+    data = tomllib.loads(a.read_text())
+    data["formations"][-1]["name"] = "Other Warband"
+    data["turn"][0]["target"] = "Other Warband"
+    b = tmp_path / "other.toml"
+    b.write_text(to_toml(data))
     with pytest.raises(UserError) as refused:
-        compare(a, b, trials=400, method="exact-pairs")
+        compare(a, b, trials=400, method="exact-pairs", engine="reference")
     message = str(refused.value)
     assert len(message.splitlines()) == 1
-    assert "option_a" in message and "'devastators' is a turn without an assault" in message
-    assert "casualties, blast markers and broken or destroyed" in message
-    with pytest.raises(UserError, match="option_b.*'devastators' is a turn without an assault"):
-        compare(SHOOT_FIRST, a, trials=400, method="exact-pairs")
+    assert "option_b" in message and "share no formation of the other side" in message
 
 
-def test_the_compare_command_refuses_it_in_one_line_exit_2(tmp_path):
-    """``wargame-odds compare`` on such a definition: exit 2, one line, no traceback (was an internal KeyError)."""
+def test_the_compare_command_compares_turns_without_an_assault(tmp_path):
+    """``wargame-odds compare`` on such a definition: exit 0, the sentence on what both have (was an internal
+    KeyError, then a refusal)."""
     a = _shooting_turn(tmp_path, "devastators", ("Devastators",))
     definition = tmp_path / "compare.toml"
     definition.write_text(f'system = "epic"\ntitle = "shoot or shoot"\noption_a = "{a.name}"\n'
                           f'option_b = "{SHOOT_FIRST}"\n')
-    result = CliRunner().invoke(main, ["compare", str(definition), "--trials", "400"])
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "is a turn without an assault" in lines[0] and "Traceback" not in result.stderr
+    result = CliRunner().invoke(main, ["compare", str(definition), "--trials", "400", "--engine", "reference",
+                                       "--method", "exact-pairs"])
+    assert result.exit_code == 0, result.output
+    assert "Against Warband: devastators breaks or destroys Warband" in result.stdout
+    assert "Traceback" not in result.stderr
 
 
 def test_a_turn_without_an_assault_lists_no_outcome_after_the_assault(tmp_path):
