@@ -971,7 +971,11 @@ def _allocation_step(tb, st, tt, sc, shot, lane, nh, phase):
     for h in range(nh):  # barrage hits land on the unit rolled for
         u = sc.hunit[h]
         if u >= 0 and (sc.hkind[h] == k0 or sc.hkind[h] == k1):
-            nd += _hit_unit(tb, st, tt, sc, shot, l, h, u, cs)[1]
+            if _cell(tt.tu, u, TU_COLS, TU_TYPE) == WE:
+                nd += _hit_unit(tb, st, tt, sc, shot, l, h, u, cs)[1]
+            else:  # _hit_unit's other path, its arrays passed one by one (a call per hit)
+                nd += _resolve_hit(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, l, u,
+                                   sc.hkind[h], sc.hflag[h], cs, shot.crossfire, sc.acc)
     n_live = nl
     for g in range(3):  # AIM_ALL, AIM_WE, AIM_OTHERS: a declared weapon's hits go only to its group (TP 3.2.1)
         group = AIM_ALL - g
