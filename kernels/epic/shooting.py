@@ -328,35 +328,20 @@ def _unsaved_hit(hp, alive, units, tu, n_words, l, u, disrupt, crossfire, acc):
 @kernel_function
 def _plain_attack(tb, tt, shooter, target, ap_at, ushots):
     """Is every attack of ``shooter`` at ``target`` plain, so that :func:`shoot_lanes` can count its hits instead
-    of listing them?  Plain: the shooter's weapon lines that can fire at ground units are equal but for their
-    count (no barrage line, no dice shots, no sniper), the target has no war engine and every unit of it has a
-    damage capacity of 1 and can take the lines' fire type, settled before any dice without a policy (§3.5: a
-    line with AP and AT is AP when no unit of the target can take AT hits).  Then the to-hit rolls are the same
-    for every shot, and the hits go round-robin to the exposed units front to back, the j-th to the j-th unit
+    of listing them?  Plain: the target has no war engine and every unit of it has a damage capacity of 1; the
+    shooter's weapon lines that can fire at ground units (no barrage line, no dice shots, no sniper) all shoot
+    alike at it: the same fire type, settled before any dice without a policy (§3.5: a line with AP and AT is AP
+    when no unit of the target can take AT hits), which every unit of the target can take, the same to-hit value
+    and the same hit flags (they may differ in their other columns: a Predator's AP5+/AT6+ autocannon and AP5+
+    heavy bolters at infantry are both AP5+ shots).  Then the to-hit rolls are the same for every shot (one die
+    each, in any order), and the hits go round-robin to the exposed units front to back, the j-th to the j-th unit
     modulo their number, each resolved in turn (§3.7; TP 1.9.6), exactly as the full allocation does it.
     Returns (plain, fire type, hit flags, to-hit value, simple): ``simple`` the hits are not disrupt hits and no unit
     of the target has Reinforced Armour or an invulnerable-type save (a hit's saves are then its first save roll
     at most); ``ushots[u]``: each shooter unit's shots."""
     wpn, wb, tu, units = tt.wpn, tt.wb, tt.tu, tb.units
-    w0 = NONE
-    for k in range(_at(tb.fb, shooter), _at(tb.fb, shooter + 1)):
-        u = _at(tb.fu, k)
-        ushots[u] = 0
-        for w in range(wb[u, 0], wb[u + 1, 0]):
-            if wpn[w, WP_BARRAGE] or wpn[w, WP_SHOTS_N] or wpn[w, WP_SNIPER]:
-                return False, NONE, 0, NONE, False
-            if _fixed_type(wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW], wpn[w, WP_TK], ap_at) == NONE:
-                continue  # cannot fire at ground units: no dice
-            if w0 == NONE:
-                w0 = w
-            for c in range(WP_COLS):
-                if c != WP_COUNT and wpn[w, c] != wpn[w0, c]:
-                    return False, NONE, 0, NONE, False
-            ushots[u] += wpn[w, WP_COUNT] * wpn[w, WP_SHOTS]
-    if w0 == NONE:
-        return False, NONE, 0, NONE, False
     at_able = False
-    simple = wpn[w0, WP_DISRUPT] == 0
+    simple = True
     for k in range(_at(tb.fb, target), _at(tb.fb, target + 1)):
         u = _at(tb.fu, k)
         t = tu[u, TU_TYPE]
@@ -364,18 +349,37 @@ def _plain_attack(tb, tt, shooter, target, ap_at, ushots):
             return False, NONE, 0, NONE, False
         at_able |= _can_take(t, KIND_AT)
         simple &= units[u, U_RA] == 0 and units[u, U_INV_ON] == NO_ROLL and units[u, U_INV_DEG] == NO_ROLL
-    ap, at, mw = wpn[w0, WP_AP], wpn[w0, WP_AT], wpn[w0, WP_MW]
-    kind = _fixed_type(ap, at, mw, wpn[w0, WP_TK], ap_at)
-    if kind == KIND_CHOOSE:
-        if at_able:
-            return False, NONE, 0, NONE, False  # the policy weighs AP and AT
-        kind = KIND_AP
+    kind = NONE
+    flags = 0
+    value = NONE
+    for k in range(_at(tb.fb, shooter), _at(tb.fb, shooter + 1)):
+        u = _at(tb.fu, k)
+        ushots[u] = 0
+        for w in range(wb[u, 0], wb[u + 1, 0]):
+            if wpn[w, WP_BARRAGE] or wpn[w, WP_SHOTS_N] or wpn[w, WP_SNIPER]:
+                return False, NONE, 0, NONE, False
+            ap, at, mw = wpn[w, WP_AP], wpn[w, WP_AT], wpn[w, WP_MW]
+            line_kind = _fixed_type(ap, at, mw, wpn[w, WP_TK], ap_at)
+            if line_kind == NONE:
+                continue  # cannot fire at ground units: no dice
+            if line_kind == KIND_CHOOSE:
+                if at_able:
+                    return False, NONE, 0, NONE, False  # the policy weighs AP and AT
+                line_kind = KIND_AP
+            line_flags = HF_IC * wpn[w, WP_IC] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE]
+            line_value = mw if line_kind == KIND_MW or line_kind == KIND_TK else \
+                (ap if line_kind == KIND_AP else at)
+            if kind == NONE:
+                kind, flags, value = line_kind, line_flags, line_value
+            elif line_kind != kind or line_flags != flags or line_value != value:
+                return False, NONE, 0, NONE, False
+            ushots[u] += wpn[w, WP_COUNT] * wpn[w, WP_SHOTS]
+    if kind == NONE:
+        return False, NONE, 0, NONE, False
     for k in range(_at(tb.fb, target), _at(tb.fb, target + 1)):
         if not _can_take(tu[_at(tb.fu, k), TU_TYPE], kind):
             return False, NONE, 0, NONE, False
-    flags = HF_IC * wpn[w0, WP_IC] + HF_DISRUPT * wpn[w0, WP_DISRUPT] + HF_LANCE * wpn[w0, WP_LANCE]
-    value = mw if kind == KIND_MW or kind == KIND_TK else (ap if kind == KIND_AP else at)
-    return True, kind, flags, value, simple
+    return True, kind, flags, value, simple and (flags & HF_DISRUPT) == 0
 
 
 @kernel_function
@@ -967,7 +971,11 @@ def _allocation_step(tb, st, tt, sc, shot, lane, nh, phase):
     for h in range(nh):  # barrage hits land on the unit rolled for
         u = sc.hunit[h]
         if u >= 0 and (sc.hkind[h] == k0 or sc.hkind[h] == k1):
-            nd += _hit_unit(tb, st, tt, sc, shot, l, h, u, cs)[1]
+            if _cell(tt.tu, u, TU_COLS, TU_TYPE) == WE:
+                nd += _hit_unit(tb, st, tt, sc, shot, l, h, u, cs)[1]
+            else:  # _hit_unit's other path, its arrays passed one by one (a call per hit)
+                nd += _resolve_hit(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, l, u,
+                                   sc.hkind[h], sc.hflag[h], cs, shot.crossfire, sc.acc)
     n_live = nl
     for g in range(3):  # AIM_ALL, AIM_WE, AIM_OTHERS: a declared weapon's hits go only to its group (TP 3.2.1)
         group = AIM_ALL - g
