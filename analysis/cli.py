@@ -1,6 +1,6 @@
 """The ``wargame-odds`` command line.
 
-Every registered rule system (:mod:`analysis.systems`) gets the same command, ``wargame-odds SYSTEM
+Every registered rule system (:mod:`wargame_odds.analysis.systems`) gets the same command, ``wargame-odds SYSTEM
 SCENARIO.toml``, built from its ``load``, ``simulate``, ``trace`` and ``engine_for``.  Other commands live in the
 modules :data:`COMMANDS` names (each with a ``cli_commands`` list; a system's own commands come from its
 registration) and are imported only when used.  User mistakes print
@@ -16,10 +16,11 @@ from pathlib import Path
 
 import click
 
-from . import gc_pause, systems
-from .errors import UserError, one_line
-from .user_text import elide, printable, result_csv
-from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE
+from .run import gc_pause
+from . import systems
+from .intake.errors import UserError, one_line
+from .intake.user_text import elide, printable, result_csv
+from .intake.run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE
 
 #: The rule systems' commands and their one-line help, from the registry (no system is imported for it).
 SYSTEMS = {name: systems.title(name) for name in systems.names()}
@@ -36,33 +37,34 @@ def _usage_error(exc: click.UsageError):
 #: A module is imported only when one of its commands runs, so ``--help`` needs click alone and a run
 #: loads only what it uses; ``tests/test_cli_startup.py`` checks this table against the modules.
 COMMANDS = {
-    "matrix": ("analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
+    "matrix": ("wargame_odds.analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
-    "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
+    "sweep": ("wargame_odds.analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+    "threshold": ("wargame_odds.analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
                   "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
                   "when it rises)."),
-    "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
+    "compare": ("wargame_odds.analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
                 "(DEFINITION: TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; "
                 "without opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, "
                 "optional labels)."),
-    "rank": ("analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
+    "rank": ("wargame_odds.analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
-    "list-search": ("analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
+    "list-search": ("wargame_odds.analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
                     "(enumerated from a NetEA army list with its upgrades, or written by hand) against a weighted "
                     "meta on the same dice, with a guarantee (DEFINITION: TOML with army, max_points, ... or "
                     "candidates, and [[opponents]] force/weight; docs/list-search.md)."),
-    "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
-    "formations": ("analysis.decisions.cli", "NetEA army-list formations with their points."),
-    "report": ("analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
-    "app": ("analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
+    "units": ("wargame_odds.analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
+    "formations": ("wargame_odds.analysis.decisions.cli", "NetEA army-list formations with their points."),
+    "report": ("wargame_odds.analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
+    "app": ("wargame_odds.analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
 COMMANDS.update(systems.commands())  # a rule system's own commands (gdb-tables, t9a-table), from its registration
 #: Commands that run no trials (a rule system's own commands among them: tables and templates): the collector's
-#: start-up pause (:mod:`analysis.gc_pause`), which ends after the
-#: runner's first chunk of trials (:func:`analysis.gc_pause.resume_after_first_chunk`), ends as they start.
+#: start-up pause (:mod:`wargame_odds.analysis.run.gc_pause`), which ends after the
+#: runner's first chunk of trials (:func:`wargame_odds.analysis.run.gc_pause.resume_after_first_chunk`), ends as they
+#: start.
 NO_TRIALS = frozenset({"units", "formations", "app", *systems.commands()})  # app: a server, runs come later
 
 
@@ -72,15 +74,14 @@ class CliGroup(click.Group):
 
     def main(self, args=None, *rest, **extra):
         """click's ``main``; run as the ``wargame-odds`` program (no ``args``: it reads the command line and the
-        process ends with the command), the garbage collector pauses during start-up (:mod:`analysis.gc_pause`:
-        it resumes after the runner's first chunk, a report as it writes its output, a command of
-        :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
-        (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every
-        object Numba and pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory
-        the operating system takes back anyway.  The program also leaves pydantic's plugins off (unless the
-        environment sets ``PYDANTIC_DISABLE_PLUGINS``): looking for them reads every installed package's
-        metadata, about 20 ms of each run, and the program has no use for them.  Called with ``args`` (tests, a
-        notebook), nothing changes."""
+        process ends with the command), the garbage collector pauses during start-up
+        (:mod:`wargame_odds.analysis.run.gc_pause`: it resumes after the runner's first chunk, a report as it writes its
+        output, a command of :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
+        (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every object Numba and
+        pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory the operating system takes back
+        anyway.  The program also leaves pydantic's plugins off (unless the environment sets
+        ``PYDANTIC_DISABLE_PLUGINS``): looking for them reads every installed package's metadata, about 20 ms of each
+        run, and the program has no use for them.  Called with ``args`` (tests, a notebook), nothing changes."""
         if args is None:
             os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
             gc_pause.pause()
@@ -155,7 +156,7 @@ class ProbabilityValue(FiniteFloatRange):
         super().__init__(min=0, max=1)
 
     def convert(self, value, param, ctx):
-        from .bounds import as_probability
+        from .intake.bounds import as_probability
 
         number = as_probability(click.FLOAT.convert(value, param, ctx))
         if number > 1:
@@ -164,7 +165,7 @@ class ProbabilityValue(FiniteFloatRange):
 
 
 class SeedValue(click.ParamType):
-    """A seed: a whole number in the one range of every seed (:data:`~analysis.run_limits.SEED_RANGE`)."""
+    """A seed: a whole number in the one range of every seed (:data:`~wargame_odds.analysis.intake.run_limits.SEED_RANGE`)."""
 
     name = "seed"
 
@@ -185,7 +186,7 @@ class PrecisionValue(FiniteFloatRange):
         super().__init__(min=0, max=0.5, min_open=True)
 
     def convert(self, value, param, ctx):
-        from .bounds import as_precision
+        from .intake.bounds import as_precision
 
         return super().convert(as_precision(click.FLOAT.convert(value, param, ctx)), param, ctx)
 
@@ -225,7 +226,7 @@ class PlotFile(click.Path):
         super().__init__(dir_okay=False)
 
     def convert(self, value, param, ctx):
-        from .scenario import shown_path
+        from .intake.scenario import shown_path
 
         path = Path(super().convert(value, param, ctx))
         if path.suffix.lower().lstrip(".") not in self.FORMATS:
@@ -243,7 +244,7 @@ def save_plot(result, path: str) -> None:
     is printed, so a plot that fails cannot lose it."""
     import matplotlib
 
-    from .plots import save_figure
+    from .output.plots import save_figure
 
     matplotlib.use("Agg")
     try:
@@ -337,7 +338,7 @@ EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon tu
 def examples_command(as_json):
     """The scenarios, decisions and reports shipped with the package, by name: every command that reads a file
     also takes such a name (wargame-odds epic epic/assault_marines_vs_warband)."""
-    from .examples import examples
+    from .intake.examples import examples
 
     gc_pause.resume()
     found = examples()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .errors import ArgumentError, UserError
+from .intake.errors import ArgumentError, UserError
 
 __all__ = ["names", "get", "all", "of"]  # what ``wo.systems`` offers a notebook; register() is for a system's author
 
@@ -30,8 +30,9 @@ class System:
     - :meth:`load` / :meth:`loads` → a scenario (:meth:`scenarios`: its shipped ones, by name);
     - :meth:`simulate` → a result with ``table()``, ``plot()``, ``to_json()``, ``text()`` and ``_repr_html_()``;
       :meth:`trace` → one trial of the reference engine, in words (user text escaped:
-      :func:`analysis.user_text.printable`);
-    - :meth:`headline` / :meth:`summary` → the sentences of a result's ``to_dict()`` (:mod:`analysis.headline`);
+      :func:`wargame_odds.analysis.intake.user_text.printable`);
+    - :meth:`headline` / :meth:`summary` → the sentences of a result's ``to_dict()``
+    (:mod:`wargame_odds.analysis.output.headline`);
     - :attr:`decisions` → the decision tools' adapter (:class:`Decisions`: field paths, runner jobs, and the
       ``force`` / ``matchup`` of matrices, comparisons and rankings where the system has them);
     - :attr:`bounds` → its own caps on scenario values (docs/limits.md);
@@ -65,7 +66,7 @@ class System:
 
     def scenarios(self) -> list[str]:
         """Its shipped scenarios, by name (``wo.examples()``; any of them goes to :meth:`load`)."""
-        from .examples import examples
+        from .intake.examples import examples
 
         return [e.name for e in examples() if e.kind == self.name]
 
@@ -123,7 +124,7 @@ class Decisions:
 
     def load(self, scenario, source: str | None = None):
         """(model, source name) from a path or an already loaded model."""
-        from .scenario import shown_path
+        from .intake.scenario import shown_path
 
         if isinstance(scenario, (str, Path)):
             return self.system.load(scenario), shown_path(scenario)
@@ -133,12 +134,12 @@ class Decisions:
         return model.model_dump()
 
     def validate(self, data: dict, source: str):
-        from .scenario import validate
+        from .intake.scenario import validate
 
         return validate(self.model_type, data, source)
 
     def with_value(self, model, source: str, path: str, value):
-        from .decisions.fieldpath import with_value
+        from .intake.fieldpath import with_value
 
         return self.validate(with_value(self.data(model), path, value, source), source)
 
@@ -191,8 +192,8 @@ _REGISTERED: dict[str, Registration | System] = {}
 
 def register(system: System | str, package: str | None = None, title: str | None = None,
              commands: dict | None = None) -> None:
-    """Register a rule system: ``register("epic", "analysis.epic", "Epic Armageddon …")`` (lazy: the package's
-    ``SYSTEM`` is imported by :func:`get`), or a :class:`System` object itself."""
+    """Register a rule system: ``register("epic", "wargame_odds.analysis.epic", "Epic Armageddon …")`` (lazy: the
+    package's ``SYSTEM`` is imported by :func:`get`), or a :class:`System` object itself."""
     if isinstance(system, str):
         if not (package and title):
             raise ArgumentError("package", package, "the package holding SYSTEM, and a one-line title")
@@ -222,8 +223,8 @@ def title(name: str) -> str:
 
 
 def package(name: str):
-    """What ``wo.NAME`` gives: a registered system's package (``analysis.epic``, with its exact calculators and
-    everything else it exports), or the system object itself when it was registered as one."""
+    """What ``wo.NAME`` gives: a registered system's package (``wargame_odds.analysis.epic``, with its exact calculators
+    and everything else it exports), or the system object itself when it was registered as one."""
     entry = _entry(name)
     return importlib.import_module(entry.package) if isinstance(entry, Registration) else entry
 
@@ -250,7 +251,7 @@ def all() -> list[System]:  # noqa: A001 -- the registry's own word, as in get /
 def of(scenario) -> System:
     """The system of a loaded scenario (by its class) or of a scenario file (by its ``system`` key)."""
     if isinstance(scenario, (str, Path)):
-        from .scenario import read_toml
+        from .intake.scenario import read_toml
 
         data, source = read_toml(scenario)
         name = data.get("system")
@@ -275,9 +276,9 @@ def _entry(name: str) -> Registration | System:
 
 # -- the systems this package ships: one line each -------------------------------------------------
 
-register("epic", "analysis.epic", "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and "
+register("epic", "wargame_odds.analysis.epic", "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and "
                                   "whole turns ([[turn]]).")
-register("gdb", "analysis.gdb", "General de Brigade charge sequence.",
+register("gdb", "wargame_odds.analysis.gdb", "General de Brigade charge sequence.",
          {"gdb-tables": "General de Brigade rule-table files: a template to fill in, and a check."})
-register("t9a", "analysis.t9a", "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
+register("t9a", "wargame_odds.analysis.t9a", "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
          {"t9a-table": "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice enumeration)."})

@@ -1,6 +1,6 @@
 """The List tab: which detachment should I take?  An army list of the NetEA library, a points cap and a meta of
-library formations weighted by sliders, raced by ``analysis.decisions.list_search`` (docs/list-search.md) with
-the page's seed; its definition downloads as the TOML that ``wargame-odds list-search`` runs unchanged."""
+library formations weighted by sliders, raced by ``wargame_odds.analysis.decisions.list_search`` (docs/list-search.md)
+with the page's seed; its definition downloads as the TOML that ``wargame-odds list-search`` runs unchanged."""
 from __future__ import annotations
 
 import io
@@ -11,11 +11,11 @@ import panel as pn
 
 from ..decisions.list_search_cli import COLUMNS, list_search_command
 from ..decisions.list_search_core import ListSearchDefinition, list_search, plan
-from ..errors import UserError
-from ..result import fold
-from ..runner import PROGRESS_SINK
-from ..scenario import validate
-from ..user_text import csv_text
+from ..intake.errors import UserError
+from ..output.result import fold
+from ..run.runner import PROGRESS_SINK
+from ..intake.scenario import validate
+from ..intake.user_text import csv_text
 from .epic_tab import library_choices
 from .render import Figures, Shown
 from .tabs import EDITOR_WIDTH, ResultView, slug

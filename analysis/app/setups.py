@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import tomli_w
 
-from ..errors import UserError
-from ..scenario import MAX_FILE_BYTES, parse_toml
+from ..intake.errors import UserError
+from ..intake.scenario import MAX_FILE_BYTES, parse_toml
 from .examples import example_text, relative_example
 
 SYSTEMS = ("epic", "gdb", "t9a")
@@ -71,17 +71,17 @@ def check(system: str, data: dict, source: str = "setup", tables=None):
                             'tables = "default"')
         from ..gdb.model import Model, check as check_gdb
 
-        model = importlib.import_module("analysis.gdb").loads(to_toml({**data, "tables": "default"}), source)
+        model = importlib.import_module("wargame_odds.analysis.gdb").loads(to_toml({**data, "tables": "default"}), source)
         check_gdb(model.scenario, tables, source)
         return Model(model.scenario, tables, source)
-    return importlib.import_module(f"analysis.{system}").loads(to_toml(data), source)
+    return importlib.import_module(f"wargame_odds.analysis.{system}").loads(to_toml(data), source)
 
 
 def load_gdb_tables(data: bytes | None, name: str):
     """A player's General de Brigade rule tables from an upload, checked as the CLI's ``load_tables`` checks a
     table file (the size cap, TOML, every field and band; ``wargame-odds gdb-tables check``)."""
     from ..gdb.tables import Tables, check_tables
-    from ..scenario import validate
+    from ..intake.scenario import validate
 
     if not data or not data.strip():
         raise UserError(name, None, "the file is empty",

@@ -7,7 +7,7 @@ import re
 
 import panel as pn
 
-from ..errors import UserError
+from ..intake.errors import UserError
 from . import runs
 from .forms import Draft, Form
 from .render import Figures, Shown, render
@@ -199,7 +199,7 @@ class GdbTab(ScenarioTab):
 
     def open_tables(self) -> None:
         """Load the uploaded rule tables (one message when they are not valid) and run the setup on them."""
-        from ..scenario import shown_path
+        from ..intake.scenario import shown_path
 
         data, name = self.tables_upload.value, self.tables_upload.filename
         if data is None and not name:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..library import PREFIX
-from ..user_text import printable
+from ..intake.user_text import printable
 
 #: Where a unit group is when the assault is fought (TP 1.12.3-1.12.5): the scenario's ``engaged`` values, in
 #: the words the page shows.

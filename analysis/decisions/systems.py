@@ -1,5 +1,5 @@
-"""What the decision tools need from a rule system: each system's :class:`~analysis.systems.Decisions` adapter,
-found through the registry (:mod:`analysis.systems`), never by the system's name.
+"""What the decision tools need from a rule system: each system's :class:`~wargame_odds.analysis.systems.Decisions`
+adapter, found through the registry (:mod:`wargame_odds.analysis.systems`), never by the system's name.
 
 An adapter loads scenarios, sets a field given as a field path (:mod:`.fieldpath`: ``rules.result_dice``,
 ``formations[Warband].blast_markers``, ``charger.distance``), simulates, and exposes its runner job and result

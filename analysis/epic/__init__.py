@@ -12,11 +12,12 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from .. import runner, systems
-from ..runner import block_rng
-from ..scenario import parse_toml, read_toml, validate
+from ..run import runner
+from .. import systems
+from ..run.runner import block_rng
+from ..intake.scenario import parse_toml, read_toml, validate
 from ..systems import System
-from ..user_text import printable
+from ..intake.user_text import printable
 from .bounds import MAX_BLAST_MARKERS, MAX_EXTRA_ATTACKS, MAX_POINTS, MAX_SPEED_CM
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
@@ -68,8 +69,8 @@ class ReferenceJob:
         self._run_trial = run_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.epic.layout import TRIAL_STREAM_KEY
-        from kernels.rng import BLOCK_TRIALS
+        from ...kernels.epic.layout import TRIAL_STREAM_KEY
+        from ...kernels.rng import BLOCK_TRIALS
 
         counts = self.compiled.layout.zeros()
         if self.trial_streams:
@@ -235,7 +236,7 @@ def assault_result(attacker_modifier: int = 0, defender_modifier: int = 0, *, re
 
 
 class EpicSystem(System):
-    """Epic Armageddon behind the :class:`~analysis.systems.System` protocol."""
+    """Epic Armageddon behind the :class:`~wargame_odds.analysis.systems.System` protocol."""
 
     name = "epic"
     title = systems.title("epic")
@@ -250,7 +251,7 @@ class EpicSystem(System):
 
     def scenarios(self) -> list[str]:
         """Its shipped assaults and turns, by name."""
-        from ..examples import examples
+        from ..intake.examples import examples
 
         return [e.name for e in examples() if e.kind in ("epic", "turn")]
 

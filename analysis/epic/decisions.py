@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from ..bounds import MAX_NAME_CHARS, Name
-from ..errors import UserError
-from ..scenario import StrictModel, read_toml, shown_path, validate
+from ..intake.bounds import MAX_NAME_CHARS, Name
+from ..intake.errors import UserError
+from ..intake.scenario import StrictModel, read_toml, shown_path, validate
 from ..systems import Decisions, Force
 
 
@@ -40,7 +40,7 @@ _NAME = TypeAdapter(Name)
 
 class EpicDecisions(Decisions):
     """Epic's adapter: turn and assault jobs, forces from the NetEA library, matchups of two forces
-    (``reference_job``: the reference engine's assault job, :class:`analysis.epic.ReferenceJob`)."""
+    (``reference_job``: the reference engine's assault job, :class:`wargame_odds.analysis.epic.ReferenceJob`)."""
 
     def __init__(self, system, reference_job):
         super().__init__(system)

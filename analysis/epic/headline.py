@@ -1,10 +1,10 @@
 """Epic Armageddon's headline: the plain sentences of an assault or a turn, from its result's ``to_dict()``
-(the shared sentence helpers are :mod:`analysis.headline`'s)."""
+(the shared sentence helpers are :mod:`wargame_odds.analysis.output.headline`'s)."""
 from __future__ import annotations
 
-from ..estimates import Probability
-from ..headline import joined, capitalised, mean_text, chance, who
-from ..labels import action_name, number
+from ..output.estimates import Probability
+from ..output.headline import joined, capitalised, mean_text, chance, who
+from ..output.labels import action_name, number
 
 
 def _roles(data: dict) -> dict[str, str]:

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
-from ..bounds import Name, ProbabilityKey, Title
+from ..intake.bounds import Name, ProbabilityKey, Title
 from .bounds import BlastMarkers, Points
-from ..scenario import StrictModel
+from ..intake.scenario import StrictModel
 from .profiles import UnitProfile
 from .turn_model import Activation, WithdrawalFire, check_fliers, check_turn, fill_turn_defaults
 

@@ -11,9 +11,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..estimates import Distribution, Probability
-from ..result import Result
-from ..runner import RunInfo
+from ..output.estimates import Distribution, Probability
+from ..output.result import Result
+from ..run.runner import RunInfo
 from .compile import BC, FF, OUT, OUTSIDE, ROLE_CODE, CompiledEpic, war_engine_keys
 
 Winner = Literal["attacker", "defender", "none", "unresolved"]
@@ -56,7 +56,7 @@ class TrialOutcome:
 def record(c: CompiledEpic, outcome: TrialOutcome, counts: np.ndarray) -> None:
     """Add one trial to ``counts`` (the layout of ``c.layout``)."""
     lay = c.layout
-    if outcome.winner is not None:  # None: a turn without an assault (counted by analysis.epic.turn_result)
+    if outcome.winner is not None:  # None: a turn without an assault (counted by wargame_odds.analysis.epic.turn_result)
         counts[lay.offset(WINNER_SLOT[outcome.winner])] += 1
         counts[lay.offset("decided_without_roll")] += outcome.decided_without_roll
         counts[lay.offset("rounds") + outcome.rounds - 1] += 1

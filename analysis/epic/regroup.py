@@ -2,15 +2,15 @@
 
 A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).  The 36 rolls of
 2D6 are enumerated with fractions, so every probability is exact and its 95 % interval is the point.
-The other small steps (rally, action test, result roll) are in :mod:`analysis.epic.exact_steps`.
+The other small steps (rally, action test, result roll) are in :mod:`wargame_odds.analysis.epic.exact_steps`.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 
 from .bounds import MAX_BLAST_MARKERS
-from ..estimates import ExactDistribution, ExactProbability
-from ..result import Result
+from ..output.estimates import ExactDistribution, ExactProbability
+from ..output.result import Result
 from .exact_steps import TWO_D6, exact_result, whole_number
 
 

@@ -3,7 +3,7 @@
 ``load(path)`` or ``loads(toml_text)`` ``-> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
 ``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)`` (a sweep result over
 any scenario field or table value, as ``wo.sweep``'s).  ``SYSTEM`` is the charge behind the
-:class:`~analysis.systems.System` protocol.
+:class:`~wargame_odds.analysis.systems.System` protocol.
 """
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from functools import cached_property
 
 import click
 
-from analysis import runner, systems
-from analysis.errors import UserError
-from analysis.systems import Decisions, System
-from analysis.user_text import printable
+from ..run import runner
+from .. import systems
+from ..intake.errors import UserError
+from ..systems import Decisions, System
+from ..intake.user_text import printable
 
 from . import bounds as gdb_bounds
 from . import reference
@@ -54,10 +55,10 @@ def trace(scenario, *, seed: int = 0) -> str:
 
 def sweep(scenario, field: str, values, *, trials: int = 200_000, seed: int = 0, **kwargs):
     """Simulate once per value of ``field`` (a scenario field or a ``tables.*`` value): the sweep result of
-    :func:`analysis.decisions.sweep` (``.table()``: one row per value and estimate, with 95 % intervals;
+    :func:`wargame_odds.analysis.decisions.sweep` (``.table()``: one row per value and estimate, with 95 % intervals;
     ``.plot()``, ``.to_json()``); ``kwargs`` as there (``precision``, ``engine``, ``threads``, ``progress``,
     ``cell``)."""
-    from analysis.decisions import sweep as sweep_values
+    from ..decisions import sweep as sweep_values
 
     return sweep_values(scenario, field, values, trials=trials, seed=seed, **kwargs)
 
@@ -103,7 +104,7 @@ class GdBDecisions(Decisions):
 
 
 class GdBSystem(System):
-    """General de Brigade's charge behind the :class:`~analysis.systems.System` protocol."""
+    """General de Brigade's charge behind the :class:`~wargame_odds.analysis.systems.System` protocol."""
 
     name = "gdb"
     title = systems.title("gdb")

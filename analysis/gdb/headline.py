@@ -2,7 +2,7 @@
 its result's ``to_dict()``."""
 from __future__ import annotations
 
-from analysis.headline import mean_text, chance
+from ..output.headline import mean_text, chance
 
 
 def gdb_parties(title: str) -> tuple[str, str]:

@@ -28,7 +28,7 @@ def _plain(value):
 
 
 def run_point(spec: dict, progress: bool = False) -> dict:
-    """Compute one point spec (see :mod:`analysis.reports.definition`) and return its data.
+    """Compute one point spec (see :mod:`wargame_odds.analysis.reports.definition`) and return its data.
 
     ``trials`` is every trial the point simulated (a comparison: 2 options × opponents × trials).
     """

@@ -2,16 +2,16 @@
 
 A report lists *cells*; each cell is computed as one or more *points*: a ``scenario`` cell has one
 point, a ``sweep`` cell one per grid point, a ``matrix`` cell one per matchup (one simulation
-each), a ``compare`` cell one point (the whole ``analysis.decisions.compare``).  A point spec is a
+each), a ``compare`` cell one point (the whole ``wargame_odds.analysis.decisions.compare``).  A point spec is a
 plain dict holding everything needed to compute it anywhere (the scenario as TOML text, or the
 forces; the trials, the seed and the stream key), so points run independently, in any order, on
 any worker.
 
 Random streams: a scenario cell runs with ``cell=(cell_key(name),)``, point ``k`` of a sweep
 (grid combinations in row-major order) with ``cell=(cell_key(name), k)`` and matchup ``(i, j)``
-of a matrix with ``cell=(cell_key(name), i, j)`` -- the conventions of ``analysis.decisions``'s
+of a matrix with ``cell=(cell_key(name), i, j)`` -- the conventions of ``wargame_odds.analysis.decisions``'s
 ``sweep`` and ``matrix`` called with ``cell=(cell_key(name),)`` -- and a comparison is
-``analysis.decisions.compare(..., cell=(cell_key(name),))``, where ``cell_key`` is the first 63
+``wargame_odds.analysis.decisions.compare(..., cell=(cell_key(name),))``, where ``cell_key`` is the first 63
 bits of the SHA-256 of the cell's name.  The numbers therefore depend only on the seed, the name
 and the grid, never on the order of the cells or on which worker ran them.
 """
@@ -29,13 +29,13 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
-from ..bounds import MAX_FORCES, Description, FilePath, Seed, Title
-from ..decisions import fieldpath
+from ..intake.bounds import MAX_FORCES, Description, FilePath, Seed, Title
+from ..intake import fieldpath
 from ..decisions.definitions import CompareFields
-from .. import runner
-from ..errors import ArgumentError, UserError
-from ..examples import is_shipped, locate, scenario_names, shipped_path
-from ..scenario import StrictModel, read_file, read_toml, validate
+from ..run import runner
+from ..intake.errors import ArgumentError, UserError
+from ..intake.examples import is_shipped, locate, scenario_names, shipped_path
+from ..intake.scenario import StrictModel, read_file, read_toml, validate
 
 Scalar = Union[bool, int, float, str]
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
@@ -44,7 +44,7 @@ RESERVED_OPTIONS = {"scenario", "trials", "seed", "cell", "progress"}
 
 def cell_key(name: str) -> int:
     """The stable integer that keys a cell's random streams (first 63 bits of SHA-256)."""
-    from ..arguments import check_instance
+    from ..intake.arguments import check_instance
 
     check_instance("name", name, (str,), "a cell name (text)")
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") >> 1
@@ -98,7 +98,7 @@ class SweepCell(_ScenarioBased):
 
 
 class MatrixCell(_Cell):
-    """Every attacker against every defender (``analysis.decisions.matrix``): forces are library
+    """Every attacker against every defender (``wargame_odds.analysis.decisions.matrix``): forces are library
     formations ``netea:LIST/FORMATION`` or force files; ``base`` is a scenario whose rules apply."""
 
     kind: Literal["matrix"]
@@ -108,14 +108,14 @@ class MatrixCell(_Cell):
 
 
 class CompareCell(_Cell, CompareFields):
-    """Option A against option B facing weighted opponents (``analysis.decisions.compare``):
+    """Option A against option B facing weighted opponents (``wargame_odds.analysis.decisions.compare``):
     forces as in a matrix cell; ``options`` are compare's (paired, method, engine, threads, chunk_trials)."""
 
     kind: Literal["compare"]
 
 
 class ListSearchCell(StrictModel):
-    """A list search (``analysis.decisions.list_search``): ``definition`` names a list-search definition (a
+    """A list search (``wargame_odds.analysis.decisions.list_search``): ``definition`` names a list-search definition (a
     shipped one or a file relative to the report) and any other key of a list-search definition is given, or
     overrides it, in the cell itself (held in ``search``); ``top`` and ``max_trials`` are the command's options."""
 
@@ -207,7 +207,7 @@ def to_toml(data: dict) -> str:
     return "".join(f"{json.dumps(str(k))} = {_toml_value(v)}\n" for k, v in data.items())
 
 
-# -- field paths: the grammar of analysis.decisions.fieldpath ---------------------------------------
+# -- field paths: the grammar of wargame_odds.analysis.intake.fieldpath ---------------------------------------
 def split_field(field: str) -> list:
     """``formations[Warband].units[0].count`` → its parts; ``ValueError`` when malformed."""
     return fieldpath.parse(field)
@@ -221,7 +221,7 @@ def set_field(data: dict, field: str, value) -> None:
 
 # -- scenarios ---------------------------------------------------------------------------------
 def shipped_scenarios() -> list[str]:
-    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`analysis.examples`)."""
+    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`wargame_odds.analysis.intake.examples`)."""
     return scenario_names()
 
 
@@ -233,7 +233,7 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
 
 
 def _system_module(system, source: str):
-    """The registered rule system a scenario names (:mod:`analysis.systems`; a UserError if there is none)."""
+    """The registered rule system a scenario names (:mod:`wargame_odds.analysis.systems`; a UserError if there is none)."""
     from .. import systems
 
     if system not in systems.names():
@@ -454,7 +454,7 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
 def load_report(path: str | Path) -> Report:
     """Read and validate a report definition (a file, or a shipped one by name: ``reports/demo``) and every
     scenario it names (one UserError if not)."""
-    from ..arguments import check_instance
+    from ..intake.arguments import check_instance
 
     check_instance("path", path, (str, os.PathLike), "a report definition's path (str or pathlib.Path)")
     path = Path(locate(path))
@@ -480,7 +480,7 @@ def default_out(report: Report) -> Path:
 def spec_hash(spec: dict) -> str:
     """Fingerprint of a point spec, the package version and its code (``result.code_digest``): a stored
     point is reused only if equal."""
-    from ..result import code_digest, package_version
+    from ..output.result import code_digest, package_version
 
     text = json.dumps({"spec": spec, "version": package_version(), "code": code_digest()}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -3,7 +3,7 @@
 ``load(path)`` or ``loads(toml_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
 ``trace(scenario, seed=...)`` -> one trial told step by step; ``charge_table(...)`` -> exact
 P(success) for a grid of distances and Advance Rates.  ``SYSTEM`` is the charge behind the
-:class:`~analysis.systems.System` protocol.
+:class:`~wargame_odds.analysis.systems.System` protocol.
 """
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from functools import cached_property
 import click
 import numpy as np
 
-from analysis import systems
-from analysis.arguments import check_flag
-from analysis.errors import ArgumentError, UserError
-from analysis.user_text import printable
-from analysis.runner import DEFAULT_MAX_TRIALS, DEFAULT_TRIALS, check_argument, run, stream_key
-from analysis.systems import System
-from kernels import t9a as _kernel
+from .. import systems
+from ..intake.arguments import check_flag
+from ..intake.errors import ArgumentError, UserError
+from ..intake.user_text import printable
+from ..run.runner import DEFAULT_MAX_TRIALS, DEFAULT_TRIALS, check_argument, run, stream_key
+from ..systems import System
+from ...kernels import t9a as _kernel
 
 from .exact import MAX_TABLE_VALUES, charge_table, check_values
 from .layout import build_layout, kernel_arrays
@@ -50,7 +50,7 @@ class KernelJob:
     def run_chunk(self, key0, key1, first_block, n_trials):
         a = self.arrays
         if self.combat is not None:
-            from kernels import t9a_combat
+            from ...kernels import t9a_combat
 
             return t9a_combat.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials),
                                         self.trial_streams, a, self.combat, self.layout.size)
@@ -164,7 +164,7 @@ cli_commands = [table_command]
 
 
 class T9ASystem(System):
-    """The 9th Age's charges and close combat behind the :class:`~analysis.systems.System` protocol."""
+    """The 9th Age's charges and close combat behind the :class:`~wargame_odds.analysis.systems.System` protocol."""
 
     name = "t9a"
     title = systems.title("t9a")

@@ -9,10 +9,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.decisions.fieldpath import with_value
-from analysis.errors import UserError
-from analysis.scenario import StrictModel, read_toml, validate
-from analysis.systems import Decisions, Force
+from ..intake.fieldpath import with_value
+from ..intake.errors import UserError
+from ..intake.scenario import StrictModel, read_toml, validate
+from ..systems import Decisions, Force
 
 
 class T9AForceFile(StrictModel):
@@ -29,7 +29,7 @@ class T9AForceFile(StrictModel):
 class T9ADecisions(Decisions):
     """The 9th Age: sweeps over the scenario file's fields (the loaded model is resolved); with close combat
     also matchups (a unit file charges a unit file on a base scenario's ``[combat]``) and paired comparisons
-    (``jobs``: the runner jobs by engine, :class:`analysis.t9a.KernelJob` and ``ReferenceJob``)."""
+    (``jobs``: the runner jobs by engine, :class:`wargame_odds.analysis.t9a.KernelJob` and ``ReferenceJob``)."""
 
     def __init__(self, system, jobs: dict):
         super().__init__(system)

@@ -2,8 +2,8 @@
 ``to_dict()``."""
 from __future__ import annotations
 
-from analysis.headline import joined, chance
-from analysis.labels import number
+from ..output.headline import joined, chance
+from ..output.labels import number
 
 
 def t9a_summary(data: dict) -> list[str]:

@@ -5,8 +5,8 @@ import pytest
 
 pytest.importorskip("panel")
 
-from analysis.app.epic_tab import picker_choices  # noqa: E402
-from analysis.app.page import Page  # noqa: E402
+from wargame_odds.analysis.app.epic_tab import picker_choices  # noqa: E402
+from wargame_odds.analysis.app.page import Page  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def test_plus_transport_offers_transports_with_the_count_that_carries_the_format
 
 
 def test_a_refused_edit_is_one_message_and_changes_nothing(page):
-    from analysis.app import unit_editor
+    from wargame_odds.analysis.app import unit_editor
 
     tab = page.tabs["epic"]
     tab.start_empty()

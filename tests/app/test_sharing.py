@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("panel")
 
-import analysis.app  # noqa: E402
-from analysis.app import DEFAULT_PORT, address_of, make_default_server  # noqa: E402
-from analysis.app.page import MAX_PASTE_CHARS, Page  # noqa: E402
-from analysis.app.setups import example_setup  # noqa: E402
-from analysis.gdb.tables import template_text  # noqa: E402
-from analysis.scenario import MAX_FILE_BYTES  # noqa: E402
+import wargame_odds.analysis.app  # noqa: E402
+from wargame_odds.analysis.app import DEFAULT_PORT, address_of, make_default_server  # noqa: E402
+from wargame_odds.analysis.app.page import MAX_PASTE_CHARS, Page  # noqa: E402
+from wargame_odds.analysis.app.setups import example_setup  # noqa: E402
+from wargame_odds.analysis.gdb.tables import template_text  # noqa: E402
+from wargame_odds.analysis.intake.scenario import MAX_FILE_BYTES  # noqa: E402
 
 EXAMPLE = "epic/assault_marines_vs_warband"
 
@@ -32,10 +32,10 @@ def _message(page: Page) -> str:
 def test_the_default_port_is_the_same_address_on_every_machine(monkeypatch):
     """The command passes no port: serve() takes DEFAULT_PORT; the address in every copied link names it."""
     served = []
-    monkeypatch.setattr(analysis.app, "serve", lambda *args, **kwargs: served.append(args))
+    monkeypatch.setattr(wargame_odds.analysis.app, "serve", lambda *args, **kwargs: served.append(args))
     from click.testing import CliRunner
 
-    from analysis.cli import main
+    from wargame_odds.analysis.cli import main
 
     assert CliRunner().invoke(main, ["app", "--no-browser"]).exit_code == 0
     assert served == [("127.0.0.1", None)]
@@ -48,12 +48,12 @@ def test_a_taken_default_port_moves_to_the_next_free_one_and_says_so(monkeypatch
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        monkeypatch.setattr(analysis.app, "DEFAULT_PORT", port)
+        monkeypatch.setattr(wargame_odds.analysis.app, "DEFAULT_PORT", port)
         try:
             server = make_default_server("127.0.0.1")
         except OSError as exc:  # the next port happens to be taken by another program too: try from there
             assert exc.errno == errno.EADDRINUSE
-            pytest.skip(f"ports {port} to {port + analysis.app.FALLBACK_PORTS} are all in use on this machine")
+            pytest.skip(f"ports {port} to {port + wargame_odds.analysis.app.FALLBACK_PORTS} are all in use on this machine")
         try:
             assert server.port != port
         finally:
@@ -162,8 +162,8 @@ def test_bad_gdb_tables_are_one_message_and_the_shipped_ones_stay(content, expec
 
 def test_bad_gdb_bands_are_refused_by_the_clis_own_check(tmp_path):
     """A band gap (the CLI's `gdb-tables check` refuses it) is refused on the page in the same words."""
-    from analysis.gdb.tables import load_tables
-    from analysis.errors import UserError
+    from wargame_odds.analysis.gdb.tables import load_tables
+    from wargame_odds.analysis.intake.errors import UserError
 
     gap = _tables(tmp_path, edit=lambda text: text.replace("min = 1", "min = 2", 1))
     path = tmp_path / "gap.toml"

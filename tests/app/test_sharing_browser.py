@@ -4,7 +4,7 @@ on what both have (no "internal error" for a setup the page lets a player build)
 own rule tables.  Every step waits for the state it needs."""
 import re
 
-from analysis.gdb.tables import template_text
+from wargame_odds.analysis.gdb.tables import template_text
 
 try:
     from playwright.sync_api import expect

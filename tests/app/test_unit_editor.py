@@ -6,10 +6,10 @@ import copy
 import pytest
 from click.testing import CliRunner
 
-from analysis.app import unit_editor as ue
-from analysis.app.setups import Setup, example_setup
-from analysis.cli import main
-from analysis.library.formations import expand_formation
+from wargame_odds.analysis.app import unit_editor as ue
+from wargame_odds.analysis.app.setups import Setup, example_setup
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.library.formations import expand_formation
 
 TACTICAL = "netea:space-marine-codex-astartes/tactical"
 WARBAND = "netea:ork-war-horde/warband"
@@ -140,8 +140,8 @@ def test_editing_a_library_units_profile_makes_this_formations_own_copy():
 def test_the_cli_run_of_the_written_toml_gives_the_apps_digits(tmp_path):
     """The setup built with every kind of edit, run as the app runs it and as the CLI runs the downloaded TOML
     with the same seed: the same CSV, digit for digit."""
-    from analysis.app import runs
-    from analysis.app.render import render
+    from wargame_odds.analysis.app import runs
+    from wargame_odds.analysis.app.render import render
 
     data = {"system": "epic", "title": "built on the page", "units": {}, "formations": [
         ue.formation_entry(TACTICAL, "attacker", transport=("rhino", 3)),
@@ -160,7 +160,7 @@ def test_the_cli_run_of_the_written_toml_gives_the_apps_digits(tmp_path):
 
 
 def test_a_unit_from_another_army_list_is_one_message_naming_the_lists_that_hold_it():
-    from analysis.errors import UserError
+    from wargame_odds.analysis.intake.errors import UserError
 
     data = _library_setup()
     ue.add_group(data, 0, "netea:boyz", 2, "bc")  # Ork Boyz in a Codex Astartes formation
@@ -173,7 +173,7 @@ def test_docs_app_md_gives_the_counts_of_the_formations_the_page_builds():
     """docs/app.md's numbers are the code's."""
     from pathlib import Path
 
-    from analysis.library.formations import formations
+    from wargame_odds.analysis.library.formations import formations
 
     picks = ue.library_picks()
     text = " ".join((Path(__file__).parents[2] / "docs" / "app.md").read_text(encoding="utf-8").split())

@@ -12,8 +12,8 @@ try:
 except ImportError:  # the browser fixture skips, or fails on CI, saying why
     expect = None
 
-from analysis.app.unit_editor import TRANSPORT_NOTE
-from analysis.cli import main
+from wargame_odds.analysis.app.unit_editor import TRANSPORT_NOTE
+from wargame_odds.analysis.cli import main
 
 TRIALS = 3000
 

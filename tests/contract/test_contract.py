@@ -1,7 +1,7 @@
 """Issue 38 §3: one contract, run over every registered rule system (scikit-learn's ``check_estimator`` for this
 project), and a toy fourth system that joins by its folder (``toy_dice/``) and one registration line.
 
-For each system (:func:`analysis.systems.all`, the toy included):
+For each system (:func:`wargame_odds.analysis.systems.all`, the toy included):
 - the protocol's surface: ``load``, ``loads``, ``simulate`` with one keyword-only signature, ``trace``, a headline;
 - same seed, same JSON, whatever the thread count;
 - ``load`` of a file gives what ``loads`` of its text gives (same simulated JSON);
@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis import systems
-from analysis.estimates import Probability
-from analysis.examples import shipped_path
-from analysis.scenario import read_toml
-from analysis.user_text import result_csv
+from wargame_odds.analysis import systems
+from wargame_odds.analysis.output.estimates import Probability
+from wargame_odds.analysis.intake.examples import shipped_path
+from wargame_odds.analysis.intake.scenario import read_toml
+from wargame_odds.analysis.intake.user_text import result_csv
 
 #: The toy system's registration: the one line a fourth system adds (here, for the tests of this module).
 TOY = ("toy", "toy_dice", "A toy dice game: a hero's roll of D6 against a target.")
@@ -161,7 +161,7 @@ def test_user_text_is_data_in_every_output(system):
     """A name with a control character, a bidi override, a ``=cmd`` formula and HTML markup: escaped in the text,
     the HTML and the CSV, exactly itself in the JSON and the table, and the SVG of the plot well-formed without
     raw control or bidi characters."""
-    from analysis.plots import save_figure
+    from wargame_odds.analysis.output.plots import save_figure
 
     text = _file(_first_scenario(system)).read_text(encoding="utf-8")
     scenario = system.loads(_hostile_text(text))
@@ -198,7 +198,7 @@ def test_user_text_is_data_in_every_output(system):
 def test_toy_system_through_the_command_line_and_the_decisions(tmp_path):
     """The toy, registered by one line, is a command (``wargame-odds toy FILE``) and sweeps like any system."""
     import wargame_odds as wo
-    from analysis.cli import main
+    from wargame_odds.analysis.cli import main
     from toy_dice import exact_success
 
     toy = systems.get("toy")

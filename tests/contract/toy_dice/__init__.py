@@ -1,10 +1,10 @@
 """A toy fourth rule system, to show what a new system takes: this folder and one registration line
-(``analysis.systems.register("toy", "toy_dice", "…")``, in tests/contract/test_contract.py).
+(``wargame_odds.analysis.systems.register("toy", "toy_dice", "…")``, in tests/contract/test_contract.py).
 
 The game: a hero rolls ``dice`` six-sided dice and succeeds when their sum is at least ``target``.  The "kernel" is
 NumPy, one generator per block of trials; the reference engine is pure Python, one ``random.Random`` per block
-(:func:`analysis.runner.block_rng`), so the two agree within sampling error only, as the real systems' engines do.
-Its exact answer is :func:`exact_success` (all 6**dice rolls enumerated).
+(:func:`wargame_odds.analysis.run.runner.block_rng`), so the two agree within sampling error only, as the real systems'
+engines do. Its exact answer is :func:`exact_success` (all 6**dice rolls enumerated).
 """
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import runner
-from analysis.bounds import Name, Title
-from analysis.estimates import Probability
-from analysis.headline import chance
-from analysis.result import Result
-from analysis.runner import block_rng
-from analysis.scenario import StrictModel, parse_toml, read_toml, validate
-from analysis.systems import System
-from analysis.user_text import printable
-from kernels.rng import BLOCK_TRIALS
+from wargame_odds.analysis.run import runner
+from wargame_odds.analysis.intake.bounds import Name, Title
+from wargame_odds.analysis.output.estimates import Probability
+from wargame_odds.analysis.output.headline import chance
+from wargame_odds.analysis.output.result import Result
+from wargame_odds.analysis.run.runner import block_rng
+from wargame_odds.analysis.intake.scenario import StrictModel, parse_toml, read_toml, validate
+from wargame_odds.analysis.systems import System
+from wargame_odds.analysis.intake.user_text import printable
+from wargame_odds.kernels.rng import BLOCK_TRIALS
 
 from pydantic import Field
 

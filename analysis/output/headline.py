@@ -2,16 +2,15 @@
 
 The shared part: each rule system writes its own sentences (``System.headline`` and ``System.summary``, in its
 folder's ``headline.py``) with the helpers here, and :func:`sentences` and :func:`summary` find the system through
-the registry (:mod:`analysis.systems`).  Each reads a result's ``to_dict()`` (the data ``--json`` prints, also
-what a report stores for every point), so the CLI, notebooks and reports say the same thing with the same numbers:
-every probability in percent with its 95 % interval, "Warband (defender) is destroyed: 12.3 %
-[12.1, 12.5]".
+the registry (:mod:`wargame_odds.analysis.systems`).  Each reads a result's ``to_dict()`` (the data ``--json`` prints,
+also what a report stores for every point), so the CLI, notebooks and reports say the same thing with the same numbers:
+every probability in percent with its 95 % interval, "Warband (defender) is destroyed: 12.3 % [12.1, 12.5]".
 """
 from __future__ import annotations
 
-from . import systems
+from .. import systems
 from .labels import number, percent
-from .user_text import printable
+from ..intake.user_text import printable
 
 
 def _system(data: dict):
@@ -23,8 +22,8 @@ def _system(data: dict):
 def sentences(data: dict, table=None) -> list[str]:
     """The headline of one simulated scenario (``Result.to_dict()``; none for an unknown system);
     ``table`` (its ``rows()`` or ``table()``) adds the intervals of an Epic turn's means.  User text (names, titles)
-    comes with its control and bidi characters escaped (:func:`~analysis.user_text.printable`): a sentence goes
-    to a terminal, a page or a notebook as it is."""
+    comes with its control and bidi characters escaped (:func:`~wargame_odds.analysis.intake.user_text.printable`): a
+    sentence goes to a terminal, a page or a notebook as it is."""
     system = _system(data)
     return [printable(line) for line in system.headline(data, table)] if system else []
 
