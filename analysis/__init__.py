@@ -3,13 +3,13 @@
 Every rule system offers the same path: ``analysis.<system>.load(path)`` (or ``.loads(toml_text)``) →
 ``analysis.<system>.simulate(scenario, trials=..., seed=...)`` → ``result.table() / .plot() /
 .to_json()``.  Systems: ``epic`` (Epic Armageddon), ``gdb`` (General de Brigade), ``t9a``
-(The 9th Age).  ``analysis.matrix / sweep / threshold / compare / rank / cumulative`` turn
-simulations into decisions (``analysis.decisions``).  Submodules load on first use, so that
-``import analysis`` and ``wargame-odds --help`` stay fast.
+(The 9th Age).  ``wargame_odds.analysis.matrix / sweep / threshold / compare / rank / cumulative`` turn
+simulations into decisions (``wargame_odds.analysis.decisions``).  Submodules load on first use, so that
+``import wargame_odds.analysis`` and ``wargame-odds --help`` stay fast.
 """
 import importlib
 
-import kernels
+from .. import kernels
 
 kernels.use_one_cache_dir()  # every entry point imports analysis first: Numba's one cache folder
 
@@ -19,7 +19,7 @@ DECISIONS = ("matrix", "sweep", "threshold", "compare", "rank", "cumulative", "l
 
 def __getattr__(name):
     if name in SYSTEMS:
-        return importlib.import_module(f"analysis.{name}")
+        return importlib.import_module(f"wargame_odds.analysis.{name}")
     if name in DECISIONS:
-        return getattr(importlib.import_module("analysis.decisions"), name)
+        return getattr(importlib.import_module("wargame_odds.analysis.decisions"), name)
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")

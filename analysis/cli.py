@@ -38,34 +38,35 @@ def _usage_error(exc: click.UsageError):
 #: A module is imported only when one of its commands runs, so ``--help`` needs click alone and a run
 #: loads only what it uses; ``tests/test_cli_startup.py`` checks this table against the modules.
 COMMANDS = {
-    "matrix": ("analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
+    "matrix": ("wargame_odds.analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
-    "sweep": ("analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
+    "sweep": ("wargame_odds.analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+    "threshold": ("wargame_odds.analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
                   "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
                   "when it rises)."),
-    "compare": ("analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
+    "compare": ("wargame_odds.analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
                 "(DEFINITION: TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; "
                 "without opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, "
                 "optional labels)."),
-    "rank": ("analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
+    "rank": ("wargame_odds.analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
-    "list-search": ("analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
+    "list-search": ("wargame_odds.analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
                     "(enumerated from a NetEA army list with its upgrades, or written by hand) against a weighted "
                     "meta on the same dice, with a guarantee (DEFINITION: TOML with army, max_points, ... or "
                     "candidates, and [[opponents]] force/weight; docs/list-search.md)."),
-    "units": ("analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
-    "formations": ("analysis.decisions.cli", "NetEA army-list formations with their points."),
-    "report": ("analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
-    "gdb-tables": ("analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
-    "t9a-table": ("analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
+    "units": ("wargame_odds.analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
+    "formations": ("wargame_odds.analysis.decisions.cli", "NetEA army-list formations with their points."),
+    "report": ("wargame_odds.analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
+    "gdb-tables": ("wargame_odds.analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
+    "t9a-table": ("wargame_odds.analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
                   "enumeration)."),
-    "app": ("analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
+    "app": ("wargame_odds.analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
-#: Commands that run no trials: the collector's start-up pause (:mod:`analysis.gc_pause`), which ends after the
-#: runner's first chunk of trials (:func:`analysis.gc_pause.resume_after_first_chunk`), ends as they start.
+#: Commands that run no trials: the collector's start-up pause (:mod:`wargame_odds.analysis.gc_pause`), which ends after
+#: the runner's first chunk of trials (:func:`wargame_odds.analysis.gc_pause.resume_after_first_chunk`), ends as they
+#: start.
 NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table", "app"})  # app: a server, runs come later
 
 
@@ -75,15 +76,14 @@ class CliGroup(click.Group):
 
     def main(self, args=None, *rest, **extra):
         """click's ``main``; run as the ``wargame-odds`` program (no ``args``: it reads the command line and the
-        process ends with the command), the garbage collector pauses during start-up (:mod:`analysis.gc_pause`:
-        it resumes after the runner's first chunk, a report as it writes its output, a command of
-        :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
-        (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every
-        object Numba and pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory
-        the operating system takes back anyway.  The program also leaves pydantic's plugins off (unless the
-        environment sets ``PYDANTIC_DISABLE_PLUGINS``): looking for them reads every installed package's
-        metadata, about 20 ms of each run, and the program has no use for them.  Called with ``args`` (tests, a
-        notebook), nothing changes."""
+        process ends with the command), the garbage collector pauses during start-up
+        (:mod:`wargame_odds.analysis.gc_pause`: it resumes after the runner's first chunk, a report as it writes its
+        output, a command of :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
+        (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every object Numba and
+        pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory the operating system takes back
+        anyway.  The program also leaves pydantic's plugins off (unless the environment sets
+        ``PYDANTIC_DISABLE_PLUGINS``): looking for them reads every installed package's metadata, about 20 ms of each
+        run, and the program has no use for them.  Called with ``args`` (tests, a notebook), nothing changes."""
         if args is None:
             os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
             gc_pause.pause()
@@ -164,7 +164,7 @@ class ProbabilityValue(FiniteFloatRange):
 
 
 class SeedValue(click.ParamType):
-    """A seed: a whole number in the one range of every seed (:data:`~analysis.run_limits.SEED_RANGE`)."""
+    """A seed: a whole number in the one range of every seed (:data:`~wargame_odds.analysis.run_limits.SEED_RANGE`)."""
 
     name = "seed"
 
@@ -274,7 +274,7 @@ def _system_command(name: str, help_text: str) -> click.Command:
             raise click.UsageError("--csv prints one table: give --distributions or --at-least, not both")
         if trace:
             _refuse_with_trace(click.get_current_context())
-        module = importlib.import_module(f"analysis.{name}")
+        module = importlib.import_module(f"wargame_odds.analysis.{name}")
         gc_pause.resume_after_first_chunk()
         model = module.load(scenario)
         if trace:

@@ -2,7 +2,7 @@
 
 Every file under ``analysis/scenarios/`` is named by its path there without ``.toml``
 (``epic/assault_marines_vs_warband``, ``epic/decisions/assault_or_tactical``, ``reports/demo``).  Wherever
-the program reads a scenario or definition file (:func:`analysis.scenario.read_toml`), such a name stands
+the program reads a scenario or definition file (:func:`wargame_odds.analysis.scenario.read_toml`), such a name stands
 for the shipped file when no file of that name exists, so ``wargame-odds epic epic/assault_marines_vs_warband``
 and ``wargame_odds.epic.load("epic/assault_marines_vs_warband")`` work from any folder, a pip install
 included.  ``wargame-odds examples`` lists them (:func:`examples`).
@@ -25,7 +25,7 @@ MAX_NAME_CHARS = 200
 
 
 def _root():
-    return resources.files("analysis") / "scenarios"
+    return resources.files("wargame_odds.analysis") / "scenarios"
 
 
 def shipped_path(name: str) -> Path | None:

@@ -17,7 +17,7 @@ from .errors import ArgumentError
 
 @lru_cache(maxsize=None)
 def _labels() -> dict:
-    return tomllib.loads(files("analysis").joinpath("labels.toml").read_text(encoding="utf-8"))
+    return tomllib.loads(files("wargame_odds.analysis").joinpath("labels.toml").read_text(encoding="utf-8"))
 
 
 def _system(system: str) -> dict:

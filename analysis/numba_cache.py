@@ -1,13 +1,13 @@
 """Numba's on-disk cache of the ``kernels`` package: kept honest, and announced when it is cold.
 
-Where the cache lives is fixed by :func:`kernels.use_one_cache_dir`, which ``import analysis`` calls (one folder
-for every entry point).
+Where the cache lives is fixed by :func:`wargame_odds.kernels.use_one_cache_dir`, which ``import wargame_odds.analysis``
+calls (one folder for every entry point).
 
 Numba stamps each cached function with the hash of its *own* source file only, so a change to a
 jitted helper in another module (say ``kernels/rng.py``, inlined into every kernel) would leave the
 callers' cached machine code in use: stale numbers with no error.  :func:`drop_stale_kernel_caches`
 keeps a digest of all ``kernels/*.py`` next to the cache files and removes the cached functions of
-``kernels/`` (and, in a source checkout, of the jitted test and benchmark helpers built on ``kernels.rng``)
+``kernels/`` (and, in a source checkout, of the jitted test and benchmark helpers built on ``wargame_odds.kernels.rng``)
 when it changes.  It runs once a process, when a kernel is about to run (:func:`prepare_kernels`, which
 :func:`compile_notice` calls), never when a module is merely imported.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from numba.core import event, types
 
-from kernels import KERNELS, cache_folder
+from ..kernels import KERNELS, cache_folder
 
 from .atomic_file import write_atomic
 
@@ -84,7 +84,7 @@ def fallback_note(reason: str) -> str:
     """The one line that says the extended mode fell back to plain Numba by itself, and why."""
     import numba
 
-    from kernels.jit import PLAIN_SWITCH
+    from ..kernels.jit import PLAIN_SWITCH
 
     missing = reason.split("; ")
     shown = ", ".join(missing[:2]) + (f" and {len(missing) - 2} more" if len(missing) > 2 else "")
@@ -94,12 +94,13 @@ def fallback_note(reason: str) -> str:
 
 def prepare_kernels(stream=None) -> None:
     """Once a process, before its first kernel call: :func:`drop_stale_kernel_caches`; where the extended mode
-    (:mod:`kernels.jit`) fell back to plain Numba by itself, :func:`fallback_note` on ``stream`` (stderr)."""
+    (:mod:`wargame_odds.kernels.jit`) fell back to plain Numba by itself, :func:`fallback_note` on ``stream``
+    (stderr)."""
     global _prepared
     with _prepare_lock:
         if _prepared:
             return
-        from kernels import jit
+        from ..kernels import jit
 
         drop_stale_kernel_caches()
         if jit.FALLBACK_REASON:
@@ -109,13 +110,13 @@ def prepare_kernels(stream=None) -> None:
 
 #: What a cold compile of each kernel module costs on a 2-core machine (``make bench`` measures Epic's).
 KERNEL_COMPILES = {
-    "kernels.epic": ("the Epic Armageddon kernel", "about a minute"),
-    "kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
-    "kernels.t9a": ("The 9th Age kernel", "about 15 s"),
-    "kernels.t9a_combat": ("The 9th Age close-combat kernel", "about 30 s"),
+    "wargame_odds.kernels.epic": ("the Epic Armageddon kernel", "about a minute"),
+    "wargame_odds.kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
+    "wargame_odds.kernels.t9a": ("The 9th Age kernel", "about 15 s"),
+    "wargame_odds.kernels.t9a_combat": ("The 9th Age close-combat kernel", "about 30 s"),
 }
-#: The Epic block function's turn variant (``kernels.epic.block._run_block`` given turn tables), which a turn
-#: scenario compiles on its first run even when the assault variant is in the cache.
+#: The Epic block function's turn variant (``wargame_odds.kernels.epic.block._run_block`` given turn tables), which a
+#: turn scenario compiles on its first run even when the assault variant is in the cache.
 EPIC_TURN_COMPILE = ("the Epic Armageddon kernel for turns", "about a minute and a half")
 
 
@@ -124,13 +125,13 @@ def announced_compile(dispatcher, args=()) -> tuple[str, str] | None:
     None for a function outside the kernels."""
     func = getattr(dispatcher, "py_func", None)
     module = getattr(func, "__module__", "")
-    if module in ("kernels.epic.turn", "kernels.epic.shooting"):
+    if module in ("wargame_odds.kernels.epic.turn", "wargame_odds.kernels.epic.shooting"):
         return EPIC_TURN_COMPILE
-    if module == "kernels.epic.block" and func.__name__ == "_run_block" and args:
+    if module == "wargame_odds.kernels.epic.block" and func.__name__ == "_run_block" and args:
         turn = list(inspect.signature(func).parameters).index("turn")
         if not isinstance(args[turn], types.NoneType):
             return EPIC_TURN_COMPILE
-    return KERNEL_COMPILES.get("kernels.epic" if module.startswith("kernels.epic.") else module)
+    return KERNEL_COMPILES.get("wargame_odds.kernels.epic" if module.startswith("wargame_odds.kernels.epic.") else module)
 
 
 class CompileNotice(event.Listener):

@@ -277,8 +277,8 @@ class Result:
 
     def plot(self, detail: bool = False):
         """The chances that decide the scenario, in percent with 95 % intervals, and the "at least N" curves of
-        casualties and blast markers (:func:`analysis.plots.outcome_figure`); ``detail``: every probability and
-        every counted quantity's curves."""
+        casualties and blast markers (:func:`wargame_odds.analysis.plots.outcome_figure`); ``detail``: every probability
+        and every counted quantity's curves."""
         from .arguments import check_flag
         from .labels import sides_of
         from .plots import outcome_figure

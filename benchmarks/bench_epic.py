@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import analysis.epic as epic
-from analysis.epic.compile import compile_scenario
-from analysis.epic.engine import KernelArrays
-from analysis.runner import stream_key
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.epic.compile import compile_scenario
+from wargame_odds.analysis.epic.engine import KernelArrays
+from wargame_odds.analysis.runner import stream_key
 
 from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 

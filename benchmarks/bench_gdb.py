@@ -4,8 +4,8 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-import analysis.gdb as gdb
-from analysis.gdb.compile import compile_model
+import wargame_odds.analysis.gdb as gdb
+from wargame_odds.analysis.gdb.compile import compile_model
 
 from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import analysis.t9a as t9a
-from analysis.runner import stream_key
-from analysis.t9a import reference
-from analysis.t9a.layout import build_layout
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.runner import stream_key
+from wargame_odds.analysis.t9a import reference
+from wargame_odds.analysis.t9a.layout import build_layout
 
 from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 

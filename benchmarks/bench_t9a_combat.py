@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import analysis.t9a as t9a
+import wargame_odds.analysis.t9a as t9a
 
 from bench_t9a import _dice_per_trial  # benchmarks/ is on sys.path (run.py)
 from compile_cost import cold_epic_compile
@@ -18,7 +18,7 @@ KERNEL_TRIALS = 2_000_000
 REFERENCE_TRIALS = 5_000
 AIM = 5e-3
 COLD = f"""
-import analysis.t9a as t9a
+import wargame_odds.analysis.t9a as t9a
 t9a.simulate(t9a.load({str(SCENARIO)!r}), trials=1000, seed=0, progress=False)
 """
 

@@ -25,8 +25,9 @@ WARM_RUNS = {"epic": README_SCENARIO, "gdb": ROOT / "analysis" / "scenarios" / "
              "t9a": ROOT / "analysis" / "scenarios" / "t9a" / "flee_reaction.toml"}
 CLI = Path(sys.executable).with_name("wargame-odds")
 #: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line), with
-#: the garbage collector paused as the program pauses it (analysis.gc_pause), then the program's exit
-#: (``gc.freeze``, analysis.cli): the floor under the warm runs' times that the program's own code does not set.
+#: the garbage collector paused as the program pauses it (wargame_odds.analysis.gc_pause), then the program's exit
+#: (``gc.freeze``, wargame_odds.analysis.cli): the floor under the warm runs' times that the program's own code does not
+#: set.
 WARM_RUN_IMPORTS = "import gc; gc.disable(); import numba, click; from pydantic import BaseModel; gc.freeze()"
 
 #: The shipped turn scenario of ``make demo``: its first run compiles the block function's turn variant.
@@ -39,23 +40,23 @@ TURN_SCENARIO = ROOT / "analysis" / "scenarios" / "epic" / "turns" / "devastator
 _ONE_SIGNATURE_EACH = """
 from numba.core.dispatcher import Dispatcher
 import sys
-import kernels.epic.block, kernels.jit
+import wargame_odds.kernels.epic.block, wargame_odds.kernels.jit
 twice = {f"{name}.{fname}": f.signatures
-         for name, module in list(sys.modules.items()) if name.startswith("kernels.epic.")
+         for name, module in list(sys.modules.items()) if name.startswith("wargame_odds.kernels.epic.")
          for fname, f in vars(module).items() if isinstance(f, Dispatcher) and len(f.signatures) > 1}
-assert kernels.jit.PLAIN or not twice, twice
+assert wargame_odds.kernels.jit.PLAIN or not twice, twice
 """
 #: Compile the Epic kernel for the README's first scenario and run it with 65 units a side (two mask
 #: words) too: one compile serves both.
 _COLD_EPIC = f"""
-import analysis.epic as epic
+import wargame_odds.analysis.epic as epic
 scenario = epic.load({str(README_SCENARIO)!r})
 epic.simulate(scenario, trials=1000, seed=0, progress=False)
 epic.simulate(scenario.replace("formations[0].units[0].count", 65), trials=1000, seed=0, progress=False)
 """ + _ONE_SIGNATURE_EACH
 #: Compile the Epic kernel for a turn scenario (its activations, then the assault).
 _COLD_TURN = f"""
-import analysis.epic as epic
+import wargame_odds.analysis.epic as epic
 epic.simulate(epic.load({str(TURN_SCENARIO)!r}), trials=1000, seed=0, progress=False)
 """ + _ONE_SIGNATURE_EACH
 

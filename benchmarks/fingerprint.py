@@ -40,8 +40,8 @@ def digest(*arrays) -> str:
 
 def epic_scenarios() -> dict[str, object]:
     """Every Epic case: name -> a scenario (an ``EpicScenario``, or TOML text)."""
-    from analysis import epic
-    from analysis.errors import UserError
+    from wargame_odds.analysis import epic
+    from wargame_odds.analysis.errors import UserError
 
     cases: dict[str, object] = {}
     for path in sorted((ROOT / "analysis" / "scenarios" / "epic").rglob("*.toml")):
@@ -62,10 +62,10 @@ def epic_scenarios() -> dict[str, object]:
 
 def epic_digests(cases: dict[str, object]) -> tuple[dict[str, str], set[str]]:
     """(case/streams -> digest, the names of the turn cases) for the cases the kernel runs."""
-    from analysis import epic
-    from analysis.epic import _compiled, _compiled_turn, _is_turn, _turn_engine
-    from analysis.epic.engine import KernelArrays
-    from analysis.runner import stream_key
+    from wargame_odds.analysis import epic
+    from wargame_odds.analysis.epic import _compiled, _compiled_turn, _is_turn, _turn_engine
+    from wargame_odds.analysis.epic.engine import KernelArrays
+    from wargame_odds.analysis.runner import stream_key
 
     key0, key1 = stream_key(SEED)
     digests, turns = {}, set()
@@ -89,10 +89,10 @@ def epic_digests(cases: dict[str, object]) -> tuple[dict[str, str], set[str]]:
 
 def gdb_t9a_digests() -> dict[str, str]:
     """Every shipped GdB and T9A scenario through the runner; one chunk and one-block chunks must agree."""
-    from analysis import gdb, runner, t9a
-    from analysis.gdb.compile import KernelJob as GdbJob
-    from analysis.t9a import KernelJob as T9aJob
-    from kernels.rng import BLOCK_TRIALS
+    from wargame_odds.analysis import gdb, runner, t9a
+    from wargame_odds.analysis.gdb.compile import KernelJob as GdbJob
+    from wargame_odds.analysis.t9a import KernelJob as T9aJob
+    from wargame_odds.kernels.rng import BLOCK_TRIALS
 
     digests = {}
     for system, module, job_class in (("gdb", gdb, GdbJob), ("t9a", t9a, T9aJob)):

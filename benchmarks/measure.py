@@ -4,7 +4,7 @@ the guard can interleave them.
 
 Run from the root of the tree to measure, with that root first on ``sys.path`` (``guard.py`` starts it so;
 it uses only what every measured commit has: ``analysis.<system>.load`` / ``simulate(..., threads=1)`` and
-``kernels.rng``). A request ``{"system": "epic", "scenario": PATH, "small": N1, "large": N2, "seed": S}``
+``wargame_odds.kernels.rng``). A request ``{"system": "epic", "scenario": PATH, "small": N1, "large": N2, "seed": S}``
 times ``simulate`` at N1 and at N2 trials on one thread (each the faster of two runs), in CPU seconds of the
 process (on a shared machine the wall clock counts the other processes' turns), and answers the marginal rate
 ``(N2 - N1) / (t2 - t1)`` (the fixed cost of a call, setup and result building, cancels out) with the raw
@@ -29,7 +29,7 @@ def _raw_kernel():
     import numpy as np
     from numba import njit
 
-    from kernels.rng import d6, seed_stream
+    from wargame_odds.kernels.rng import d6, seed_stream
 
     @njit
     def raw_d6(n, key0, key1):
@@ -61,7 +61,7 @@ def main() -> int:
     import numba
 
     numba.set_num_threads(1)
-    import analysis
+    from wargame_odds import analysis
 
     if not Path(analysis.__file__).resolve().is_relative_to(Path.cwd().resolve()):
         raise SystemExit(f"measure.py: analysis comes from {analysis.__file__}, not from {Path.cwd()}")

@@ -21,8 +21,8 @@ import numba
 import numpy as np
 from numba import njit
 
-from analysis.numba_cache import prepare_kernels
-from kernels.rng import d6, seed_stream
+from wargame_odds.analysis.numba_cache import prepare_kernels
+from wargame_odds.kernels.rng import d6, seed_stream
 
 HERE = Path(__file__).resolve().parent
 

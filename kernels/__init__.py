@@ -1,10 +1,10 @@
 """Numba kernels: arrays in, counts out.  No pandas, no I/O.
 
 Importing the package changes nothing.  The program's entry points call :func:`use_one_cache_dir` before any kernel
-is defined (``import analysis`` does, and so every entry point: the ``wargame-odds`` command, the Python API
-``wargame_odds`` and ``analysis``, notebooks, scripts, ``make`` targets, Dask workers), so that each loads what any
-other compiled: ``NUMBA_CACHE_DIR`` when the user set it, otherwise :func:`default_cache_dir`.
-:func:`cache_folder` says where inside it Numba keeps a folder's functions.
+is defined (``import wargame_odds.analysis`` does, and so every entry point: the ``wargame-odds`` command, the Python
+API ``wargame_odds`` and ``analysis``, notebooks, scripts, ``make`` targets, Dask workers), so that each loads what any
+other compiled: ``NUMBA_CACHE_DIR`` when the user set it, otherwise :func:`default_cache_dir`. :func:`cache_folder` says
+where inside it Numba keeps a folder's functions.
 """
 import os
 import sys

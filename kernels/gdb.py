@@ -1,7 +1,7 @@
 """Numba kernel for the GdB charge sequence (docs/gdb.md §2.1): arrays in, counts out.
 
 Everything that does not depend on the dice (half move, reaction, who may fire, modifiers) is
-compiled to small lookup arrays by ``analysis.gdb.compile``; the kernel rolls the fire dice, the
+compiled to small lookup arrays by ``wargame_odds.analysis.gdb.compile``; the kernel rolls the fire dice, the
 charger's test and (after a PASS) the defender's test, and counts what happened.
 """
 import numpy as np
@@ -41,7 +41,7 @@ def _morale_roll(s0, s1, s2, s3, dice, modifier):
 
 def run_chunk(key0, key1, first_block, n_trials, n_counts, *tables):
     """Run ``n_trials`` charges from stream block ``first_block``; returns the summed counts.  ``tables``: those of
-    :func:`run_blocks` after ``part``, from ``analysis.gdb.compile``.
+    :func:`run_blocks` after ``part``, from ``wargame_odds.analysis.gdb.compile``.
 
     The per-block arrays are made here, not in the jitted :func:`run_blocks`: Numba's array constructors
     would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""

@@ -1,12 +1,13 @@
 """``njit`` for the Epic kernel, in one of two modes with the same results.
 
-* **extended** (the default): :mod:`kernels.link_only` compiles each helper once, for linking into its callers
+* **extended** (the default): :mod:`wargame_odds.kernels.link_only` compiles each helper once, for linking into its
+callers
   only; it builds on Numba internals (:data:`EXTENDED_MODE_INTERNALS`): the Epic kernel's cold compile takes about
   a third of the CPU time and memory of plain Numba's.  Cached kernels load as Numba loads them.
 * **plain**: ``numba.njit(cache=True)`` as Numba ships it, and nothing of Numba is replaced.  Chosen by
   setting :data:`PLAIN_SWITCH` (``WARGAME_ODDS_PLAIN_NUMBA=1``), or by itself when the installed Numba lacks
   one of those internals (:data:`FALLBACK_REASON` says which; the program prints it once on stderr, see
-  :func:`analysis.numba_cache.prepare_kernels`).
+  :func:`wargame_odds.analysis.numba_cache.prepare_kernels`).
 
 The mode is fixed when this module is imported (before any kernel is defined); the numbers do not depend on
 it (tests/test_plain_numba.py).
@@ -104,9 +105,9 @@ def _choose_mode() -> tuple[bool, str | None]:
     if missing:
         return True, "; ".join(missing)
     try:
-        importlib.import_module("kernels.link_only")
+        importlib.import_module("wargame_odds.kernels.link_only")
     except (ImportError, AttributeError, TypeError) as error:
-        return True, f"kernels.link_only: {error}"
+        return True, f"wargame_odds.kernels.link_only: {error}"
     return False, None
 
 
@@ -116,8 +117,8 @@ PLAIN, FALLBACK_REASON = _choose_mode()
 
 def njit(cache: bool = False, from_python: bool = False, **options):
     """``numba.njit(cache=..., **options)``, used as ``@njit(...)``.  In the extended mode
-    (:func:`kernels.link_only.njit`) a function without ``from_python`` is a helper that only jitted code calls
-    and that is compiled once, for linking; in plain mode ``from_python`` changes nothing."""
+    (:func:`wargame_odds.kernels.link_only.njit`) a function without ``from_python`` is a helper that only jitted code
+    calls and that is compiled once, for linking; in plain mode ``from_python`` changes nothing."""
     if PLAIN:
         return numba.njit(cache=cache, **options)
     from .link_only import njit as extended_njit

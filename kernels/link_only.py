@@ -1,4 +1,5 @@
-"""The extended mode of :mod:`kernels.jit`: one compiled specialisation per helper, linked into its callers only.
+"""The extended mode of :mod:`wargame_odds.kernels.jit`: one compiled specialisation per helper, linked into its callers
+only.
 
 Numba compiles a jitted function called from another one for the argument types of each call site, and a
 constant argument is typed as its value (``Literal[int](1)``, ``Literal[bool](True)``), int32 apart from
@@ -22,7 +23,7 @@ bitcode of that module (:class:`LinkOnlyCache`): about a tenth of the Epic kerne
 Every entry this mode writes to Numba's cache is keyed apart from plain Numba's (:class:`ExtendedFunctionCache`),
 so that a plain-mode run (``WARGAME_ODDS_PLAIN_NUMBA=1``) never loads code this mode compiled, nor this mode
 a plain one's, from the same cache folder.  These classes build on Numba internals listed in
-:data:`kernels.jit.EXTENDED_MODE_INTERNALS`; this module is imported only where they are all present.
+:data:`wargame_odds.kernels.jit.EXTENDED_MODE_INTERNALS`; this module is imported only where they are all present.
 """
 from llvmlite import binding as llvm
 from numba.core import compiler, types
@@ -151,7 +152,7 @@ class HelperDispatcher(OneSignatureDispatcher):
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is called from jitted code only "
-                        "(kernels.jit.njit without from_python=True, extended mode)")
+                        "(wargame_odds.kernels.jit.njit without from_python=True, extended mode)")
 
     def enable_caching(self):
         self._cache = LinkOnlyCache(self.py_func)
@@ -166,7 +167,7 @@ class HelperDispatcher(OneSignatureDispatcher):
 
 
 def njit(cache: bool = False, from_python: bool = False, **options):
-    """:func:`kernels.jit.njit` in this mode: ``numba.njit(cache=..., **options)`` making an
+    """:func:`wargame_odds.kernels.jit.njit` in this mode: ``numba.njit(cache=..., **options)`` making an
     :class:`OneSignatureDispatcher`: with ``from_python`` one that Python calls too, otherwise a
     :class:`HelperDispatcher`."""
     def wrap(func):

@@ -1,4 +1,4 @@
-"""T9A close-combat kernel (docs/t9a.md, "Close combat"): the charge of ``kernels.t9a`` and, where the
+"""T9A close-combat kernel (docs/t9a.md, "Close combat"): the charge of ``wargame_odds.kernels.t9a`` and, where the
 charger arrives, the fight, one trial per loop pass, counts aggregated per RNG block.
 
 Arrays in, counts out.  Each rule step is one jitted function (tested against the same step of
@@ -392,7 +392,8 @@ def _fight(state, shot_hp, cu, by_hp, cr, ev, n_ev, g_off, g_nmax, prob, alias, 
 def run_chunk(key0, key1, first_block, n_trials, trial_streams, charge, combat, n_counts):
     """Run ``n_trials`` trials (charge, then the fight where the charger arrives) from stream block
     ``first_block``; return summed int64 counts.  ``charge``/``combat``: the layout modules' array tuples.
-    The per-block arrays are made here, not in the jitted :func:`run_blocks` (see ``kernels.t9a.run_chunk``)."""
+    The per-block arrays are made here, not in the jitted :func:`run_blocks` (see
+    ``wargame_odds.kernels.t9a.run_chunk``)."""
     n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     n = charge.ch.shape[0]
     part = np.zeros((n_blocks, n_counts), np.int64)
@@ -409,10 +410,10 @@ def run_chunk(key0, key1, first_block, n_trials, trial_streams, charge, combat, 
 def run_blocks(key0, key1, first_block, n_trials, trial_streams, ch, ff, tg, plc_order, plc_mask, plc_models,
                plc_rot, coff, goff, cu, cr, by_hp, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset, part,
                states, flags, values):
-    """Count the trials of each stream block ``b`` into ``part[b]``: the charge (``kernels.t9a._trial``), then
-    the fight when the charger arrives, HP it lost to Stand and Shoot taken off first.  ``trial_streams``:
-    trial ``t`` (global index) draws from a stream of its own, keyed ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``.
-    ``by_hp`` (zeros) is filled first (:func:`_fill_rank_table`)."""
+    """Count the trials of each stream block ``b`` into ``part[b]``: the charge (``wargame_odds.kernels.t9a._trial``),
+    then the fight when the charger arrives, HP it lost to Stand and Shoot taken off first.  ``trial_streams``: trial
+    ``t`` (global index) draws from a stream of its own, keyed ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``. ``by_hp`` (zeros)
+    is filled first (:func:`_fill_rank_table`)."""
     _fill_rank_table(cu, by_hp)
     for b in prange(part.shape[0]):
         state = states[b]

@@ -37,7 +37,7 @@ SUBSET = ("analysis/scenarios/epic/warband_vs_warlord_titan.toml",
 def _cache_dir(fresh: bool) -> str:
     if fresh:
         return tempfile.mkdtemp(prefix="numba-boundscheck-")
-    from kernels import default_cache_dir
+    from wargame_odds.kernels import default_cache_dir
 
     return str(default_cache_dir().parent / "numba-cache-boundscheck")
 
@@ -47,7 +47,7 @@ def _check_can_fail() -> str | None:
     import numpy as np
     from numba import njit
 
-    from kernels.epic.access import _at
+    from wargame_odds.kernels.epic.access import _at
 
     @njit
     def past(a, i):
@@ -74,10 +74,10 @@ def _withdrawal_fire_cases() -> dict[str, str]:
 
 def _run_cases(subset: bool) -> list[str]:
     sys.path.insert(0, str(ROOT))
-    from analysis import epic
-    from analysis.epic.engine import turn_kernel_unsupported
+    from wargame_odds.analysis import epic
+    from wargame_odds.analysis.epic.engine import turn_kernel_unsupported
     from benchmarks.fingerprint import epic_scenarios
-    from analysis.runner import stream_key
+    from wargame_odds.analysis.runner import stream_key
 
     cases = epic_scenarios() | _withdrawal_fire_cases()
     if subset:
@@ -90,7 +90,7 @@ def _run_cases(subset: bool) -> list[str]:
             if epic._is_turn(scenario) and turn_kernel_unsupported(epic._compiled_turn(scenario)) is not None:
                 epic.simulate(scenario, trials=64, seed=11, progress=False)  # the reference engine
                 continue
-            from analysis.epic.engine import KernelArrays
+            from wargame_odds.analysis.epic.engine import KernelArrays
 
             arrays = KernelArrays.build_turn(epic._compiled_turn(scenario)) if epic._is_turn(scenario) \
                 else KernelArrays.build(epic._compiled(scenario))

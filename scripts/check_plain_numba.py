@@ -25,8 +25,8 @@ TRIALS = 5000
 _RUN_ALL = """
 import json, sys
 from pathlib import Path
-import analysis
-from analysis.epic import engine_for
+import wargame_odds.analysis
+from wargame_odds.analysis.epic import engine_for
 root, subset = Path(sys.argv[1]), sys.argv[3] == "subset"
 for system in ("epic",) if subset else ("epic", "gdb", "t9a"):
     module = getattr(analysis, system)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.decisions import api
-from analysis.library.upgrades import enumerate_detachments
+from wargame_odds.analysis.decisions import api
+from wargame_odds.analysis.library.upgrades import enumerate_detachments
 
 DEFINITION = {"army": "netea:space-marine-codex-astartes", "max_points": 450,
               "formations": ["Assault", "Terminator"], "upgrades": ["Commander", "Vindicators", "Dreadnoughts"],

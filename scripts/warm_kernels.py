@@ -8,9 +8,9 @@ notice; a warm cache makes this take a few seconds.
 """
 from importlib import resources
 
-import analysis
+from wargame_odds import analysis
 
-SHIPPED = resources.files("analysis") / "scenarios"
+SHIPPED = resources.files("wargame_odds.analysis") / "scenarios"
 
 
 def main() -> int:

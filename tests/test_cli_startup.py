@@ -13,9 +13,9 @@ import pytest
 from numba import njit
 from numba.core import event
 
-import kernels
-from analysis.cli import COMMANDS, SYSTEMS, main
-from analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
+from wargame_odds import kernels
+from wargame_odds.analysis.cli import COMMANDS, SYSTEMS, main
+from wargame_odds.analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
 
 ROOT = Path(__file__).resolve().parent.parent
 GDB_SCENARIO = ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml"
@@ -66,13 +66,13 @@ def test_cli_and_api_use_one_numba_cache_folder():
     cli = _child(_REPORT_CACHE + f"import runpy; sys.argv = ['wargame-odds', 'gdb', {str(GDB_SCENARIO)!r}, "
                  f"'--trials', '1000', '--json']\ntry:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
                  "except SystemExit as e:\n    assert not e.code, e.code\n")
-    api = _child(_REPORT_CACHE + f"import analysis.gdb as g\ng.simulate(g.load({str(GDB_SCENARIO)!r}), trials=1000)\n")
+    api = _child(_REPORT_CACHE + f"import wargame_odds.analysis.gdb as g\ng.simulate(g.load({str(GDB_SCENARIO)!r}), trials=1000)\n")
     assert cli.returncode == 0, cli.stderr
     assert api.returncode == 0, api.stderr
     cli_cache, api_cache = _last_json(cli.stderr), _last_json(api.stderr)
     assert cli_cache["signatures"] == api_cache["signatures"] == 1  # the kernel ran in both
     assert cli_cache["kernel_cache"] == api_cache["kernel_cache"]
-    default = str(_child("import kernels; print(kernels.default_cache_dir())").stdout.strip())
+    default = str(_child("import wargame_odds.kernels; print(kernels.default_cache_dir())").stdout.strip())
     assert cli_cache["config"] == api_cache["config"] == default
     assert Path(cli_cache["kernel_cache"]).is_relative_to(default)
 
@@ -80,30 +80,30 @@ def test_cli_and_api_use_one_numba_cache_folder():
 def test_cache_folder_set_by_the_user_wins_and_reaches_an_already_imported_numba(tmp_path):
     """§1: NUMBA_CACHE_DIR chosen by the user is kept; a notebook that imported Numba before the
     package still gets the package's folder (Numba reads the variable only when imported)."""
-    mine = _child("import analysis.cli, numba; print(numba.config.CACHE_DIR)",
+    mine = _child("import wargame_odds.analysis.cli, numba; print(numba.config.CACHE_DIR)",
                   {"NUMBA_CACHE_DIR": str(tmp_path)}, drop_cache_var=False)
     assert mine.stdout.strip() == str(tmp_path)
-    numba_first = _child("import numba; import analysis.epic; import kernels; "
+    numba_first = _child("import numba; import wargame_odds.analysis.epic; import wargame_odds.kernels; "
                          "print(numba.config.CACHE_DIR == str(kernels.default_cache_dir()))")
     assert numba_first.stdout.strip() == "True", numba_first.stderr
 
 
 def test_the_cache_folder_is_set_by_the_entry_points_not_by_importing_the_kernels():
-    """Issue 38 §7: ``import kernels`` leaves ``NUMBA_CACHE_DIR`` alone; the entry points set it,
+    """Issue 38 §7: ``import wargame_odds.kernels`` leaves ``NUMBA_CACHE_DIR`` alone; the entry points set it,
     by importing ``analysis`` (the command line, the Python API ``wargame_odds``, scripts, Dask workers)."""
     code = ("import os, kernels\n"
             "print(os.environ.get('NUMBA_CACHE_DIR'))\n"
             "import {entry}\n"
             "print(os.environ.get('NUMBA_CACHE_DIR') == str(kernels.default_cache_dir()))")
-    for entry in ("analysis", "wargame_odds", "analysis.cli"):
+    for entry in ("analysis", "wargame_odds", "wargame_odds.analysis.cli"):
         child = _child(code.format(entry=entry))
         assert child.returncode == 0, child.stderr
         assert child.stdout.split() == ["None", "True"], (entry, child.stdout)
 
 
 def test_help_imports_no_numba_nor_data_libraries():
-    """§1 '--help under 1 s (lazy imports)': the command list comes from analysis.cli.COMMANDS."""
-    code = ("import sys\nfrom analysis.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    """§1 '--help under 1 s (lazy imports)': the command list comes from wargame_odds.analysis.cli.COMMANDS."""
+    code = ("import sys\nfrom wargame_odds.analysis.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             f"print([m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
     child = _child(code)
     assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
@@ -115,10 +115,10 @@ def test_lazy_command_table_matches_the_modules():
     """§1 lazy registration: every command a module lists in cli_commands is in COMMANDS with its
     module and its own short help (so --help shows the right text without importing it), and the
     system modules add no command that COMMANDS lacks."""
-    modules = {module for module, _ in COMMANDS.values()} | {f"analysis.{name}" for name in SYSTEMS}
+    modules = {module for module, _ in COMMANDS.values()} | {f"wargame_odds.analysis.{name}" for name in SYSTEMS}
     for module_name in sorted(modules):
         for command in getattr(importlib.import_module(module_name), "cli_commands", []):
-            assert command.name in COMMANDS, f"{module_name}: add {command.name!r} to analysis.cli.COMMANDS"
+            assert command.name in COMMANDS, f"{module_name}: add {command.name!r} to wargame_odds.analysis.cli.COMMANDS"
             module, short_help = COMMANDS[command.name]
             assert module == module_name
             assert short_help == command.get_short_help_str(limit=10**6)
@@ -151,7 +151,7 @@ def test_compile_notice_names_the_epic_turn_variant(capsys):
     kernel with its own duration; compiled for an assault (no turn tables), as the Epic kernel."""
     from numba.core import types
 
-    from kernels.epic import block as epic
+    from wargame_odds.kernels.epic import block as epic
 
     params = list(inspect.signature(epic._run_block.py_func).parameters)
     for turn_type, expected in ((types.UniTuple(types.int64[:, :], 2), EPIC_TURN_COMPILE),
@@ -166,7 +166,7 @@ def test_compile_notice_names_the_epic_turn_variant(capsys):
 def test_nested_compile_notice_blocks_announce_a_compile_once(capsys):
     """§1 'one line on stderr': a search that runs several simulations (threshold, sweep) holds a
     compile_notice block around runs that each open their own; one kernel compile prints one line."""
-    from kernels import t9a
+    from wargame_odds.kernels import t9a
 
     with compile_notice():
         with compile_notice():
@@ -178,7 +178,7 @@ def test_nested_compile_notice_blocks_announce_a_compile_once(capsys):
 
 def test_compile_notice_names_the_cache_folder(capsys):
     notice = CompileNotice()
-    from kernels import gdb
+    from wargame_odds.kernels import gdb
 
     notice.on_start(event.Event("numba:compile", event.EventStatus.START, data={"dispatcher": gdb.run_blocks}))
     assert os.environ["NUMBA_CACHE_DIR"] in capsys.readouterr().err
@@ -188,11 +188,11 @@ def test_compile_notice_names_the_cache_folder(capsys):
 #: A shipped scenario of each system, and modules its warm run must not import besides the data libraries
 #: (the Epic and T9A reference engines, which only --trace and --engine reference use; GdB's compiles the
 #: kernel's tables, so a GdB run imports it; the NetEA library, for an Epic scenario that names none of it).
-_RUNS = {"epic": ("epic/assault_marines_vs_warband.toml", ("analysis.epic.reference", "analysis.epic.turn",
-                                                          "analysis.epic.shooting", "analysis.library.netea")),
+_RUNS = {"epic": ("epic/assault_marines_vs_warband.toml", ("wargame_odds.analysis.epic.reference", "wargame_odds.analysis.epic.turn",
+                                                          "wargame_odds.analysis.epic.shooting", "wargame_odds.analysis.library.netea")),
          "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ()),
          "gdb": ("gdb/column_vs_line.toml", ()),
-         "t9a": ("t9a/flee_reaction.toml", ("analysis.t9a.reference",))}
+         "t9a": ("t9a/flee_reaction.toml", ("wargame_odds.analysis.t9a.reference",))}
 
 
 @pytest.mark.parametrize("output", ["--json", "text"])
@@ -206,7 +206,7 @@ def test_a_run_imports_no_table_or_plot_library(run, output):
     scenario = ROOT / "analysis" / "scenarios" / path
     flags = ", '--json'" if output == "--json" else ""
     unused = ("pandas", "matplotlib", "dask", "tqdm", *engines)
-    code = ("import sys\nfrom analysis.cli import main\n"
+    code = ("import sys\nfrom wargame_odds.analysis.cli import main\n"
             "main([{system!r}, {scenario!r}, '--trials', '1000'{flags}], standalone_mode=False)\n"
             "print([m for m in {unused!r} if m in sys.modules], file=sys.stderr)").format(
         system=run.removesuffix("-turn"), scenario=str(scenario), flags=flags, unused=unused)
@@ -223,7 +223,7 @@ def test_a_run_imports_no_table_or_plot_library(run, output):
 def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
     """§1 progress bar on a terminal for runs over ~2 s: while a bar may show, chunks are sized to
     about PROGRESS_STEP_S each (starting from one block per thread); the counts stay those of one chunk."""
-    import analysis.gdb as gdb
+    import wargame_odds.analysis.gdb as gdb
 
     scenario = gdb.load(str(GDB_SCENARIO))
     shown = gdb.simulate(scenario, trials=100_000, seed=7, progress=True)
@@ -239,14 +239,14 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
     the cache (no compile of it) instead of compiling it again."""
     assault = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
     code = ("import numpy as np\n"
-            "import analysis.epic as epic\n"
+            "import wargame_odds.analysis.epic as epic\n"
             "from numba import njit\n"
             "from numba.core import event\n"
             "from numba.core.caching import NullCache\n"
             "import sys\n"
-            "import kernels.epic.block\n"
-            "from kernels.epic import dice as K, layout\n"
-            "from kernels.link_only import HelperDispatcher\n"
+            "import wargame_odds.kernels.epic.block\n"
+            "from wargame_odds.kernels.epic import dice as K, layout\n"
+            "from wargame_odds.kernels.link_only import HelperDispatcher\n"
             f"epic.simulate(epic.load({str(assault)!r}),"
             " trials=1000, progress=False)\n"
             "helpers = [f for name, m in list(sys.modules.items()) if name.startswith('kernels.epic.')\n"
@@ -273,15 +273,15 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
 
 def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_operating_system():
     """§1 warm run: run as the ``wargame-odds`` program, the garbage collector is off from the command's start
-    until the first chunk of trials has run (analysis.gc_pause: no collection in between; on after it, with start-up's
-    objects frozen: the CLI installs the resume as the runner's hook, analysis.runner.AFTER_CHUNK), pydantic's
-    plugins are not looked for, and what the command leaves is frozen out of the
-    collector's reach once it has printed (analysis.cli.CliGroup.main), so that Python's collections at exit do
-    not walk it; the output is the same.  Called with arguments (tests, a notebook), main changes none of this:
-    the collector runs during the imports, no hook is installed, and nothing is frozen."""
+    until the first chunk of trials has run (wargame_odds.analysis.gc_pause: no collection in between; on after it, with
+    start-up's objects frozen: the CLI installs the resume as the runner's hook,
+    wargame_odds.analysis.runner.AFTER_CHUNK), pydantic's plugins are not looked for, and what the command leaves is
+    frozen out of the collector's reach once it has printed (wargame_odds.analysis.cli.CliGroup.main), so that Python's
+    collections at exit do not walk it; the output is the same.  Called with arguments (tests, a notebook), main changes
+    none of this: the collector runs during the imports, no hook is installed, and nothing is frozen."""
     script = Path(sys.executable).with_name("wargame-odds")
     report = ("import atexit, gc, json, os, sys\n"
-              "import analysis.gc_pause as pause\n"
+              "import wargame_odds.analysis.gc_pause as pause\n"
               "seen = {'collections': 0, 'at_pause': 0}\n"
               "gc.callbacks.append(lambda phase, info:"
               " seen.update(collections=seen['collections'] + (phase == 'start')))\n"
@@ -300,7 +300,7 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
               "        resume()\n"
               "pause.resume = first_chunk_done\n"
               "atexit.register(lambda: print(json.dumps(dict(seen,\n"
-              "    hooks=len(sys.modules['analysis.runner'].AFTER_CHUNK),\n"
+              "    hooks=len(sys.modules['wargame_odds.analysis.runner'].AFTER_CHUNK),\n"
               "    plugins=os.environ.get('PYDANTIC_DISABLE_PLUGINS'),\n"
               "    frozen_at_exit=gc.get_freeze_count() > 0)), file=sys.stderr))\n")
     argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
@@ -309,7 +309,7 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
                               f"try:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
                               "except SystemExit as e:\n    assert not e.code, e.code\n"],
                              env=environment, capture_output=True, text=True, timeout=900)
-    called = subprocess.run([sys.executable, "-c", report + "from analysis.cli import main\n"
+    called = subprocess.run([sys.executable, "-c", report + "from wargame_odds.analysis.cli import main\n"
                              f"main({argv!r}, standalone_mode=False)\n"],
                             env=environment, capture_output=True, text=True, timeout=900)
     assert program.returncode == 0 and called.returncode == 0, program.stderr + called.stderr
@@ -325,9 +325,9 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
 
 @pytest.mark.parametrize("argv", [["units", "search", "Space Marine", "--json"], ["t9a-table", "--distances", "6"]])
 def test_a_command_that_runs_no_trials_runs_with_the_collector_on(argv):
-    """§1 warm run: the start-up pause ends as a command that runs no trials starts (analysis.cli.NO_TRIALS), since
-    no first chunk of trials will end it: the collector is on, with start-up's objects frozen, when the command
-    runs (checked as the command's module is imported) and at exit."""
+    """§1 warm run: the start-up pause ends as a command that runs no trials starts
+    (wargame_odds.analysis.cli.NO_TRIALS), since no first chunk of trials will end it: the collector is on, with
+    start-up's objects frozen, when the command runs (checked as the command's module is imported) and at exit."""
     script = Path(sys.executable).with_name("wargame-odds")
     module = COMMANDS[argv[0]][0]
     code = ("import atexit, gc, json, sys\n"
@@ -349,9 +349,9 @@ def test_a_command_that_runs_no_trials_runs_with_the_collector_on(argv):
 
 
 def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
-    """§1 warm run: :mod:`analysis.gc_pause` turns off only a collector that was on, and turns back on only one
-    it turned off (a notebook or a test that runs with the collector off keeps it off)."""
-    from analysis import gc_pause
+    """§1 warm run: :mod:`wargame_odds.analysis.gc_pause` turns off only a collector that was on, and turns back on only
+    one it turned off (a notebook or a test that runs with the collector off keeps it off)."""
+    from wargame_odds.analysis import gc_pause
 
     gc.disable()
     try:

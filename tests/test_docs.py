@@ -17,8 +17,8 @@ import click
 import pytest
 from pydantic import BaseModel
 
-from analysis.cli import main
-from analysis.examples import shipped_path
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.examples import shipped_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "kernels" / "README.md"]
@@ -113,13 +113,14 @@ def test_the_checker_catches_what_does_not_exist():
 
 # -- TOML examples against the input models -------------------------------------------------------------------------
 def _models() -> dict[str, type[BaseModel]]:
-    from analysis.decisions.cli import CompareDefinition, MatrixDefinition, RankDefinition, ScenarioCompareDefinition
-    from analysis.decisions.list_search_core import ListSearchDefinition
-    from analysis.epic.model import EpicScenario
-    from analysis.gdb.model import Scenario as GdbScenario
-    from analysis.gdb.tables import Tables
-    from analysis.reports.definition import ReportModel
-    from analysis.t9a.model import Scenario as T9aScenario
+    from wargame_odds.analysis.decisions.cli import (
+        CompareDefinition, MatrixDefinition, RankDefinition, ScenarioCompareDefinition)
+    from wargame_odds.analysis.decisions.list_search_core import ListSearchDefinition
+    from wargame_odds.analysis.epic.model import EpicScenario
+    from wargame_odds.analysis.gdb.model import Scenario as GdbScenario
+    from wargame_odds.analysis.gdb.tables import Tables
+    from wargame_odds.analysis.reports.definition import ReportModel
+    from wargame_odds.analysis.t9a.model import Scenario as T9aScenario
 
     return {"epic": EpicScenario, "gdb": GdbScenario, "gdb tables": Tables, "t9a": T9aScenario, "report": ReportModel,
             "matrix": MatrixDefinition, "compare": CompareDefinition, "compare scenarios": ScenarioCompareDefinition,
@@ -219,7 +220,7 @@ def test_the_docs_use_the_public_import():
     """Issue 28 §2: the docs import `wargame_odds`, never `analysis` (a user's own folder could shadow it)."""
     for page in PAGES:
         for body in _blocks(page, ("python",)):
-            assert not re.search(r"^\s*(import analysis|from analysis)", body, re.MULTILINE), page.name
+            assert not re.search(r"^\s*(import analysis|from wargame_odds.analysis)", body, re.MULTILINE), page.name
 
 
 # -- numbers the docs quote from the code ---------------------------------------------------------------------------
@@ -232,8 +233,8 @@ LIBRARY_COUNTS = [
 
 
 def _library_counts() -> dict[str, int]:
-    from analysis.library.formations import formation_status, formations
-    from analysis.library.netea import convert, units
+    from wargame_odds.analysis.library.formations import formation_status, formations
+    from wargame_odds.analysis.library.netea import convert, units
 
     rows = formations().values()
     return {"units": len(units()), "converted": sum(convert(uid).ok for uid in units()),

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.errors import UserError
-from analysis.examples import examples, locate, shipped_path
-from analysis.scenario import read_toml
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.examples import examples, locate, shipped_path
+from wargame_odds.analysis.scenario import read_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "analysis" / "scenarios"
@@ -68,7 +68,7 @@ def test_every_command_that_reads_a_file_takes_a_shipped_name(tmp_path, monkeypa
 
 
 def test_a_shipped_report_definition_writes_into_the_current_folder(tmp_path, monkeypatch):
-    from analysis.reports.definition import default_out, load_report
+    from wargame_odds.analysis.reports.definition import default_out, load_report
 
     monkeypatch.chdir(tmp_path)
     report = load_report("reports/demo")
@@ -78,11 +78,11 @@ def test_a_shipped_report_definition_writes_into_the_current_folder(tmp_path, mo
 
 def test_wargame_odds_imports_the_installed_analysis_beside_a_users_own_folder(tmp_path):
     """A notebook project's own `analysis/` (and `kernels/`) folder in the working directory shadows the installed
-    packages for `import analysis`; `import wargame_odds` still gets this project's code."""
+    packages for `import wargame_odds.analysis`; `import wargame_odds` still gets this project's code."""
     for name in ("analysis", "kernels"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(f"raise ImportError('the user\\'s own {name}')\n")
-    shadowed = subprocess.run([sys.executable, "-c", "import analysis"], cwd=tmp_path, capture_output=True, text=True)
+    shadowed = subprocess.run([sys.executable, "-c", "import wargame_odds.analysis"], cwd=tmp_path, capture_output=True, text=True)
     assert "the user's own" in shadowed.stderr  # the clash is real in this folder
     code = ("import wargame_odds as wo\n"
             "s = wo.epic.load('epic/assault_marines_vs_warband')\n"
@@ -92,4 +92,4 @@ def test_wargame_odds_imports_the_installed_analysis_beside_a_users_own_folder(t
     title, module_file, compare_module = done.stdout.splitlines()
     assert title == "Assault Marines jump an Ork warband"
     assert Path(module_file).resolve().is_relative_to(ROOT / "analysis")
-    assert compare_module == "analysis.decisions.api"
+    assert compare_module == "wargame_odds.analysis.decisions.api"

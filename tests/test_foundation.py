@@ -7,13 +7,13 @@ import pytest
 from numba import njit, prange
 from scipy.stats import binomtest
 
-from analysis.errors import UserError
-from analysis.estimates import Z95, Distribution, Probability, wilson_interval
-from analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
-from analysis.result import Result
-from analysis.runner import RunInfo, run, stream_key
-from analysis.scenario import parse_toml, read_toml
-from kernels.rng import BLOCK_TRIALS, d6, d6_reg, die, seed_stream, uniform
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.estimates import Z95, Distribution, Probability, wilson_interval
+from wargame_odds.analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
+from wargame_odds.analysis.result import Result
+from wargame_odds.analysis.runner import RunInfo, run, stream_key
+from wargame_odds.analysis.scenario import parse_toml, read_toml
+from wargame_odds.kernels.rng import BLOCK_TRIALS, d6, d6_reg, die, seed_stream, uniform
 
 
 @njit(cache=True, parallel=True)
@@ -67,7 +67,7 @@ def _python_d6(state: list[int]) -> int:
 
 
 def test_kernel_dice_match_a_plain_python_generator():
-    """The kernels' D6, from a state array (``kernels.rng.d6``) and from state held in local words
+    """The kernels' D6, from a state array (``wargame_odds.kernels.rng.d6``) and from state held in local words
     (``d6_reg``, the GdB kernel's form), is xoshiro256** with Lemire's exact rejection, die for die and state
     for state, as a plain-Python version of both computes it."""
     start = [0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0x2545F4914F6CDD1D]
@@ -236,9 +236,9 @@ def test_stale_kernel_cache_is_dropped_when_any_kernel_source_changes(tmp_path):
 
 def test_kernel_cache_folders_are_numbas_own():
     """The folders checked are the ones Numba caches in (NUMBA_CACHE_DIR or __pycache__): the kernels'
-    and, in a checkout, those of the jitted test and benchmark helpers built on kernels.rng."""
-    from kernels import epic, rng
-    from kernels.epic import block
+    and, in a checkout, those of the jitted test and benchmark helpers built on wargame_odds.kernels.rng."""
+    from wargame_odds.kernels import epic, rng
+    from wargame_odds.kernels.epic import block
 
     assert cache_folder() == Path(rng.seed_stream._cache._impl.locator.get_cache_path())
     assert cache_folder(Path(epic.__file__).parent) == Path(block._run_block._cache._impl.locator.get_cache_path())

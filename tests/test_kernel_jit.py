@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 MODULE = '''
 import numpy as np
-from kernels.jit import njit
+from wargame_odds.kernels.jit import njit
 
 @njit(cache=True)
 def inner(a, i):
@@ -45,7 +45,7 @@ def test_helpers_have_no_machine_code_and_link_from_the_cache(tmp_path):
     (tmp_path / "jitmod.py").write_text(MODULE)
     fresh = _run(tmp_path, """
         import numpy as np, jitmod
-        from kernels.link_only import LinkOnlyLibrary
+        from wargame_odds.kernels.link_only import LinkOnlyLibrary
         print(jitmod.first(np.array([5, 7, 11])))
         for f in (jitmod.helper, jitmod.inner):
             (cres,) = f.overloads.values()
@@ -66,7 +66,7 @@ def test_a_helper_entry_cached_with_machine_code_is_a_cache_miss():
     object-code kind) is not read back as one: the helper is compiled again and its entry replaced."""
     from numba.core.registry import cpu_target
 
-    from kernels.link_only import LinkOnlyCacheImpl
+    from wargame_odds.kernels.link_only import LinkOnlyCacheImpl
 
     payload = (("helper", "object", (b"", b"")),) + (None,) * 7 + ((),)
     assert LinkOnlyCacheImpl.rebuild(object.__new__(LinkOnlyCacheImpl), cpu_target.target_context, payload) is None

@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-import analysis
-from analysis.labels import percent
+from wargame_odds import analysis
+from wargame_odds.analysis.labels import percent
 
 matplotlib.use("Agg")
 
@@ -107,7 +107,7 @@ def test_every_decision_plot_is_shown_once_in_a_notebook():
 
 
 def test_a_negative_saving_is_said_in_words():
-    from analysis.decisions.results import _saving_words
+    from wargame_odds.analysis.decisions.results import _saving_words
 
     assert _saving_words(-46_108) == "none: pairing did not help here (the options' results are unrelated)"
     assert _saving_words(1234.4) == "1,234"
@@ -129,7 +129,7 @@ def test_an_svg_plot_of_a_hostile_name_is_well_formed_xml(tmp_path):
 
     from click.testing import CliRunner
 
-    from analysis.cli import main
+    from wargame_odds.analysis.cli import main
 
     name = "bell\x07 =HYPERLINK(1)"
     scenario = tmp_path / "s.toml"

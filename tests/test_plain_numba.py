@@ -6,7 +6,8 @@ imported.
 The Epic kernel's plain cold compile (96 s of CPU for the assault variant, 182 s for the turn variant, measured by
 ``make bench`` on the loaded 2-core machine) is too slow for the suite: ``make check-plain-numba``
 (scripts/check_plain_numba.py) compares every shipped kernel scenario, Epic included, in both modes (docs/numba.md).
-Here: GdB and T9A scenarios both ways, and helpers made by ``kernels.jit.njit`` (the Epic kernel's) both ways.
+Here: GdB and T9A scenarios both ways, and helpers made by ``wargame_odds.kernels.jit.njit`` (the Epic kernel's) both
+ways.
 """
 import json
 import os
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels.jit import EXTENDED_MODE_INTERNALS, missing_internals
+from wargame_odds.kernels.jit import EXTENDED_MODE_INTERNALS, missing_internals
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "analysis" / "scenarios"
@@ -30,8 +31,8 @@ RUNS = [("gdb", SCENARIOS / "gdb" / "column_vs_line.toml", 4000),
 _REPORT = """
 import json, sys
 {before}
-import analysis
-from kernels.jit import EXTENDED_MODE_INTERNALS, _find
+import wargame_odds.analysis
+from wargame_odds.kernels.jit import EXTENDED_MODE_INTERNALS, _find
 def numba_own():
     found = []
     for path in EXTENDED_MODE_INTERNALS:
@@ -43,9 +44,9 @@ def numba_own():
 own_after_import = numba_own()
 results = [getattr(analysis, system).simulate(getattr(analysis, system).load(path), trials=trials, seed=11,
                                               progress=False).to_json() for system, path, trials in {runs!r}]
-import kernels.epic.block, kernels.jit
-print(json.dumps([kernels.jit.PLAIN, own_after_import, numba_own(), type(kernels.epic.block._run_block).__name__]))
-for r in results:
+import wargame_odds.kernels.epic.block, wargame_odds.kernels.jit
+print(json.dumps([wargame_odds.kernels.jit.PLAIN, own_after_import, numba_own(),
+type(wargame_odds.kernels.epic.block._run_block).__name__])) for r in results:
     print(r)
 """
 
@@ -102,23 +103,19 @@ def test_missing_internals_names_each_difference():
 
 
 def test_importing_the_program_replaces_nothing_and_deletes_no_cache_file(tmp_path):
-    """§4: importing ``analysis``, ``analysis.result`` (and the Epic, GdB and T9A modules) removes no stale cache
-    file; preparing a kernel run (analysis.numba_cache.prepare_kernels, which every run calls first) removes it;
-    neither replaces a function of Numba (issue 38 §7)."""
+    """§4: importing ``analysis``, ``wargame_odds.analysis.result`` (and the Epic, GdB and T9A modules) removes no stale
+    cache file; preparing a kernel run (wargame_odds.analysis.numba_cache.prepare_kernels, which every run calls first)
+    removes it; neither replaces a function of Numba (issue 38 §7)."""
     code = textwrap.dedent("""
         import json
         from pathlib import Path
         from numba.core import caching
-        import analysis, analysis.result, analysis.epic, analysis.gdb, analysis.t9a
-        from analysis.numba_cache import cache_folder, prepare_kernels
-        folder = cache_folder()
-        folder.mkdir(parents=True, exist_ok=True)
-        stale = folder / "gdb.run_blocks-1.py311.nbi"
-        stale.write_bytes(b"stale")
-        import analysis.runner, analysis.decisions
-        seen = [stale.exists(), caching.Cache.load_overload.__module__]
-        prepare_kernels()
-        print(json.dumps(seen + [stale.exists(), caching.Cache.load_overload.__module__]))
+        import wargame_odds.analysis, wargame_odds.analysis.result, wargame_odds.analysis.epic,
+        wargame_odds.analysis.gdb, wargame_odds.analysis.t9a from wargame_odds.analysis.numba_cache import cache_folder,
+        prepare_kernels folder = cache_folder() folder.mkdir(parents=True, exist_ok=True) stale = folder /
+        "gdb.run_blocks-1.py311.nbi" stale.write_bytes(b"stale") import wargame_odds.analysis.runner,
+        wargame_odds.analysis.decisions seen = [stale.exists(), caching.Cache.load_overload.__module__]
+        prepare_kernels() print(json.dumps(seen + [stale.exists(), caching.Cache.load_overload.__module__]))
     """)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), WARGAME_ODDS_PLAIN_NUMBA="0")
     child = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
@@ -129,12 +126,12 @@ def test_importing_the_program_replaces_nothing_and_deletes_no_cache_file(tmp_pa
 @pytest.mark.parametrize("cache_class", ["ExtendedFunctionCache", "LinkOnlyCache"])
 def test_the_modes_keep_apart_in_one_cache_folder(cache_class):
     """§4: the extended mode keys its cache entries (entry points and helpers) apart from plain Numba's
-    (kernels.link_only.CACHE_KEY_TAG), so that switching modes on one cache folder never loads the other mode's
-    code."""
+    (wargame_odds.kernels.link_only.CACHE_KEY_TAG), so that switching modes on one cache folder never loads the other
+    mode's code."""
     from numba.core.caching import FunctionCache
     from numba.core.registry import cpu_target
 
-    from kernels import link_only
+    from wargame_odds.kernels import link_only
 
     def f(x):
         return x
@@ -148,8 +145,8 @@ def test_the_modes_keep_apart_in_one_cache_folder(cache_class):
 _HELPERS = """
 import json, sys
 import numpy as np
-import kernels.jit
-from kernels.jit import njit
+import wargame_odds.kernels.jit
+from wargame_odds.kernels.jit import njit
 
 @njit(cache=True)
 def roll(a, i, flag):
@@ -162,14 +159,14 @@ def entry(a):
         total += roll(a, i, True) + roll(a, np.int32(i), i % 2 == 0)
     return total
 
-print(json.dumps([kernels.jit.PLAIN, type(entry).__name__, int(entry(np.arange(7, dtype=np.int64)))]))
+print(json.dumps([wargame_odds.kernels.jit.PLAIN, type(entry).__name__, int(entry(np.arange(7, dtype=np.int64)))]))
 """
 
 
 def test_the_kernels_njit_compiles_the_same_code_plainly(tmp_path):
-    """§4: ``kernels.jit.njit`` (the Epic kernel's decorator) in plain mode is ``numba.njit``: a helper called with
-    literals, int32 and int64 and an entry point give what the extended mode's one-signature, link-only helpers give,
-    each mode compiling into its own empty cache."""
+    """§4: ``wargame_odds.kernels.jit.njit`` (the Epic kernel's decorator) in plain mode is ``numba.njit``: a helper
+    called with literals, int32 and int64 and an entry point give what the extended mode's one-signature, link-only
+    helpers give, each mode compiling into its own empty cache."""
     (tmp_path / "helpers_both_ways.py").write_text(_HELPERS)  # Numba caches functions of a file only
     said = []
     for plain in ("0", "1"):

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from matplotlib.cbook import STEP_LOOKUP_MAP
 
-from analysis import epic, gdb, t9a
-from analysis.decisions import compare, cumulative, rank
-from analysis.estimates import Distribution
-from analysis.labels import axis_label, group_label, sides_of
-from analysis.t9a.exact import p_reach
-from analysis.t9a.model import DICE, to_milli
+from wargame_odds.analysis import epic, gdb, t9a
+from wargame_odds.analysis.decisions import compare, cumulative, rank
+from wargame_odds.analysis.estimates import Distribution
+from wargame_odds.analysis.labels import axis_label, group_label, sides_of
+from wargame_odds.analysis.t9a.exact import p_reach
+from wargame_odds.analysis.t9a.model import DICE, to_milli
 
 matplotlib.use("Agg")
 SCENARIOS = Path(__file__).resolve().parents[1] / "analysis" / "scenarios"

@@ -8,8 +8,8 @@ import re
 import matplotlib
 import pytest
 
-import analysis
-from analysis.decisions import compare, rank
+from wargame_odds import analysis
+from wargame_odds.analysis.decisions import compare, rank
 
 matplotlib.use("Agg")
 BASE = "epic/assault_marines_vs_warband"
@@ -127,7 +127,7 @@ def test_the_matrix_and_a_single_result_plot_in_percent_with_fitting_titles():
 
 
 def test_the_report_sweep_legend_is_clear_of_the_labels():
-    from analysis.reports.build import sweep_plot
+    from wargame_odds.analysis.reports.build import sweep_plot
 
     sweep = analysis.sweep("t9a/single_charge_9in", "chargers[Swordsmen].distance", [7.0, 9.0, 11.0], trials=4096)
     fig = sweep_plot(sweep.table(), ["value"], "A sweep", "t9a", {})

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.errors import UserError
-from analysis.extras import require
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.extras import require
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -45,17 +45,17 @@ def _own(name: str):
     return module
 
 
-_own("kernels")  # first: analysis imports it (and sets Numba's cache folder, kernels.use_one_cache_dir)
+_own("kernels")  # first: analysis imports it (and sets Numba's cache folder, wargame_odds.kernels.use_one_cache_dir)
 analysis = _own("analysis")
 
 #: What ``wo.NAME`` gives: the rule systems and decisions (loaded on first use, as in ``analysis``) and these.
-_MODULES = {"decisions": "analysis.decisions", "reports": "analysis.reports", "labels": "analysis.labels"}
+_MODULES = {"decisions": "wargame_odds.analysis.decisions", "reports": "wargame_odds.analysis.reports", "labels": "wargame_odds.analysis.labels"}
 
 
 def examples():
     """The shipped scenarios, decisions and report definitions: (name, kind, title, command) each; any of these
     names works wherever a file is read (``wo.epic.load("epic/assault_marines_vs_warband")``)."""
-    from analysis.examples import examples as shipped
+    from .analysis.examples import examples as shipped
 
     return list(shipped())
 
@@ -63,8 +63,8 @@ def examples():
 def app(query: dict[str, str] | None = None):
     """The point-and-click app in a notebook cell, as ``wargame-odds app`` serves it (needs the ``[app]`` extra;
     docs/app.md); ``query`` as a page address says it: ``{"example": "epic/assault_marines_vs_warband"}``."""
-    from analysis.app import app as page
-    from analysis.errors import ArgumentError
+    from .analysis.app import app as page
+    from .analysis.errors import ArgumentError
 
     if query is not None and not (isinstance(query, dict) and len(query) <= 16 and all(
             isinstance(k, str) and isinstance(v, str) and len(k) <= 64 and len(v) <= 1024 for k, v in query.items())):
@@ -76,13 +76,13 @@ def app(query: dict[str, str] | None = None):
 def __getattr__(name: str):
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
-    if name in analysis.SYSTEMS or name in analysis.DECISIONS:
+    if name in wargame_odds.analysis.SYSTEMS or name in wargame_odds.analysis.DECISIONS:
         return getattr(analysis, name)
     raise AttributeError(f"module 'wargame_odds' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_MODULES, *analysis.SYSTEMS, *analysis.DECISIONS])
+    return sorted([*globals(), *_MODULES, *wargame_odds.analysis.SYSTEMS, *wargame_odds.analysis.DECISIONS])
 
 
-__all__ = ["examples", "app", *analysis.SYSTEMS, *analysis.DECISIONS, *_MODULES]
+__all__ = ["examples", "app", *wargame_odds.analysis.SYSTEMS, *wargame_odds.analysis.DECISIONS, *_MODULES]

@@ -1,5 +1,5 @@
 """The shipped examples the app opens, by name (``epic/assault_marines_vs_warband``): the files of
-:mod:`analysis.examples`, the only files besides uploads that the app reads."""
+:mod:`wargame_odds.analysis.examples`, the only files besides uploads that the app reads."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,6 @@
 """The List tab: which detachment should I take?  An army list of the NetEA library, a points cap and a meta of
-library formations weighted by sliders, raced by ``analysis.decisions.list_search`` (docs/list-search.md) with
-the page's seed; its definition downloads as the TOML that ``wargame-odds list-search`` runs unchanged."""
+library formations weighted by sliders, raced by ``wargame_odds.analysis.decisions.list_search`` (docs/list-search.md)
+with the page's seed; its definition downloads as the TOML that ``wargame-odds list-search`` runs unchanged."""
 from __future__ import annotations
 
 import io

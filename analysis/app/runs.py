@@ -1,5 +1,5 @@
 """Runs off the server's event loop: each in a thread of its own, reporting its progress and stopping when
-cancelled (through the runner's :data:`analysis.runner.PROGRESS_SINK`), with the numbers of the CLI.
+cancelled (through the runner's :data:`wargame_odds.analysis.runner.PROGRESS_SINK`), with the numbers of the CLI.
 
 Every page runs one thing at a time, and the server at most :data:`MAX_RUNS` (every page together): a run
 asked for beyond that is refused at once with one message, never queued behind runs that may take hours.
@@ -146,7 +146,7 @@ def draw(work) -> Future:
 def simulate(system: str, model, *, trials: int, seed: int, precision: float | None):
     """``analysis.<system>.simulate`` as the CLI runs it (a bar asked for: chunks paced to report progress;
     the numbers do not depend on chunks)."""
-    module = importlib.import_module(f"analysis.{system}")
+    module = importlib.import_module(f"wargame_odds.analysis.{system}")
     kwargs = {"trials": trials, "seed": seed, "precision": precision, "progress": True}
     if system == "epic":
         return module.simulate(model, **kwargs)
@@ -159,7 +159,7 @@ def simulate(system: str, model, *, trials: int, seed: int, precision: float | N
 
 
 def compare(setup, *, trials: int, seed: int):
-    """``analysis.decisions.compare`` of two whole Epic scenarios (a :class:`~.setups.CompareSetup`)."""
+    """``wargame_odds.analysis.decisions.compare`` of two whole Epic scenarios (a :class:`~.setups.CompareSetup`)."""
     from ..decisions import compare as compare_options
 
     return compare_options(setup.option_a.model("option A"), setup.option_b.model("option B"), side=setup.side,

@@ -64,7 +64,7 @@ def check(system: str, data: dict, source: str = "setup"):
     if system == "gdb" and data.get("tables", "default") != "default":
         raise UserError(source, "tables", f"the app uses the shipped rule tables, not {data['tables']!r}",
                         '"default" (run a scenario with a table file of your own with the CLI)')
-    return importlib.import_module(f"analysis.{system}").loads(to_toml(data), source)
+    return importlib.import_module(f"wargame_odds.analysis.{system}").loads(to_toml(data), source)
 
 
 def parse_setup(text: str, source: str) -> Setup:

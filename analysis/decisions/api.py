@@ -17,7 +17,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from kernels.rng import BLOCK_TRIALS
+from ...kernels.rng import BLOCK_TRIALS
 
 from .. import runner
 from ..arguments import LINE_BREAKS
@@ -229,7 +229,7 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     ``attackers`` / ``defenders``: forces (library formations ``"netea:LIST/FORMATION"``, force
     TOML files, or dicts with ``units`` and ``formations``); ``base``: a scenario whose rules and
     end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
-    cells run (:mod:`analysis.reports.executor`; default this process), with identical numbers.
+    cells run (:mod:`wargame_odds.analysis.reports.executor`; default this process), with identical numbers.
     """
     _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
                cell=cell)
@@ -889,7 +889,7 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
 def cumulative(result) -> CumulativeResult:
     """"At least N" and "at most N" tables (with intervals) of every distribution of a result.
 
-    ``result``: a simulation :class:`~analysis.result.Result`, or a sweep / matrix result (then
+    ``result``: a simulation :class:`~wargame_odds.analysis.result.Result`, or a sweep / matrix result (then
     one block per cell, labelled in the ``cell`` column).
     """
     if isinstance(result, Result):

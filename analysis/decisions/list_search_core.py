@@ -1,6 +1,6 @@
 """List search: which detachment should I take?  Every legal candidate raced against a weighted meta.
 
-Candidates are enumerated from a NetEA army list with its upgrades (:mod:`analysis.library.upgrades`)
+Candidates are enumerated from a NetEA army list with its upgrades (:mod:`wargame_odds.analysis.library.upgrades`)
 or written by hand (library names, force files or inline force tables).  They race on the Epic kernel
 (:mod:`.race`): candidate ``i`` meets opponent ``j`` in batch ``b`` of phase ``p`` on the stream
 ``(seed, p, b, j)`` — never depending on ``i`` — so every candidate meets opponent ``j`` on the same
@@ -208,8 +208,8 @@ class KernelEvaluator:
         return prepared
 
     def _slots(self, model, job, role: str) -> list[int]:
-        """The count slots of the objective, by name in the kernel's count layout (:mod:`analysis.counts`): the
-        side's assault win, or (break) the opponent's formation broken or destroyed after the end phase (two
+        """The count slots of the objective, by name in the kernel's count layout (:mod:`wargame_odds.analysis.counts`):
+        the side's assault win, or (break) the opponent's formation broken or destroyed after the end phase (two
         disjoint states, summed)."""
         compiled = job.compiled
         if self.objective == "win":

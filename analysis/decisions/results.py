@@ -404,8 +404,9 @@ def _saving_words(saved) -> str:
 
 
 def _loss_curves(option_results: dict, options: list[str], opponents: list[str], side: str) -> list:
-    """For each opponent: (opponent, the curve tuples of :func:`analysis.plots.casualty_curves`): per option the
-    units of the enemy's first fighting formation killed (solid) and of its own lost (dashed), in one colour."""
+    """For each opponent: (opponent, the curve tuples of :func:`wargame_odds.analysis.plots.casualty_curves`): per
+    option the units of the enemy's first fighting formation killed (solid) and of its own lost (dashed), in one
+    colour."""
     out = []
     for j, opponent in enumerate(opponents):
         lines = []
@@ -558,7 +559,8 @@ class CumulativeResult(DecisionResult):
 #: The points-trade columns and how the text tables name them.
 POINTS_LABELS = {"points_destroyed": "points destroyed", "points_lost": "points lost",
                  "points_swing": "points swing (destroyed − lost)"}
-#: What is left and what it cost (:func:`analysis.decisions.api.battle_trade`), as the text tables name them.
+#: What is left and what it cost (:func:`wargame_odds.analysis.decisions.api.battle_trade`), as the text tables name
+#: them.
 TRADES = {"units_left": "units left", "enemy_units_left": "enemy units left", "kills": "enemy units killed",
           "kills_per_100_points": "kills per 100 points", "damage_dealt": "war-engine damage dealt (DP)",
           "damage_taken": "war-engine damage taken (DP)", "damage_per_100_points": "damage dealt per 100 points (DP)"}

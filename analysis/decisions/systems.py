@@ -62,7 +62,7 @@ class System:
 
     @property
     def module(self):
-        return importlib.import_module(f"analysis.{self.name}")
+        return importlib.import_module(f"wargame_odds.analysis.{self.name}")
 
     def load(self, scenario, source: str | None = None):
         """(model, source name) from a path or an already loaded model."""

@@ -65,8 +65,8 @@ class ReferenceJob:
         self._run_trial = run_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.epic.layout import TRIAL_STREAM_KEY
-        from kernels.rng import BLOCK_TRIALS
+        from ...kernels.epic.layout import TRIAL_STREAM_KEY
+        from ...kernels.rng import BLOCK_TRIALS
 
         counts = self.compiled.layout.zeros()
         if self.trial_streams:

@@ -4,11 +4,11 @@ orbital bombardments and pin-point attacks (epic-shooting §9, §4.3; docs/epic-
 A ground attack is the aircraft action test (−1 per BM, then every BM removed; a failure is a Stand
 Down with no BM), the approach flak (each named enemy ground formation's AA weapons, suppression
 applied, armour or a 4+ jink save, BMs on the aircraft), then a normal shooting attack of the
-survivors (:func:`analysis.epic.shooting.shoot`) with no suppression and no crossfire; in the end
+survivors (:func:`wargame_odds.analysis.epic.shooting.shoot`) with no suppression and no crossfire; in the end
 phase the disengagement flak.  Spacecraft take no test: an orbital bombardment is their barrage with
 12 cm templates, a pin-point attack their macro-weapon shots at one chosen war engine.  AC/WE aircraft
-take flak damage through the war-engine steps of :mod:`analysis.epic.war_engines` (shields, hull,
-criticals) via :func:`analysis.epic.shooting.resolve`.  Aircraft never break, rally or assault.
+take flak damage through the war-engine steps of :mod:`wargame_odds.analysis.epic.war_engines` (shields, hull,
+criticals) via :func:`wargame_odds.analysis.epic.shooting.resolve`.  Aircraft never break, rally or assault.
 """
 from __future__ import annotations
 

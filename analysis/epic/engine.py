@@ -1,8 +1,8 @@
-"""The Numba kernel behind :func:`analysis.epic.simulate`: arrays from a ``CompiledEpic``, counts back.
+"""The Numba kernel behind :func:`wargame_odds.analysis.epic.simulate`: arrays from a ``CompiledEpic``, counts back.
 
-Python prepares integer tables once per scenario (:class:`KernelArrays`); ``kernels.epic`` runs the
+Python prepares integer tables once per scenario (:class:`KernelArrays`); ``wargame_odds.kernels.epic`` runs the
 trials (the procedure of ``docs/epic-engine.md``) and writes the same count slots as
-:func:`analysis.epic.outcome.record`.
+:func:`wargame_odds.analysis.epic.outcome.record`.
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kernels.epic import layout as K
-from kernels.epic import turn_layout as T
-from kernels.epic.block import assault_kernel, tables
+from ...kernels.epic import layout as K
+from ...kernels.epic import turn_layout as T
+from ...kernels.epic.block import assault_kernel, tables
 
 from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, NO_ROLL, OUT, OUTSIDE,
                       SPLASH_MACRO_WEAPON, SPLASH_NO_SAVE, SPLASH_ORDINARY, SPLASH_TITAN_KILLER, SUPPORT, Abilities,
@@ -20,7 +20,7 @@ from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, N
 from .outcome import precision_successes
 from .turn_model import ACTIONS, flier
 
-_CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> kernels.epic.layout CRIT_* code
+_CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> wargame_odds.kernels.epic.layout CRIT_* code
     "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
     "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
     "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
@@ -50,8 +50,8 @@ def _bounds(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 def _row(u: UnitSlot, count: int, d3: bool, vc: int, vn: int, a: Abilities, sniper: bool, bc: int, reach: int,
          ff_vc: bool, support: bool, dvc: int, dvn: int, spare: int = -1) -> list[int]:
-    """One source row (columns in ``kernels.epic.layout``): ``a`` the abilities of its hits; ``spare`` -1 for an
-    extra-attack line, else (main dice) the starting DC its unit may lose before the row rolls fewer dice."""
+    """One source row (columns in ``wargame_odds.kernels.epic.layout``): ``a`` the abilities of its hits; ``spare`` -1
+    for an extra-attack line, else (main dice) the starting DC its unit may lose before the row rolls fewer dice."""
     kind = 2 if a.titan_killer else int(a.macro_weapon)
     tk = a.titan_killer_damage
     return [u.index, count, int(d3), vc, vn, kind + 3 * sniper, bc, reach, int(ff_vc), int(a.lance),
@@ -131,7 +131,7 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
 
 @dataclass
 class KernelArrays:
-    """The integer tables ``kernels.epic.block.assault_kernel`` takes (column names in ``kernels.epic.layout``)."""
+    """The integer tables ``wargame_odds.kernels.epic.block.assault_kernel`` takes (column names in ``wargame_odds.kernels.epic.layout``)."""
 
     units: np.ndarray
     src: np.ndarray
@@ -339,7 +339,7 @@ class KernelArrays:
         return arrays
 
     def tables(self) -> K.Tables:
-        """The kernel's :class:`kernels.epic.layout.Tables` of these arrays (built once)."""
+        """The kernel's :class:`wargame_odds.kernels.epic.layout.Tables` of these arrays (built once)."""
         if self._tables is None:
             self._tables = tables(self)
         return self._tables
@@ -351,7 +351,7 @@ class KernelArrays:
         ``trial_streams``: trial ``t`` (global index ``first_block * BLOCK_TRIALS + offset``) draws its
         dice from its own stream ``(key0, key1 ^ 0x5452494C5354524D, t)``, so its dice depend only on
         the seed, the cell and ``t``; otherwise one stream per lane of each block of ``BLOCK_TRIALS``
-        trials (``kernels.epic``: a block runs ``LANES`` trials in lock-step).
+        trials (``wargame_odds.kernels.epic``: a block runs ``LANES`` trials in lock-step).
         """
         counts, dice = assault_kernel(self.tables(), self.n_counts, key0, key1, first_block, n_trials, trial_streams,
                                       self.turn)
@@ -497,8 +497,8 @@ def _support_that_may_break(c: CompiledEpic) -> set[int]:
 
 
 class KernelJob:
-    """Runs the Numba kernel through the shared runner (``analysis.runner.Job``): an assault scenario
-    (a ``CompiledEpic``) or a turn scenario (a ``CompiledTurn`` of analysis.epic.turn_result)."""
+    """Runs the Numba kernel through the shared runner (``wargame_odds.analysis.runner.Job``): an assault scenario
+    (a ``CompiledEpic``) or a turn scenario (a ``CompiledTurn`` of wargame_odds.analysis.epic.turn_result)."""
 
     def __init__(self, compiled, trial_streams: bool = False):
         """``trial_streams``: one generator stream per trial (see :meth:`KernelArrays.run`), so that a

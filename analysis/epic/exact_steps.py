@@ -4,7 +4,7 @@
 - the action test (TP 1.6.2, 1.6.3, 2.1.15; TP-FAQ The Action Test);
 - the assault result roll (TP 1.12.7): each side's highest of 2D6 plus its modifiers.
 
-The regroup roll is :mod:`analysis.epic.regroup`.  Every die is enumerated, so each probability is a
+The regroup roll is :mod:`wargame_odds.analysis.epic.regroup`.  Every die is enumerated, so each probability is a
 fraction and its 95 % interval is the value itself.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A formation that regroups removes min(highest of 2D6 + Leaders, blast markers held).  The 36 rolls of
 2D6 are enumerated with fractions, so every probability is exact and its 95 % interval is the point.
-The other small steps (rally, action test, result roll) are in :mod:`analysis.epic.exact_steps`.
+The other small steps (rally, action test, result roll) are in :mod:`wargame_odds.analysis.epic.exact_steps`.
 """
 from __future__ import annotations
 

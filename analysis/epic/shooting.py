@@ -6,9 +6,9 @@ saves, macro-weapon hits after the others, blast markers for kills, the break ch
 attack, and no-save hits on a broken target.  Clause tags: TP = NetEA Tournament Pack, TP-FAQ = its
 FAQ, TP-SR = its special rules; "reading" marks a choice the Tournament Pack leaves open, as
 ``docs/epic-turn.md`` documents it.  Units and formations are the reference engine's per-trial state
-(:mod:`analysis.epic.reference`); every roll and decision goes to ``trial.say``.
+(:mod:`wargame_odds.analysis.epic.reference`); every roll and decision goes to ``trial.say``.
 
-War engines are shot at with the shared steps of :mod:`analysis.epic.war_engines`: allocation in
+War engines are shot at with the shared steps of :mod:`wargame_odds.analysis.epic.war_engines`: allocation in
 blocks of starting DC, titan-killer damage rolled when allocated, shields and fields first, a BM and a
 critical roll per damage point (TP 3.2; docs/epic-turn.md §3.13).  While an attack resolves, the
 trial's ``damage_sink`` books war-engine damage for the attack (kills and BMs), not for an assault.

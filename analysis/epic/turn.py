@@ -1,14 +1,14 @@
 """One Epic turn in the reference engine: the activations in order, then the assault, then the end phase.
 
 It implements ``docs/epic-turn.md`` §2: each activation takes its action test (a failure places a
-blast marker, checks the break and leaves only a Hold), shoots (:func:`analysis.epic.shooting.shoot`),
+blast marker, checks the break and leaves only a Hold), shoots (:func:`wargame_odds.analysis.epic.shooting.shoot`),
 regroups (Marshal, Hold) or goes on overwatch; an ``engage`` activation draws the overwatch fire it
 names, then starts the existing reference assault from the blast markers, losses and broken states
 the turn produced; the end-phase rally closes the turn.  A formation that withdraws as a result of an
 activation (or of the end-phase rally) draws the withdrawal fire its entries name (§2a: one shooting
-attack of :func:`analysis.epic.shooting.shoot` per firer on overwatch).  Aircraft ground attacks (with their flak
-and disengagement), orbital bombardments and pin-point attacks are the steps of :mod:`analysis.epic.aircraft`
-(docs/epic-turn.md §9).
+attack of :func:`wargame_odds.analysis.epic.shooting.shoot` per firer on overwatch).  Aircraft ground attacks (with
+their flak and disengagement), orbital bombardments and pin-point attacks are the steps of
+:mod:`wargame_odds.analysis.epic.aircraft` (docs/epic-turn.md §9).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A turn scenario compiled for the reference engine, its count slots, and its result (docs/epic-turn.md §4).
 
-The assault part of the counts is the assault engine's (:func:`analysis.epic.outcome.record`); on top
+The assault part of the counts is the assault engine's (:func:`wargame_odds.analysis.epic.outcome.record`); on top
 come ``no_assault`` and, per activation, its action test and its shooting: hits, kills, blast markers
 placed, the target broken and the target's blast markers once the attack is resolved; per ``withdrawal_fire``
 entry (of an activation, or of ``[end_phase]``), whether it fired and, over the trials in which it fired, the
@@ -90,7 +90,7 @@ def compile_turn(scenario) -> CompiledTurn:
 
 
 def assault_roles(ct) -> CompiledEpic:
-    """The compiled scenario with the roles its assault gives (analysis.epic.turn.Turn.assault): the
+    """The compiled scenario with the roles its assault gives (wargame_odds.analysis.epic.turn.Turn.assault): the
     charger and its target engaged, formations with an explicit role as it says, the others outside."""
     from dataclasses import replace
 
@@ -167,8 +167,8 @@ class TurnResult(EpicResult):
         return out
 
     def headline(self, data: dict | None = None) -> list[str]:
-        """The turn step by step, then its assault (``analysis.headline.epic``), means with intervals (``data``:
-        :meth:`to_dict`, when the caller has it already)."""
+        """The turn step by step, then its assault (``wargame_odds.analysis.headline.epic``), means with intervals
+        (``data``: :meth:`to_dict`, when the caller has it already)."""
         from ..headline import sentences
         from ..result import _check_data
 
@@ -192,8 +192,8 @@ class TurnJob:
         self._run = run_turn_trial
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from kernels.epic.layout import TRIAL_STREAM_KEY
-        from kernels.rng import BLOCK_TRIALS
+        from ...kernels.epic.layout import TRIAL_STREAM_KEY
+        from ...kernels.rng import BLOCK_TRIALS
 
 
         counts = self.c.compiled.layout.zeros()

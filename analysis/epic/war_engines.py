@@ -2,7 +2,7 @@
 splash, titan-killer allocation and the end-phase effects (``docs/epic-engine.md`` §10).
 
 The steps work on the reference engine's per-trial state (``Trial``, ``Unit``, ``Formation`` of
-``analysis.epic.reference.state``) and call three reference steps back through the trial, which holds them
+``wargame_odds.analysis.epic.reference.state``) and call three reference steps back through the trial, which holds them
 bound to itself (this module may not import the reference package, which imports it):
 ``trial.count_damage(unit, points, by_side, kill, marker)`` (``reference.damage.count_damage``: kills,
 losses or end-phase BMs), ``trial.splash_hit(victim, splash_kind)`` (``reference.damage.splash_hit``: one

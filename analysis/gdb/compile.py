@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.counts import CountLayout
-from kernels.rng import BLOCK_TRIALS
-from kernels import gdb as kernel
+from ..counts import CountLayout
+from ...kernels.rng import BLOCK_TRIALS
+from ...kernels import gdb as kernel
 
 from . import reference as ref
 from .model import Model

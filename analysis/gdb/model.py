@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.bounds import Casualties, Distance, Name, Strength, Title, Turns
-from analysis.errors import ArgumentError, UserError
-from analysis.scenario import StrictModel, parse_toml, read_toml, validate
+from ..bounds import Casualties, Distance, Name, Strength, Title, Turns
+from ..errors import ArgumentError, UserError
+from ..scenario import StrictModel, parse_toml, read_toml, validate
 
 from .tables import Tables, load_tables
 
@@ -102,7 +102,7 @@ class Model:
 
     def replace(self, path: str | None = None, value=None, /, **update) -> "Model":
         """A copy with one field set by its path (``replace("charger.distance", 6)``, also
-        ``tables.…``; paths: analysis.decisions.fieldpath) or scenario fields replaced
+        ``tables.…``; paths: wargame_odds.analysis.decisions.fieldpath) or scenario fields replaced
         (``replace(charger=...)``), validated and checked again."""
         if path is not None or value is not None:
             return _with_field(self, path, value)

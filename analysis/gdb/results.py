@@ -1,9 +1,9 @@
-"""Turn GdB counts into the shared :class:`~analysis.result.Result` shape (issue 3 §4)."""
+"""Turn GdB counts into the shared :class:`~wargame_odds.analysis.result.Result` shape (issue 3 §4)."""
 from __future__ import annotations
 
-from analysis.estimates import Distribution, Probability
-from analysis.result import Result
-from analysis.runner import RunInfo
+from ..estimates import Distribution, Probability
+from ..result import Result
+from ..runner import RunInfo
 
 from . import reference as ref
 from .compile import DEFENDER_END

@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from analysis.bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
-from analysis.errors import UserError
-from analysis.scenario import StrictModel, parse_toml, read_toml, validate
+from ..bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
+from ..errors import UserError
+from ..scenario import StrictModel, parse_toml, read_toml, validate
 
 CHARGER_RESULTS = ("PASS", "HALT", "WAVER", "RETREAT", "ROUT")
 DEFENDER_RESULTS = ("PASS", "WAVER", "RETREAT", "ROUT")
@@ -201,7 +201,7 @@ TEMPLATE_HEADER = """\
 def template_text() -> str:
     """The shipped tables file with its header replaced by filling-in instructions (issue 12 §6):
     generated, so it never drifts from the tables the engines read."""
-    lines = files("analysis.gdb").joinpath(DEFAULT_TABLES).read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = files("wargame_odds.analysis.gdb").joinpath(DEFAULT_TABLES).read_text(encoding="utf-8").splitlines(keepends=True)
     first_value = next(i for i, line in enumerate(lines) if not line.startswith("#"))
     return TEMPLATE_HEADER + "".join(lines[first_value:])
 
@@ -209,7 +209,7 @@ def template_text() -> str:
 def load_tables(spec: str = "default", base: Path | None = None, source: str = "<scenario>") -> Tables:
     """Load the shipped tables (``"default"``) or a user's file (relative to ``base``)."""
     if spec == "default":
-        path = files("analysis.gdb").joinpath(DEFAULT_TABLES)
+        path = files("wargame_odds.analysis.gdb").joinpath(DEFAULT_TABLES)
         src = f"analysis/gdb/{DEFAULT_TABLES}"
         data = parse_toml(path.read_text(encoding="utf-8"), src)
     else:

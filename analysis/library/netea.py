@@ -1,7 +1,7 @@
 """NetEA Tournament Pack units as Epic engine profiles.
 
 :func:`convert` turns a datasheet (stats, special rules and the assault lines of its weapons) into
-an :class:`analysis.epic.profiles.UnitProfile` and reports, rule by rule, what the engine cannot
+an :class:`wargame_odds.analysis.epic.profiles.UnitProfile` and reports, rule by rule, what the engine cannot
 model (:class:`UnsupportedRule`) and what it drops because it has no assault effect.  Nothing is
 dropped silently.  Mapping choices that are data (unsupported types, landed aircraft, rules that are
 profile fields, extra ignored rules, reasons) live in ``netea_epic.toml``; the critical-hit texts,
@@ -86,7 +86,7 @@ class Conversion:
     id: str
     name: str
     type: str
-    profile: object | None  # analysis.epic.profiles.UnitProfile
+    profile: object | None  # wargame_odds.analysis.epic.profiles.UnitProfile
     unsupported: tuple[UnsupportedRule, ...]
     ignored: tuple[tuple[str, str], ...]  # (rule, why it has no assault effect)
     notes: tuple[str, ...]

@@ -493,7 +493,7 @@ def parquet_available() -> bool:
 
 
 def _write_table(staging: Path, stem: str, frame: pd.DataFrame, parquet: bool = True) -> list[str]:
-    """The table as CSV (the one CSV writer, :func:`~analysis.user_text.csv_text`) and, with the extra, Parquet."""
+    """The table as CSV (the one CSV writer, :func:`~wargame_odds.analysis.user_text.csv_text`) and, with the extra, Parquet."""
     csv = f"tables/{stem}.csv"
     (staging / csv).write_text(csv_text(frame), encoding="utf-8")
     if not parquet:
@@ -575,7 +575,7 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
 
     Runs inside :func:`output_folder` (``manifest`` is what it returned): only files the manifest
     lists are replaced or deleted; ``parquet``: whether the Parquet tables are written besides the CSV.
-    The collector is on from here (:mod:`analysis.gc_pause`): a report whose points were all stored runs no
+    The collector is on from here (:mod:`wargame_odds.analysis.gc_pause`): a report whose points were all stored runs no
     trials to turn it back on, and its plots build cyclic garbage."""
     gc_pause.resume()
     import jinja2
@@ -659,7 +659,7 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
              "total_trials": sum(s["trials"] for s in sections), "versions": versions()}
     report_json = json.dumps(finite_json(dict(facts, cells=cells_json)), indent=1, sort_keys=True, allow_nan=False)
     (staging / "report.json").write_text(report_json, encoding="utf-8")
-    env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.reports", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("wargame_odds.analysis.reports", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, finalize=printable)
     env.filters["percent"] = lambda triple: percent(*triple)
     page = env.get_template("report.html.j2").render(

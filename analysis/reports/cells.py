@@ -28,7 +28,7 @@ def _plain(value):
 
 
 def run_point(spec: dict, progress: bool = False) -> dict:
-    """Compute one point spec (see :mod:`analysis.reports.definition`) and return its data.
+    """Compute one point spec (see :mod:`wargame_odds.analysis.reports.definition`) and return its data.
 
     ``trials`` is every trial the point simulated (a comparison: 2 options × opponents × trials).
     """
@@ -43,7 +43,7 @@ def run_point(spec: dict, progress: bool = False) -> dict:
         tables = {"table": result.table()}
         trials = 2 * len(spec["compare"]["opponents"]) * result.trials
     else:
-        module = importlib.import_module(f"analysis.{spec['system']}")
+        module = importlib.import_module(f"wargame_odds.analysis.{spec['system']}")
         if "matchup" in spec:
             from ..decisions import matchup
 

@@ -2,16 +2,16 @@
 
 A report lists *cells*; each cell is computed as one or more *points*: a ``scenario`` cell has one
 point, a ``sweep`` cell one per grid point, a ``matrix`` cell one per matchup (one simulation
-each), a ``compare`` cell one point (the whole ``analysis.decisions.compare``).  A point spec is a
+each), a ``compare`` cell one point (the whole ``wargame_odds.analysis.decisions.compare``).  A point spec is a
 plain dict holding everything needed to compute it anywhere (the scenario as TOML text, or the
 forces; the trials, the seed and the stream key), so points run independently, in any order, on
 any worker.
 
 Random streams: a scenario cell runs with ``cell=(cell_key(name),)``, point ``k`` of a sweep
 (grid combinations in row-major order) with ``cell=(cell_key(name), k)`` and matchup ``(i, j)``
-of a matrix with ``cell=(cell_key(name), i, j)`` -- the conventions of ``analysis.decisions``'s
+of a matrix with ``cell=(cell_key(name), i, j)`` -- the conventions of ``wargame_odds.analysis.decisions``'s
 ``sweep`` and ``matrix`` called with ``cell=(cell_key(name),)`` -- and a comparison is
-``analysis.decisions.compare(..., cell=(cell_key(name),))``, where ``cell_key`` is the first 63
+``wargame_odds.analysis.decisions.compare(..., cell=(cell_key(name),))``, where ``cell_key`` is the first 63
 bits of the SHA-256 of the cell's name.  The numbers therefore depend only on the seed, the name
 and the grid, never on the order of the cells or on which worker ran them.
 """
@@ -99,7 +99,7 @@ class SweepCell(_ScenarioBased):
 
 
 class MatrixCell(_Cell):
-    """Every attacker against every defender (``analysis.decisions.matrix``): forces are library
+    """Every attacker against every defender (``wargame_odds.analysis.decisions.matrix``): forces are library
     formations ``netea:LIST/FORMATION`` or force files; ``base`` is a scenario whose rules apply."""
 
     kind: Literal["matrix"]
@@ -109,14 +109,14 @@ class MatrixCell(_Cell):
 
 
 class CompareCell(_Cell, CompareFields):
-    """Option A against option B facing weighted opponents (``analysis.decisions.compare``):
+    """Option A against option B facing weighted opponents (``wargame_odds.analysis.decisions.compare``):
     forces as in a matrix cell; ``options`` are compare's (paired, method, engine, threads, chunk_trials)."""
 
     kind: Literal["compare"]
 
 
 class ListSearchCell(StrictModel):
-    """A list search (``analysis.decisions.list_search``): ``definition`` names a list-search definition (a
+    """A list search (``wargame_odds.analysis.decisions.list_search``): ``definition`` names a list-search definition (a
     shipped one or a file relative to the report) and any other key of a list-search definition is given, or
     overrides it, in the cell itself (held in ``search``); ``top`` and ``max_trials`` are the command's options."""
 
@@ -208,7 +208,7 @@ def to_toml(data: dict) -> str:
     return "".join(f"{json.dumps(str(k))} = {_toml_value(v)}\n" for k, v in data.items())
 
 
-# -- field paths: the grammar of analysis.decisions.fieldpath ---------------------------------------
+# -- field paths: the grammar of wargame_odds.analysis.decisions.fieldpath ---------------------------------------
 def split_field(field: str) -> list:
     """``formations[Warband].units[0].count`` → its parts; ``ValueError`` when malformed."""
     return fieldpath.parse(field)
@@ -222,7 +222,7 @@ def set_field(data: dict, field: str, value) -> None:
 
 # -- scenarios ---------------------------------------------------------------------------------
 def shipped_scenarios() -> list[str]:
-    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`analysis.examples`)."""
+    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`wargame_odds.analysis.examples`)."""
     return scenario_names()
 
 
@@ -234,13 +234,13 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
 
 
 def _system_module(system, source: str):
-    """The ``analysis.SYSTEM`` module a scenario names (a UserError if there is none)."""
+    """The ``wargame_odds.analysis.SYSTEM`` module a scenario names (a UserError if there is none)."""
     from ..cli import SYSTEMS
 
-    if system not in SYSTEMS or importlib.util.find_spec(f"analysis.{system}") is None:
+    if system not in SYSTEMS or importlib.util.find_spec(f"wargame_odds.analysis.{system}") is None:
         raise UserError(source, "system", f"unknown system {system!r}",
-                        ", ".join(s for s in SYSTEMS if importlib.util.find_spec(f"analysis.{s}")))
-    return importlib.import_module(f"analysis.{system}")
+                        ", ".join(s for s in SYSTEMS if importlib.util.find_spec(f"wargame_odds.analysis.{s}")))
+    return importlib.import_module(f"wargame_odds.analysis.{system}")
 
 
 def _check_options(fn, options: dict, source: str, field: str, taken=()) -> None:

@@ -11,11 +11,11 @@ import math
 import click
 import numpy as np
 
-from analysis.arguments import check_flag
-from analysis.errors import ArgumentError, UserError
-from analysis.user_text import printable
-from analysis.runner import DEFAULT_MAX_TRIALS, check_argument, run, stream_key
-from kernels import t9a as _kernel
+from ..arguments import check_flag
+from ..errors import ArgumentError, UserError
+from ..user_text import printable
+from ..runner import DEFAULT_MAX_TRIALS, check_argument, run, stream_key
+from ...kernels import t9a as _kernel
 
 from .exact import MAX_TABLE_VALUES, charge_table, check_values
 from .layout import build_layout, kernel_arrays
@@ -45,7 +45,7 @@ class KernelJob:
     def run_chunk(self, key0, key1, first_block, n_trials):
         a = self.arrays
         if self.combat is not None:
-            from kernels import t9a_combat
+            from ...kernels import t9a_combat
 
             return t9a_combat.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials),
                                         self.trial_streams, a, self.combat, self.layout.size)

@@ -1,4 +1,4 @@
-"""The close combat's count slots (``"melee:<slot>"``, see ``kernels.t9a_combat.MELEE_SLOTS``) and the
+"""The close combat's count slots (``"melee:<slot>"``, see ``wargame_odds.kernels.t9a_combat.MELEE_SLOTS``) and the
 kernel's arrays: units, rules, attack events by Initiative Step, and the per-scenario tables of the
 Binomial draws of unsaved wounds (docs/t9a.md, "Close combat" §C9).
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.counts import CountLayout
-from kernels import t9a_combat as K
+from ..counts import CountLayout
+from ...kernels import t9a_combat as K
 
 from .combat_exact import attack_probability, automatic_hit_probability
 from .combat_model import CombatSpec, DiceExpr, PartSpec, UnitSpec, max_attacks
@@ -104,7 +104,7 @@ def binomial_rows(p: float, rows: int) -> np.ndarray:
 
 
 def alias_tables(pmf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's alias tables (``kernels.t9a_combat.fill_alias``) of every row of ``pmf``."""
+    """The kernel's alias tables (``wargame_odds.kernels.t9a_combat.fill_alias``) of every row of ``pmf``."""
     rows = int((np.sqrt(8 * len(pmf) + 1) - 1) / 2)
     prob, alias = np.empty(len(pmf)), np.empty(len(pmf), np.int64)
     K.fill_alias(pmf, prob, alias, np.empty(rows, np.int64), np.empty(rows, np.int64))

@@ -3,7 +3,7 @@ combat", §C2–§C9); it powers ``--trace``.
 
 It rolls every die the rules call for (to hit, to wound, armour, special save, Multiple Wounds, Break Test,
 flee, pursuit, rally) from a ``random.Random`` and shares nothing with the kernel but the resolved
-:class:`~analysis.t9a.combat_model.CombatSpec` and the rule tables.  The deterministic steps (ranks, who
+:class:`~wargame_odds.analysis.t9a.combat_model.CombatSpec` and the rule tables.  The deterministic steps (ranks, who
 attacks, Combat Score, the Break Test's Discipline) are small functions the exact calculator reuses.
 """
 from __future__ import annotations
@@ -205,7 +205,7 @@ def special_hits(rng, kind: str, attacker: UnitSpec, part: PartSpec, target: Uni
 @dataclass
 class Fight:
     """What happened in one fight (side ``a`` the charger, ``b`` the target); the count flags of both
-    engines are read from it (:func:`analysis.t9a.combat_layout.record`)."""
+    engines are read from it (:func:`wargame_odds.analysis.t9a.combat_layout.record`)."""
 
     hp: list[int]
     start: list[int]

@@ -11,9 +11,9 @@ import textwrap
 
 import numpy as np
 
-from analysis.counts import CountLayout
-from analysis.estimates import Distribution, Mean, Probability
-from analysis.plots import literal_text
+from ..counts import CountLayout
+from ..estimates import Distribution, Mean, Probability
+from ..plots import literal_text
 
 from .combat_exact import start_facts
 from .combat_layout import margin_offset
@@ -124,7 +124,7 @@ def melee_figure(result):
     from ..plots import detached_figure
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-    from analysis.plots import at_least_curve
+    from ..plots import at_least_curve
 
     names = {"a": result.meta["melee_setup"]["charger"], "b": result.meta["melee_setup"]["target"]}
     melee = result.tree["melee"]

@@ -1,6 +1,6 @@
 """Exact charge-roll probabilities by full enumeration of the dice (docs/t9a.md §4–§5).
 
-Used by :func:`analysis.t9a.charge_table` and the P(success)-against-distance curves; values are
+Used by :func:`wargame_odds.analysis.t9a.charge_table` and the P(success)-against-distance curves; values are
 :class:`fractions.Fraction`.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.errors import UserError
-from analysis.user_text import elide
+from ..errors import UserError
+from ..user_text import elide
 
 from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, MILLI, DiceRule, to_milli
 

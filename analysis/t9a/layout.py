@@ -1,6 +1,6 @@
 """The count vector of a T9A scenario and the kernel's parameter arrays.
 
-Count slots (per charger ``"<i>:<slot>"``, see ``kernels.t9a.CHARGER_SLOTS``; global ones by
+Count slots (per charger ``"<i>:<slot>"``, see ``wargame_odds.kernels.t9a.CHARGER_SLOTS``; global ones by
 name).  Failed-move and gap sums are in milli-inches (their squares in milli-inch²), so means
 are exact; their histograms use 0.5" bins (``BIN_MILLI``): bin ``k`` holds values in
 ``[k/2, (k+1)/2)`` inches, so an unobstructed failed move of ``h`` inches lands exactly in bin ``2h``.
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.counts import CountLayout
-from kernels import t9a as K
+from ..counts import CountLayout
+from ...kernels import t9a as K
 
 from .model import BIN_MILLI, MILLI, Model, priority_key
 

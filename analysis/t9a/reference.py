@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.counts import CountLayout
-from analysis.runner import block_rng
-from kernels.rng import BLOCK_TRIALS
+from ..counts import CountLayout
+from ..runner import block_rng
+from ...kernels.rng import BLOCK_TRIALS
 
 from .layout import hit_need
 from .model import AFTER_FAIL, BIN_MILLI, MILLI, Model, priority_key
@@ -268,7 +268,7 @@ def run_chunk(model: Model, layout: CountLayout, key0: int, key1: int, first_blo
     ``TRIAL_STREAM_KEY``), as the combat kernel's trial streams."""
     counts = layout.zeros()
     if trial_streams:
-        from kernels.t9a_combat import TRIAL_STREAM_KEY
+        from ...kernels.t9a_combat import TRIAL_STREAM_KEY
 
         first = first_block * BLOCK_TRIALS
         for t in range(first, first + n_trials):

@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from analysis.counts import CountLayout
-from analysis.estimates import Distribution, Mean, Probability
-from analysis.result import Result
-from analysis.runner import RunInfo
+from ..counts import CountLayout
+from ..estimates import Distribution, Mean, Probability
+from ..result import Result
+from ..runner import RunInfo
 
 from .model import AFTER_FAIL, BIN_MILLI, DICE, MILLI, Model
 
@@ -49,7 +49,7 @@ class T9AResult(Result):
         """The exact charge-range curves (:meth:`charge_range_panel`) above the shared figure:
         every probability in percent and the "at least N" curves (charge roll, units in the
         combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
-        figure (:func:`~analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
+        figure (:func:`~wargame_odds.analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
         from ..arguments import check_flag
         from ..labels import sides_of
         from ..plots import outcome_figure
@@ -71,7 +71,7 @@ class T9AResult(Result):
         from matplotlib.axes import Axes
         from matplotlib.ticker import MultipleLocator, PercentFormatter
 
-        from analysis.arguments import check_instance
+        from ..arguments import check_instance
 
         from .exact import charge_table
 

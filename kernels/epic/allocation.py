@@ -251,8 +251,8 @@ def _we_allocations(dm, wh, fight, gb, step, ck):
     sniper hits go to their target (TP 2.1.14); the others round-robin (_we_round_robin_lane: TP 1.9.6, 1.12.5,
     3.1.2, 3.2.1; a titan-killer hit counts as the points rolled for it, TP 3.2.5).  Each hit is resolved in
     allocation order with all that follows it (_we_resolve_lane); damage is booked as kills (times ``ck``) and
-    losses.  ``dm``: kernels.epic.damage.damage_state; ``wh``: the step's WeHits.  The lanes are looped here, not
-    by the caller: a call per lane and side passed ``dm`` and ``wh``.  Returns the dice rolled."""
+    losses.  ``dm``: wargame_odds.kernels.epic.damage.damage_state; ``wh``: the step's WeHits.  The lanes are looped
+    here, not by the caller: a call per lane and side passed ``dm`` and ``wh``.  Returns the dice rolled."""
     nd = 0
     for l in range(LANES):
         if _at(fight, l) == 0:

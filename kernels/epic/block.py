@@ -1,26 +1,26 @@
 """The Epic kernel's driver: blocks of lanes, RNG streams, the round loop, counts.
 
 Arrays in, counts out: ``analysis/epic/engine.py`` turns a ``CompiledEpic`` into the integer tables of
-:mod:`kernels.epic.layout` and the kernel runs the procedure of ``docs/epic-engine.md`` (clauses cited as §n there,
-TP = NetEA Tournament Pack). Trials run in stream blocks of ``BLOCK_TRIALS``, in parallel over blocks; per-block
-counts are summed at the end, so the counts depend only on the seed and the trial count.
+:mod:`wargame_odds.kernels.epic.layout` and the kernel runs the procedure of ``docs/epic-engine.md`` (clauses cited as
+§n there, TP = NetEA Tournament Pack). Trials run in stream blocks of ``BLOCK_TRIALS``, in parallel over blocks;
+per-block counts are summed at the end, so the counts depend only on the seed and the trial count.
 
 Lock-step lanes: a block runs ``LANES`` trials at once, one per lane, each rule step a loop over the lanes (masked,
 branch-free) that LLVM vectorises; a lane whose trial ends (after any number of rounds) takes the block's next
 trial, so no lane waits for another. Each lane has its own xoshiro256** stream, keyed by (block, lane), or with
 ``trial_streams`` by the trial's global index; a generator step is taken only for a lane that needs the die, so a
-trial's dice depend on its own stream alone. Per-lane state (:class:`kernels.epic.layout.Lanes`) lives in ``[row *
-LANES + lane]`` arrays carved from two work buffers and two row tables (``_nrt=False``: no reference counting in the
-trial loop): the generator states and alive masks in a uint64 one, every other row (hit points, hits, dice, blast
-markers, ...: small integers) in an int32 one, ``LANE_INT``, so that a 512-bit vector holds 16 lanes of them instead
-of 8; the scratch rows share one array ``lv`` with constant row offsets so that the lane loops need no runtime alias
+trial's dice depend on its own stream alone. Per-lane state (:class:`wargame_odds.kernels.epic.layout.Lanes`) lives in
+``[row * LANES + lane]`` arrays carved from two work buffers and two row tables (``_nrt=False``: no reference counting
+in the trial loop): the generator states and alive masks in a uint64 one, every other row (hit points, hits, dice, blast
+markers, ...: small integers) in an int32 one, ``LANE_INT``, so that a 512-bit vector holds 16 lanes of them instead of
+8; the scratch rows share one array ``lv`` with constant row offsets so that the lane loops need no runtime alias
 checks. Rare paths (sniper hits, war engines with Reinforced Armour or Invulnerable saves, macro-weapon and titan-
 killer hits, the hits of a war engine in base contact, trapped withdrawals, Supreme Commander re-rolls) run lane by
-lane; so do, in a scenario that uses the war-engine rules of ``docs/epic-engine.md`` §10 (``rules[R_WE]``: shields
-and fields, special saves, critical hits, titan-killer damage, lance, ignore cover, disrupt), the allocations, saves
-and damage of every hit, in the reference engine's order, and the end-phase effects; without them those paths are
-never entered. Living-unit counts are popcounts of per-side alive bit masks; the words per side are a runtime value
-(the masks' shape), so one compiled kernel serves every formation size.
+lane; so do, in a scenario that uses the war-engine rules of ``docs/epic-engine.md`` §10 (``rules[R_WE]``: shields and
+fields, special saves, critical hits, titan-killer damage, lance, ignore cover, disrupt), the allocations, saves and
+damage of every hit, in the reference engine's order, and the end-phase effects; without them those paths are never
+entered. Living-unit counts are popcounts of per-side alive bit masks; the words per side are a runtime value (the
+masks' shape), so one compiled kernel serves every formation size.
 """
 from concurrent.futures import ThreadPoolExecutor
 
@@ -272,7 +272,7 @@ def _one_block(tb, st, run, part, pflat, turn):
         nd += _assault_steps(tb, st)
         nd += _result_roll(tb, st)
         nd += _extra_hits(tb, st)
-        if turn is not None:  # a turn's withdrawal fire: after the consequences, after the rally (kernels.epic.turn)
+        if turn is not None:  # a turn's withdrawal fire: after the consequences, after the rally (wargame_odds.kernels.epic.turn)
             nd += turn_consequences(tb, st, turn, pflat, prow)
             nd += turn_end_phase(tb, st, turn, pflat, prow)
         else:
@@ -302,7 +302,7 @@ def _run_block(tb, st, blocks, part, pflat, turn):
     turn, each from a zeroed ``st`` (:func:`_one_block`), into their rows of ``part``; returns the dice rolled.  One
     call per thread: Python unboxes the tables once, not once per block.  ``pflat``: a flat view of ``part`` (no
     ``reshape`` here, whose implementation made loading the cached kernel import Numba's array module, about 0.1 s
-    of a warm run).  ``turn``: a turn scenario's tables (kernels.epic.turn_layout.TurnTables), or None."""
+    of a warm run).  ``turn``: a turn scenario's tables (wargame_odds.kernels.epic.turn_layout.TurnTables), or None."""
     nd = 0
     for b in range(blocks.b0, blocks.b1):
         _zero_lanes(st)

@@ -22,7 +22,7 @@ def _withdraw_lane(dm, trapped, forms, l, f, speed_zero_die, mode, splashes):
     """Withdrawal of formation ``f`` in lane ``l`` (spec §6.2): its trapped units are lost (each with the
     formation's ``trapped`` chance), its speed-0 units die when ``speed_zero_die``, each non-Fearless war engine
     takes a point per enemy unit within 15 cm, no save (TP 3.2.4), which rolls for criticals, booked as ``mode``
-    says (spec §10.4; ``dm``: kernels.epic.damage.damage_state).  Returns the dice rolled for criticals and
+    says (spec §10.4; ``dm``: wargame_odds.kernels.epic.damage.damage_state).  Returns the dice rolled for criticals and
     splashes."""
     units = dm.units
     p = _at(trapped, f)
@@ -63,7 +63,7 @@ def _fails_break_test(hp, fu, fb, units, forms, bm, f, l):
 def _break(tb, st, l, f):
     """Broken: BMs removed, it withdraws (TP 1.9.7, 1.13.2, 1.13.3; :func:`_withdraw_lane`, no splash).  The
     losses its war engines' withdrawal damage books count for nothing in the turn, and the assault starts from
-    none (analysis.epic.turn.Turn.assault), so they are dropped.  Returns the dice rolled."""
+    none (wargame_odds.analysis.epic.turn.Turn.assault), so they are dropped.  Returns the dice rolled."""
     _put(st.broken, f * LANES + l, 1)
     _put(st.bm, f * LANES + l, 0)
     nd = 0

@@ -232,7 +232,7 @@ def _breaks_and_withdrawals(tb, st):
 def _formation_consequences(tb, st):
     """§6.2–§6.4 (:func:`_breaks_and_withdrawals`), then each formation's state and its war engines' after the
     assault; returns the dice rolled.  (A turn fires its engage's withdrawal fire in between:
-    kernels.epic.turn.turn_consequences.)"""
+    wargame_odds.kernels.epic.turn.turn_consequences.)"""
     nd = _breaks_and_withdrawals(tb, st)
     _after_assault(tb, st)
     return nd

@@ -75,12 +75,12 @@ def _book_lane(dm, u, l, points, markers, mode, ck):
     formation wins, an Automaton's none): losses until the end phase, and in the fight kills for the other side
     (times ``ck``: 0 for supporting fire whose kills do not count; none for Automata); in the end phase, BMs on
     its unbroken formation (spec §6.4, §10.4, §10.6, §10.7; TP-SR Automaton, Automata); in a turn's shooting
-    attack (BOOK_SHOT), every marker in ``losses_bm`` for kernels.epic.shooting to place (docs/epic-turn.md
+    attack (BOOK_SHOT), every marker in ``losses_bm`` for wargame_odds.kernels.epic.shooting to place (docs/epic-turn.md
     §3.13)."""
     units = dm.units
     losses_bm = dm.losses_bm
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
-    if mode == BOOK_SHOT:  # a BM per point, Expendable or not (analysis.epic.shooting.AttackState.book_damage)
+    if mode == BOOK_SHOT:  # a BM per point, Expendable or not (wargame_odds.analysis.epic.shooting.AttackState.book_damage)
         _put(losses_bm, fl, _at(losses_bm, fl) + markers)
     elif mode != BOOK_END_PHASE:
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))

@@ -82,7 +82,7 @@ def _seed_lanes(rs, state, key0, key1, first_stream):
 @kernel_function
 def _amount(rs, l, n, sides, plus):
     """``n`` dice of ``sides`` (3 or 6) plus ``plus``: a weapon's shots, barrage points or titan-killer damage
-    (analysis.epic.dice.Dice.roll).  Returns (amount, dice rolled)."""
+    (wargame_odds.analysis.epic.dice.Dice.roll).  Returns (amount, dice rolled)."""
     amount = plus
     for _ in range(n):
         amount += _die(rs, l, _THREE, _ONE) if sides == 3 else _d6(rs, l)

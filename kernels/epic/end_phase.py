@@ -295,7 +295,7 @@ def _shadowfields_back(tb, st):
 def _end_phase(tb, st):
     """The end phase of the lanes whose trial ended: war engines' step 2 (spec §10.7), the rally (§7), shadowfields
     back; returns the dice rolled.  (A turn fires its end-phase withdrawal fire after the rally:
-    kernels.epic.turn.turn_end_phase.)"""
+    wargame_odds.kernels.epic.turn.turn_end_phase.)"""
     nd = _end_phase_effects(tb, st)
     nd += _rally_step(tb, st)
     _shadowfields_back(tb, st)

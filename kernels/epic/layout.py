@@ -165,7 +165,7 @@ FORM_ROWS = 12
 # a trial under way, fighting (and at the round's start), ended this round; the assault step's scratch (enemy in
 # contact, to-hit values, dice, hits, dice rolled, MW / TK hits, capacity, round-robin passes and rest, its
 # prefix, sniper target and its unsaved hits); the loser and whether consequences apply, a rally's withdrawal,
-# a trial started this round, a turn's action-test dice and needs (kernels.epic.turn.turn_lanes).
+# a trial started this round, a turn's action-test dice and needs (wargame_odds.kernels.epic.turn.turn_lanes).
 LN_WINNER, LN_MARGIN, LN_BY_ROLL, LN_ROUND, LN_LIVE, LN_FIGHT, LN_FIGHT0, LN_ENDED, LN_CONTACT, LN_VAL, LN_NN, \
     LN_H, LN_D, LN_D2, LN_D3, LN_D4, LN_NMW, LN_NTK, LN_CAP, LN_QQ, LN_RR, LN_PREFIX, LN_SNIPE, LN_SNIPE_UN, \
     LN_LOSER, LN_CONS, LN_WITHDREW, LN_START, LN_TEST_DIE, LN_TEST_NEED = range(30)
@@ -186,7 +186,7 @@ W_ROWS = 12
 # Where damage is booked (_book_lane): during the fight (kills and the losses a winner takes as BMs), after
 # it (losses only: a splash from a war engine destroyed by extra hits may reach the winner), in the end phase
 # (BMs on the unit's unbroken formation; critical effects wait for the next end phase), or in a turn's shooting
-# attack (every point's BM held in ``losses_bm`` for the turn's shooting, kernels.epic.shooting, to place:
+# attack (every point's BM held in ``losses_bm`` for the turn's shooting, wargame_odds.kernels.epic.shooting, to place:
 # docs/epic-turn.md §3.13).
 BOOK_FIGHT, BOOK_LOSSES, BOOK_END_PHASE, BOOK_SHOT = _int64s(4)
 
@@ -210,8 +210,8 @@ H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = (np.int64(flag) for flag i
 
 
 class UnitSets(NamedTuple):
-    """The unit sets a count of living units reads (kernels.epic.units._rows_living): small, so that the many
-    calls that count pass little."""
+    """The unit sets a count of living units reads (wargame_odds.kernels.epic.units._rows_living): small, so that the
+    many calls that count pass little."""
 
     units: np.ndarray  # int64[N, U_COLS]
     masks: np.ndarray  # uint64[W * 2 * M_COLS]: unit sets, [(2 * w + side) * M_COLS + set]
@@ -222,8 +222,8 @@ class UnitSets(NamedTuple):
 
 
 class Tables(NamedTuple):
-    """A scenario's tables, read only (``analysis/epic/engine.py`` builds them; :func:`kernels.epic.block.tables`
-    adds what it derives): every rule step takes them as one argument."""
+    """A scenario's tables, read only (``analysis/epic/engine.py`` builds them;
+    :func:`wargame_odds.kernels.epic.block.tables` adds what it derives): every rule step takes them as one argument."""
 
     units: np.ndarray  # int64[N, U_COLS], units in allocation order
     src: np.ndarray  # int64[S, S_COLS]: attack sources, sorted by group (side * 3 + step), bounds ``gb``
@@ -257,9 +257,9 @@ class Tables(NamedTuple):
 
 class Lanes(NamedTuple):
     """A block's per-lane state, views of its work buffers (``[row * LANES + lane]``, see the module's rows), made
-    by :func:`kernels.epic.block.lanes`; zeroed when the block begins."""
+    by :func:`wargame_odds.kernels.epic.block.lanes`; zeroed when the block begins."""
 
-    rs: np.ndarray  # uint64[4 * LANES]: each lane's generator state (kernels.epic.dice)
+    rs: np.ndarray  # uint64[4 * LANES]: each lane's generator state (wargame_odds.kernels.epic.dice)
     alive: np.ndarray  # uint64[2 * W * LANES]: each side's living units, [(side * W + w) * LANES + lane]
     state: np.ndarray  # uint64[4]: scratch for seeding a stream
     hp: np.ndarray  # [N * LANES]: damage capacity left
@@ -276,15 +276,16 @@ class Lanes(NamedTuple):
     wst: np.ndarray  # war-engine rules only: [W_ROWS * N * LANES] per-unit state (W_* rows)
     shits: np.ndarray  # war-engine rules only: [S * LANES] a step's hits of each source row
     sff: np.ndarray  # war-engine rules only: [S * LANES] their firefight and contact bits
-    stk: np.ndarray  # war-engine rules only: the stack of kernels.epic.damage._we_resolve_lane
+    stk: np.ndarray  # war-engine rules only: the stack of wargame_odds.kernels.epic.damage._we_resolve_lane
     hist: np.ndarray  # int64: the formations' joint histograms (Tables.ho)
-    tscr: np.ndarray  # int64: a turn's scratch (kernels.epic.turn.scratch_size), empty for an assault
+    tscr: np.ndarray  # int64: a turn's scratch (wargame_odds.kernels.epic.turn.scratch_size), empty for an assault
 
 
 class Fight(NamedTuple):
-    """The assault round's view of a block's :class:`Tables` and :class:`Lanes` (kernels.epic.assault: the to-hit rolls,
-    the allocation, saves and damage without war-engine rules; made by ``assault.fight``): only the arrays its steps
-    read and write, about half the words of ``Tables`` and ``Lanes``, which every call of a step passes by value."""
+    """The assault round's view of a block's :class:`Tables` and :class:`Lanes` (wargame_odds.kernels.epic.assault: the
+    to-hit rolls, the allocation, saves and damage without war-engine rules; made by ``assault.fight``): only the arrays
+    its steps read and write, about half the words of ``Tables`` and ``Lanes``, which every call of a step passes by
+    value."""
 
     units: np.ndarray  # Tables: the units, attack sources, their group bounds, dice pools and bounds, targets
     src: np.ndarray
@@ -340,8 +341,8 @@ class Blocks(NamedTuple):
 
 
 class Damage(NamedTuple):
-    """What war-engine damage reads and writes (kernels.epic.damage, made by its ``damage_state``): the few arrays
-    a hit, a point on the hull or a critical's splash needs, so that a call for each hit passes little."""
+    """What war-engine damage reads and writes (wargame_odds.kernels.epic.damage, made by its ``damage_state``): the few
+    arrays a hit, a point on the hull or a critical's splash needs, so that a call for each hit passes little."""
 
     units: np.ndarray
     fu: np.ndarray
@@ -360,7 +361,7 @@ class Damage(NamedTuple):
 
 
 class WeHits(NamedTuple):
-    """A step's hits under the war-engine rules (kernels.epic.allocation._we_allocations): the source rows
+    """A step's hits under the war-engine rules (wargame_odds.kernels.epic.allocation._we_allocations): the source rows
     and their hits and firefight / contact bits in each lane, the targets, a scratch list, whether a critical's
     splash reaches a unit."""
 

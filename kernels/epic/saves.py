@@ -58,7 +58,7 @@ def _general_hits(rs, l, u, units, n):
 @kernel_function
 def _we_saved_lane(rs, l, u, units, wst, kind, how, main, invulnerable):
     """:func:`_we_saved` with its integer arguments as int64 values: compiled once in plain Numba whatever constants
-    its callers pass (kernels.epic.damage._we_resolve_lane says why)."""
+    its callers pass (wargame_odds.kernels.epic.damage._we_resolve_lane says why)."""
     return _we_saved(rs, np.int64(l), np.int64(u), units, wst, np.int64(kind), np.int64(how), main != 0,
                      invulnerable != 0)
 
@@ -221,7 +221,7 @@ def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
 @kernel_function
 def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
-    fails (analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
+    fails (wargame_odds.analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
     worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
     armour = min(_cell(units, u, U_COLS, U_ARMOUR) + worse, NO_ROLL)
     ra = _cell(units, u, U_COLS, U_RA) != 0

@@ -1,11 +1,12 @@
 """A turn's shooting attack (rule step, docs/epic-turn.md §3; TP 1.9, 2.2, 3.2): who fires, the AP/AT choice and
 the declaration at a mixed target (§3.5), to-hit rolls, allocation of direct and barrage hits, saves, blast
-markers, war engines shot at (``kernels.epic.damage``), a broken target's hits, the break test.  One
+markers, war engines shot at (``wargame_odds.kernels.epic.damage``), a broken target's hits, the break test.  One
 :func:`shoot_lanes` call makes an attack in every lane, lane by lane; a plain attack (alike lines at a target that
 needs no choice) takes the lock-step path of :func:`_plain_lanes`.
 
-Each function takes the scenario's tables ``tb`` and the block's lanes ``st`` (kernels.epic.layout), the turn's
-tables ``tt``, the shooting's scratch ``sc`` and the attack ``shot`` (kernels.epic.turn_layout) as it needs them.
+Each function takes the scenario's tables ``tb`` and the block's lanes ``st`` (wargame_odds.kernels.epic.layout), the
+turn's tables ``tt``, the shooting's scratch ``sc`` and the attack ``shot`` (wargame_odds.kernels.epic.turn_layout) as
+it needs them.
 """
 import numpy as np
 
@@ -29,7 +30,7 @@ from .units import _any_living, _cell, _living, _wat, _wound
 
 @kernel_function
 def _hit_chance(value, modifier):
-    """P(one to-hit roll hits), for the AP/AT choice only (analysis.epic.shooting.hit_chance)."""
+    """P(one to-hit roll hits), for the AP/AT choice only (wargame_odds.analysis.epic.shooting.hit_chance)."""
     need = value - modifier
     if need >= 10:
         return 0.0
@@ -53,10 +54,10 @@ def _can_take(unit_type, kind):
 def _harm(tb, st, tt, sc, aim, w, kind, value, group):
     """What weapon line ``w``'s shots of ``kind`` are expected to do to the exposed units ``sc.ex[:aim.ne]`` of
     ``group`` (AIM_WE: the war engines, their expected damage; AIM_OTHERS: the other units, their expected
-    kills), the measure of the default policies (analysis.epic.shooting.expected_harm, docs/epic-turn.md §3.5):
-    E = mean shots × P(hit); p = the mean of :func:`_unsaved` over the units that can take ``kind``; kills
-    min(E × p, their number); damage min(max(E × d − shields, 0) × p, their damage left), d the mean
-    titan-killer damage (else 1), shields their standing void shields and power fields and d per shadowfield."""
+    kills), the measure of the default policies (wargame_odds.analysis.epic.shooting.expected_harm, docs/epic-turn.md
+    §3.5): E = mean shots × P(hit); p = the mean of :func:`_unsaved` over the units that can take ``kind``; kills min(E
+    × p, their number); damage min(max(E × d − shields, 0) × p, their damage left), d the mean titan-killer damage (else
+    1), shields their standing void shields and power fields and d per shadowfield."""
     L = LANES
     l = aim.l
     wpn = tt.wpn
@@ -118,12 +119,11 @@ def _fixed_type(ap, at, mw, tk, ap_at):
 @kernel_function
 def _aim(tb, st, tt, sc, aim, w, kind, declare_at, mixed, has_we):
     """The default policies for weapon line ``w`` (not a barrage line) whose :func:`_fixed_type` is ``kind``, before
-    any dice (TP 1.9.5, 3.2.1; analysis.epic.shooting.choose_fire_type and choose_group, docs/epic-turn.md §3.5).
-    Type, for KIND_CHOOSE: the larger :func:`_harm` at the group its hits would go to (under the "auto"
-    declaration AT takes the better group), ties to AT when the target formation has a war engine, else AP.
-    Group: AIM_ALL unless the target is ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK
-    at the war engines when the expected damage there is at least the expected kills on the others.  Returns
-    (kind, group)."""
+    any dice (TP 1.9.5, 3.2.1; wargame_odds.analysis.epic.shooting.choose_fire_type and choose_group, docs/epic-turn.md
+    §3.5). Type, for KIND_CHOOSE: the larger :func:`_harm` at the group its hits would go to (under the "auto"
+    declaration AT takes the better group), ties to AT when the target formation has a war engine, else AP. Group:
+    AIM_ALL unless the target is ``mixed``; forced by ``declare_at``; else AP at the others, AT / MW / TK at the war
+    engines when the expected damage there is at least the expected kills on the others.  Returns (kind, group)."""
     ap = _cell(tt.wpn, w, WP_COLS, WP_AP)
     at = _cell(tt.wpn, w, WP_COLS, WP_AT)
     single = NONE  # the group everything is measured at when it is one
@@ -160,8 +160,8 @@ def _aim(tb, st, tt, sc, aim, w, kind, declare_at, mixed, has_we):
 @kernel_function
 def _shot_damage(rs, l, h, sc, wpn):
     """The damage of hit ``h`` allocated to a war engine: a titan-killer hit rolls its line's dice at once and
-    counts as that many hits (TP 2.2.9, 3.2.5; analysis.epic.war_engines.titan_killer_damage); any other, 1.
-    Returns (damage, dice rolled)."""
+    counts as that many hits (TP 2.2.9, 3.2.5; wargame_odds.analysis.epic.war_engines.titan_killer_damage); any other,
+    1. Returns (damage, dice rolled)."""
     if sc.hkind[h] != KIND_TK:
         return 1, 0
     w = sc.hline[h]
@@ -174,7 +174,7 @@ def _drain(tb, st, sc, l, target, converting, crossfire):
     no-save hits): the target's wait in ``sc.acc`` for the end of the save step, the first counting 2 in a
     crossfire; another formation's (a critical's splash) go on it at once if it is unbroken with a living unit,
     and it is marked in ``sc.spl`` for a break check after the attack (TP 1.9.4, 1.11, 3.2.2, 3.2.3;
-    analysis.epic.shooting.AttackState.book_damage)."""
+    wargame_odds.analysis.epic.shooting.AttackState.book_damage)."""
     L = LANES
     acc = sc.acc
     for g in range(tb.forms.shape[0]):
@@ -196,8 +196,8 @@ def _drain(tb, st, sc, l, target, converting, crossfire):
 @kernel_function
 def _hull(tb, st, sc, l, u, points, how, target, converting, crossfire, splashes):
     """``points`` of damage on war engine ``u``'s hull with all that follows (a BM and a critical roll per point,
-    criticals at once, splashes: kernels.epic.damage._we_resolve_lane, TP 3.2.2–3.2.4), booked for the attack on
-    ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
+    criticals at once, splashes: wargame_odds.kernels.epic.damage._we_resolve_lane, TP 3.2.2–3.2.4), booked for the
+    attack on ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
     before = _living(st.hp, tb.fu, tb.fb, target, l)
     nd = _we_resolve_lane(damage_state(tb, st), l, E_HULL, u, 0, how, points, BOOK_SHOT, 0, splashes)
     sc.acc[1] += before - _living(st.hp, tb.fu, tb.fb, target, l)
@@ -209,10 +209,10 @@ def _hull(tb, st, sc, l, u, points, how, target, converting, crossfire, splashes
 def _hit_war_engine(tb, st, sc, l, h, u, damage, target, crossfire, splashes):
     """Hit ``h`` (``damage`` points for a titan killer) on living war engine ``u`` (§3.13; TP 2.2.2, 3.2.2–3.2.5;
     TP-SR Imperial Void Shields, Power Fields, Dark Eldar Technology; epic-shooting §13 Q11): void shields and
-    power fields stop a point each, a shadowfield the hit, with no save and no BM (kernels.epic.saves._shields_lane);
-    a disrupt hit that gets through places 1 BM and its points none; each point left is saved on its own
-    (:func:`_saved`, no cover); the unsaved ones go to the hull (:func:`_hull`); a hit on a war engine already
-    destroyed is lost.  Returns dice."""
+    power fields stop a point each, a shadowfield the hit, with no save and no BM
+    (wargame_odds.kernels.epic.saves._shields_lane); a disrupt hit that gets through places 1 BM and its points none;
+    each point left is saved on its own (:func:`_saved`, no cover); the unsaved ones go to the hull (:func:`_hull`); a
+    hit on a war engine already destroyed is lost.  Returns dice."""
     units = tb.units
     wst = st.wst
     if _at(st.hp, u * LANES + l) == 0:
@@ -438,8 +438,8 @@ def _plain_to_hit(tb, st, tt, sc, shot, p_value, p_flags):
     """A plain attack's BM for coming under fire (§3.3, TP 1.9.4: an attack needs someone firing and a living unit
     of the target, else no attack and no BM, TP-FAQ Place Blast Marker; at a broken target a no-save hit, lane by
     lane: _broken_hits) and its to-hit rolls (§3.5): a need of 7+ lane by lane (_to_hit), the others in lock-step,
-    one masked loop per die (as kernels.epic.dice._roll).  Returns (dice rolled, the lanes that attack lie in
-    lo..hi)."""
+    one masked loop per die (as wargame_odds.kernels.epic.dice._roll).  Returns (dice rolled, the lanes that attack lie
+    in lo..hi)."""
     L = LANES
     rows = sc.rows
     on, nf, shots, need, living = (rows[PL_ON * L:], rows[PL_NF * L:], rows[PL_SHOTS * L:], rows[PL_NEED * L:],
@@ -598,7 +598,7 @@ def _exposed_units(fb, fu, hp, tu, ex, target, n_exposed, l):
     """§3.4 the target's exposed units in lane ``l``: the first ``n_exposed`` living ones (``ex``).  Returns (how
     many, whether a living war engine and another living unit make the target mixed, whether it has a living war
     engine, the fire type the unit types settle when it is not mixed: AT at war engines only, AP where no exposed
-    unit can take AT hits, else NONE: analysis.epic.shooting.choose_fire_type)."""
+    unit can take AT hits, else NONE: wargame_odds.analysis.epic.shooting.choose_fire_type)."""
     ne = 0
     has_we = False
     has_other = False
@@ -1013,7 +1013,7 @@ def _break_checks(tb, st, sc, shot, l, was_broken):
 
 @kernel_function
 def _shoot_lane(tb, st, tt, sc, shot, l):
-    """The attack in lane ``l``, in the TP 1.9.3 order (analysis.epic.shooting.shoot): who fires
+    """The attack in lane ``l``, in the TP 1.9.3 order (wargame_odds.analysis.epic.shooting.shoot): who fires
     (:func:`_fire_team`), the BM for coming under fire (§3.3), the exposed units, direct fire and the barrage, the
     normal then the macro-weapon hits with each step's BMs, the barrage's extra BMs last (reading), the break
     checks.  Returns the dice rolled."""
@@ -1057,9 +1057,9 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
 def shoot_lanes(tb, st, tt, sc, shot):
     """One shooting attack of formation ``shot.shooter`` at ``shot.target`` in each lane ``l`` of ``shot.l0..l1``
     whose ``sc.lane_mod[l]`` (its to-hit modifier) is not NO_ATTACK, with its cover ``sc.lane_cover[l]`` and cover
-    save ``sc.lane_cs[l]`` (§3; analysis.epic.shooting.shoot): a plain attack (:func:`_plain_attack`) in lock-step
-    (:func:`_plain_lanes`), any other lane by lane (:func:`_shoot_lane`), each lane from its own stream.  The lane's
-    hits, kills and BMs placed go to ``sc.res[l]``, ``res[L + l]``, ``res[2L + l]``.  Returns the dice rolled."""
+    save ``sc.lane_cs[l]`` (§3; wargame_odds.analysis.epic.shooting.shoot): a plain attack (:func:`_plain_attack`) in
+    lock-step (:func:`_plain_lanes`), any other lane by lane (:func:`_shoot_lane`), each lane from its own stream.  The
+    lane's hits, kills and BMs placed go to ``sc.res[l]``, ``res[L + l]``, ``res[2L + l]``.  Returns the dice rolled."""
     L = LANES
     plain = _plain_attack(tb, tt, shot.shooter, shot.target, shot.ap_at, sc.ushots)
     if plain[0]:

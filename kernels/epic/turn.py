@@ -1,24 +1,24 @@
 """The Epic turn in the Numba kernel: the activations of the trials a block's lanes begin, before their assaults.
 
-``kernels.epic.block._run_block`` calls :func:`turn_lanes` in each round where lanes start a trial of a turn
-scenario (``rules[R_TURN]``), once their starting state is set.  The activations (action test, shooting, regroup,
-overwatch, the charge and the overwatch fire it draws) change each lane's units (``hp`` and the alive masks),
-blast markers and broken flags in place; the assault steps then fight from that state (or not at all:
-:func:`turn_lanes` sets ``fight[l]`` when the ``engage`` activation led to an assault), followed by the end phase.
-Each activation's results are counted into the block's count row.  Overwatch fire at a withdrawing formation
-(docs/epic-turn.md §2a) is one more trigger of the shooting step (:func:`_withdrawal_fire`): after an activation,
-and, in place of the assault's own steps, after the consequences (:func:`turn_consequences`) and after the rally
-(:func:`turn_end_phase`).
+``wargame_odds.kernels.epic.block._run_block`` calls :func:`turn_lanes` in each round where lanes start a trial of a
+turn scenario (``rules[R_TURN]``), once their starting state is set.  The activations (action test, shooting, regroup,
+overwatch, the charge and the overwatch fire it draws) change each lane's units (``hp`` and the alive masks), blast
+markers and broken flags in place; the assault steps then fight from that state (or not at all: :func:`turn_lanes` sets
+``fight[l]`` when the ``engage`` activation led to an assault), followed by the end phase. Each activation's results are
+counted into the block's count row.  Overwatch fire at a withdrawing formation (docs/epic-turn.md §2a) is one more
+trigger of the shooting step (:func:`_withdrawal_fire`): after an activation, and, in place of the assault's own steps,
+after the consequences (:func:`turn_consequences`) and after the rally (:func:`turn_end_phase`).
 
 The steps mirror the reference engine clause by clause (``analysis/epic/turn.py``, ``analysis/epic/shooting.py``;
 ``docs/epic-turn.md`` §2, §3, cited as §3.n; TP = NetEA Tournament Pack).  War engines are shot at with the
-assault's war-engine steps (``kernels.epic.saves._shields_lane``, ``kernels.epic.damage._we_resolve_lane``:
-damage, criticals, splashes) on the lane's war-engine state ``wst`` (empty without war-engine rules), which the
-assault and the end phase then carry on; their damage is booked ``BOOK_SHOT``, its BMs drained from
-``losses_bm`` by the attack (§3.13).  Activation by activation, and each step lane by lane (scalar code: a turn's
-shooting is short and branchy), so that one :func:`kernels.epic.shooting.shoot_lanes` call makes an attack in
-every lane and a lane's dice keep the order of its trial.  Like ``_run_block``, the steps are compiled without
-reference counting (``_nrt=False``): they only take views of the caller's arrays.
+assault's war-engine steps (``wargame_odds.kernels.epic.saves._shields_lane``,
+``wargame_odds.kernels.epic.damage._we_resolve_lane``: damage, criticals, splashes) on the lane's war-engine state
+``wst`` (empty without war-engine rules), which the assault and the end phase then carry on; their damage is booked
+``BOOK_SHOT``, its BMs drained from ``losses_bm`` by the attack (§3.13).  Activation by activation, and each step lane
+by lane (scalar code: a turn's shooting is short and branchy), so that one
+:func:`wargame_odds.kernels.epic.shooting.shoot_lanes` call makes an attack in every lane and a lane's dice keep the
+order of its trial.  Like ``_run_block``, the steps are compiled without reference counting (``_nrt=False``): they only
+take views of the caller's arrays.
 """
 import numpy as np
 
@@ -133,7 +133,7 @@ def _action_tests(tb, st, tt, sc, k, acted, passed):
     """Activation ``k`` in the lanes that begin a trial (LN_START): who acts (``acted``: the formation neither broken
     nor wiped out, TP 1.13; acting ends its overwatch, TP 1.10) and who passes its action test (``passed``; TP 1.6.2,
     1.6.3: D6 − 1 with any BM ≥ initiative, + 1 to retain; a declared Hold takes none, a reading), for all lanes at
-    once (kernels.epic.dice._roll: a lane's generator moves only if it rolls).  Returns the dice rolled."""
+    once (wargame_odds.kernels.epic.dice._roll: a lane's generator moves only if it rolls).  Returns the dice rolled."""
     L = LANES
     acts = tt.acts
     f = acts[k, A_FORM]
@@ -189,11 +189,12 @@ def _overwatch_fire(tb, st, tt, sc, k, l):
 def _withdrawal_fire(tb, st, tt, sc, e0, e1, withdrew, pflat, prow):
     """The withdrawal-fire entries ``e0..e1`` (rows of ``tt.wf``) in list order, in every lane ``l`` where the
     entry's formation ``at`` withdrew (``withdrew[at * LANES + l]``): when ``at`` has a living unit and the entry's
-    formation is on overwatch, unbroken and has a unit that can fire (:func:`kernels.epic.shooting._fire_team`:
-    living, in range, not suppressed), it makes one shooting attack at ``at`` (to-hit modifier 0; ``at`` is broken,
-    so its BMs are no-save hits) and leaves overwatch; else no attack, and it stays on overwatch (TP 1.10, 1.13.3,
-    1.13.4; epic-shooting §3.10, §5; docs/epic-turn.md §2a).  All the lanes' attacks of an entry are one
-    :func:`shoot_lanes` call.  Counted: fired, and the attack's hits and kills.  Returns the dice rolled."""
+    formation is on overwatch, unbroken and has a unit that can fire
+    (:func:`wargame_odds.kernels.epic.shooting._fire_team`: living, in range, not suppressed), it makes one shooting
+    attack at ``at`` (to-hit modifier 0; ``at`` is broken, so its BMs are no-save hits) and leaves overwatch; else no
+    attack, and it stays on overwatch (TP 1.10, 1.13.3, 1.13.4; epic-shooting §3.10, §5; docs/epic-turn.md §2a).  All
+    the lanes' attacks of an entry are one :func:`shoot_lanes` call.  Counted: fired, and the attack's hits and kills.
+    Returns the dice rolled."""
     L = LANES
     wf = tt.wf
     overwatch = st.tscr
@@ -378,13 +379,13 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
 
 @kernel_function
 def turn_lanes(tb, st, tt, pflat, prow):
-    """The activations of the trials that the lanes ``l`` with ``LN_START`` begin (analysis.epic.turn.run_turn_trial
-    up to the assault), counted into ``pflat[prow + ...]``; ``LN_FIGHT``: the engage led to an assault.  Activation
-    by activation (:func:`_activation`): which lanes act and their action tests for all lanes at once, then the
-    rest lane by lane; every lane's dice still come from its own stream in the order of its own trial, and each
-    attack is one :func:`shoot_lanes` call for all the lanes.  The turn's scratch ``st.tscr`` holds each
-    formation's overwatch flag ``[f * LANES + l]``, then the shooting's (:func:`shot_scratch`).  Returns the dice
-    rolled."""
+    """The activations of the trials that the lanes ``l`` with ``LN_START`` begin
+    (wargame_odds.analysis.epic.turn.run_turn_trial up to the assault), counted into ``pflat[prow + ...]``;
+    ``LN_FIGHT``: the engage led to an assault.  Activation by activation (:func:`_activation`): which lanes act and
+    their action tests for all lanes at once, then the rest lane by lane; every lane's dice still come from its own
+    stream in the order of its own trial, and each attack is one :func:`shoot_lanes` call for all the lanes.  The turn's
+    scratch ``st.tscr`` holds each formation's overwatch flag ``[f * LANES + l]``, then the shooting's
+    (:func:`shot_scratch`).  Returns the dice rolled."""
     L = LANES
     start = st.per_lane[LN_START]
     fight = st.per_lane[LN_FIGHT]
@@ -404,11 +405,12 @@ def turn_lanes(tb, st, tt, pflat, prow):
 
 @kernel_function
 def turn_consequences(tb, st, tt, pflat, prow):
-    """§6.2–§6.4 in the lanes whose trial ended (:func:`kernels.epic.consequences._breaks_and_withdrawals`), then
-    the engage activation's withdrawal fire, after all the assault's consequences (docs/epic-turn.md §2a: at a
-    formation that withdrew in the activation, or as the loser or another losing formation that broke; a
-    winner that breaks does not withdraw, TP 1.12.9), then each formation's state after the assault
-    (:func:`kernels.epic.consequences._after_assault`).  Returns the dice rolled."""
+    """§6.2–§6.4 in the lanes whose trial ended
+    (:func:`wargame_odds.kernels.epic.consequences._breaks_and_withdrawals`), then the engage activation's withdrawal
+    fire, after all the assault's consequences (docs/epic-turn.md §2a: at a formation that withdrew in the activation,
+    or as the loser or another losing formation that broke; a winner that breaks does not withdraw, TP 1.12.9), then
+    each formation's state after the assault (:func:`wargame_odds.kernels.epic.consequences._after_assault`).  Returns
+    the dice rolled."""
     L = LANES
     acts = tt.acts
     nd = _breaks_and_withdrawals(tb, st)
@@ -432,7 +434,7 @@ def turn_consequences(tb, st, tt, pflat, prow):
 
 @kernel_function
 def turn_end_phase(tb, st, tt, pflat, prow):
-    """The end phase of the lanes whose trial ended (:func:`kernels.epic.end_phase._end_phase`), with the
+    """The end phase of the lanes whose trial ended (:func:`wargame_odds.kernels.epic.end_phase._end_phase`), with the
     withdrawal fire of ``[end_phase]`` after the whole rally step, before shadowfields come back, at the
     formations that withdrew in it: broken by end-phase damage, or failing the rally while broken (TP 1.14.1;
     docs/epic-turn.md §2a).  Returns the dice rolled."""

@@ -1,6 +1,6 @@
 """The layout of a turn scenario's tables (``analysis/epic/engine.py::turn_tables``), read by the turn's steps
-(:mod:`kernels.epic.turn`, :mod:`kernels.epic.shooting`): :class:`TurnTables`, int64 2-D arrays, and the
-per-attack records of a shooting attack (:class:`Shot`, :class:`ShotScratch`, :class:`Aim`).
+(:mod:`wargame_odds.kernels.epic.turn`, :mod:`wargame_odds.kernels.epic.shooting`): :class:`TurnTables`, int64 2-D
+arrays, and the per-attack records of a shooting attack (:class:`Shot`, :class:`ShotScratch`, :class:`Aim`).
 """
 from typing import NamedTuple
 
@@ -44,7 +44,7 @@ AIM_ALL, AIM_WE, AIM_OTHERS = -1, -2, -3
 
 KIND_CHOOSE = 4  # a weapon line whose AP/AT type the default policy chooses (_fixed_type)
 
-TIE = 1e-9  # expectations closer than this are equal (analysis.epic.shooting.TIE)
+TIE = 1e-9  # expectations closer than this are equal (wargame_odds.analysis.epic.shooting.TIE)
 
 TO_HIT_MODIFIER = (0, -1, 1, -1, 0, 0, 0, 0)  # by action (TP 1.9.5); a Hold and overwatch fire shoot at 0
 
@@ -74,8 +74,8 @@ TF_OVERWATCH = 0  # per formation: on overwatch when the turn begins
 TF_COLS = 1
 
 # Row 0 of T[T_INFO]: the most to-hit successes one attack can score (scratch size); has a unit a critical whose
-# splash reaches a unit (kernels.epic.damage._we_resolve_lane's ``splashes``); the withdrawal-fire entries of
-# ``[end_phase]`` (rows I_END_WF0..I_END_WF1 of TurnTables.wf).
+# splash reaches a unit (wargame_odds.kernels.epic.damage._we_resolve_lane's ``splashes``); the withdrawal-fire entries
+# of ``[end_phase]`` (rows I_END_WF0..I_END_WF1 of TurnTables.wf).
 I_MAX_HITS, I_SPLASHES, I_END_WF0, I_END_WF1 = range(4)
 
 I_COLS = 4
@@ -108,10 +108,10 @@ class TurnTables(NamedTuple):
 
 
 class Shot(NamedTuple):
-    """One activation's attack (kernels.epic.shooting.shoot_lanes): formation ``shooter`` at ``target`` in the lanes
-    ``l0..l1`` (those whose ShotScratch.lane_mod is not NO_ATTACK), its units in range and exposed units (NONE:
-    all), crossfire, the policies of docs/epic-turn.md §3.5 (AP_AT_*, DECLARE_*), units per barrage template (NONE:
-    by their size), and whether a critical's splash reaches a unit."""
+    """One activation's attack (wargame_odds.kernels.epic.shooting.shoot_lanes): formation ``shooter`` at ``target`` in
+    the lanes ``l0..l1`` (those whose ShotScratch.lane_mod is not NO_ATTACK), its units in range and exposed units
+    (NONE: all), crossfire, the policies of docs/epic-turn.md §3.5 (AP_AT_*, DECLARE_*), units per barrage template
+    (NONE: by their size), and whether a critical's splash reaches a unit."""
 
     l0: int
     l1: int
@@ -127,7 +127,7 @@ class Shot(NamedTuple):
 
 
 class ShotScratch(NamedTuple):
-    """The per-block scratch of the turn's shooting (views of Lanes.tscr, kernels.epic.turn.shot_scratch)."""
+    """The per-block scratch of the turn's shooting (views of Lanes.tscr, wargame_odds.kernels.epic.turn.shot_scratch)."""
 
     lane_mod: np.ndarray  # each lane's attack: its to-hit modifier, NO_ATTACK none
     lane_cover: np.ndarray  # its target in cover
@@ -144,12 +144,12 @@ class ShotScratch(NamedTuple):
     acc: np.ndarray  # [8]: BMs placed, kills, TSKNF carry, markers, first kill done
     spl: np.ndarray  # [F]: formations a critical's splash put BMs on
     ushots: np.ndarray  # [N]: each shooter unit's shots (a plain attack)
-    rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (kernels.epic.shooting, PL_*)
+    rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (wargame_odds.kernels.epic.shooting, PL_*)
 
 
 class Aim(NamedTuple):
-    """What the default policies weigh for a weapon line in lane ``l`` (kernels.epic.shooting._aim): its to-hit
-    modifier ``mod``, the ``ne`` exposed units (ShotScratch.ex), the infantry cover save ``cs`` and crossfire."""
+    """What the default policies weigh for a weapon line in lane ``l`` (wargame_odds.kernels.epic.shooting._aim): its
+    to-hit modifier ``mod``, the ``ne`` exposed units (ShotScratch.ex), the infantry cover save ``cs`` and crossfire."""
 
     l: int
     mod: int

@@ -27,7 +27,7 @@ def _clear_unit(alive, units, u, l, n_words, dead):
 @kernel_function
 def _rows_living(sets, alive, side, kind, f, out, off, weighted):
     """:func:`_count_living` with its integer arguments as int64 values: compiled once in plain Numba whatever
-    constants its callers pass (kernels.epic.damage._we_resolve_lane says why)."""
+    constants its callers pass (wargame_odds.kernels.epic.damage._we_resolve_lane says why)."""
     _count_living(sets, alive, np.int64(side), np.int64(kind), np.int64(f), out, np.int64(off), weighted != 0)
 
 

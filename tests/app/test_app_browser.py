@@ -12,8 +12,8 @@ try:
 except ImportError:  # the browser fixture skips, or fails on CI, saying why
     expect = None
 
-from analysis.app.setups import decode_setup, example_setup
-from analysis.cli import main
+from wargame_odds.analysis.app.setups import decode_setup, example_setup
+from wargame_odds.analysis.cli import main
 
 TRIALS = 3000
 
@@ -145,7 +145,7 @@ def test_cancel_stops_a_long_run(app_page):
 def test_hostile_names_are_shown_as_data(app_page, tmp_path):
     """§3: a formation named with markup and math, in a turn (cards, choices, the activations' lists, the
     results): shown as it is written, never as an element or a formula."""
-    from analysis.app.setups import to_toml
+    from wargame_odds.analysis.app.setups import to_toml
 
     hostile = '<img id=evil src=x onerror="document.title=1"> $\\alpha$'
     data = example_setup("epic/turns/devastators_then_assault_marines").data

@@ -6,8 +6,8 @@ import socket
 import pytest
 from click.testing import CliRunner
 
-import analysis.app
-from analysis.cli import main
+import wargame_odds.analysis.app
+from wargame_odds.analysis.cli import main
 
 
 def _invoke(*args):
@@ -16,7 +16,7 @@ def _invoke(*args):
 
 
 def test_without_the_extra_the_command_says_which_extra_to_install(monkeypatch):
-    monkeypatch.setattr(analysis.app, "missing_extra", lambda: "panel")
+    monkeypatch.setattr(wargame_odds.analysis.app, "missing_extra", lambda: "panel")
     code, out, err = _invoke("--no-browser")
     assert code == 2 and out == ""
     assert err.strip().splitlines() == ["error: the app needs the [app] extra (panel is not installed): "
@@ -26,8 +26,8 @@ def test_without_the_extra_the_command_says_which_extra_to_install(monkeypatch):
 @pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
 def test_a_host_other_than_loopback_prints_a_warning(monkeypatch, host, warned):
     served = []
-    monkeypatch.setattr(analysis.app, "missing_extra", lambda: None)
-    monkeypatch.setattr(analysis.app, "serve", lambda *args, **kwargs: served.append((args, kwargs)))
+    monkeypatch.setattr(wargame_odds.analysis.app, "missing_extra", lambda: None)
+    monkeypatch.setattr(wargame_odds.analysis.app, "serve", lambda *args, **kwargs: served.append((args, kwargs)))
     code, out, err = _invoke("--host", host, "--no-browser", "--port", "8123")
     assert code == 0, err
     assert served == [((host, 8123), {"open_browser": False})]
@@ -36,7 +36,7 @@ def test_a_host_other_than_loopback_prints_a_warning(monkeypatch, host, warned):
 
 def test_the_default_is_loopback_and_a_free_port(monkeypatch):
     served = []
-    monkeypatch.setattr(analysis.app, "serve", lambda *args, **kwargs: served.append((args, kwargs)))
+    monkeypatch.setattr(wargame_odds.analysis.app, "serve", lambda *args, **kwargs: served.append((args, kwargs)))
     assert _invoke()[0] == 0
     assert served == [(("127.0.0.1", 0), {"open_browser": True})]
 

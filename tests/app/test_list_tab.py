@@ -11,13 +11,13 @@ pytest.importorskip("panel")
 
 from click.testing import CliRunner  # noqa: E402
 
-from analysis.app import runs  # noqa: E402
-from analysis.app.list_tab import MAX_CANDIDATES, render_search  # noqa: E402
-from analysis.app.page import Page  # noqa: E402
-from analysis.cli import main  # noqa: E402
-from analysis.decisions import list_search  # noqa: E402
-from analysis.decisions.list_search_core import ListSearchDefinition  # noqa: E402
-from analysis.errors import UserError  # noqa: E402
+from wargame_odds.analysis.app import runs  # noqa: E402
+from wargame_odds.analysis.app.list_tab import MAX_CANDIDATES, render_search  # noqa: E402
+from wargame_odds.analysis.app.page import Page  # noqa: E402
+from wargame_odds.analysis.cli import main  # noqa: E402
+from wargame_odds.analysis.decisions import list_search  # noqa: E402
+from wargame_odds.analysis.decisions.list_search_core import ListSearchDefinition  # noqa: E402
+from wargame_odds.analysis.errors import UserError  # noqa: E402
 
 BUDGET = 50_000_000
 

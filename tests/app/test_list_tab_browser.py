@@ -11,8 +11,8 @@ try:
 except ImportError:  # the browser fixture skips, or fails on CI, saying why
     expect = None
 
-from analysis.app.list_tab import DEFAULT_BUDGET
-from analysis.cli import main
+from wargame_odds.analysis.app.list_tab import DEFAULT_BUDGET
+from wargame_odds.analysis.cli import main
 
 CAP = "Points cap"
 

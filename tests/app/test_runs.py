@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("panel")
 
-from analysis import epic, gdb, runner  # noqa: E402
-from analysis.app import runs  # noqa: E402
-from analysis.app.render import figure, render  # noqa: E402
-from analysis.app.setups import example_setup  # noqa: E402
+from wargame_odds.analysis import epic, gdb, runner  # noqa: E402
+from wargame_odds.analysis.app import runs  # noqa: E402
+from wargame_odds.analysis.app.render import figure, render  # noqa: E402
+from wargame_odds.analysis.app.setups import example_setup  # noqa: E402
 
 TRIALS = 20_000
 
@@ -20,7 +20,7 @@ def test_a_run_in_a_worker_gives_the_numbers_of_simulate_and_reports_every_trial
     progress = runs.Progress()
     result = runs.submit(lambda: runs.simulate(setup.system, setup.model(), trials=TRIALS, seed=7, precision=None),
                          progress).result(timeout=600)
-    module = {"epic": epic, "gdb": gdb}.get(setup.system) or __import__("analysis.t9a", fromlist=["t9a"])
+    module = {"epic": epic, "gdb": gdb}.get(setup.system) or __import__("wargame_odds.analysis.t9a", fromlist=["t9a"])
     plain = module.simulate(setup.model(), trials=TRIALS, seed=7, progress=False)
     assert result.to_json() == plain.to_json()  # paced chunks, same dice
     assert progress.done == progress.total == TRIALS and progress.fraction == 1.0
@@ -70,7 +70,7 @@ def test_two_runs_at_once_both_answer():
 def test_a_rendered_result_escapes_hostile_names(caplog):
     data = example_setup("gdb/column_vs_line").data
     data = dict(data, charger=dict(data["charger"], name="<img src=x onerror=alert(1)>$\\alpha$\x07"))
-    from analysis.app.setups import Setup
+    from wargame_odds.analysis.app.setups import Setup
 
     setup = Setup("gdb", data)
     shown = render(runs.simulate("gdb", setup.model(), trials=2000, seed=0, precision=None))
@@ -154,7 +154,7 @@ def threading_wait(seconds: float) -> None:
 
 
 def test_a_page_whose_session_ends_cancels_its_run():
-    from analysis.app.page import Page
+    from wargame_odds.analysis.app.page import Page
 
     page = Page({"example": "gdb/column_vs_line"}, in_notebook=True)
     page.running = runs.Progress()
@@ -167,8 +167,8 @@ def test_the_apps_csv_is_the_clis_csv_spreadsheet_safe(tmp_path):
     formula-like name quoted and its control and bidi characters escaped."""
     from click.testing import CliRunner
 
-    from analysis.app.setups import Setup
-    from analysis.cli import main
+    from wargame_odds.analysis.app.setups import Setup
+    from wargame_odds.analysis.cli import main
 
     data = example_setup("epic/assault_marines_vs_warband").data
     data["formations"][2]["name"] = '=HYPERLINK("http://evil","x")\x07\u202e'

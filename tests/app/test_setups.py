@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 pytest.importorskip("panel")  # the [app] extra; the test extra installs it
 
-from analysis.app.examples import example_names, relative_example  # noqa: E402
-from analysis.app.setups import (MAX_URL_CHARS, CompareSetup, Setup, check, decode_setup, encode_setup,  # noqa: E402
-                                 example_setup, parse_setup, to_toml)
-from analysis.cli import main  # noqa: E402
-from analysis.errors import UserError  # noqa: E402
-from analysis.scenario import MAX_FILE_BYTES  # noqa: E402
+from wargame_odds.analysis.app.examples import example_names, relative_example  # noqa: E402
+from wargame_odds.analysis.app.setups import (
+    MAX_URL_CHARS, CompareSetup, Setup, check, decode_setup, encode_setup, example_setup, parse_setup, to_toml)
+from wargame_odds.analysis.cli import main  # noqa: E402
+from wargame_odds.analysis.errors import UserError  # noqa: E402
+from wargame_odds.analysis.scenario import MAX_FILE_BYTES  # noqa: E402
 
 SCENARIOS = [name for name in example_names() if "/decisions/" not in name]
 #: Names a player might type, hostile ones included: markup, math, control characters, quotes, unicode.
@@ -55,7 +55,7 @@ def test_epic_setups_round_trip_and_the_cli_reads_the_same_scenario(tmp_path_fac
                                                                    result_dice, leaders):
     """Hostile names, every blast-marker count and switch: TOML and back gives the same data, and the file the
     app saves loads in the CLI's loader as the same scenario."""
-    from analysis import epic
+    from wargame_odds.analysis import epic
 
     data = _epic_variant(example_setup("epic/assault_marines_vs_warband").data, names, markers, broken, engaged)
     data["rules"] = dict(data.get("rules", {}), result_dice=result_dice, leaders=leaders)

@@ -1,7 +1,7 @@
 """The command line as the decision tests drive it (shared by test_cli.py and test_list_search.py)."""
 from click.testing import CliRunner
 
-from analysis.cli import main
+from wargame_odds.analysis.cli import main
 
 
 def run(*args):

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import analysis.epic as epic
-from analysis.decisions import compare
-from analysis.decisions.systems import SYSTEMS
-from analysis.errors import UserError
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.decisions import compare
+from wargame_odds.analysis.decisions.systems import SYSTEMS
+from wargame_odds.analysis.errors import UserError
 
-SCENARIOS = Path(str(files("analysis").joinpath("scenarios")))
+SCENARIOS = Path(str(files("wargame_odds.analysis").joinpath("scenarios")))
 SHOOT_FIRST = SCENARIOS / "epic" / "turns" / "devastators_then_assault_marines.toml"
 ENGAGE_NOW = SCENARIOS / "epic" / "turns" / "assault_marines_engage_now.toml"
 
@@ -68,8 +68,8 @@ def test_the_default_method_is_the_narrowest_interval_per_second_on_the_engine()
     """Issue 28 §4: both methods pair trial t of A with trial t of B, so the cost of a trial decides: batch means on
     the kernel, exact pairs on the reference engine; the result says which and why in one line (the headline's
     last), with the pairing gain the run measured."""
-    from analysis.decisions.api import default_method
-    from analysis.headline import decision_sentences
+    from wargame_odds.analysis.decisions.api import default_method
+    from wargame_odds.analysis.headline import decision_sentences
 
     kernel = compare(SHOOT_FIRST, ENGAGE_NOW, trials=4096, seed=7)
     assert kernel.meta["method"] == "batch-means" and kernel.trials == 122_880
@@ -100,7 +100,7 @@ def test_cli_compares_two_turn_scenarios_named_in_a_definition(tmp_path):
     shipped shoot-first-or-engage-now example); a missing scenario file is one error line, exit 2."""
     from click.testing import CliRunner
 
-    from analysis.cli import main
+    from wargame_odds.analysis.cli import main
 
     example = SCENARIOS / "epic" / "decisions" / "shoot_first_or_engage_now.toml"
     out = CliRunner().invoke(main, ["compare", str(example), "-n", "200", "--json"])

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import analysis.epic as epic
-import analysis.gdb as gdb
-import analysis.t9a as t9a
-from analysis.decisions import compare, cumulative, matchup, matrix, rank, sweep
-from analysis.epic.model import EpicScenario
-from analysis.estimates import wilson_interval
+import wargame_odds.analysis.epic as epic
+import wargame_odds.analysis.gdb as gdb
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.decisions import compare, cumulative, matchup, matrix, rank, sweep
+from wargame_odds.analysis.epic.model import EpicScenario
+from wargame_odds.analysis.estimates import wilson_interval
 
 matplotlib.use("Agg")
 SCENARIO = "analysis/scenarios/epic/assault_marines_vs_warband.toml"
@@ -134,7 +134,7 @@ def test_batch_means_do_not_depend_on_chunks_or_threads():
 
 
 def test_batch_plan_rounds_up_to_at_least_30_equal_batches_of_whole_blocks():
-    from analysis.decisions.api import batch_plan
+    from wargame_odds.analysis.decisions.api import batch_plan
 
     assert batch_plan(1) == (30, 4096)
     assert batch_plan(40 * 4096) == (40, 4096)
@@ -216,7 +216,7 @@ def test_every_result_has_the_same_shape():
 
 def test_reference_trial_streams_depend_only_on_the_trial_index():
     """What batch means needs of the reference engine: a trial's dice do not depend on its chunk."""
-    from analysis.decisions.systems import SYSTEMS
+    from wargame_odds.analysis.decisions.systems import SYSTEMS
 
     system = SYSTEMS["epic"]
     job = system.job(matchup(_duel(3), _duel(4)), "reference", trial_streams=True)

@@ -4,8 +4,8 @@ import json
 import dask
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.decisions import rank, sweep
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.decisions import rank, sweep
 
 SCENARIO = "analysis/scenarios/epic/assault_marines_vs_warband.toml"
 EXAMPLES = "analysis/scenarios/epic/decisions"

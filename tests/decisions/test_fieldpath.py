@@ -1,10 +1,10 @@
 """Issue 12 §4: one field-path grammar for the command line, the API and report definitions."""
 import pytest
 
-from analysis.decisions.fieldpath import ByName, parse, with_value
-from analysis.decisions.systems import SYSTEMS
-from analysis.errors import UserError
-from analysis.reports.definition import set_field, split_field
+from wargame_odds.analysis.decisions.fieldpath import ByName, parse, with_value
+from wargame_odds.analysis.decisions.systems import SYSTEMS
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.reports.definition import set_field, split_field
 
 DATA = {"formations": [{"name": "Marines", "blast_markers": 0}, {"name": "Warband", "blast_markers": 2,
                                                                   "units": [{"count": 6}]}],

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from decisions_cli import one_error_line, run
-from analysis.decisions import api
-from analysis.decisions import list_search_core as ls
+from wargame_odds.analysis.decisions import api
+from wargame_odds.analysis.decisions import list_search_core as ls
 
 STORY_A = "epic/decisions/list_search_tournament"
 STORY_B = "epic/decisions/list_search_two_choices"
@@ -137,7 +137,7 @@ def test_caps_on_candidates_and_matchups(tmp_path, monkeypatch):
 
 
 def _toml(data: dict) -> str:
-    from analysis.reports.definition import to_toml
+    from wargame_odds.analysis.reports.definition import to_toml
 
     opps = data.pop("opponents")
     text = to_toml({k: (float(v) if v == "inf" else v) for k, v in data.items()})

@@ -3,7 +3,7 @@ a cell (tests/decisions/data/list_search_brute_force.json, written by scripts/li
 import json
 from pathlib import Path
 
-from analysis.decisions.list_search_core import list_search
+from wargame_odds.analysis.decisions.list_search_core import list_search
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "list_search_brute_force.json").read_text(encoding="utf-8"))
 DELTA = 1.0

@@ -3,8 +3,8 @@ import json
 
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.decisions import list_search_core as ls
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.decisions import list_search_core as ls
 
 DEFINITION = {"army": "netea:space-marine-codex-astartes", "max_points": 450,
               "formations": ["Assault", "Terminator"], "upgrades": ["Commander", "Vindicators", "Dreadnoughts"],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.decisions.list_search_core import list_search
+from wargame_odds.analysis.decisions.list_search_core import list_search
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("reference_oracle", ROOT / "tests" / "epic" / "test_reference.py")

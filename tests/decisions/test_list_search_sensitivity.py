@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from analysis.decisions import list_search_core as ls
+from wargame_odds.analysis.decisions import list_search_core as ls
 
 
 @pytest.mark.parametrize("lead, weights, moved, sources, target", [

@@ -2,9 +2,9 @@
 rank (means with intervals), the estimator section, and the note when batch means raises the trials."""
 import pytest
 
-from analysis.decisions import compare, matchup, rank
-from analysis.decisions.api import POINT_COLUMNS, points_trade
-import analysis.epic as epic
+from wargame_odds.analysis.decisions import compare, matchup, rank
+from wargame_odds.analysis.decisions.api import POINT_COLUMNS, points_trade
+import wargame_odds.analysis.epic as epic
 
 
 def _duel(cc: int, points: int | None = None) -> dict:
@@ -77,7 +77,7 @@ def test_battle_trade_counts_units_left_kills_and_kills_per_100_points():
     """Issue 28 §3: units left on both sides and enemy units killed (means after the end phase), and kills per 100
     points spent.  A duel of one unit a side: units left + units killed = 1 exactly, in the means and their limits,
     and kills per 100 points = kills × 100 / the option's points."""
-    from analysis.decisions.api import battle_trade
+    from wargame_odds.analysis.decisions.api import battle_trade
 
     model = matchup(_duel(3), _duel(4))
     result = epic.simulate(model, trials=20_000, seed=2)

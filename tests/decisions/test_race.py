@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from analysis.decisions.race import (Race, StubSystem, guarantee, kn_constants, single_stage_trials, statement,
-                                     status)
+from wargame_odds.analysis.decisions.race import (
+    Race, StubSystem, guarantee, kn_constants, single_stage_trials, statement, status)
 
 WEIGHTS = np.array([3, 2, 2, 1, 1, 1.0])
 DELTA = 1.0

@@ -4,8 +4,8 @@ and which are within δ of it."""
 import numpy as np
 import pytest
 
-from analysis.decisions import api, rank
-from analysis.errors import UserError
+from wargame_odds.analysis.decisions import api, rank
+from wargame_odds.analysis.errors import UserError
 
 ASSAULT = "netea:space-marine-codex-astartes/assault"
 TACTICAL = "netea:space-marine-codex-astartes/tactical"

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis
-from analysis.cli import main
-from analysis.errors import UserError
-from analysis.t9a.exact import charge_table
+from wargame_odds import analysis
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.t9a.exact import charge_table
 
 SCENARIO = str(Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "t9a" / "single_charge_9in.toml")
 FIELD = "chargers[Swordsmen].distance"
@@ -102,7 +102,7 @@ def test_threshold_answers_the_side_the_chance_points_to():
 
 def test_a_chance_that_is_not_monotone_gets_a_warning():
     """The trend is read from the ends; a step clearly against it (beyond both intervals' half-widths) warns."""
-    from analysis.decisions.results import ThresholdResult
+    from wargame_odds.analysis.decisions.results import ThresholdResult
 
     points = [{"value": v, "p": p, "ci95": [p - 0.01, p + 0.01]} for v, p in enumerate([0.2, 0.6, 0.4, 0.8])]
     result = ThresholdResult(field="x", quantity="q", target=0.5, direction="at_least", largest=None, points=points,

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-from analysis.cli import main
-from analysis.decisions import compare
-from analysis.epic.turn_result import ASSAULT_KEYS
-from analysis.errors import ArgumentError, UserError
-from analysis.reports.definition import to_toml
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.decisions import compare
+from wargame_odds.analysis.epic.turn_result import ASSAULT_KEYS
+from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.reports.definition import to_toml
 
-TURNS = Path(str(files("analysis").joinpath("scenarios"))) / "epic" / "turns"
+TURNS = Path(str(files("wargame_odds.analysis").joinpath("scenarios"))) / "epic" / "turns"
 SHOOT_FIRST = TURNS / "devastators_then_assault_marines.toml"
 THREE_ACTIVATIONS = TURNS / "devastators_shoot_first.toml"  # Devastators and Tacticals shoot, Assault engages
 

@@ -20,9 +20,9 @@ from fractions import Fraction
 
 from scipy.stats import hypergeom, norm
 
-from analysis.epic.compile import compile_scenario
-from analysis.epic.model import EpicScenario
-from analysis.estimates import Distribution, Mean, Probability
+from wargame_odds.analysis.epic.compile import compile_scenario
+from wargame_odds.analysis.epic.model import EpicScenario
+from wargame_odds.analysis.estimates import Distribution, Mean, Probability
 
 SIGMAS = 5.0
 

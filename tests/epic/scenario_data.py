@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 from pathlib import Path
 
-from analysis.epic.model import EpicScenario
+from wargame_odds.analysis.epic.model import EpicScenario
 
 DATA = Path(__file__).resolve().parent / "scenarios"
 

@@ -10,12 +10,12 @@ from fractions import Fraction as F
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-from analysis.cli import main
-from analysis.epic.aircraft import FlakReport, aircraft_action_test, flak
-from analysis.epic.turn import ActivationOutcome, Turn
-from analysis.epic.turn_model import FIRING_ACTIONS, Activation
-from analysis.epic.turn_result import compile_turn
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.epic.aircraft import FlakReport, aircraft_action_test, flak
+from wargame_odds.analysis.epic.turn import ActivationOutcome, Turn
+from wargame_odds.analysis.epic.turn_model import FIRING_ACTIONS, Activation
+from wargame_odds.analysis.epic.turn_result import compile_turn
 
 UNITS = """
 system = "epic"
@@ -381,7 +381,7 @@ def test_aircraft_turn_runs_on_the_reference_engine_with_a_note(tmp_path, monkey
     """docs/epic-turn.md §7, §9: the Numba kernel does not run aircraft or spacecraft, so such a turn runs on
     the reference engine whatever the engine asked for: one note line on stderr before the run, the note in the
     result, and without --trials the reference engine's default trial count, not the kernel's million."""
-    import analysis.cli
+    import wargame_odds.analysis.cli
 
     path = tmp_path / "air.toml"
     blocks = UNITS.split("[units.")  # without the war engines: only the aircraft keep it off the kernel
@@ -394,15 +394,15 @@ def test_aircraft_turn_runs_on_the_reference_engine_with_a_note(tmp_path, monkey
     data = json.loads(result.stdout)
     assert data["trials"] == 10 and any(n.endswith("reference engine: " + note) for n in data["notes"])
     assert epic.simulate(epic.load(path), trials=10).meta["engine"] == "reference"
-    monkeypatch.setattr(analysis.cli, "REFERENCE_DEFAULT_TRIALS", 12)
+    monkeypatch.setattr(wargame_odds.analysis.cli, "REFERENCE_DEFAULT_TRIALS", 12)
     assert json.loads(CliRunner().invoke(main, ["epic", str(path), "--json"]).stdout)["trials"] == 12
 
 
 def test_kernel_refuses_a_formation_of_aircraft_that_does_not_act():
     """docs/epic-turn.md §9: a turn scenario holding aircraft runs on the reference engine only, even
     when they do not act (the kernel would rally their blast markers)."""
-    from analysis.epic.engine import turn_kernel_unsupported
-    from analysis.epic.turn_result import compile_turn
+    from wargame_odds.analysis.epic.engine import turn_kernel_unsupported
+    from wargame_odds.analysis.epic.turn_result import compile_turn
 
     model = load(formation("Guard", "attacker", "rifleman", 2), formation("Wing", "defender", "fighter", 1),
                  formation("Other", "defender", "rifleman", 2), activation("Guard", "advance", "Other"))

@@ -7,9 +7,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from analysis.epic.compile import ATTACKER
-from analysis.epic.reference import (new_trial, rally, rally_test, regroup_roll, result_score,
-                                     roll_assault_attacks)
+from wargame_odds.analysis.epic.compile import ATTACKER
+from wargame_odds.analysis.epic.reference import (
+    new_trial, rally, rally_test, regroup_roll, result_score, roll_assault_attacks)
 
 
 def probability(distribution, event):

@@ -1,4 +1,4 @@
-"""Issue 12 §1: the Epic steps with a handful of outcomes are computed exactly (analysis.epic.rally,
+"""Issue 12 §1: the Epic steps with a handful of outcomes are computed exactly (wargame_odds.analysis.epic.rally,
 action_test, assault_result; analysis/epic/exact_steps.py).
 
 Three kinds of check: worked values of the rules as fractions; equality with the reference engine's own
@@ -11,14 +11,14 @@ from itertools import product
 import numpy as np
 import pytest
 
-import analysis.epic as epic
-from analysis.epic.exact_steps import d6_test, result_margins
-from analysis.epic.reference import new_trial, rally, rally_test, result_score
-from analysis.epic.turn import Turn
-from analysis.epic.turn import action_test as engine_action_test
-from analysis.epic.turn_model import Activation
-from analysis.epic.turn_result import compile_turn
-from analysis.errors import ArgumentError
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.epic.exact_steps import d6_test, result_margins
+from wargame_odds.analysis.epic.reference import new_trial, rally, rally_test, result_score
+from wargame_odds.analysis.epic.turn import Turn
+from wargame_odds.analysis.epic.turn import action_test as engine_action_test
+from wargame_odds.analysis.epic.turn_model import Activation
+from wargame_odds.analysis.epic.turn_result import compile_turn
+from wargame_odds.analysis.errors import ArgumentError
 
 from epic_helpers import ScriptedRandom
 
@@ -126,7 +126,7 @@ RALLY_CASES = [  # initiative, broken, blast markers, units, leaders, army rules
 def test_rally_equals_the_engine_rally(exact, compile_epic, initiative, broken, markers, units, leaders, army_rules,
                                        near):
     """TP 1.14.1, 2.1.8, TP-SR TSKNF / Mob Rule: P(pass), P(still broken) and the BMs held after the
-    engine's rally() under every die equal analysis.epic.rally (a formation still broken holds none)."""
+    engine's rally() under every die equal wargame_odds.analysis.epic.rally (a formation still broken holds none)."""
     groups = [{"unit": "boy", "count": units - leaders, "engaged": "bc"}] if units > leaders else []
     groups += [{"unit": "nob", "count": leaders, "engaged": "bc"}] if leaders else []
     compiled = compile_epic(
@@ -203,7 +203,7 @@ rally = false
 
 
 def test_action_test_equals_the_engine_action_test(exact):
-    """TP 1.6.2, 1.6.3: the turn engine's action test under every die equals analysis.epic.action_test
+    """TP 1.6.2, 1.6.3: the turn engine's action test under every die equals wargame_odds.analysis.epic.action_test
     (initiative 2, a BM, retaining the initiative after the Scouts' march: D6 ≥ 4)."""
     c = compile_turn(epic.loads(TURN))
     act = Activation(formation="Marines", action="march", retain=True)
@@ -221,7 +221,7 @@ def test_action_test_equals_the_engine_action_test(exact):
 
 def test_turn_engine_action_test_frequency_within_5_sigma():
     """TP 1.6.2, 1.6.3: over 10,000 simulated turns the reference engine's action-test pass rate is
-    within 5σ of analysis.epic.action_test (1/2)."""
+    within 5σ of wargame_odds.analysis.epic.action_test (1/2)."""
     result = epic.simulate(epic.loads(TURN), trials=10_000, seed=11, engine="reference", progress=False)
     passed = result["turn", "2", "action_test_passed"]
     assert within_5_sigma(passed.k, passed.n, fraction(epic.action_test(2, blast_markers=1, retain=True)
@@ -269,7 +269,7 @@ def test_engines_rally_frequency_within_5_sigma(engine, trials):
     """TP 1.14.1, 2.1.8, TP-SR Mob Rule: a weaponless support formation on the side that always wins
     (10 CC 2+ attacks on one unsaved Grot: it survives with (1/6)^10) keeps its 5 BMs into the end phase
     and rallies on 3+ −1 (enemy within 30 cm) +1 (Mob Rule, 7 units); a pass leaves 5 − 3 − 1 (Leader).
-    The engine's P(rally passed) and BMs after the end phase are within 5σ of analysis.epic.rally."""
+    The engine's P(rally passed) and BMs after the end phase are within 5σ of wargame_odds.analysis.epic.rally."""
     result = epic.simulate(epic.loads(RALLY_SCENARIO), trials=trials, seed=5, engine=engine, progress=False)
     exact = epic.rally(3, blast_markers=5, units=7, leaders=1, enemy_within_30cm=True, army_rules=["mob-rule"])
     reserve = result["formations", "Reserve"]
@@ -307,7 +307,7 @@ def test_engines_result_roll_frequency_within_5_sigma(engine, trials):
     """TP 1.12.7, §9.4: with no weapons there are no kills, so one result roll decides: attacker +1 more
     units, +1 more than twice, +1 no BMs; defender +1 no BMs (d = +2). With max_rounds = 1 a tie is
     unresolved. P(attacker wins), P(defender wins), P(unresolved) are within 5σ of
-    analysis.epic.assault_result(3, 1)."""
+    wargame_odds.analysis.epic.assault_result(3, 1)."""
     result = epic.simulate(epic.loads(RESULT_SCENARIO), trials=trials, seed=7, engine=engine, progress=False)
     exact = epic.assault_result(3, 1)
     for simulated, key in (("attacker_wins", "attacker_wins"), ("defender_wins", "defender_wins"),

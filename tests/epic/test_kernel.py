@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.epic import simulate
-from analysis.epic.compile import compile_scenario
-from analysis.epic.engine import KernelJob
-from analysis.epic import loads
-from kernels.epic import layout as K
+from wargame_odds.analysis.epic import simulate
+from wargame_odds.analysis.epic.compile import compile_scenario
+from wargame_odds.analysis.epic.engine import KernelJob
+from wargame_odds.analysis.epic import loads
+from wargame_odds.kernels.epic import layout as K
 from epic_helpers import SIGMAS, compare_results
 from scenario_data import other, scenarios
 
@@ -193,8 +193,8 @@ def test_counts_do_not_grow_with_trials():
 
 
 def _run_job(job, trials, seed, **kwargs):
-    from analysis import runner
-    from analysis.epic.outcome import build_result
+    from wargame_odds.analysis import runner
+    from wargame_odds.analysis.epic.outcome import build_result
 
     counts, info = runner.run(job, trials=trials, seed=seed, **kwargs)
     return counts, build_result(job.compiled, counts, info)
@@ -224,13 +224,13 @@ def test_trial_streams_do_not_depend_on_chunks_and_change_nothing_statistically(
 
 
 def test_kernel_helpers_compile_once_whatever_the_call_sites_pass():
-    """Issue 12 §1 'no kernel compiled twice for one signature': a helper made by kernels.jit.njit is
+    """Issue 12 §1 'no kernel compiled twice for one signature': a helper made by wargame_odds.kernels.jit.njit is
     compiled once for calls that pass constants (typed as literals by Numba) and int32 or int64
     scalars, and computes what Python computes for each call.  It has no wrapper for calls from Python
     (kernels/jit.py): such a call raises TypeError instead of running."""
     from numba import njit as numba_njit
 
-    from kernels.jit import njit
+    from wargame_odds.kernels.jit import njit
 
     @njit()
     def helper(a, flag, row):

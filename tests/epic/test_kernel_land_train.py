@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import epic
+from wargame_odds.analysis import epic
 from epic_helpers import compare_results
 from scenario_data import other, scenarios
 
@@ -51,7 +51,7 @@ LIBRARY_LAND_TRAIN = other("kernel_land_train", "LIBRARY_LAND_TRAIN")
 def test_library_land_train_formation_matches_reference():
     """DATA land-train (§10.4; docs/library.md): the NetEA formation's train carries a Berserker Battlecar that
     adds DC and a void shield and that its critical removes; kernel (100,000 trials) v reference (4,000) at 5σ."""
-    from analysis.epic.compile import compile_scenario
+    from wargame_odds.analysis.epic.compile import compile_scenario
 
     scenario = epic.loads(LIBRARY_LAND_TRAIN)
     trains = [u for u in compile_scenario(scenario).units if u.critical is not None]

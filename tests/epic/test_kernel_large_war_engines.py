@@ -10,7 +10,7 @@ fixed seed, and a changed scenario fails the comparison.
 """
 from __future__ import annotations
 
-from analysis import epic
+from wargame_odds.analysis import epic
 from epic_helpers import compare_results
 from scenario_data import other
 

@@ -19,10 +19,10 @@ from math import comb
 
 import pytest
 
-from analysis import epic
-from analysis.epic.compile import ATTACKER, DEFENDER, compile_scenario
-from analysis.epic.reference import (CONTACT_ONLY, NON_CONTACT_ONLY, ORDINARY, Hit, allocate, new_trial,
-                                     resolve_hits, roll_assault_attacks)
+from wargame_odds.analysis import epic
+from wargame_odds.analysis.epic.compile import ATTACKER, DEFENDER, compile_scenario
+from wargame_odds.analysis.epic.reference import (
+    CONTACT_ONLY, NON_CONTACT_ONLY, ORDINARY, Hit, allocate, new_trial, resolve_hits, roll_assault_attacks)
 from epic_helpers import compare_results, exact_by_faces
 from scenario_data import scenarios
 

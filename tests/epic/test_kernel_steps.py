@@ -3,8 +3,9 @@ step of the reference engine on crafted states, exact where the step is determin
 errors of an exact value with fixed seeds.  The clause each test covers is in its name and docstring.
 
 A step runs through a small jitted wrapper here (the kernel's helpers are called from jitted code only) on the
-state of a block whose lanes all begin a trial (``_start``): the scenario's tables (``kernels.epic.block.tables``)
-and a zeroed :class:`kernels.epic.layout.Lanes` (``block.lanes``).
+state of a block whose lanes all begin a trial (``_start``): the scenario's tables
+(``wargame_odds.kernels.epic.block.tables``) and a zeroed :class:`wargame_odds.kernels.epic.layout.Lanes`
+(``block.lanes``).
 """
 from __future__ import annotations
 
@@ -16,31 +17,31 @@ import numpy as np
 import pytest
 from numba import njit
 
-from analysis.epic.compile import NO_ABILITIES, Abilities
-from analysis.epic.engine import KernelArrays
-from analysis.epic.exact_steps import d6_test, markers_after_pass, rally_modifier, result_margins
-from analysis.epic.reference.allocation import allocate
-from analysis.epic.reference.block import new_trial
-from analysis.epic.reference.breaks import fails_break_test, withdraw
-from analysis.epic.reference.saves import save_throw
-from analysis.epic.reference.state import CONTACT_ONLY, MACRO_WEAPON, NON_CONTACT_ONLY, ORDINARY, Hit
+from wargame_odds.analysis.epic.compile import NO_ABILITIES, Abilities
+from wargame_odds.analysis.epic.engine import KernelArrays
+from wargame_odds.analysis.epic.exact_steps import d6_test, markers_after_pass, rally_modifier, result_margins
+from wargame_odds.analysis.epic.reference.allocation import allocate
+from wargame_odds.analysis.epic.reference.block import new_trial
+from wargame_odds.analysis.epic.reference.breaks import fails_break_test, withdraw
+from wargame_odds.analysis.epic.reference.saves import save_throw
+from wargame_odds.analysis.epic.reference.state import CONTACT_ONLY, MACRO_WEAPON, NON_CONTACT_ONLY, ORDINARY, Hit
 from epic_helpers import SIGMAS, exact_distribution
-from kernels.epic import block
-from kernels.epic.access import kernel_function
-from kernels.epic.allocation import _round_robin_lane
-from kernels.epic.assault import fight
-from kernels.epic.breaks import _fails_break_test, _withdraw_lane
-from kernels.epic.damage import damage_state
-from kernels.epic.dice import _seed_lanes
-from kernels.epic.end_phase import _rally
-from kernels.epic.layout import (BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE, H_SNIPER, H_SUPPORT,
-                                 LANES, LN_ENDED, LN_FIGHT, LN_LIVE, LN_MARGIN, LN_WINNER, LV_OK, LV_SCR0, WIN_ATT,
-                                 WIN_DEF, Run)
-from kernels.epic.result import _result_roll
-from kernels.epic.saves import _unsaved_lane, _we_saved_lane
-from kernels.epic.turn import _withdrawal_fire, scratch_size, shot_scratch
-from kernels.epic.turn_layout import I_MAX_HITS, WF_AT, WF_FORM
-from kernels.epic.units import _clear_unit
+from wargame_odds.kernels.epic import block
+from wargame_odds.kernels.epic.access import kernel_function
+from wargame_odds.kernels.epic.allocation import _round_robin_lane
+from wargame_odds.kernels.epic.assault import fight
+from wargame_odds.kernels.epic.breaks import _fails_break_test, _withdraw_lane
+from wargame_odds.kernels.epic.damage import damage_state
+from wargame_odds.kernels.epic.dice import _seed_lanes
+from wargame_odds.kernels.epic.end_phase import _rally
+from wargame_odds.kernels.epic.layout import (
+    BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, LANES, LN_ENDED, LN_FIGHT, LN_LIVE, LN_MARGIN,
+    LN_WINNER, LV_OK, LV_SCR0, WIN_ATT, WIN_DEF, Run)
+from wargame_odds.kernels.epic.result import _result_roll
+from wargame_odds.kernels.epic.saves import _unsaved_lane, _we_saved_lane
+from wargame_odds.kernels.epic.turn import _withdrawal_fire, scratch_size, shot_scratch
+from wargame_odds.kernels.epic.turn_layout import I_MAX_HITS, WF_AT, WF_FORM
+from wargame_odds.kernels.epic.units import _clear_unit
 from test_reference import formation
 
 L = LANES
@@ -224,7 +225,7 @@ def _kernel_fails(tb, st, f):
 def test_break_test_counts_starting_dc_and_tsknf_tp_1_13_2_3_0(compile_epic, tsknf):
     """TP 1.13.2, 3.0, TP-SR TSKNF: a formation breaks when its BMs reach its size, a war engine counting its starting
     DC (here 2 troopers and a DC-3 engine: 5), twice that with They Shall Know No Fear; as the reference's break test
-    (analysis.epic.reference.breaks.fails_break_test)."""
+    (wargame_odds.analysis.epic.reference.breaks.fails_break_test)."""
     rules = ["they-shall-know-no-fear"] if tsknf else []
     compiled = compile_epic({"a": TROOPER, "titan": ENGINE, "trooper": TROOPER},
                             [formation("A", "attacker", [("a", 1, "bc")]),
@@ -318,7 +319,7 @@ RALLY_CASES = {  # case: (initiative, BMs, broken, units, army rules, leaders)
 @pytest.mark.parametrize("case", sorted(RALLY_CASES))
 def test_rally_matches_the_exact_rally_tp_1_14_1_2_1_8(compile_epic, case):
     """TP 1.14.1, 2.1.8, 2.1.10, TP-SR TSKNF and Mob Rule (spec §7): the kernel's rally (_rally) passes as often as
-    the exact rally (analysis.epic.exact_steps, as ``epic.rally``), at 5σ over 128 × 300 tests, seed
+    the exact rally (wargame_odds.analysis.epic.exact_steps, as ``epic.rally``), at 5σ over 128 × 300 tests, seed
     fixed; a lane that passed holds exactly the BMs the rules leave (``markers_after_pass``), one that failed its
     BMs (a broken formation stays broken)."""
     initiative, bm, broken, n_units, rules, leaders = RALLY_CASES[case]
@@ -358,7 +359,7 @@ def _kernel_result(tb, st, kills_att, kills_def, key1, reps, margins):
 def test_result_roll_matches_the_exact_margins_tp_1_12_7(compile_epic, kills):
     """TP 1.12.7 (spec §5): each side's highest of 2D6 plus its modifiers (here only kills: equal sizes, no BMs on
     either side), the attacker's margin; a tie is another round.  The kernel's margins (_result_roll) at 5σ of
-    the exact distribution (analysis.epic.exact_steps.result_margins), 128 × 300 rolls, seed fixed."""
+    the exact distribution (wargame_odds.analysis.epic.exact_steps.result_margins), 128 × 300 rolls, seed fixed."""
     compiled = compile_epic({"a": TROOPER, "d": TROOPER}, [formation("A", "attacker", [("a", 2, "bc")]),
                                                            formation("D", "defender", [("d", 2, "bc")])])
     tb, st = _state(compiled)
@@ -408,9 +409,9 @@ def _kernel_withdrawal_fire(tb, st, tt, cases, withdrew, pflat, overwatch, losse
 
 
 def _reference_withdrawal_fire(c, case, rng):
-    """The reference engine's step (analysis.epic.turn.Turn.withdrawal_fire) on the crafted state ``case``: (fired,
-    Havocs still on overwatch, Guard losses, the attack's hits, its kills)."""
-    from analysis.epic.turn import Turn
+    """The reference engine's step (wargame_odds.analysis.epic.turn.Turn.withdrawal_fire) on the crafted state ``case``:
+    (fired, Havocs still on overwatch, Guard losses, the attack's hits, its kills)."""
+    from wargame_odds.analysis.epic.turn import Turn
 
     withdrew, on_overwatch, broken, markers, guard_alive, havocs_alive = case
     turn = Turn(c.compiled, c.weapons, rng)
@@ -436,15 +437,14 @@ def _marginal(distribution, i):
 
 def test_withdrawal_fire_matches_the_reference_step_tp_1_10_1_13_3_1_13_4():
     """TP 1.10, 1.13.3, 1.13.4; epic-shooting §3.10, §5 "Against a withdrawal"; epic-armageddon §2.7: the kernel's
-    withdrawal-fire trigger (kernels.epic.turn._withdrawal_fire, one shoot_lanes call for the lanes that fire)
-    against the reference engine's (Turn.withdrawal_fire) on crafted states.  Who fires and who stays on overwatch
-    is exact in every lane (no fire unless the target withdrew and has a unit and the firer is on overwatch,
-    unbroken, alive and not wholly suppressed; a firer that fires leaves overwatch); where it fires (2 AP4+ shots at
-    4 broken 5+ troopers: every BM a no-save hit) the Guard's losses and the attack's counted hits and kills match the
-    reference's exact distributions at 5σ over 200 blocks of 128 lanes, seeds fixed, and ``fired`` counts every
-    lane that fired."""
-    from analysis import epic
-    from analysis.epic.turn_result import compile_turn
+    withdrawal-fire trigger (wargame_odds.kernels.epic.turn._withdrawal_fire, one shoot_lanes call for the lanes that
+    fire) against the reference engine's (Turn.withdrawal_fire) on crafted states.  Who fires and who stays on overwatch
+    is exact in every lane (no fire unless the target withdrew and has a unit and the firer is on overwatch, unbroken,
+    alive and not wholly suppressed; a firer that fires leaves overwatch); where it fires (2 AP4+ shots at 4 broken 5+
+    troopers: every BM a no-save hit) the Guard's losses and the attack's counted hits and kills match the reference's
+    exact distributions at 5σ over 200 blocks of 128 lanes, seeds fixed, and ``fired`` counts every lane that fired."""
+    from wargame_odds.analysis import epic
+    from wargame_odds.analysis.epic.turn_result import compile_turn
     from test_withdrawal_fire import SMALL
 
     c = compile_turn(epic.loads(SMALL["end_phase"]))

@@ -1,7 +1,7 @@
 """Issue 28 §3: a key that changes nothing gets a note (once), no note is printed twice, and a titan fight's headline
 speaks in damage points and void shields."""
-import analysis.epic as epic
-from analysis.decisions.api import cell_notes
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.decisions.api import cell_notes
 
 WARBAND = open("analysis/scenarios/epic/assault_marines_vs_warband.toml", encoding="utf-8").read()
 

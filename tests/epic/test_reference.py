@@ -7,13 +7,12 @@ from itertools import product
 
 import pytest
 
-from analysis.epic import regroup, simulate
-from analysis.epic.compile import ATTACKER, DEFENDER, NO_ROLL
-from analysis.epic.reference import (
-    MACRO_WEAPON, ORDINARY, TITAN_KILLER, Decision, Hit, allocate, assault_dice, attack_step,
-    blast_marker_counts, consequences, extra_hits, loser_breaks, nearby_loser, new_trial, rally,
-    regroup_roll, result_modifiers, roll_assault_attacks, run_trial, save_throw, supporting_dice,
-    supporting_fire, winner_blast_markers)
+from wargame_odds.analysis.epic import regroup, simulate
+from wargame_odds.analysis.epic.compile import ATTACKER, DEFENDER, NO_ROLL
+from wargame_odds.analysis.epic.reference import (
+    MACRO_WEAPON, ORDINARY, TITAN_KILLER, Decision, Hit, allocate, assault_dice, attack_step, blast_marker_counts,
+    consequences, extra_hits, loser_breaks, nearby_loser, new_trial, rally, regroup_roll, result_modifiers,
+    roll_assault_attacks, run_trial, save_throw, supporting_dice, supporting_fire, winner_blast_markers)
 
 BASIC = {"type": "INF", "armour": 4, "cc": 4, "ff": 4}
 
@@ -537,7 +536,7 @@ def test_trace_names_every_step(compile_epic):
 
 @pytest.mark.parametrize("blast_markers, leaders", [(4, 1), (7, 0), (0, 2)])
 def test_regroup_entry_point_is_exact(exact, blast_markers, leaders):
-    """TP 1.13.1, 2.1.8 (§8.1): analysis.epic.regroup's distributions of BMs removed and left, their
+    """TP 1.13.1, 2.1.8 (§8.1): wargame_odds.analysis.epic.regroup's distributions of BMs removed and left, their
     means, "at least N" values and P(all removed) equal the exact values of the reference engine's
     regroup roll (enumerated dice), each with the value itself as its interval."""
     result = regroup(blast_markers, leaders=leaders)

@@ -5,10 +5,10 @@ from fractions import Fraction as F
 
 import pytest
 
-from analysis.epic.compile import ATTACKER, DEFENDER
-from analysis.epic.reference import (MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, blast_marker_counts, extra_hits,
-                                     loser_breaks, new_trial, rally, resolve_hits, roll_assault_attacks,
-                                     result_modifiers, save_throw)
+from wargame_odds.analysis.epic.compile import ATTACKER, DEFENDER
+from wargame_odds.analysis.epic.reference import (
+    MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, blast_marker_counts, extra_hits, loser_breaks, new_trial, rally,
+    resolve_hits, roll_assault_attacks, result_modifiers, save_throw)
 
 from test_reference import duel, formation
 

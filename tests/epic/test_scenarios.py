@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-from analysis.cli import main
-from analysis.epic.compile import BC, DEFENDER, FF, OUT, compile_scenario
-from analysis.epic.reference import run_trial
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.epic.compile import BC, DEFENDER, FF, OUT, compile_scenario
+from wargame_odds.analysis.epic.reference import run_trial
 
-SCENARIOS = Path(str(files("analysis").joinpath("scenarios", "epic")))
+SCENARIOS = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic")))
 EXAMPLE = SCENARIOS / "assault_marines_vs_warband.toml"
 
 GOOD = """

@@ -11,9 +11,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from analysis.epic.reference import new_trial
-from analysis.epic.shooting import (AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, roll_to_hit, save_roll,
-                                    shoot)
+from wargame_odds.analysis.epic.reference import new_trial
+from wargame_odds.analysis.epic.shooting import (
+    AP, AT, MW, FireOrders, ShotHit, allocate, barrage_row, roll_to_hit, save_roll, shoot)
 
 from epic_helpers import ScriptedRandom, build, exact_by_faces
 

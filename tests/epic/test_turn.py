@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-from analysis.cli import main
-from analysis.epic.regroup import regroup_removed
-from analysis.epic.turn import Turn, action_test, run_turn_trial
-from analysis.epic.turn_model import Activation
-from analysis.epic.turn_result import compile_turn
-from analysis.errors import UserError
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.epic.regroup import regroup_removed
+from wargame_odds.analysis.epic.turn import Turn, action_test, run_turn_trial
+from wargame_odds.analysis.epic.turn_model import Activation
+from wargame_odds.analysis.epic.turn_result import compile_turn
+from wargame_odds.analysis.errors import UserError
 
 from epic_helpers import ScriptedRandom
 
-TURNS = Path(str(files("analysis").joinpath("scenarios", "epic", "turns")))
+TURNS = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns")))
 EXAMPLE = TURNS / "devastators_then_assault_marines.toml"
 
 BASE = """
@@ -262,9 +262,9 @@ def test_ork_scenario_overwatch_fires_at_the_charger_tp_1_10():
 def test_assault_jobs_refuse_a_turn_scenario():
     """The assault-only runner jobs (used by sweeps, thresholds and comparisons) would ignore the
     turn: they refuse a turn scenario with one clear error instead of returning wrong numbers."""
-    from analysis.epic import ReferenceJob
-    from analysis.epic.compile import compile_scenario
-    from analysis.epic.engine import KernelJob
+    from wargame_odds.analysis.epic import ReferenceJob
+    from wargame_odds.analysis.epic.compile import compile_scenario
+    from wargame_odds.analysis.epic.engine import KernelJob
 
     compiled = compile_scenario(epic.load(EXAMPLE))
     for job in (ReferenceJob, KernelJob):

@@ -2,7 +2,7 @@
 deaths place no blast markers, on both engines, exactly."""
 import pytest
 
-from analysis import epic
+from wargame_odds.analysis import epic
 
 ROBOTS = """
 system = "epic"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis import epic
-from analysis.cli import main
+from wargame_odds.analysis import epic
+from wargame_odds.analysis.cli import main
 from epic_helpers import compare_results
 from scenario_data import scenarios
 
@@ -41,7 +41,7 @@ def test_turn_kernel_matches_reference(name):
 
 
 #: The shipped turn scenarios the kernel simulates (all of them; one it did not would run on the reference engine:
-#: analysis.epic.engine.turn_kernel_unsupported, docs/epic-turn.md §7).
+#: wargame_odds.analysis.epic.engine.turn_kernel_unsupported, docs/epic-turn.md §7).
 KERNEL_TURNS = [path for path in sorted(TURNS.glob("*.toml")) if epic.engine_for(str(path))[0] == "kernel"]
 
 
@@ -75,7 +75,7 @@ def test_block_function_has_an_assault_and_a_turn_variant_only():
 
     from numba.core import types
 
-    from kernels.epic import block as K
+    from wargame_odds.kernels.epic import block as K
 
     epic.simulate(epic.loads(SCENARIOS["shoot_then_assault"]), trials=256, seed=1)
     epic.simulate(epic.load(TURNS.parent / "assault_marines_vs_warband.toml"), trials=256, seed=1)
@@ -118,8 +118,8 @@ units = [{ unit = "train", count = 1, characters = ["battlecar"] }]
 
 def test_a_turn_the_kernel_does_not_simulate_runs_on_the_reference_engine(tmp_path):
     """A Land Train with a battlecar in a turn runs on the reference engine only
-    (analysis.epic.engine.turn_kernel_unsupported): with the default engine too, with a note naming the field
-    in the result and one line on stderr on the command line."""
+    (wargame_odds.analysis.epic.engine.turn_kernel_unsupported): with the default engine too, with a note naming the
+    field in the result and one line on stderr on the command line."""
     model = epic.loads(WITH_LAND_TRAIN)
     assert epic.engine_for(model) == ("reference", "the Numba kernel does not simulate lose_character on a war "
                                       "engine with a battlecar attached, in a turn yet (units.train.critical)")
@@ -145,7 +145,7 @@ def test_cli_runs_a_turn_on_the_kernel_by_default():
 def test_compare_falls_back_to_the_reference_engine_with_a_note():
     """compare on turn scenarios uses the kernel; one it cannot run goes to the reference engine, and
     a note names the missing feature (exact pairs either way)."""
-    from analysis.decisions import compare
+    from wargame_odds.analysis.decisions import compare
 
     model = epic.loads(WITH_LAND_TRAIN)
     result = compare(model, model, trials=40, seed=1)

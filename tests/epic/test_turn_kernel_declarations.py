@@ -14,7 +14,7 @@ from math import sqrt
 
 import pytest
 
-from analysis import epic
+from wargame_odds.analysis import epic
 from epic_helpers import SIGMAS, compare_results
 from scenario_data import BOYZ, EXACT_CASES, FORTRESS, INFANTRY_4, VEHICLE_6, other, scenarios
 from scenario_data import one_shot as _one_shot

@@ -14,7 +14,7 @@ from math import comb, sqrt
 
 import pytest
 
-from analysis import epic
+from wargame_odds.analysis import epic
 from epic_helpers import SIGMAS
 from scenario_data import PLAIN_CASES as CASES
 from scenario_data import plain_attack as _scenario

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import epic
+from wargame_odds.analysis import epic
 from epic_helpers import compare_results
 from scenario_data import scenarios
 

@@ -3,10 +3,10 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
-import analysis.epic as epic
-from analysis.labels import quantity_label
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.labels import quantity_label
 
-TURN = Path(str(files("analysis").joinpath("scenarios", "epic", "turns", "devastators_then_assault_marines.toml")))
+TURN = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns", "devastators_then_assault_marines.toml")))
 
 
 def test_turn_rows_read_as_activations_without_keys():

@@ -11,10 +11,10 @@ from fractions import Fraction as F
 
 import pytest
 
-import analysis.epic as epic
-from analysis.epic.reference import new_trial
-from analysis.epic.shooting import FireOrders, barrage, roll_amount, shoot
-from analysis.library.netea import RANGED_KINDS, _mode_groups, convert, units, weapons
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.epic.reference import new_trial
+from wargame_odds.analysis.epic.shooting import FireOrders, barrage, roll_amount, shoot
+from wargame_odds.analysis.library.netea import RANGED_KINDS, _mode_groups, convert, units, weapons
 
 from epic_helpers import build, exact_distribution
 
@@ -95,7 +95,7 @@ LIBRARY_ATTACK = {
 
 
 def library_attack(orders: FireOrders):
-    from analysis.library.resolve import resolve_epic
+    from wargame_odds.analysis.library.resolve import resolve_epic
 
     data, _ = resolve_epic({"system": "epic", **LIBRARY_ATTACK})
     compiled = build(data["units"], data["formations"])

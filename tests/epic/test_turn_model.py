@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-from analysis.cli import main
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.cli import main
 
-TURNS = Path(str(files("analysis").joinpath("scenarios", "epic", "turns")))
+TURNS = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns")))
 EXAMPLE = TURNS / "devastators_then_assault_marines.toml"
 TEXT = EXAMPLE.read_text()
 

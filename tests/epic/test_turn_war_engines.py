@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-from analysis.epic.reference import new_trial
-from analysis.epic.shooting import (AT, MW, TK, AttackReport, AttackState, FireOrders, ShotHit, add_blast_markers,
-                                    allocate_damage, break_check, resolve, shoot)
-from analysis.epic.dice import parse_dice
-from analysis.epic.turn import regroup
-from analysis.epic.war_engines import titan_killer_damage
+from wargame_odds.analysis.epic.reference import new_trial
+from wargame_odds.analysis.epic.shooting import (
+    AT, MW, TK, AttackReport, AttackState, FireOrders, ShotHit, add_blast_markers, allocate_damage, break_check,
+    resolve, shoot)
+from wargame_odds.analysis.epic.dice import parse_dice
+from wargame_odds.analysis.epic.turn import regroup
+from wargame_odds.analysis.epic.war_engines import titan_killer_damage
 
 from epic_helpers import ScriptedRandom, build, exact_by_faces, exact_distribution
 
@@ -175,7 +176,7 @@ def test_shadowsword_at_a_warhound_epic_shooting_12_9():
     """§12.9 (TP 1.9.5, 2.2.9, 3.2.5): a library Shadowsword's Volcano Cannon (MW2+, TK D3) at a Warhound
     with both shields up: P(hit) = 5/6, P(at least 1 damage) = 5/18 (its heavy bolters' AP hits cannot
     be allocated to a war engine, TP 3.2)."""
-    from analysis.library.resolve import library_profile
+    from wargame_odds.analysis.library.resolve import library_profile
 
     units = {"sword": library_profile("netea:shadowsword", "test"), "w": warhound()}
     compiled = build(units, [
@@ -280,9 +281,9 @@ def test_war_engine_turn_runs_traces_and_the_kernel_takes_it(tmp_path):
     within their count bounds), its trace shows each shield, damage point and critical roll with its
     clause, and the kernel refuses none of it (TP 3.2, TP-SR Imperial Void Shields;
     tests/epic/test_turn_kernel_war_engines.py compares the two engines)."""
-    import analysis.epic as epic
-    from analysis.epic.engine import turn_kernel_unsupported
-    from analysis.epic.turn_result import compile_turn
+    import wargame_odds.analysis.epic as epic
+    from wargame_odds.analysis.epic.engine import turn_kernel_unsupported
+    from wargame_odds.analysis.epic.turn_result import compile_turn
 
     path = tmp_path / "we_turn.toml"
     path.write_text(WAR_ENGINE_TURN)
@@ -300,7 +301,7 @@ def test_titan_killer_damage_dice_and_critical_rolls_epic_shooting_12_9():
     """§12.9 (TP 3.2.3, 3.2.5): a TK (D3) hit on a war engine does 1, 2, 3 with 1/3 each; TK (D6) has
     mean 7/2, P(≥ 3) = 2/3, P(6) = 1/6; P(at least one critical | d points to the hull) = 1/6, 11/36,
     91/216 for d = 1, 2, 3 (a D6 per point, 6 is a critical)."""
-    from analysis.epic.war_engines import damage_hull
+    from wargame_odds.analysis.epic.war_engines import damage_hull
 
     compiled = scenario({"w": warhound(void_shields=0, critical="end_phase_fire")}, [("w", 1)])
 

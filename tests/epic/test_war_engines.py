@@ -9,17 +9,17 @@ from math import comb
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-import kernels.epic.layout as K
-from analysis.cli import main
-from analysis.epic.compile import ATTACKER, DEFENDER
-from analysis.epic.dice import Dice, parse_dice
-from analysis.epic.compile import Abilities
-from analysis.epic.reference import (
+import wargame_odds.analysis.epic as epic
+import wargame_odds.kernels.epic.layout as K
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.epic.compile import ATTACKER, DEFENDER
+from wargame_odds.analysis.epic.dice import Dice, parse_dice
+from wargame_odds.analysis.epic.compile import Abilities
+from wargame_odds.analysis.epic.reference import (
     MACRO_WEAPON, ORDINARY, TITAN_KILLER, Hit, allocate, assault_dice, end_phase, extra_hits, new_trial, save_throw,
     take_hit, winner_blast_markers)
-from analysis.epic.engine import KernelArrays
-from analysis.epic.war_engines import apply_critical, end_phase_effects, titan_killer_damage
+from wargame_odds.analysis.epic.engine import KernelArrays
+from wargame_odds.analysis.epic.war_engines import apply_critical, end_phase_effects, titan_killer_damage
 
 SHOOTER = {"type": "INF", "armour": 4, "cc": 4, "ff": 4}
 
@@ -677,7 +677,7 @@ def test_library_units_with_the_last_kernel_keys_run_on_the_kernel():
     """Issue 14 §3 (§10.9): every NetEA unit (characters aside) whose profile uses a key the kernel took
     last (Knight lances, Legio Cybernetica, Necrons, Hierodule, Abattoir, Aeonic Orb, Land Train, …) runs on
     the kernel: two of it defending against Ork Boyz, every formation's results reported."""
-    from analysis.library.netea import convert, units as library_units
+    from wargame_odds.analysis.library.netea import convert, units as library_units
     ids = sorted(uid for uid in library_units() if (conv := convert(uid)).ok and conv.profile is not None
                  and conv.profile.type != "CH" and _uses_the_last_kernel_keys(conv.profile))
     assert {"abattoir", "aeonic-orb", "land-train", "hierodule-bio-titan", "necron-warriors", "knight-lancer",

@@ -4,8 +4,8 @@ distributions where the attack is small, and paired runs with and without the en
 the results, the text and the trace.
 
 ``CASES`` are the combined cases of issue 29 §5 as scenario texts; ``KERNEL_CASES`` adds the small cases, and the
-Numba turn kernel (kernels.epic.turn._withdrawal_fire) is compared with the reference engine on each of them at 5σ
-(its step test: tests/epic/test_kernel_steps.py).
+Numba turn kernel (wargame_odds.kernels.epic.turn._withdrawal_fire) is compared with the reference engine on each of
+them at 5σ (its step test: tests/epic/test_kernel_steps.py).
 """
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis.epic as epic
-from analysis.cli import main
-from analysis.epic.turn import run_turn_trial
-from analysis.epic.turn_result import compile_turn
-from analysis.errors import UserError
-from analysis.runner import block_rng
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.epic.turn import run_turn_trial
+from wargame_odds.analysis.epic.turn_result import compile_turn
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.runner import block_rng
 from epic_helpers import compare_results
 
-TURNS = Path(str(files("analysis").joinpath("scenarios", "epic", "turns")))
+TURNS = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns")))
 SHIPPED = TURNS / "devastators_hold_overwatch_for_the_rout.toml"
 
 UNITS = """

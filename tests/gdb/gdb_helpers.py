@@ -6,11 +6,11 @@ from fractions import Fraction as F
 
 import numpy as np
 
-from analysis.gdb import reference as ref
-from analysis.gdb.compile import layout, record
-from analysis.gdb.model import Model, Scenario, check
-from analysis.gdb.tables import load_tables
-from analysis.scenario import validate
+from wargame_odds.analysis.gdb import reference as ref
+from wargame_odds.analysis.gdb.compile import layout, record
+from wargame_odds.analysis.gdb.model import Model, Scenario, check
+from wargame_odds.analysis.gdb.tables import load_tables
+from wargame_odds.analysis.scenario import validate
 
 SIGMA = 5.0
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import analysis.gdb as gdb
-import analysis.t9a as t9a
-from analysis.gdb.tables import template_text
+import wargame_odds.analysis.gdb as gdb
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.gdb.tables import template_text
 
 CLAUSE = re.compile(r"§C?\d+(?:\.\d+)*|Q-[ABC]\d+")
 OUTSIDE = re.compile(r"shared/|charges\.md|source-texts|epic-armageddon\.md")

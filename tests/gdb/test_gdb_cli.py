@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis.gdb as gdb
-from analysis.cli import main
+import wargame_odds.analysis.gdb as gdb
+from wargame_odds.analysis.cli import main
 
 ISSUE = Path("analysis/scenarios/gdb/column_vs_line.toml")
 DEFAULT_TABLES = Path("analysis/gdb/tables_default.toml")
@@ -140,7 +140,7 @@ def test_api_results_and_sweep():
     sw = gdb.sweep(model, "tables.morale.charger_mods.general_attached", [0, 3], trials=20000)
     p0, p3 = sw[(sw.section == "charger") & (sw.quantity == "PASS")].estimate
     assert p3 > p0
-    from analysis.errors import UserError
+    from wargame_odds.analysis.errors import UserError
     with pytest.raises(UserError, match="no such field"):
         gdb.sweep(model, "charger.speed", [1])
     with pytest.raises(UserError, match="charger.distance"):

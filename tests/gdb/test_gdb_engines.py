@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from gdb_helpers import assert_counts_agree, counts_of, make
 
-import analysis.gdb as gdb
+import wargame_odds.analysis.gdb as gdb
 
 SCENARIOS = {
     "column_vs_line": lambda: gdb.load("analysis/scenarios/gdb/column_vs_line.toml"),

@@ -5,8 +5,8 @@ from fractions import Fraction as F
 import pytest
 from gdb_helpers import assert_counts_match_exact, counts_of, exact, make, slot
 
-import analysis.gdb as gdb
-from analysis.gdb import reference as ref
+import wargame_odds.analysis.gdb as gdb
+from wargame_odds.analysis.gdb import reference as ref
 
 # placeholder ladder (docs/gdb.md §2.3), charger 2D6 + mod: PASS, HALT, WAVER, RETREAT, ROUT
 CHARGER_5_3 = {

@@ -4,8 +4,8 @@ from fractions import Fraction as F
 import pytest
 from gdb_helpers import exact, make, slot
 
-from analysis.errors import UserError
-from analysis.gdb import reference as ref
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.gdb import reference as ref
 
 
 def test_half_move_step_1():

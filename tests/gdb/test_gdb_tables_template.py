@@ -5,9 +5,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.gdb.results import PLACEHOLDER_NOTE
-from analysis.gdb.tables import Tables, load_tables
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.gdb.results import PLACEHOLDER_NOTE
+from wargame_odds.analysis.gdb.tables import Tables, load_tables
 
 ISSUE = Path("analysis/scenarios/gdb/column_vs_line.toml")
 

@@ -4,10 +4,10 @@ import dataclasses
 
 import pytest
 
-import analysis.epic as epic
-from analysis.epic.profiles import CriticalEffect
-from analysis.library.formations import formation_status, formations
-from analysis.library.netea import convert, criticals, mapping, units
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.epic.profiles import CriticalEffect
+from wargame_odds.analysis.library.formations import formation_status, formations
+from wargame_odds.analysis.library.netea import convert, criticals, mapping, units
 
 CRITICAL_UNITS = {uid: u["critical_hit_effect"] for uid, u in units().items() if u["critical_hit_effect"]}
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from analysis.cli import main
+from wargame_odds.analysis.cli import main
 
 
 @pytest.mark.parametrize("command", [["formations", "search", "tactical"], ["units", "search", "rhino"],

@@ -3,7 +3,7 @@ Ork warband, Space Marines assaulting a Gargant.  They load from the NetEA libra
 shields, fields, criticals and titan-killer weapon, and the war-engine rules show in their results."""
 from pathlib import Path
 
-import analysis.epic as epic
+import wargame_odds.analysis.epic as epic
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "epic"
 WARHOUNDS = SCENARIOS / "warhound_pack_vs_ork_mob.toml"

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.reports import build, load_report
+from wargame_odds.analysis.reports import build, load_report
 
 SMALL_REPORT = """
 title = "Small test report"

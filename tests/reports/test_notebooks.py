@@ -49,5 +49,5 @@ def test_notebooks_use_the_public_import_and_shipped_names(path):
     shipped examples, so they run from any folder and from a pip install."""
     code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
     assert "import wargame_odds as wo" in code
-    assert not re.search(r"^\s*(import analysis|from analysis)", code, re.MULTILINE)
+    assert not re.search(r"^\s*(import analysis|from wargame_odds.analysis)", code, re.MULTILINE)
     assert "scenarios" not in code and ".toml" not in code

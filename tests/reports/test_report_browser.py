@@ -115,7 +115,7 @@ def open_page(path: Path, timeout: float = 60) -> dict:
 
 
 def test_report_page_loads_every_image_without_console_errors(local_build, small_definition):
-    from analysis.reports import load_report
+    from wargame_odds.analysis.reports import load_report
 
     seen = open_page(local_build / "index.html")
     assert seen["title"] == "Small test report"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.labels import percent
-from analysis.reports import build, load_report
-from analysis.reports.build import point_file
+from wargame_odds.analysis.labels import percent
+from wargame_odds.analysis.reports import build, load_report
+from wargame_odds.analysis.reports.build import point_file
 
 
 def test_every_table_has_csv_and_parquet_with_intervals(local_build, small_definition):
@@ -48,14 +48,14 @@ def test_report_json_and_page_carry_seed_trials_and_versions(local_build):
 
 def test_stored_cells_equal_direct_simulation(local_build):
     """A report cell is the system's own simulate() with the seed and the documented streams."""
-    import analysis.epic as epic
-    from analysis.reports import cell_key
+    import wargame_odds.analysis.epic as epic
+    from wargame_odds.analysis.reports import cell_key
 
     direct = epic.simulate(epic.load("analysis/scenarios/epic/terminators_vs_guard_in_cover.toml"),
                            trials=20000, seed=11, cell=(cell_key("epic-terminators"),))
     stored = pd.read_parquet(local_build / "tables" / "epic-terminators.parquet")
     pd.testing.assert_frame_equal(stored, direct.table(), check_exact=True)
-    import analysis.t9a as t9a
+    import wargame_odds.analysis.t9a as t9a
 
     # grid point 2 (distance 9.0, 2d6) is the shipped scenario unchanged
     point = t9a.simulate(t9a.load("analysis/scenarios/t9a/single_charge_9in.toml"), trials=20000, seed=11,
@@ -66,8 +66,8 @@ def test_stored_cells_equal_direct_simulation(local_build):
 
 
 def test_matrix_cells_equal_analysis_decisions_matrix(local_build):
-    from analysis import decisions
-    from analysis.reports import cell_key
+    from wargame_odds.analysis import decisions
+    from wargame_odds.analysis.reports import cell_key
 
     matrix = decisions.matrix(["netea:space-marine-codex-astartes/tactical"],
                               ["netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde"],
@@ -80,8 +80,8 @@ def test_matrix_cells_equal_analysis_decisions_matrix(local_build):
 
 
 def test_compare_cell_equals_analysis_decisions_compare(local_build):
-    from analysis import decisions
-    from analysis.reports import cell_key
+    from wargame_odds.analysis import decisions
+    from wargame_odds.analysis.reports import cell_key
 
     direct = decisions.compare("netea:space-marine-codex-astartes/assault",
                                "netea:space-marine-codex-astartes/tactical",
@@ -106,7 +106,7 @@ def test_killed_run_resumes_to_the_same_files(local_build, small_definition, tmp
     killed process or the resumed one, so this also shows that the same seed reproduces every file
     (it replaces a separate full rebuild, which repeated a whole report build)."""
     out = tmp_path / "killed"
-    command = [sys.executable, "-c", "from analysis.cli import main; main()", "report", str(small_definition),
+    command = [sys.executable, "-c", "from wargame_odds.analysis.cli import main; main()", "report", str(small_definition),
                "--out", str(out)]
     total = len(load_report(small_definition).all_points())
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -130,13 +130,13 @@ def test_killed_run_resumes_to_the_same_files(local_build, small_definition, tmp
 
 def test_a_report_with_every_point_stored_writes_its_output_with_the_collector_on(local_build, small_definition,
                                                                                   tmp_path):
-    """Run as the program, the collector is paused at start-up until the first chunk of trials (analysis.gc_pause);
-    a report whose points are all stored runs none, so it turns the collector back on as it starts writing its
-    tables and plots (which build cyclic garbage)."""
+    """Run as the program, the collector is paused at start-up until the first chunk of trials
+    (wargame_odds.analysis.gc_pause); a report whose points are all stored runs none, so it turns the collector back on
+    as it starts writing its tables and plots (which build cyclic garbage)."""
     import gc
     import shutil
 
-    from analysis import gc_pause
+    from wargame_odds.analysis import gc_pause
 
     out = tmp_path / "stored"
     shutil.copytree(local_build, out)
@@ -171,8 +171,8 @@ def test_a_stored_point_is_not_reused_after_the_code_changes(tmp_path, monkeypat
     """docs/reports.md "Resuming": a point's fingerprint covers the code and rule data that make the
     numbers, so numbers stored by an older engine under the same package version are recomputed:
     the digest changes with any file of analysis/ or kernels/, and the fingerprint with the digest."""
-    from analysis import result
-    from analysis.reports.definition import spec_hash
+    from wargame_odds.analysis import result
+    from wargame_odds.analysis.reports.definition import spec_hash
 
     for package in ("analysis", "kernels"):
         (tmp_path / package).mkdir()

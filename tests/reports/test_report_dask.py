@@ -8,10 +8,10 @@ import time
 import dask
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.reports import load_report
-from analysis.reports.build import point_file
-from analysis.reports.cells import run_point
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.reports import load_report
+from wargame_odds.analysis.reports.build import point_file
+from wargame_odds.analysis.reports.cells import run_point
 
 
 def _stored(out, spec):

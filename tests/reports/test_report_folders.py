@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analysis.cli import main
+from wargame_odds.analysis.cli import main
 import importlib
-from analysis.reports.build import LOCK, MANIFEST, MAX_MANIFEST_BYTES
+from wargame_odds.analysis.reports.build import LOCK, MANIFEST, MAX_MANIFEST_BYTES
 
-build = importlib.import_module("analysis.reports.build")  # the module (the package names its function build)
+build = importlib.import_module("wargame_odds.analysis.reports.build")  # the module (the package names its function build)
 
 DEFINITION = """title = "small"
 seed = 3

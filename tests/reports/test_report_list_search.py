@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analysis.cli import main
-from analysis.decisions import list_search
-from analysis.decisions.list_search_cli import COLUMNS
-from analysis.reports import build, load_report
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.decisions import list_search
+from wargame_odds.analysis.decisions.list_search_cli import COLUMNS
+from wargame_odds.analysis.reports import build, load_report
 
 # Story B's two hand-written candidates (shipped), raced with a wide indifference zone so the test is quick.
 REPORT = """

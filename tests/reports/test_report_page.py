@@ -6,9 +6,9 @@ import re
 
 import pandas as pd
 
-from analysis.headline import sentences, summary
-from analysis.labels import percent
-from analysis.reports.build import FOLD_COLUMNS, _sweep_pivot
+from wargame_odds.analysis.headline import sentences, summary
+from wargame_odds.analysis.labels import percent
+from wargame_odds.analysis.reports.build import FOLD_COLUMNS, _sweep_pivot
 
 
 def _sections(page: str) -> dict[str, str]:

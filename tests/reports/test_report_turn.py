@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import analysis.epic as epic
-from analysis.labels import number, percent
-from analysis.reports import build, cell_key, load_report
+import wargame_odds.analysis.epic as epic
+from wargame_odds.analysis.labels import number, percent
+from wargame_odds.analysis.reports import build, cell_key, load_report
 
 TURN_REPORT = """
 title = "Turn cell"
@@ -23,7 +23,7 @@ scenario = "epic/turns/devastators_then_assault_marines"
 trials = 1500
 options = { engine = "reference" }
 """
-DEMO = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "reports" / "demo.toml"
+DEMO = Path(__file__).resolve().parents[2] / "reports" / "demo.toml"
 
 
 @pytest.fixture(scope="module")

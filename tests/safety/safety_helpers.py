@@ -3,7 +3,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from analysis.cli import main
+from wargame_odds.analysis.cli import main
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios"
 

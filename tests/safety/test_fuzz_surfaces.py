@@ -19,9 +19,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.reports.build import LOCK, MANIFEST
-from analysis.reports.definition import to_toml
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.reports.build import LOCK, MANIFEST
+from wargame_odds.analysis.reports.definition import to_toml
 
 from safety_helpers import SCENARIOS, toml_parent as _parent, toml_paths as _paths, tree as _tree
 

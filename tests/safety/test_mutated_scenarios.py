@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.reports.definition import to_toml
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.reports.definition import to_toml
 
 from safety_helpers import SCENARIOS, toml_parent as _parent, toml_paths as _paths
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.errors import UserError
-from analysis.reports import build, load_report
-from analysis.reports.build import LOCK, MANIFEST, point_file
+from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.reports import build, load_report
+from wargame_odds.analysis.reports.build import LOCK, MANIFEST, point_file
 
 from safety_helpers import SCENARIOS as SCENARIOS_DIR, assert_one_line_error, run_cli, tree as _tree
 
@@ -247,9 +247,9 @@ def test_user_text_in_plots_is_drawn_literally(tmp_path):
 def test_a_plot_that_cannot_be_drawn_never_blocks_the_tables_or_the_page(tmp_path, monkeypatch):
     """A plot that fails all the same (issue 33 §1): the report writes its tables and its page
     without that plot, with one line saying so; ``--plot`` prints the result, then one line, exit 2."""
-    import analysis.plots as plots
+    import wargame_odds.analysis.plots as plots
 
-    report_build = importlib.import_module("analysis.reports.build")  # the package exports a function of that name
+    report_build = importlib.import_module("wargame_odds.analysis.reports.build")  # the package exports a function of that name
 
     def broken(*args, **kwargs):
         raise ValueError("cannot draw this")

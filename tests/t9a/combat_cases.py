@@ -1,8 +1,8 @@
 """Close-combat scenarios of the T9A tests, built from dicts (docs/t9a.md, "Close combat")."""
 import copy
 
-from analysis.scenario import validate
-from analysis.t9a.model import Scenario, resolve
+from wargame_odds.analysis.scenario import validate
+from wargame_odds.analysis.t9a.model import Scenario, resolve
 
 #: §C10's example: five lance knights charge a 5 × 5 spear block.
 KNIGHTS = {"models": 5, "width": 5, "defensive_skill": 4, "resilience": 3, "armour": 5, "discipline": 8,

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import icepool
 
-from analysis.estimates import Distribution, Mean, Probability
+from wargame_odds.analysis.estimates import Distribution, Mean, Probability
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "t9a"
 SIGMA = 5.0
 
 
 def pool(dice: str):
-    """icepool die of the kept charge-roll total, built independently of analysis.t9a.exact."""
+    """icepool die of the kept charge-roll total, built independently of wargame_odds.analysis.t9a.exact."""
     if dice == "2d6":
         return 2 @ icepool.d6
     if dice == "swiftstride":

@@ -5,9 +5,9 @@ import numba
 import pytest
 from click.testing import CliRunner
 
-import analysis.t9a as t9a
-from analysis.cli import main
-from analysis.errors import UserError
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.cli import main
+from wargame_odds.analysis.errors import UserError
 from t9a_helpers import SCENARIOS
 
 ISSUE = SCENARIOS / "three_chargers.toml"

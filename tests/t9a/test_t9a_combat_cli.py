@@ -7,8 +7,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-import analysis.t9a as t9a
-from analysis.cli import main
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.cli import main
 from t9a_helpers import SCENARIOS
 
 COMBAT = SCENARIOS / "knights_charge_spear_block.toml"
@@ -136,8 +136,8 @@ def test_exact_combat_of_the_api_is_the_exact_fight_and_refuses_a_charge_without
     as fractions when asked, and names the argument for a scenario without one."""
     from fractions import Fraction
 
-    from analysis.errors import ArgumentError
-    from analysis.t9a.combat_exact import fight
+    from wargame_odds.analysis.errors import ArgumentError
+    from wargame_odds.analysis.t9a.combat_exact import fight
 
     scenario = t9a.load(COMBAT)
     exact = t9a.exact_combat(scenario, exact=True)

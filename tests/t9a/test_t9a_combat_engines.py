@@ -8,10 +8,10 @@ import math
 import numba
 import pytest
 
-import analysis.t9a as t9a
-from analysis.estimates import Probability
-from analysis.t9a.combat_exact import OUTCOMES, fight
-from analysis.t9a.combat_results import KEYS
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.estimates import Probability
+from wargame_odds.analysis.t9a.combat_exact import OUTCOMES, fight
+from wargame_odds.analysis.t9a.combat_results import KEYS
 from combat_cases import CASES, HALBERDS, KNIGHTS, combat_model
 from t9a_helpers import SCENARIOS, SIGMA, assert_p_near, assert_results_agree
 

@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 from numba import njit
 
-from analysis.t9a import combat_reference as ref
-from analysis.t9a.combat_exact import _round, _unsaved as exact_unsaved, binomial, expr_distribution, two_dice
-from analysis.t9a.combat_layout import alias_tables, binomial_rows, combat_arrays
-from analysis.t9a.combat_model import DiceExpr, parse_dice
-from analysis.t9a.layout import build_layout
+from wargame_odds.analysis.t9a import combat_reference as ref
+from wargame_odds.analysis.t9a.combat_exact import (
+    _round, _unsaved as exact_unsaved, binomial, expr_distribution, two_dice)
+from wargame_odds.analysis.t9a.combat_layout import alias_tables, binomial_rows, combat_arrays
+from wargame_odds.analysis.t9a.combat_model import DiceExpr, parse_dice
+from wargame_odds.analysis.t9a.layout import build_layout
 from combat_cases import BEASTS, CASES, HALBERDS, KNIGHTS, SPEARMEN, combat_model
-from kernels import t9a_combat as K
-from kernels.rng import seed_stream
+from wargame_odds.kernels import t9a_combat as K
+from wargame_odds.kernels.rng import seed_stream
 from t9a_helpers import SIGMA
 
 

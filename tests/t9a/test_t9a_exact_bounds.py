@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-import analysis.t9a as t9a
-from analysis.errors import ArgumentError, UserError
-from analysis.t9a.combat_exact import (MAX_EXACT_FIGHT_WORK, MAX_FIGHT_WORK, _unsaved, binomial, fight,
-                                       fight_work)
-from analysis.t9a.exact import MAX_TABLE_VALUES
+import wargame_odds.analysis.t9a as t9a
+from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.t9a.combat_exact import (
+    MAX_EXACT_FIGHT_WORK, MAX_FIGHT_WORK, _unsaved, binomial, fight, fight_work)
+from wargame_odds.analysis.t9a.exact import MAX_TABLE_VALUES
 
 from combat_cases import CASES, SPEARMEN, combat_model
 
-SCENARIOS = Path(str(files("analysis").joinpath("scenarios"))) / "t9a"
+SCENARIOS = Path(str(files("wargame_odds.analysis").joinpath("scenarios"))) / "t9a"
 PART = {"name": "p", "attacks": 10, "offensive_skill": 10, "strength": 10, "armour_penetration": 10,
         "multiple_wounds": "4D6+10", "impact_hits": "4D6+10", "stomp_attacks": "4D6+10"}
 #: The documented maxima: 1,000 models of 20 HP a side, 8 parts of 10 attacks each, 20 rounds.
@@ -76,7 +76,7 @@ def test_wounds_beyond_the_targets_hp_are_folded_into_it_exactly():
 def test_folding_losses_beyond_the_hp_changes_no_probability(case, monkeypatch):
     """The fight with HP losses folded at the target's HP is, in fractions, exactly the fight without folding
     (Multiple Wounds D3, Impact Hits and Stomp included)."""
-    from analysis.t9a import combat_exact
+    from wargame_odds.analysis.t9a import combat_exact
 
     combat = combat_model(**CASES[case]).combat
     folded = fight(combat, exact=True)

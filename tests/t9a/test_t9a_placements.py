@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-import analysis.t9a as t9a
+import wargame_odds.analysis.t9a as t9a
 
 ALWAYS, NEVER = 0.0, 40.0           # distances a 4" Advance Rate charger always / never makes
 

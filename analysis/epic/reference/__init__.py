@@ -29,23 +29,23 @@ reference module          kernel module                   steps
                                                           (TP 1.12.7–1.12.9, 1.13.4)
 :mod:`.end_phase`         ``end_phase.py``                Supreme Commander re-rolls, rally (TP 1.14.1, 2.1.15)
 :mod:`.turn`              ``turn.py``                     the regroup roll (TP 1.13.1); the rest of the turn's
-                                                          reference is :mod:`analysis.epic.turn`
+                                                          reference is :mod:`wargame_odds.analysis.epic.turn`
 :mod:`.record`            ``record.py``                   a finished trial's outcome
 :mod:`.block`             ``block.py``                    a fresh trial, the round loop, :func:`run_trial`
 ========================  ==============================  =========================================================
 
 The war-engine steps (shields, hull damage, criticals, end-phase effects; kernel ``damage.py``, ``saves.py``,
-``end_phase.py``) are :mod:`analysis.epic.war_engines`; a turn's shooting (kernel ``shooting.py``) is
-:mod:`analysis.epic.shooting`, its activations (kernel ``turn.py``) :mod:`analysis.epic.turn`, aircraft
-:mod:`analysis.epic.aircraft`.
+``end_phase.py``) are :mod:`wargame_odds.analysis.epic.war_engines`; a turn's shooting (kernel ``shooting.py``) is
+:mod:`wargame_odds.analysis.epic.shooting`, its activations (kernel ``turn.py``) :mod:`wargame_odds.analysis.epic.turn`,
+aircraft :mod:`wargame_odds.analysis.epic.aircraft`.
 
 Per-trial state is copied from the compiled scenario (which is never mutated).  Dice: ``rng.randint(1, 6)``,
 D3 = ``rng.randint(1, 3)``, trapped draws ``rng.random()``.  With ``log=`` every roll, allocation, save,
 modifier and decision is reported as ``"[clause] text"``.
 
-The names below are those the rest of the project imports from ``analysis.epic.reference``; the functions
+The names below are those the rest of the project imports from ``wargame_odds.analysis.epic.reference``; the functions
 ``consequences`` and ``end_phase`` shadow the modules of the same name here (import from the modules with
-``from analysis.epic.reference.end_phase import rally``).
+``from wargame_odds.analysis.epic.reference.end_phase import rally``).
 """
 from __future__ import annotations
 

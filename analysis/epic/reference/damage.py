@@ -3,7 +3,7 @@ one allocated hit resolved (shields, the disrupt BM, saves, damage to the hull),
 booking of the damage as kills, losses and the BMs they place.  The war-engine steps (shields, hull damage,
 criticals, the end-phase effects) are ``analysis/epic/war_engines.py``, which calls :func:`count_damage` and
 :func:`splash_hit` back through the trial (``trial.count_damage``, ``trial.splash_hit``: bound by
-:func:`analysis.epic.reference.block.new_trial`).
+:func:`wargame_odds.analysis.epic.reference.block.new_trial`).
 """
 from __future__ import annotations
 

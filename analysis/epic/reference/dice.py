@@ -1,5 +1,6 @@
 """Dice of the reference engine (mirrors ``kernels/epic/dice.py``): a D6 is ``rng.randint(1, 6)``, a D3
-``rng.randint(1, 3)`` (TP 1.0.1); a trapped draw is ``rng.random()`` (:func:`analysis.epic.reference.breaks.withdraw`).
+``rng.randint(1, 3)`` (TP 1.0.1); a trapped draw is ``rng.random()``
+(:func:`wargame_odds.analysis.epic.reference.breaks.withdraw`).
 """
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""A finished trial's outcome (mirrors ``kernels/epic/record.py``): what :class:`analysis.epic.outcome.TrialOutcome`
-records of each formation once the end phase is over, beside the state the assault left.
+"""A finished trial's outcome (mirrors ``kernels/epic/record.py``): what
+:class:`wargame_odds.analysis.epic.outcome.TrialOutcome` records of each formation once the end phase is over, beside
+the state the assault left.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The reference engine's per-trial state (mirrors ``kernels/epic/layout.py``, the kernel's state rows, and the
 starting state ``kernels/epic/block.py::_start_trials`` sets): :class:`Unit`, :class:`Formation` and :class:`Trial`,
-copied from the compiled scenario (which is never mutated) by :func:`analysis.epic.reference.block.new_trial`; a
-:class:`Hit` and its kinds and reaches; the :class:`Decision` of an assault.  These hold state and answer questions
-about it (a formation's size, a side's directly engaged units); the rule steps that change it are functions in
-the modules named like the kernel's.
+copied from the compiled scenario (which is never mutated) by
+:func:`wargame_odds.analysis.epic.reference.block.new_trial`; a :class:`Hit` and its kinds and reaches; the
+:class:`Decision` of an assault.  These hold state and answer questions about it (a formation's size, a side's directly
+engaged units); the rule steps that change it are functions in the modules named like the kernel's.
 """
 from __future__ import annotations
 
