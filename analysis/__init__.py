@@ -22,4 +22,4 @@ def __getattr__(name):
         return importlib.import_module(f"wargame_odds.analysis.{name}")
     if name in DECISIONS:
         return getattr(importlib.import_module("wargame_odds.analysis.decisions"), name)
-    raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    raise AttributeError(f"module 'wargame_odds.analysis' has no attribute {name!r}")

@@ -38,30 +38,40 @@ def _usage_error(exc: click.UsageError):
 #: A module is imported only when one of its commands runs, so ``--help`` needs click alone and a run
 #: loads only what it uses; ``tests/test_cli_startup.py`` checks this table against the modules.
 COMMANDS = {
-    "matrix": ("wargame_odds.analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
+    "matrix": ("wargame_odds.analysis.decisions.cli",
+               "Win probabilities of every attacker against every defender (DEFINITION: "
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
-    "sweep": ("wargame_odds.analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
+    "sweep": ("wargame_odds.analysis.decisions.cli",
+              "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("wargame_odds.analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+    "threshold": ("wargame_odds.analysis.decisions.cli",
+                  "The value of FIELD at the edge of those that reach a target probability: "
                   "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
                   "when it rises)."),
-    "compare": ("wargame_odds.analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
+    "compare": ("wargame_odds.analysis.decisions.cli",
+                "P(option A wins) − P(option B wins) with a paired 95 % interval "
                 "(DEFINITION: TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; "
                 "without opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, "
                 "optional labels)."),
-    "rank": ("wargame_odds.analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
+    "rank": ("wargame_odds.analysis.decisions.cli",
+             "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
-    "list-search": ("wargame_odds.analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
+    "list-search": ("wargame_odds.analysis.decisions.list_search_cli",
+                    "Which detachment should I take? Race every candidate "
                     "(enumerated from a NetEA army list with its upgrades, or written by hand) against a weighted "
                     "meta on the same dice, with a guarantee (DEFINITION: TOML with army, max_points, ... or "
                     "candidates, and [[opponents]] force/weight; docs/list-search.md)."),
     "units": ("wargame_odds.analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
     "formations": ("wargame_odds.analysis.decisions.cli", "NetEA army-list formations with their points."),
-    "report": ("wargame_odds.analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
-    "gdb-tables": ("wargame_odds.analysis.gdb", "General de Brigade rule-table files: a template to fill in, and a check."),
-    "t9a-table": ("wargame_odds.analysis.t9a", "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
+    "report": ("wargame_odds.analysis.reports.cli",
+               "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
+    "gdb-tables": ("wargame_odds.analysis.gdb",
+                   "General de Brigade rule-table files: a template to fill in, and a check."),
+    "t9a-table": ("wargame_odds.analysis.t9a",
+                  "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice "
                   "enumeration)."),
-    "app": ("wargame_odds.analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
+    "app": ("wargame_odds.analysis.app.cli",
+            "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
 #: Commands that run no trials: the collector's start-up pause (:mod:`wargame_odds.analysis.gc_pause`), which ends after
