@@ -15,10 +15,10 @@ from pathlib import Path
 
 import click
 
-from . import gc_pause
-from .errors import UserError, one_line
-from .user_text import elide, printable, result_csv
-from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE
+from .run import gc_pause
+from .intake.errors import UserError, one_line
+from .intake.user_text import elide, printable, result_csv
+from .intake.run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE
 
 SYSTEMS = {
     "epic": "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and whole turns ([[turn]]).",
@@ -74,9 +74,9 @@ COMMANDS = {
             "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
-#: Commands that run no trials: the collector's start-up pause (:mod:`wargame_odds.analysis.gc_pause`), which ends after
-#: the runner's first chunk of trials (:func:`wargame_odds.analysis.gc_pause.resume_after_first_chunk`), ends as they
-#: start.
+#: Commands that run no trials: the collector's start-up pause (:mod:`wargame_odds.analysis.run.gc_pause`), which ends
+#: after the runner's first chunk of trials (:func:`wargame_odds.analysis.run.gc_pause.resume_after_first_chunk`), ends
+#: as they start.
 NO_TRIALS = frozenset({"units", "formations", "gdb-tables", "t9a-table", "app"})  # app: a server, runs come later
 
 
@@ -87,7 +87,7 @@ class CliGroup(click.Group):
     def main(self, args=None, *rest, **extra):
         """click's ``main``; run as the ``wargame-odds`` program (no ``args``: it reads the command line and the
         process ends with the command), the garbage collector pauses during start-up
-        (:mod:`wargame_odds.analysis.gc_pause`: it resumes after the runner's first chunk, a report as it writes its
+        (:mod:`wargame_odds.analysis.run.gc_pause`: it resumes after the runner's first chunk, a report as it writes its
         output, a command of :data:`NO_TRIALS` as it starts) and what the command leaves is moved out of its reach
         (``gc.freeze``) before Python exits: Python's collections at exit would otherwise walk every object Numba and
         pydantic built, about a quarter of a warm 1,000-trial run's CPU, to free memory the operating system takes back
@@ -165,7 +165,7 @@ class ProbabilityValue(FiniteFloatRange):
         super().__init__(min=0, max=1)
 
     def convert(self, value, param, ctx):
-        from .bounds import as_probability
+        from .intake.bounds import as_probability
 
         number = as_probability(click.FLOAT.convert(value, param, ctx))
         if number > 1:
@@ -174,7 +174,7 @@ class ProbabilityValue(FiniteFloatRange):
 
 
 class SeedValue(click.ParamType):
-    """A seed: a whole number in the one range of every seed (:data:`~wargame_odds.analysis.run_limits.SEED_RANGE`)."""
+    """A seed: a whole number in the one range of every seed (:data:`~wargame_odds.analysis.intake.run_limits.SEED_RANGE`)."""
 
     name = "seed"
 
@@ -195,7 +195,7 @@ class PrecisionValue(FiniteFloatRange):
         super().__init__(min=0, max=0.5, min_open=True)
 
     def convert(self, value, param, ctx):
-        from .bounds import as_precision
+        from .intake.bounds import as_precision
 
         return super().convert(as_precision(click.FLOAT.convert(value, param, ctx)), param, ctx)
 
@@ -235,7 +235,7 @@ class PlotFile(click.Path):
         super().__init__(dir_okay=False)
 
     def convert(self, value, param, ctx):
-        from .scenario import shown_path
+        from .intake.scenario import shown_path
 
         path = Path(super().convert(value, param, ctx))
         if path.suffix.lower().lstrip(".") not in self.FORMATS:
@@ -253,7 +253,7 @@ def save_plot(result, path: str) -> None:
     is printed, so a plot that fails cannot lose it."""
     import matplotlib
 
-    from .plots import save_figure
+    from .output.plots import save_figure
 
     matplotlib.use("Agg")
     try:
@@ -350,7 +350,7 @@ EXAMPLE_KINDS = {"epic": "Epic Armageddon assaults", "turn": "Epic Armageddon tu
 def examples_command(as_json):
     """The scenarios, decisions and reports shipped with the package, by name: every command that reads a file
     also takes such a name (wargame-odds epic epic/assault_marines_vs_warband)."""
-    from .examples import examples
+    from .intake.examples import examples
 
     gc_pause.resume()
     found = examples()

@@ -11,7 +11,7 @@ from pathlib import Path
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.epic.compile import compile_scenario
 from wargame_odds.analysis.epic.engine import KernelArrays
-from wargame_odds.analysis.runner import stream_key
+from wargame_odds.analysis.run.runner import stream_key
 
 from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 

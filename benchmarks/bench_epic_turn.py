@@ -10,7 +10,7 @@ from pathlib import Path
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.epic.engine import KernelArrays
 from wargame_odds.analysis.epic.turn_result import compile_turn
-from wargame_odds.analysis.runner import stream_key
+from wargame_odds.analysis.run.runner import stream_key
 
 from bench_epic import DICE_TRIALS  # benchmarks/ (run.py puts this folder on sys.path)
 from timing import trial_rates

@@ -5,7 +5,7 @@ import random
 from pathlib import Path
 
 import wargame_odds.analysis.t9a as t9a
-from wargame_odds.analysis.runner import stream_key
+from wargame_odds.analysis.run.runner import stream_key
 from wargame_odds.analysis.t9a import reference
 from wargame_odds.analysis.t9a.layout import build_layout
 

@@ -25,7 +25,7 @@ WARM_RUNS = {"epic": README_SCENARIO, "gdb": ROOT / "analysis" / "scenarios" / "
              "t9a": ROOT / "analysis" / "scenarios" / "t9a" / "flee_reaction.toml"}
 CLI = Path(sys.executable).with_name("wargame-odds")
 #: The libraries every warm run imports (the kernels' runtime, the scenario models, the command line), with
-#: the garbage collector paused as the program pauses it (wargame_odds.analysis.gc_pause), then the program's exit
+#: the garbage collector paused as the program pauses it (wargame_odds.analysis.run.gc_pause), then the program's exit
 #: (``gc.freeze``, wargame_odds.analysis.cli): the floor under the warm runs' times that the program's own code does not
 #: set.
 WARM_RUN_IMPORTS = "import gc; gc.disable(); import numba, click; from pydantic import BaseModel; gc.freeze()"

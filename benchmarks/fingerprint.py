@@ -41,7 +41,7 @@ def digest(*arrays) -> str:
 def epic_scenarios() -> dict[str, object]:
     """Every Epic case: name -> a scenario (an ``EpicScenario``, or TOML text)."""
     from wargame_odds.analysis import epic
-    from wargame_odds.analysis.errors import UserError
+    from wargame_odds.analysis.intake.errors import UserError
 
     cases: dict[str, object] = {}
     for path in sorted((ROOT / "analysis" / "scenarios" / "epic").rglob("*.toml")):
@@ -65,7 +65,7 @@ def epic_digests(cases: dict[str, object]) -> tuple[dict[str, str], set[str]]:
     from wargame_odds.analysis import epic
     from wargame_odds.analysis.epic import _compiled, _compiled_turn, _is_turn, _turn_engine
     from wargame_odds.analysis.epic.engine import KernelArrays
-    from wargame_odds.analysis.runner import stream_key
+    from wargame_odds.analysis.run.runner import stream_key
 
     key0, key1 = stream_key(SEED)
     digests, turns = {}, set()
@@ -89,7 +89,8 @@ def epic_digests(cases: dict[str, object]) -> tuple[dict[str, str], set[str]]:
 
 def gdb_t9a_digests() -> dict[str, str]:
     """Every shipped GdB and T9A scenario through the runner; one chunk and one-block chunks must agree."""
-    from wargame_odds.analysis import gdb, runner, t9a
+    from wargame_odds.analysis import gdb, t9a
+    from wargame_odds.analysis.run import runner
     from wargame_odds.analysis.gdb.compile import KernelJob as GdbJob
     from wargame_odds.analysis.t9a import KernelJob as T9aJob
     from wargame_odds.kernels.rng import BLOCK_TRIALS

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from wargame_odds.analysis.numba_cache import prepare_kernels
+from wargame_odds.analysis.run.numba_cache import prepare_kernels
 from wargame_odds.kernels.rng import d6, seed_stream
 
 HERE = Path(__file__).resolve().parent

@@ -7,7 +7,7 @@ callers
 * **plain**: ``numba.njit(cache=True)`` as Numba ships it, and nothing of Numba is replaced.  Chosen by
   setting :data:`PLAIN_SWITCH` (``WARGAME_ODDS_PLAIN_NUMBA=1``), or by itself when the installed Numba lacks
   one of those internals (:data:`FALLBACK_REASON` says which; the program prints it once on stderr, see
-  :func:`wargame_odds.analysis.numba_cache.prepare_kernels`).
+  :func:`wargame_odds.analysis.run.numba_cache.prepare_kernels`).
 
 The mode is fixed when this module is imported (before any kernel is defined); the numbers do not depend on
 it (tests/test_plain_numba.py).

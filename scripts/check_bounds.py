@@ -77,7 +77,7 @@ def _run_cases(subset: bool) -> list[str]:
     from wargame_odds.analysis import epic
     from wargame_odds.analysis.epic.engine import turn_kernel_unsupported
     from benchmarks.fingerprint import epic_scenarios
-    from wargame_odds.analysis.runner import stream_key
+    from wargame_odds.analysis.run.runner import stream_key
 
     cases = epic_scenarios() | _withdrawal_fire_cases()
     if subset:

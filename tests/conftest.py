@@ -7,13 +7,13 @@ os.environ.setdefault("NUMBA_NUM_THREADS", str(max(2, os.cpu_count() or 1)))
 
 import pytest  # noqa: E402
 
-from wargame_odds.analysis.numba_cache import prepare_kernels  # noqa: E402
+from wargame_odds.analysis.run.numba_cache import prepare_kernels  # noqa: E402
 from wargame_odds.analysis.reports import DaskExecutor
 
 
 def pytest_configure(config):
     """Before any test calls a kernel directly (not through a run, which prepares them itself): stale cached
-    kernels removed (wargame_odds.analysis.numba_cache.prepare_kernels)."""
+    kernels removed (wargame_odds.analysis.run.numba_cache.prepare_kernels)."""
     prepare_kernels()
 
 

@@ -15,7 +15,7 @@ from numba.core import event
 
 from wargame_odds import kernels
 from wargame_odds.analysis.cli import COMMANDS, SYSTEMS, main
-from wargame_odds.analysis.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
+from wargame_odds.analysis.run.numba_cache import EPIC_TURN_COMPILE, KERNEL_COMPILES, CompileNotice, compile_notice
 
 ROOT = Path(__file__).resolve().parent.parent
 GDB_SCENARIO = ROOT / "analysis" / "scenarios" / "gdb" / "column_vs_line.toml"
@@ -279,15 +279,15 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
 
 def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_operating_system():
     """§1 warm run: run as the ``wargame-odds`` program, the garbage collector is off from the command's start
-    until the first chunk of trials has run (wargame_odds.analysis.gc_pause: no collection in between; on after it, with
-    start-up's objects frozen: the CLI installs the resume as the runner's hook,
-    wargame_odds.analysis.runner.AFTER_CHUNK), pydantic's plugins are not looked for, and what the command leaves is
+    until the first chunk of trials has run (wargame_odds.analysis.run.gc_pause: no collection in between; on after it,
+    with start-up's objects frozen: the CLI installs the resume as the runner's hook,
+    wargame_odds.analysis.run.runner.AFTER_CHUNK), pydantic's plugins are not looked for, and what the command leaves is
     frozen out of the collector's reach once it has printed (wargame_odds.analysis.cli.CliGroup.main), so that Python's
     collections at exit do not walk it; the output is the same.  Called with arguments (tests, a notebook), main changes
     none of this: the collector runs during the imports, no hook is installed, and nothing is frozen."""
     script = Path(sys.executable).with_name("wargame-odds")
     report = ("import atexit, gc, json, os, sys\n"
-              "import wargame_odds.analysis.gc_pause as pause\n"
+              "import wargame_odds.analysis.run.gc_pause as pause\n"
               "seen = {'collections': 0, 'at_pause': 0}\n"
               "gc.callbacks.append(lambda phase, info:"
               " seen.update(collections=seen['collections'] + (phase == 'start')))\n"
@@ -306,7 +306,7 @@ def test_the_program_starts_without_the_collector_and_leaves_its_objects_to_the_
               "        resume()\n"
               "pause.resume = first_chunk_done\n"
               "atexit.register(lambda: print(json.dumps(dict(seen,\n"
-              "    hooks=len(sys.modules['wargame_odds.analysis.runner'].AFTER_CHUNK),\n"
+              "    hooks=len(sys.modules['wargame_odds.analysis.run.runner'].AFTER_CHUNK),\n"
               "    plugins=os.environ.get('PYDANTIC_DISABLE_PLUGINS'),\n"
               "    frozen_at_exit=gc.get_freeze_count() > 0)), file=sys.stderr))\n")
     argv = ["gdb", str(GDB_SCENARIO), "--trials", "1000", "--json"]
@@ -355,9 +355,9 @@ def test_a_command_that_runs_no_trials_runs_with_the_collector_on(argv):
 
 
 def test_the_collector_pause_leaves_a_collector_it_did_not_turn_off_alone():
-    """§1 warm run: :mod:`wargame_odds.analysis.gc_pause` turns off only a collector that was on, and turns back on only
-    one it turned off (a notebook or a test that runs with the collector off keeps it off)."""
-    from wargame_odds.analysis import gc_pause
+    """§1 warm run: :mod:`wargame_odds.analysis.run.gc_pause` turns off only a collector that was on, and turns back on
+    only one it turned off (a notebook or a test that runs with the collector off keeps it off)."""
+    from wargame_odds.analysis.run import gc_pause
 
     gc.disable()
     try:

@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel
 
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.examples import shipped_path
+from wargame_odds.analysis.intake.examples import shipped_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "kernels" / "README.md"]

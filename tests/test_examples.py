@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.errors import UserError
-from wargame_odds.analysis.examples import examples, locate, shipped_path
-from wargame_odds.analysis.scenario import read_toml
+from wargame_odds.analysis.intake.errors import UserError
+from wargame_odds.analysis.intake.examples import examples, locate, shipped_path
+from wargame_odds.analysis.intake.scenario import read_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "analysis" / "scenarios"

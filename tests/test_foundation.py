@@ -7,12 +7,12 @@ import pytest
 from numba import njit, prange
 from scipy.stats import binomtest
 
-from wargame_odds.analysis.errors import UserError
-from wargame_odds.analysis.estimates import Z95, Distribution, Probability, wilson_interval
-from wargame_odds.analysis.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
-from wargame_odds.analysis.result import Result
-from wargame_odds.analysis.runner import RunInfo, run, stream_key
-from wargame_odds.analysis.scenario import parse_toml, read_toml
+from wargame_odds.analysis.intake.errors import UserError
+from wargame_odds.analysis.output.estimates import Z95, Distribution, Probability, wilson_interval
+from wargame_odds.analysis.run.numba_cache import DEPENDENT, STAMP, cache_folder, drop_stale_cache, sources_digest
+from wargame_odds.analysis.output.result import Result
+from wargame_odds.analysis.run.runner import RunInfo, run, stream_key
+from wargame_odds.analysis.intake.scenario import parse_toml, read_toml
 from wargame_odds.kernels.rng import BLOCK_TRIALS, d6, d6_reg, die, seed_stream, uniform
 
 

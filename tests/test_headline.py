@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from wargame_odds.analysis import epic
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.labels import number, percent
+from wargame_odds.analysis.output.labels import number, percent
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "analysis" / "scenarios"
 PERCENT = re.compile(r"^(?P<text>.+): (?P<p>[\d.]+) % \[(?P<lo>[\d.]+), (?P<hi>[\d.]+)\]$")
@@ -334,7 +334,7 @@ def test_matrix_headline_matches_its_rows():
     """TP 1.12.7 (who wins) for every attacker × defender: the matrix headline carries the numbers
     of its JSON rows."""
     from wargame_odds.analysis import decisions
-    from wargame_odds.analysis.headline import decision_sentences
+    from wargame_odds.analysis.output.headline import decision_sentences
 
     matrix = decisions.matrix(["netea:space-marine-codex-astartes/tactical"], ["netea:ork-war-horde/warband"],
                               base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=1500, seed=3,
@@ -369,7 +369,7 @@ def test_compare_headline_matches_its_rows():
     option's points swing (points destroyed − lost), all with the numbers of the JSON rows; the
     table after them has readable headings (no keys) and the same numbers in percent."""
     from wargame_odds.analysis import decisions
-    from wargame_odds.analysis.headline import decision_sentences
+    from wargame_odds.analysis.output.headline import decision_sentences
 
     result = decisions.compare("netea:space-marine-codex-astartes/assault",
                                "netea:space-marine-codex-astartes/tactical",
@@ -401,7 +401,7 @@ def test_rank_headline_matches_its_rows():
     """TP 1.12.7 against a weighted meta: each option's rank, score and chance per 100 points (percent)
     and its points swing carry the numbers of the JSON rows; so does the readable table."""
     from wargame_odds.analysis import decisions
-    from wargame_odds.analysis.headline import decision_sentences
+    from wargame_odds.analysis.output.headline import decision_sentences
 
     result = decisions.rank(["netea:space-marine-codex-astartes/assault", "netea:space-marine-codex-astartes/tactical"],
                             [("netea:ork-war-horde/warband", 2), ("netea:ork-war-horde/kommando-warhorde", 1)],

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from wargame_odds import analysis
-from wargame_odds.analysis.labels import percent
+from wargame_odds.analysis.output.labels import percent
 
 matplotlib.use("Agg")
 

@@ -6,10 +6,10 @@ import pytest
 from click.testing import CliRunner
 
 from wargame_odds import analysis
-from wargame_odds.analysis.bounds import as_precision, as_probability
+from wargame_odds.analysis.intake.bounds import as_precision, as_probability
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.errors import ArgumentError, UserError
-from wargame_odds.analysis.estimates import Probability
+from wargame_odds.analysis.intake.errors import ArgumentError, UserError
+from wargame_odds.analysis.output.estimates import Probability
 
 WARBAND = open("analysis/scenarios/epic/assault_marines_vs_warband.toml", encoding="utf-8").read()
 

@@ -103,17 +103,17 @@ def test_missing_internals_names_each_difference():
 
 
 def test_importing_the_program_replaces_nothing_and_deletes_no_cache_file(tmp_path):
-    """§4: importing ``analysis``, ``wargame_odds.analysis.result`` (and the Epic, GdB and T9A modules) removes no stale
-    cache file; preparing a kernel run (wargame_odds.analysis.numba_cache.prepare_kernels, which every run calls first)
-    removes it; neither replaces a function of Numba (issue 38 §7)."""
+    """§4: importing ``analysis``, ``wargame_odds.analysis.output.result`` (and the Epic, GdB and T9A modules) removes
+    no stale cache file; preparing a kernel run (wargame_odds.analysis.run.numba_cache.prepare_kernels, which every run
+    calls first) removes it; neither replaces a function of Numba (issue 38 §7)."""
     code = textwrap.dedent("""
         import json
         from pathlib import Path
         from numba.core import caching
-        import wargame_odds.analysis, wargame_odds.analysis.result, wargame_odds.analysis.epic,
-        wargame_odds.analysis.gdb, wargame_odds.analysis.t9a from wargame_odds.analysis.numba_cache import cache_folder,
-        prepare_kernels folder = cache_folder() folder.mkdir(parents=True, exist_ok=True) stale = folder /
-        "gdb.run_blocks-1.py311.nbi" stale.write_bytes(b"stale") import wargame_odds.analysis.runner,
+        import wargame_odds.analysis, wargame_odds.analysis.output.result, wargame_odds.analysis.epic,
+        wargame_odds.analysis.gdb, wargame_odds.analysis.t9a from wargame_odds.analysis.run.numba_cache import
+        cache_folder, prepare_kernels folder = cache_folder() folder.mkdir(parents=True, exist_ok=True) stale = folder /
+        "gdb.run_blocks-1.py311.nbi" stale.write_bytes(b"stale") import wargame_odds.analysis.run.runner,
         wargame_odds.analysis.decisions seen = [stale.exists(), caching.Cache.load_overload.__module__]
         prepare_kernels() print(json.dumps(seen + [stale.exists(), caching.Cache.load_overload.__module__]))
     """)

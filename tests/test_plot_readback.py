@@ -11,8 +11,8 @@ from matplotlib.cbook import STEP_LOOKUP_MAP
 
 from wargame_odds.analysis import epic, gdb, t9a
 from wargame_odds.analysis.decisions import compare, cumulative, rank
-from wargame_odds.analysis.estimates import Distribution
-from wargame_odds.analysis.labels import axis_label, group_label, sides_of
+from wargame_odds.analysis.output.estimates import Distribution
+from wargame_odds.analysis.output.labels import axis_label, group_label, sides_of
 from wargame_odds.analysis.t9a.exact import p_reach
 from wargame_odds.analysis.t9a.model import DICE, to_milli
 

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.errors import UserError
-from wargame_odds.analysis.extras import require
+from wargame_odds.analysis.intake.errors import UserError
+from wargame_odds.analysis.intake.extras import require
 
 ROOT = Path(__file__).resolve().parents[1]
 

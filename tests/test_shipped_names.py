@@ -4,7 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.examples import MAX_NAME_CHARS, locate, shipped_path
+from wargame_odds.analysis.intake.examples import MAX_NAME_CHARS, locate, shipped_path
 
 LONG_PART = "epic/" + "a" * 300  # one part longer than a file name (255 bytes)
 HUGE = "epic/" + "a" * 10_000

@@ -27,13 +27,13 @@ from . import analysis  # noqa: E402 - after __path__ is complete (and analysis 
 
 #: What ``wo.NAME`` gives: the rule systems and decisions (loaded on first use, as in ``analysis``) and these.
 _MODULES = {"decisions": "wargame_odds.analysis.decisions", "reports": "wargame_odds.analysis.reports",
-            "labels": "wargame_odds.analysis.labels"}
+            "labels": "wargame_odds.analysis.output.labels"}
 
 
 def examples():
     """The shipped scenarios, decisions and report definitions: (name, kind, title, command) each; any of these
     names works wherever a file is read (``wo.epic.load("epic/assault_marines_vs_warband")``)."""
-    from .analysis.examples import examples as shipped
+    from .analysis.intake.examples import examples as shipped
 
     return list(shipped())
 
@@ -42,7 +42,7 @@ def app(query: dict[str, str] | None = None):
     """The point-and-click app in a notebook cell, as ``wargame-odds app`` serves it (needs the ``[app]`` extra;
     docs/app.md); ``query`` as a page address says it: ``{"example": "epic/assault_marines_vs_warband"}``."""
     from .analysis.app import app as page
-    from .analysis.errors import ArgumentError
+    from .analysis.intake.errors import ArgumentError
 
     if query is not None and not (isinstance(query, dict) and len(query) <= 16 and all(
             isinstance(k, str) and isinstance(v, str) and len(k) <= 64 and len(v) <= 1024 for k, v in query.items())):

@@ -28,7 +28,7 @@ def app(query: dict | None = None):
     may be given as numbers; a bad value is one message on the page)."""
     import panel as pn
 
-    from ..errors import ArgumentError
+    from ..intake.errors import ArgumentError
     from .page import Page
 
     if query is not None and not isinstance(query, dict):

@@ -1,12 +1,12 @@
 """The shipped examples the app opens, by name (``epic/assault_marines_vs_warband``): the files of
-:mod:`wargame_odds.analysis.examples`, the only files besides uploads that the app reads."""
+:mod:`wargame_odds.analysis.intake.examples`, the only files besides uploads that the app reads."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import UserError
-from ..examples import examples, shipped_path
-from ..scenario import read_file
+from ..intake.errors import UserError
+from ..intake.examples import examples, shipped_path
+from ..intake.scenario import read_file
 
 #: Kinds of shipped files the app opens: scenarios, and comparisons of two shipped scenarios.
 OPENED = ("epic", "turn", "gdb", "t9a", "compare")

@@ -11,10 +11,10 @@ import panel as pn
 
 from ..decisions.list_search_cli import COLUMNS, list_search_command
 from ..decisions.list_search_core import ListSearchDefinition, list_search, plan
-from ..errors import UserError
-from ..runner import PROGRESS_SINK
-from ..scenario import validate
-from ..user_text import csv_text
+from ..intake.errors import UserError
+from ..run.runner import PROGRESS_SINK
+from ..intake.scenario import validate
+from ..intake.user_text import csv_text
 from .epic_tab import library_choices
 from .render import Figures, Shown
 from .tabs import EDITOR_WIDTH, ResultView, slug

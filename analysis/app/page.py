@@ -17,10 +17,10 @@ from urllib.parse import urlencode
 import click
 import panel as pn
 
-from ..errors import ArgumentError, UserError
+from ..intake.errors import ArgumentError, UserError
 from ..cli import PrecisionValue
-from ..run_limits import MAX_SEED, MAX_TRIALS
-from ..scenario import MAX_FILE_BYTES, shown_path
+from ..intake.run_limits import MAX_SEED, MAX_TRIALS
+from ..intake.scenario import MAX_FILE_BYTES, shown_path
 from . import runs
 from .address import Address
 from .epic_tab import EpicTab

@@ -7,7 +7,7 @@ import io
 import threading
 from dataclasses import dataclass
 
-from ..user_text import result_csv
+from ..intake.user_text import result_csv
 from .text import safe_markup
 
 #: pyplot keeps global state: one figure is drawn at a time.
@@ -37,7 +37,7 @@ class Figures:
 def figure_files(figure) -> Figures:
     import matplotlib.pyplot as plt
 
-    from ..plots import save_figure
+    from ..output.plots import save_figure
 
     png, svg = io.BytesIO(), io.BytesIO()
     try:

@@ -1,5 +1,5 @@
 """Runs off the server's event loop: each in a thread of its own, reporting its progress and stopping when
-cancelled (through the runner's :data:`wargame_odds.analysis.runner.PROGRESS_SINK`), with the numbers of the CLI.
+cancelled (through the runner's :data:`wargame_odds.analysis.run.runner.PROGRESS_SINK`), with the numbers of the CLI.
 
 Every page runs one thing at a time, and the server at most :data:`MAX_RUNS` (every page together): a run
 asked for beyond that is refused at once with one message, never queued behind runs that may take hours.
@@ -11,8 +11,8 @@ import importlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from ..errors import UserError
-from ..runner import PROGRESS_SINK
+from ..intake.errors import UserError
+from ..run.runner import PROGRESS_SINK
 
 #: Runs at once on the server, every open page together (each page runs one at a time).
 MAX_RUNS = 8

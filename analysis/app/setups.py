@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import tomli_w
 
-from ..errors import UserError
-from ..scenario import MAX_FILE_BYTES, parse_toml
+from ..intake.errors import UserError
+from ..intake.scenario import MAX_FILE_BYTES, parse_toml
 from .examples import example_text, relative_example
 
 SYSTEMS = ("epic", "gdb", "t9a")

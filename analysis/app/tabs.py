@@ -7,7 +7,7 @@ import re
 
 import panel as pn
 
-from ..errors import UserError
+from ..intake.errors import UserError
 from . import runs
 from .forms import Draft, Form
 from .render import Figures, Shown, render

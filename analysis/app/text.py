@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import html
 
-from ..user_text import printable
+from ..intake.user_text import printable
 
 
 def visible(text: str) -> str:

@@ -19,16 +19,17 @@ import pandas as pd
 
 from ...kernels.rng import BLOCK_TRIALS
 
-from .. import runner
-from ..arguments import LINE_BREAKS
-from ..bounds import MAX_FORCES, MAX_NAME_CHARS, MAX_VALUES
-from ..errors import ArgumentError, UserError
-from ..estimates import Probability
-from ..numba_cache import compile_notice
-from ..result import Result
-from ..user_text import elide
-from ..runner import RunInfo, stream_key
-from . import fieldpath, intervals
+from ..run import runner
+from ..intake.arguments import LINE_BREAKS
+from ..intake.bounds import MAX_FORCES, MAX_NAME_CHARS, MAX_VALUES
+from ..intake.errors import ArgumentError, UserError
+from ..output.estimates import Probability
+from ..run.numba_cache import compile_notice
+from ..output.result import Result
+from ..intake.user_text import elide
+from ..run.runner import RunInfo, stream_key
+from ..intake import fieldpath
+from . import intervals
 from .results import CompareResult, CumulativeResult, MatrixResult, RankResult, SweepResult, ThresholdResult
 from .systems import SYSTEMS, Force, System, system_of
 
@@ -155,7 +156,7 @@ def simulate_batches(spec: tuple, chunk_trials: int | None = None, on_batch=None
 def _run_batched_cells(specs: dict, executor, progress, label: str) -> tuple[dict, dict]:
     """:func:`simulate_batches` of ``{index: spec}`` through ``executor``; ({index: result}, {index: successes per
     batch}).  The numbers never depend on the executor."""
-    from ..reports.executor import LocalExecutor
+    from ..run.executor import LocalExecutor
 
     keys = list(specs)
     results, wins = {}, {}
@@ -192,7 +193,7 @@ def _run_cells(system: System, models: dict, cell: tuple, kwargs: dict, executor
 
     Model ``index`` runs on stream ``(*cell, *index)``, so the numbers never depend on the executor.
     """
-    from ..reports.executor import LocalExecutor
+    from ..run.executor import LocalExecutor
 
     keys = list(models)
     specs = [(system.name, models[k], (*cell, *k), kwargs) for k in keys]
@@ -229,7 +230,7 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     ``attackers`` / ``defenders``: forces (library formations ``"netea:LIST/FORMATION"``, force
     TOML files, or dicts with ``units`` and ``formations``); ``base``: a scenario whose rules and
     end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
-    cells run (:mod:`wargame_odds.analysis.reports.executor`; default this process), with identical numbers.
+    cells run (:mod:`wargame_odds.analysis.run.executor`; default this process), with identical numbers.
     """
     _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
                cell=cell)
@@ -348,8 +349,8 @@ def threshold(scenario, field: str, values, *, quantity: str = "sides.attacker_w
     independent runs.  All values are simulated; the answer is read from the point estimates and the
     result says how sure it is (whether each interval clears the target).
     """
-    from ..bounds import as_probability
-    from ..labels import field_words, result_words, sides_of
+    from ..intake.bounds import as_probability
+    from ..output.labels import field_words, result_words, sides_of
     from .plateaus import explain, plateaus
 
     _check_run(trials=trials, seed=seed, engine=engine, threads=threads, progress=progress, cell=cell)
@@ -889,7 +890,7 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
 def cumulative(result) -> CumulativeResult:
     """"At least N" and "at most N" tables (with intervals) of every distribution of a result.
 
-    ``result``: a simulation :class:`~wargame_odds.analysis.result.Result`, or a sweep / matrix result (then
+    ``result``: a simulation :class:`~wargame_odds.analysis.output.result.Result`, or a sweep / matrix result (then
     one block per cell, labelled in the ``cell`` column).
     """
     if isinstance(result, Result):

@@ -18,13 +18,13 @@ from typing import Literal
 import click
 from pydantic import Field
 
-from ..bounds import MAX_FORCES, MAX_VALUES, FilePath, Name, Title
+from ..intake.bounds import MAX_FORCES, MAX_VALUES, FilePath, Name, Title
 from ..cli import PlotFile, ProbabilityValue, SeedValue, save_plot
-from ..errors import UserError
-from ..reports.executor import executor_options, make_executor
-from ..user_text import csv_text, printable
-from ..scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
-from .. import runner
+from ..intake.errors import UserError
+from ..run.executor import executor_options, make_executor
+from ..intake.user_text import csv_text, printable
+from ..intake.scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
+from ..run import runner
 from . import api
 from .definitions import CompareFields, Opponent
 
@@ -106,7 +106,7 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str
     elif as_csv:
         click.echo(result.to_csv(), nl=False)
     else:
-        from ..headline import decision_sentences
+        from ..output.headline import decision_sentences
 
         sentences = decision_sentences(result) if result.kind != "threshold" else []  # its lines lead its text
         if sentences:

@@ -5,8 +5,8 @@ from typing import Callable, Literal
 
 from pydantic import Field
 
-from ..bounds import MAX_FORCES, FilePath
-from ..scenario import StrictModel
+from ..intake.bounds import MAX_FORCES, FilePath
+from ..intake.scenario import StrictModel
 
 
 class Opponent(StrictModel):

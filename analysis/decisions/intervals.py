@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..estimates import wilson_interval
+from ..output.estimates import wilson_interval
 
 
 def linear(coefs, successes, trials) -> tuple[float, float, float]:

@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from ..cli import PlotFile, save_plot
-from ..errors import UserError
-from ..reports.executor import executor_options, make_executor
-from ..scenario import read_toml, validate
-from ..user_text import csv_text, printable
-from .. import runner
+from ..intake.errors import UserError
+from ..run.executor import executor_options, make_executor
+from ..intake.scenario import read_toml, validate
+from ..intake.user_text import csv_text, printable
+from ..run import runner
 from .list_search_core import ListSearchDefinition, candidates_of, list_search, plan
 
 COLUMNS = ["rank", "candidate", "formation", "upgrades", "points", "score", "ci95_lo", "ci95_hi", "per_100_points",

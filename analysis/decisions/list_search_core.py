@@ -18,9 +18,9 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
-from ..bounds import FilePath, Title
-from ..errors import UserError
-from ..scenario import StrictModel, read_toml, validate
+from ..intake.bounds import FilePath, Title
+from ..intake.errors import UserError
+from ..intake.scenario import StrictModel, read_toml, validate
 from . import api, intervals
 from .race import PHASES, Race, guarantee, status
 
@@ -208,9 +208,9 @@ class KernelEvaluator:
         return prepared
 
     def _slots(self, model, job, role: str) -> list[int]:
-        """The count slots of the objective, by name in the kernel's count layout (:mod:`wargame_odds.analysis.counts`):
-        the side's assault win, or (break) the opponent's formation broken or destroyed after the end phase (two
-        disjoint states, summed)."""
+        """The count slots of the objective, by name in the kernel's count layout
+        (:mod:`wargame_odds.analysis.run.counts`): the side's assault win, or (break) the opponent's formation broken or
+        destroyed after the end phase (two disjoint states, summed)."""
         compiled = job.compiled
         if self.objective == "win":
             names = [f"{role}_wins"]
@@ -232,7 +232,7 @@ class KernelEvaluator:
     def __call__(self, cands, key, n):
         if self.executor is not None:
             return self._distributed(cands, key, n)
-        from .. import runner
+        from ..run import runner
 
         sink = runner.PROGRESS_SINK.get()  # a program's progress (the app): told each matchup's trials, may stop
         out = np.zeros((len(cands), len(self.opponents)))
@@ -369,7 +369,7 @@ class ListSearchResult:
         front as a step line); beside it, the candidates still racing against trials spent."""
         from matplotlib.ticker import LogFormatter
 
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
 
         fig = detached_figure(figsize=(12, 5))
         ax, side = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.3]})
@@ -437,7 +437,7 @@ def enumerate_detachments(army: str, *, max_points: int | None = None, points: i
     attribute says what was left out and why."""
     import pandas as pd
 
-    from ..arguments import check_instance, check_name, check_whole
+    from ..intake.arguments import check_instance, check_name, check_whole
     from ..library.upgrades import enumerate_detachments as enumerate_
 
     check_name("army", army)
@@ -499,8 +499,8 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
     override) against its weighted meta; see docs/list-search.md."""
     import pandas as pd
 
-    from ..arguments import check_flag, check_instance, check_whole
-    from ..run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
+    from ..intake.arguments import check_flag, check_instance, check_whole
+    from ..intake.run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS
 
     check_instance("definition", definition, (str, Path, dict), "a definition file (str or pathlib.Path) or a dict")
     check_whole("seed", seed, 0, MAX_SEED)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from .fieldpath import ByName, parse
+from ..intake.fieldpath import ByName, parse
 
 #: Side-level outcomes of an Epic assault: decided by the result roll, so the blast markers a formation starts
 #: with reach them only through the result roll's modifiers (break tests come after the winner is known).

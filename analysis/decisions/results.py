@@ -12,10 +12,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..labels import estimate_text, number, percent, quantity_label
-from ..plots import literal_text
-from ..result import package_version
-from ..user_text import csv_text, printable
+from ..output.labels import estimate_text, number, percent, quantity_label
+from ..output.plots import literal_text
+from ..output.result import package_version
+from ..intake.user_text import csv_text, printable
 
 
 def _clean(value):
@@ -52,7 +52,7 @@ class DecisionResult:
 
     def headline(self) -> list[str]:
         """The plain sentences the command line prints first (who wins each matchup, how the options compare …)."""
-        from ..headline import decision_sentences
+        from ..output.headline import decision_sentences
 
         return decision_sentences(self)
 
@@ -90,7 +90,7 @@ class DecisionResult:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        from ..headline import decision_sentences
+        from ..output.headline import decision_sentences
 
         notes = "".join(f"<p><em>note:</em> {html.escape(n)}</p>" for n in self.notes)
         lines = "".join(f"<li>{html.escape(line)}</li>" for line in decision_sentences(self))
@@ -170,14 +170,14 @@ class MatrixResult(DecisionResult):
     def plot(self, quantity: str | None = None, entity: str | None = None):
         """Heatmap of one quantity (default P(attacker wins)), each cell annotated with its estimate and 95 %
         interval."""
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
 
         if quantity is None:
             quantity, entity = self._win()
         est = self.pivot(quantity, entity)
         lo = self.pivot(quantity, entity, "ci95_lo")
         hi = self.pivot(quantity, entity, "ci95_hi")
-        from ..plots import wrap_for
+        from ..output.plots import wrap_for
 
         fig = detached_figure(figsize=(3.2 + 1.6 * len(self.defenders), 1.8 + 0.9 * len(self.attackers)))
         ax = fig.subplots()
@@ -239,11 +239,11 @@ class SweepResult(DecisionResult):
     def plot(self, quantities=None, entity: str | None = None):
         """Each quantity against the swept value, with its 95 % interval as a band: by default every outcome of the
         headline (who wins, no winner, unresolved, no assault …), named in the player's words, the swept field too."""
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..labels import field_words, result_words, sides_of
-        from ..plots import legend_below, value_ticks, wrap_for
+        from ..output.labels import field_words, result_words, sides_of
+        from ..output.plots import legend_below, value_ticks, wrap_for
 
         if quantities is None:
             quantities = list(self._headline().quantity.unique())
@@ -331,10 +331,10 @@ class CompareResult(DecisionResult):
         bars.  Top right: the difference A − B in percentage points, with its paired interval (and, when paired,
         that of independent runs with the same trials).  Below, for the first three opponents: the "at least N"
         curves of the units each option kills (solid) and loses (dashed)."""
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..plots import wrap_for
+        from ..output.plots import wrap_for
 
         t = self.frame
         a, b = self.meta["option_a"], self.meta["option_b"]
@@ -382,7 +382,7 @@ class CompareResult(DecisionResult):
 def _finish(fig, grid, curves: list):
     """The "at least N" panels of a comparison (one per opponent, under the chances), their shared legend, and the
     layout."""
-    from ..plots import casualty_curves, curves_legend
+    from ..output.plots import casualty_curves, curves_legend
 
     ax = None
     for k, (opponent, lines) in enumerate(curves):
@@ -404,8 +404,8 @@ def _saving_words(saved) -> str:
 
 
 def _loss_curves(option_results: dict, options: list[str], opponents: list[str], side: str) -> list:
-    """For each opponent: (opponent, the curve tuples of :func:`wargame_odds.analysis.plots.casualty_curves`): per
-    option the units of the enemy's first fighting formation killed (solid) and of its own lost (dashed), in one
+    """For each opponent: (opponent, the curve tuples of :func:`wargame_odds.analysis.output.plots.casualty_curves`):
+    per option the units of the enemy's first fighting formation killed (solid) and of its own lost (dashed), in one
     colour."""
     out = []
     for j, opponent in enumerate(opponents):
@@ -473,10 +473,10 @@ class RankResult(DecisionResult):
         """The meta score (weighted chance to win) in percent and, where every option has points, the chance to win
         per 100 points, each with its 95 % error bar; below, for the three heaviest opponents of the meta, the
         "at least N" curves of the units each option kills (solid) and loses (dashed)."""
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..plots import wrap_for
+        from ..output.plots import wrap_for
 
         t = self.frame
         y = np.arange(len(t))[::-1]
@@ -528,7 +528,7 @@ class CumulativeResult(DecisionResult):
         """Step plot of P(X ≥ N) (or ≤) in percent with its interval band; one line per cell when
         there are several.  X is a whole number, so P(X ≥ x) holds P(X ≥ N) on (N − 1, N] and
         P(X ≤ x) holds P(X ≤ N) on [N, N + 1): the steps sit at the whole numbers."""
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
         from matplotlib.ticker import MaxNLocator, PercentFormatter
 
         t = self.frame[self.frame.direction == direction]
@@ -738,10 +738,10 @@ class ThresholdResult(DecisionResult):
     def plot(self):
         """The chance against the value, in percent with 95 % error bars, the target as a line and the answer
         ringed; axes in the player's words."""
-        from ..plots import detached_figure
+        from ..output.plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
-        from ..plots import value_ticks, wrap_for
+        from ..output.plots import value_ticks, wrap_for
 
         t = self.frame
         fig = detached_figure(figsize=(8, 4.6))

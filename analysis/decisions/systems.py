@@ -15,10 +15,10 @@ from typing import Literal
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from ..bounds import MAX_NAME_CHARS, Name
-from ..errors import ArgumentError, UserError
-from ..scenario import StrictModel, read_toml, shown_path, validate
-from .fieldpath import with_value
+from ..intake.bounds import MAX_NAME_CHARS, Name
+from ..intake.errors import ArgumentError, UserError
+from ..intake.scenario import StrictModel, read_toml, shown_path, validate
+from ..intake.fieldpath import with_value
 
 
 class ForceFile(StrictModel):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import runner
-from ..runner import block_rng
-from ..scenario import parse_toml, read_toml, validate
-from ..user_text import printable
+from ..run import runner
+from ..run.runner import block_rng
+from ..intake.scenario import parse_toml, read_toml, validate
+from ..intake.user_text import printable
 from .compile import CompiledEpic, compile_scenario
 from .model import EpicScenario
 from .outcome import EpicResult, build_result, precision_successes, record

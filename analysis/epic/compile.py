@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..counts import CountLayout
+from ..run.counts import CountLayout
 from .dice import Dice, parse_dice
 from .model import EpicScenario
 from .profiles import CriticalEffect, UnitProfile, WeaponAbilities

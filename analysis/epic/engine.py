@@ -499,7 +499,7 @@ def _support_that_may_break(c: CompiledEpic) -> set[int]:
 
 
 class KernelJob:
-    """Runs the Numba kernel through the shared runner (``wargame_odds.analysis.runner.Job``): an assault scenario
+    """Runs the Numba kernel through the shared runner (``wargame_odds.analysis.run.runner.Job``): an assault scenario
     (a ``CompiledEpic``) or a turn scenario (a ``CompiledTurn`` of wargame_odds.analysis.epic.turn_result)."""
 
     def __init__(self, compiled, trial_streams: bool = False):

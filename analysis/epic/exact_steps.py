@@ -14,11 +14,11 @@ from itertools import product
 
 import numpy as np
 
-from ..bounds import MAX_BLAST_MARKERS
-from ..errors import ArgumentError
-from ..estimates import ExactDistribution, ExactProbability
-from ..result import Result
-from ..runner import RunInfo
+from ..intake.bounds import MAX_BLAST_MARKERS
+from ..intake.errors import ArgumentError
+from ..output.estimates import ExactDistribution, ExactProbability
+from ..output.result import Result
+from ..run.runner import RunInfo
 
 D6 = range(1, 7)
 TWO_D6 = list(product(D6, repeat=2))

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
-from ..bounds import BlastMarkers, Name, Points, ProbabilityKey, Title
-from ..scenario import StrictModel
+from ..intake.bounds import BlastMarkers, Name, Points, ProbabilityKey, Title
+from ..intake.scenario import StrictModel
 from .profiles import UnitProfile
 from .turn_model import Activation, WithdrawalFire, check_fliers, check_turn, fill_turn_defaults
 

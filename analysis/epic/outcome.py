@@ -11,9 +11,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..estimates import Distribution, Probability
-from ..result import Result
-from ..runner import RunInfo
+from ..output.estimates import Distribution, Probability
+from ..output.result import Result
+from ..run.runner import RunInfo
 from .compile import BC, FF, OUT, OUTSIDE, ROLE_CODE, CompiledEpic, war_engine_keys
 
 Winner = Literal["attacker", "defender", "none", "unresolved"]

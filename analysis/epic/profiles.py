@@ -13,8 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..bounds import ExtraAttackCount, Speed
-from ..scenario import StrictModel
+from ..intake.bounds import ExtraAttackCount, Speed
+from ..intake.scenario import StrictModel
 from .dice import parse_dice
 
 UnitType = Literal["INF", "LV", "AV", "WE", "CH"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..bounds import MAX_BLAST_MARKERS
-from ..estimates import ExactDistribution, ExactProbability
-from ..result import Result
+from ..intake.bounds import MAX_BLAST_MARKERS
+from ..output.estimates import ExactDistribution, ExactProbability
+from ..output.result import Result
 from .exact_steps import TWO_D6, exact_result, whole_number
 
 

@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..bounds import Name, distinct
-from ..scenario import StrictModel
+from ..intake.bounds import Name, distinct
+from ..intake.scenario import StrictModel
 
 Action = Literal["advance", "double", "sustained_fire", "marshal", "hold", "overwatch", "march", "engage",
                  "ground_attack", "orbital_bombardment", "pin_point"]

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UserError
-from ..estimates import Distribution, Probability
-from ..runner import RunInfo, block_rng
+from ..intake.errors import UserError
+from ..output.estimates import Distribution, Probability
+from ..run.runner import RunInfo, block_rng
 from .compile import ENGAGED, OUTSIDE, CompiledEpic, compile_scenario
 from .outcome import ROLE_NAMES, EpicResult, _Label, build_result, precision_successes, record
 
@@ -167,10 +167,10 @@ class TurnResult(EpicResult):
         return out
 
     def headline(self, data: dict | None = None) -> list[str]:
-        """The turn step by step, then its assault (``wargame_odds.analysis.headline.epic``), means with intervals
-        (``data``: :meth:`to_dict`, when the caller has it already)."""
-        from ..headline import sentences
-        from ..result import _check_data
+        """The turn step by step, then its assault (``wargame_odds.analysis.output.headline.epic``), means with
+        intervals (``data``: :meth:`to_dict`, when the caller has it already)."""
+        from ..output.headline import sentences
+        from ..output.result import _check_data
 
         _check_data(self, data)
         return sentences(self.to_dict() if data is None else data, self.rows())  # rows, not table(): no pandas

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import click
 
-from .. import runner
-from ..errors import ArgumentError, UserError
-from ..user_text import printable
+from ..run import runner
+from ..intake.errors import ArgumentError, UserError
+from ..intake.user_text import printable
 
 from . import reference
 from .compile import KernelJob, ReferenceJob
@@ -52,8 +52,8 @@ def sweep(scenario, field: str, values, trials: int = 200_000, seed: int = 0, **
     95 % intervals).  Every value uses the same seed (common random numbers)."""
     import pandas as pd
 
-    from ..arguments import bounded_list
-    from ..bounds import MAX_VALUES
+    from ..intake.arguments import bounded_list
+    from ..intake.bounds import MAX_VALUES
 
     for name, value in (("trials", trials), ("seed", seed)):
         runner.check_argument(name, value)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..counts import CountLayout
+from ..run.counts import CountLayout
 from ...kernels.rng import BLOCK_TRIALS
 from ...kernels import gdb as kernel
 

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..bounds import Casualties, Distance, Name, Strength, Title, Turns
-from ..errors import ArgumentError, UserError
-from ..scenario import StrictModel, parse_toml, read_toml, validate
+from ..intake.bounds import Casualties, Distance, Name, Strength, Title, Turns
+from ..intake.errors import ArgumentError, UserError
+from ..intake.scenario import StrictModel, parse_toml, read_toml, validate
 
 from .tables import Tables, load_tables
 
@@ -102,7 +102,7 @@ class Model:
 
     def replace(self, path: str | None = None, value=None, /, **update) -> "Model":
         """A copy with one field set by its path (``replace("charger.distance", 6)``, also
-        ``tables.…``; paths: wargame_odds.analysis.decisions.fieldpath) or scenario fields replaced
+        ``tables.…``; paths: wargame_odds.analysis.intake.fieldpath) or scenario fields replaced
         (``replace(charger=...)``), validated and checked again."""
         if path is not None or value is not None:
             return _with_field(self, path, value)
@@ -114,7 +114,7 @@ class Model:
 def _with_field(model: Model, field: str, value) -> Model:
     """A copy of ``model`` with ``field`` (``charger.distance``, ``supports[0].range``, ``rules.x``,
     ``tables.morale.charger_mods.general_attached``) set to ``value``, re-validated."""
-    from ..decisions.fieldpath import EXAMPLES, with_value
+    from ..intake.fieldpath import EXAMPLES, with_value
     from .tables import check_tables
 
     if not isinstance(field, str):
@@ -166,7 +166,7 @@ def check(s: Scenario, tables: Tables, source: str) -> None:
 def load(path: str | Path) -> Model:
     """Read a scenario file (a string is always a path), validate it and load its tables (resolved
     beside it)."""
-    from ..examples import locate
+    from ..intake.examples import locate
 
     data, source = read_toml(path)
     return _model(data, source, Path(locate(path)).parent)
@@ -175,7 +175,7 @@ def load(path: str | Path) -> Model:
 def loads(text: str, source: str = "<string>", base: Path | None = None) -> Model:
     """A scenario given as TOML text; a tables file it names is resolved in ``base`` (default: the
     current folder)."""
-    from ..arguments import check_path
+    from ..intake.arguments import check_path
 
     check_path("base", base, none_ok=True)
     return _model(parse_toml(text, source), source, base if base is not None else Path.cwd())

@@ -1,9 +1,9 @@
-"""Turn GdB counts into the shared :class:`~wargame_odds.analysis.result.Result` shape (issue 3 §4)."""
+"""Turn GdB counts into the shared :class:`~wargame_odds.analysis.output.result.Result` shape (issue 3 §4)."""
 from __future__ import annotations
 
-from ..estimates import Distribution, Probability
-from ..result import Result
-from ..runner import RunInfo
+from ..output.estimates import Distribution, Probability
+from ..output.result import Result
+from ..run.runner import RunInfo
 
 from . import reference as ref
 from .compile import DEFENDER_END

@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
-from ..errors import UserError
-from ..scenario import StrictModel, parse_toml, read_toml, validate
+from ..intake.bounds import Distance, Modifier, Move, Percent, RangeScale, TableTotal, Turns
+from ..intake.errors import UserError
+from ..intake.scenario import StrictModel, parse_toml, read_toml, validate
 
 CHARGER_RESULTS = ("PASS", "HALT", "WAVER", "RETREAT", "ROUT")
 DEFENDER_RESULTS = ("PASS", "WAVER", "RETREAT", "ROUT")

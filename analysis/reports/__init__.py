@@ -6,6 +6,6 @@ here or on a Dask cluster with identical numbers.
 """
 from .build import build
 from .definition import cell_key, load_report
-from .executor import DaskExecutor, LocalExecutor, make_executor
+from ..run.executor import DaskExecutor, LocalExecutor, make_executor
 
 __all__ = ["build", "load_report", "cell_key", "LocalExecutor", "DaskExecutor", "make_executor"]

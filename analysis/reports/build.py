@@ -42,21 +42,22 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from .. import gc_pause
-from ..errors import UserError
-from ..extras import EXTRAS, require
-from ..headline import sentences, summary
-from ..labels import (axis_label, estimate_text, field_words, group_label, names, percent, quantity_label,
-                      readable_rows, report_at_least, sides_of)
-from ..plots import legend_below, literal_text, outcome_figure, save_figure
-from ..result import finite_json
-from ..scenario import read_file, shown_path
-from ..user_text import csv_text, elide, printable
-from ..atomic_file import write_atomic
+from ..run import gc_pause
+from ..intake.errors import UserError
+from ..intake.extras import EXTRAS, require
+from ..output.headline import sentences, summary
+from ..output.labels import (
+    axis_label, estimate_text, field_words, group_label, names, percent, quantity_label, readable_rows, report_at_least,
+    sides_of)
+from ..output.plots import legend_below, literal_text, outcome_figure, save_figure
+from ..output.result import finite_json
+from ..intake.scenario import read_file, shown_path
+from ..intake.user_text import csv_text, elide, printable
+from ..output.atomic_file import write_atomic
 from .cells import frame_from_json, run_point
 from .definition import (CompareCell, ListSearchCell, MatrixCell, Report, ScenarioCell, default_out, load_report,
                          spec_hash)
-from .executor import LocalExecutor
+from ..run.executor import LocalExecutor
 
 VERSIONED = ("wargame-odds", "numpy", "numba", "pandas", "pyarrow", "matplotlib", "jinja2", "dask", "distributed")
 
@@ -493,8 +494,8 @@ def parquet_available() -> bool:
 
 
 def _write_table(staging: Path, stem: str, frame: pd.DataFrame, parquet: bool = True) -> list[str]:
-    """The table as CSV (the one CSV writer, :func:`~wargame_odds.analysis.user_text.csv_text`) and, with the extra,
-    Parquet."""
+    """The table as CSV (the one CSV writer, :func:`~wargame_odds.analysis.intake.user_text.csv_text`) and, with the
+    extra, Parquet."""
     csv = f"tables/{stem}.csv"
     (staging / csv).write_text(csv_text(frame), encoding="utf-8")
     if not parquet:
@@ -576,8 +577,8 @@ def render(report: Report, done: dict, out: Path, manifest: dict, executor_name:
 
     Runs inside :func:`output_folder` (``manifest`` is what it returned): only files the manifest
     lists are replaced or deleted; ``parquet``: whether the Parquet tables are written besides the CSV.
-    The collector is on from here (:mod:`wargame_odds.analysis.gc_pause`): a report whose points were all stored runs no
-    trials to turn it back on, and its plots build cyclic garbage."""
+    The collector is on from here (:mod:`wargame_odds.analysis.run.gc_pause`): a report whose points were all stored
+    runs no trials to turn it back on, and its plots build cyclic garbage."""
     gc_pause.resume()
     import jinja2
     import matplotlib
@@ -696,7 +697,7 @@ def build(report: Report | str | Path, out: str | Path | None = None, executor=N
           progress: bool | None = None) -> Path:
     """Compute (or resume) and write a report; returns the path of its ``index.html``.  Without the
     ``[parquet]`` extra the tables are CSV only, which one line on stderr says before anything runs."""
-    from ..arguments import check_flag, check_instance
+    from ..intake.arguments import check_flag, check_instance
 
     check_instance("report", report, (Report, str, os.PathLike), "a report definition: a path or a loaded Report")
     check_instance("out", out, (str, os.PathLike, type(None)), "an output folder (str or pathlib.Path) or None")

@@ -5,7 +5,7 @@ import click
 
 from .build import build
 from .definition import load_report
-from .executor import executor_options, make_executor
+from ..run.executor import executor_options, make_executor
 
 
 @click.command(name="report")

@@ -30,13 +30,13 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
-from ..bounds import MAX_FORCES, Description, FilePath, Seed, Title
-from ..decisions import fieldpath
+from ..intake.bounds import MAX_FORCES, Description, FilePath, Seed, Title
+from ..intake import fieldpath
 from ..decisions.definitions import CompareFields
-from .. import runner
-from ..errors import ArgumentError, UserError
-from ..examples import is_shipped, locate, scenario_names, shipped_path
-from ..scenario import StrictModel, read_file, read_toml, validate
+from ..run import runner
+from ..intake.errors import ArgumentError, UserError
+from ..intake.examples import is_shipped, locate, scenario_names, shipped_path
+from ..intake.scenario import StrictModel, read_file, read_toml, validate
 
 Scalar = Union[bool, int, float, str]
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
@@ -45,7 +45,7 @@ RESERVED_OPTIONS = {"scenario", "trials", "seed", "cell", "progress"}
 
 def cell_key(name: str) -> int:
     """The stable integer that keys a cell's random streams (first 63 bits of SHA-256)."""
-    from ..arguments import check_instance
+    from ..intake.arguments import check_instance
 
     check_instance("name", name, (str,), "a cell name (text)")
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") >> 1
@@ -208,7 +208,7 @@ def to_toml(data: dict) -> str:
     return "".join(f"{json.dumps(str(k))} = {_toml_value(v)}\n" for k, v in data.items())
 
 
-# -- field paths: the grammar of wargame_odds.analysis.decisions.fieldpath ---------------------------------------
+# -- field paths: the grammar of wargame_odds.analysis.intake.fieldpath ---------------------------------------
 def split_field(field: str) -> list:
     """``formations[Warband].units[0].count`` → its parts; ``ValueError`` when malformed."""
     return fieldpath.parse(field)
@@ -222,7 +222,7 @@ def set_field(data: dict, field: str, value) -> None:
 
 # -- scenarios ---------------------------------------------------------------------------------
 def shipped_scenarios() -> list[str]:
-    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`wargame_odds.analysis.examples`)."""
+    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`wargame_odds.analysis.intake.examples`)."""
     return scenario_names()
 
 
@@ -456,7 +456,7 @@ def _expand(cell, index: int, report: ReportModel, report_dir: Path, source: str
 def load_report(path: str | Path) -> Report:
     """Read and validate a report definition (a file, or a shipped one by name: ``reports/demo``) and every
     scenario it names (one UserError if not)."""
-    from ..arguments import check_instance
+    from ..intake.arguments import check_instance
 
     check_instance("path", path, (str, os.PathLike), "a report definition's path (str or pathlib.Path)")
     path = Path(locate(path))
@@ -482,7 +482,7 @@ def default_out(report: Report) -> Path:
 def spec_hash(spec: dict) -> str:
     """Fingerprint of a point spec, the package version and its code (``result.code_digest``): a stored
     point is reused only if equal."""
-    from ..result import code_digest, package_version
+    from ..output.result import code_digest, package_version
 
     text = json.dumps({"spec": spec, "version": package_version(), "code": code_digest()}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -11,10 +11,10 @@ import math
 import click
 import numpy as np
 
-from ..arguments import check_flag
-from ..errors import ArgumentError, UserError
-from ..user_text import printable
-from ..runner import DEFAULT_MAX_TRIALS, check_argument, run, stream_key
+from ..intake.arguments import check_flag
+from ..intake.errors import ArgumentError, UserError
+from ..intake.user_text import printable
+from ..run.runner import DEFAULT_MAX_TRIALS, check_argument, run, stream_key
 from ...kernels import t9a as _kernel
 
 from .exact import MAX_TABLE_VALUES, charge_table, check_values

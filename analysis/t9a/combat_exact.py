@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 
-from ..errors import ArgumentError
+from ..intake.errors import ArgumentError
 
 from .combat_model import (CombatSpec, DiceExpr, PartSpec, UnitSpec, armour_need, decimated, halved_up,
                            to_hit_need, to_wound_need)

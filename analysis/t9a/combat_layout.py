@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..counts import CountLayout
+from ..run.counts import CountLayout
 from ...kernels import t9a_combat as K
 
 from .combat_exact import attack_probability, automatic_hit_probability

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..counts import CountLayout
+from ..run.counts import CountLayout
 from ...kernels import t9a as K
 
 from .model import BIN_MILLI, MILLI, Model, priority_key

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..counts import CountLayout
-from ..runner import block_rng
+from ..run.counts import CountLayout
+from ..run.runner import block_rng
 from ...kernels.rng import BLOCK_TRIALS
 
 from .layout import hit_need

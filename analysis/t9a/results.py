@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from ..counts import CountLayout
-from ..estimates import Distribution, Mean, Probability
-from ..result import Result
-from ..runner import RunInfo
+from ..run.counts import CountLayout
+from ..output.estimates import Distribution, Mean, Probability
+from ..output.result import Result
+from ..run.runner import RunInfo
 
 from .model import AFTER_FAIL, BIN_MILLI, DICE, MILLI, Model
 
@@ -50,9 +50,9 @@ class T9AResult(Result):
         every probability in percent and the "at least N" curves (charge roll, units in the
         combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
         figure (:func:`~wargame_odds.analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
-        from ..arguments import check_flag
-        from ..labels import sides_of
-        from ..plots import outcome_figure
+        from ..intake.arguments import check_flag
+        from ..output.labels import sides_of
+        from ..output.plots import outcome_figure
 
         check_flag("detail", detail)
         if "melee" in self.tree:
@@ -71,7 +71,7 @@ class T9AResult(Result):
         from matplotlib.axes import Axes
         from matplotlib.ticker import MultipleLocator, PercentFormatter
 
-        from ..arguments import check_instance
+        from ..intake.arguments import check_instance
 
         from .exact import charge_table
 

@@ -20,7 +20,7 @@ except ImportError:  # the browser fixture skips, or fails on CI, saying why
     expect = None
 
 from wargame_odds.analysis.app.setups import example_setup, to_toml
-from wargame_odds.analysis.user_text import FORMULA_STARTS
+from wargame_odds.analysis.intake.user_text import FORMULA_STARTS
 
 from conftest import cpu_seconds, wait_until_idle
 

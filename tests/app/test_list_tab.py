@@ -17,7 +17,7 @@ from wargame_odds.analysis.app.page import Page  # noqa: E402
 from wargame_odds.analysis.cli import main  # noqa: E402
 from wargame_odds.analysis.decisions import list_search  # noqa: E402
 from wargame_odds.analysis.decisions.list_search_core import ListSearchDefinition  # noqa: E402
-from wargame_odds.analysis.errors import UserError  # noqa: E402
+from wargame_odds.analysis.intake.errors import UserError  # noqa: E402
 
 BUDGET = 50_000_000
 

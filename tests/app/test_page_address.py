@@ -14,8 +14,8 @@ pytest.importorskip("panel")
 from wargame_odds.analysis.app import QUERY_KEYS, app  # noqa: E402
 from wargame_odds.analysis.app.page import MAX_PAGE_SEED, PRESS_RUN, Page  # noqa: E402
 from wargame_odds.analysis.app.setups import encode_setup, example_setup  # noqa: E402
-from wargame_odds.analysis.errors import ArgumentError  # noqa: E402
-from wargame_odds.analysis.run_limits import MAX_TRIALS  # noqa: E402
+from wargame_odds.analysis.intake.errors import ArgumentError  # noqa: E402
+from wargame_odds.analysis.intake.run_limits import MAX_TRIALS  # noqa: E402
 
 MAX_SECONDS = 30  # one page, on a busy machine
 MAX_RSS_KIB = 4 * 1024 * 1024
@@ -122,7 +122,7 @@ def test_the_notebook_app_refuses_a_query_that_is_no_dict():
 def test_a_compared_options_name_is_capped_whatever_sends_it():
     """The Compare tab's boxes hold 80 characters; a longer name sent past them (a crafted message) is refused
     when the run is asked for, as it is in an address."""
-    from wargame_odds.analysis.errors import UserError
+    from wargame_odds.analysis.intake.errors import UserError
 
     page = _open({"example": "epic/decisions/shoot_first_or_engage_now"})
     compare = page.tabs["compare"]

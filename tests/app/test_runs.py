@@ -6,7 +6,8 @@ import pytest
 
 pytest.importorskip("panel")
 
-from wargame_odds.analysis import epic, gdb, runner  # noqa: E402
+from wargame_odds.analysis import epic, gdb
+from wargame_odds.analysis.run import runner  # noqa: E402
 from wargame_odds.analysis.app import runs  # noqa: E402
 from wargame_odds.analysis.app.render import figure, render  # noqa: E402
 from wargame_odds.analysis.app.setups import example_setup  # noqa: E402

@@ -14,8 +14,8 @@ from wargame_odds.analysis.app.examples import example_names, relative_example  
 from wargame_odds.analysis.app.setups import (
     MAX_URL_CHARS, CompareSetup, Setup, check, decode_setup, encode_setup, example_setup, parse_setup, to_toml)
 from wargame_odds.analysis.cli import main  # noqa: E402
-from wargame_odds.analysis.errors import UserError  # noqa: E402
-from wargame_odds.analysis.scenario import MAX_FILE_BYTES  # noqa: E402
+from wargame_odds.analysis.intake.errors import UserError  # noqa: E402
+from wargame_odds.analysis.intake.scenario import MAX_FILE_BYTES  # noqa: E402
 
 SCENARIOS = [name for name in example_names() if "/decisions/" not in name]
 #: Names a player might type, hostile ones included: markup, math, control characters, quotes, unicode.

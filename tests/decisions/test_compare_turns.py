@@ -10,7 +10,7 @@ import pytest
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.decisions import compare
 from wargame_odds.analysis.decisions.systems import SYSTEMS
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 
 SCENARIOS = Path(str(files("wargame_odds.analysis").joinpath("scenarios")))
 SHOOT_FIRST = SCENARIOS / "epic" / "turns" / "devastators_then_assault_marines.toml"
@@ -69,7 +69,7 @@ def test_the_default_method_is_the_narrowest_interval_per_second_on_the_engine()
     the kernel, exact pairs on the reference engine; the result says which and why in one line (the headline's
     last), with the pairing gain the run measured."""
     from wargame_odds.analysis.decisions.api import default_method
-    from wargame_odds.analysis.headline import decision_sentences
+    from wargame_odds.analysis.output.headline import decision_sentences
 
     kernel = compare(SHOOT_FIRST, ENGAGE_NOW, trials=4096, seed=7)
     assert kernel.meta["method"] == "batch-means" and kernel.trials == 122_880

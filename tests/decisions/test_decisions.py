@@ -13,7 +13,7 @@ import wargame_odds.analysis.gdb as gdb
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.decisions import compare, cumulative, matchup, matrix, rank, sweep
 from wargame_odds.analysis.epic.model import EpicScenario
-from wargame_odds.analysis.estimates import wilson_interval
+from wargame_odds.analysis.output.estimates import wilson_interval
 
 matplotlib.use("Agg")
 SCENARIO = "analysis/scenarios/epic/assault_marines_vs_warband.toml"

@@ -1,9 +1,9 @@
 """Issue 12 §4: one field-path grammar for the command line, the API and report definitions."""
 import pytest
 
-from wargame_odds.analysis.decisions.fieldpath import ByName, parse, with_value
+from wargame_odds.analysis.intake.fieldpath import ByName, parse, with_value
 from wargame_odds.analysis.decisions.systems import SYSTEMS
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 from wargame_odds.analysis.reports.definition import set_field, split_field
 
 DATA = {"formations": [{"name": "Marines", "blast_markers": 0}, {"name": "Warband", "blast_markers": 2,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from wargame_odds.analysis.decisions import api, rank
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 
 ASSAULT = "netea:space-marine-codex-astartes/assault"
 TACTICAL = "netea:space-marine-codex-astartes/tactical"

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from wargame_odds import analysis
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 from wargame_odds.analysis.t9a.exact import charge_table
 
 SCENARIO = str(Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "t9a" / "single_charge_9in.toml")

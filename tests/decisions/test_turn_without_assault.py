@@ -11,7 +11,7 @@ import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.cli import main
 from wargame_odds.analysis.decisions import compare
 from wargame_odds.analysis.epic.turn_result import ASSAULT_KEYS
-from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.intake.errors import ArgumentError, UserError
 from wargame_odds.analysis.reports.definition import to_toml
 
 TURNS = Path(str(files("wargame_odds.analysis").joinpath("scenarios"))) / "epic" / "turns"

@@ -22,7 +22,7 @@ from scipy.stats import hypergeom, norm
 
 from wargame_odds.analysis.epic.compile import compile_scenario
 from wargame_odds.analysis.epic.model import EpicScenario
-from wargame_odds.analysis.estimates import Distribution, Mean, Probability
+from wargame_odds.analysis.output.estimates import Distribution, Mean, Probability
 
 SIGMAS = 5.0
 

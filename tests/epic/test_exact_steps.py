@@ -18,7 +18,7 @@ from wargame_odds.analysis.epic.turn import Turn
 from wargame_odds.analysis.epic.turn import action_test as engine_action_test
 from wargame_odds.analysis.epic.turn_model import Activation
 from wargame_odds.analysis.epic.turn_result import compile_turn
-from wargame_odds.analysis.errors import ArgumentError
+from wargame_odds.analysis.intake.errors import ArgumentError
 
 from epic_helpers import ScriptedRandom
 

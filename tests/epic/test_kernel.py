@@ -193,7 +193,7 @@ def test_counts_do_not_grow_with_trials():
 
 
 def _run_job(job, trials, seed, **kwargs):
-    from wargame_odds.analysis import runner
+    from wargame_odds.analysis.run import runner
     from wargame_odds.analysis.epic.outcome import build_result
 
     counts, info = runner.run(job, trials=trials, seed=seed, **kwargs)

@@ -19,7 +19,7 @@ from wargame_odds.analysis.epic.regroup import regroup_removed
 from wargame_odds.analysis.epic.turn import Turn, action_test, run_turn_trial
 from wargame_odds.analysis.epic.turn_model import Activation
 from wargame_odds.analysis.epic.turn_result import compile_turn
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 
 from epic_helpers import ScriptedRandom
 

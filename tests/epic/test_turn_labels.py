@@ -4,7 +4,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import wargame_odds.analysis.epic as epic
-from wargame_odds.analysis.labels import quantity_label
+from wargame_odds.analysis.output.labels import quantity_label
 
 TURN = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns",
                                                         "devastators_then_assault_marines.toml")))

@@ -21,8 +21,8 @@ import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.cli import main
 from wargame_odds.analysis.epic.turn import run_turn_trial
 from wargame_odds.analysis.epic.turn_result import compile_turn
-from wargame_odds.analysis.errors import UserError
-from wargame_odds.analysis.runner import block_rng
+from wargame_odds.analysis.intake.errors import UserError
+from wargame_odds.analysis.run.runner import block_rng
 from epic_helpers import compare_results
 
 TURNS = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns")))

@@ -10,7 +10,7 @@ from wargame_odds.analysis.gdb import reference as ref
 from wargame_odds.analysis.gdb.compile import layout, record
 from wargame_odds.analysis.gdb.model import Model, Scenario, check
 from wargame_odds.analysis.gdb.tables import load_tables
-from wargame_odds.analysis.scenario import validate
+from wargame_odds.analysis.intake.scenario import validate
 
 SIGMA = 5.0
 

@@ -140,7 +140,7 @@ def test_api_results_and_sweep():
     sw = gdb.sweep(model, "tables.morale.charger_mods.general_attached", [0, 3], trials=20000)
     p0, p3 = sw[(sw.section == "charger") & (sw.quantity == "PASS")].estimate
     assert p3 > p0
-    from wargame_odds.analysis.errors import UserError
+    from wargame_odds.analysis.intake.errors import UserError
     with pytest.raises(UserError, match="no such field"):
         gdb.sweep(model, "charger.speed", [1])
     with pytest.raises(UserError, match="charger.distance"):

@@ -4,7 +4,7 @@ from fractions import Fraction as F
 import pytest
 from gdb_helpers import exact, make, slot
 
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 from wargame_odds.analysis.gdb import reference as ref
 
 

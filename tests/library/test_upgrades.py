@@ -108,7 +108,7 @@ def test_owned_models_and_unknown_names():
 
 def test_a_library_formation_with_upgrades_is_a_force_the_other_commands_accept():
     from wargame_odds.analysis.decisions import api
-    from wargame_odds.analysis.errors import UserError
+    from wargame_odds.analysis.intake.errors import UserError
 
     force = {"name": "Tactical + 3 Land Raiders", "formations": [
         {"library": f"{CODEX}/tactical", "upgrades": {"Land Raiders": 3, "Commander": "Captain"}}]}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wargame_odds.analysis.labels import percent
+from wargame_odds.analysis.output.labels import percent
 from wargame_odds.analysis.reports import build, load_report
 from wargame_odds.analysis.reports.build import point_file
 
@@ -132,12 +132,12 @@ def test_killed_run_resumes_to_the_same_files(local_build, small_definition, tmp
 def test_a_report_with_every_point_stored_writes_its_output_with_the_collector_on(local_build, small_definition,
                                                                                   tmp_path):
     """Run as the program, the collector is paused at start-up until the first chunk of trials
-    (wargame_odds.analysis.gc_pause); a report whose points are all stored runs none, so it turns the collector back on
-    as it starts writing its tables and plots (which build cyclic garbage)."""
+    (wargame_odds.analysis.run.gc_pause); a report whose points are all stored runs none, so it turns the collector back
+    on as it starts writing its tables and plots (which build cyclic garbage)."""
     import gc
     import shutil
 
-    from wargame_odds.analysis import gc_pause
+    from wargame_odds.analysis.run import gc_pause
 
     out = tmp_path / "stored"
     shutil.copytree(local_build, out)
@@ -172,7 +172,7 @@ def test_a_stored_point_is_not_reused_after_the_code_changes(tmp_path, monkeypat
     """docs/reports.md "Resuming": a point's fingerprint covers the code and rule data that make the
     numbers, so numbers stored by an older engine under the same package version are recomputed:
     the digest changes with any file of analysis/ or kernels/, and the fingerprint with the digest."""
-    from wargame_odds.analysis import result
+    from wargame_odds.analysis.output import result
     from wargame_odds.analysis.reports.definition import spec_hash
 
     for package in ("analysis", "kernels"):

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 from wargame_odds.analysis.reports import cell_key, load_report
 from wargame_odds.analysis.reports.definition import set_field, split_field, to_toml
 

@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 
-from wargame_odds.analysis.headline import sentences, summary
-from wargame_odds.analysis.labels import percent
+from wargame_odds.analysis.output.headline import sentences, summary
+from wargame_odds.analysis.output.labels import percent
 from wargame_odds.analysis.reports.build import FOLD_COLUMNS, _sweep_pivot
 
 

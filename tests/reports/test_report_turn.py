@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import wargame_odds.analysis.epic as epic
-from wargame_odds.analysis.labels import number, percent
+from wargame_odds.analysis.output.labels import number, percent
 from wargame_odds.analysis.reports import build, cell_key, load_report
 
 TURN_REPORT = """

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import wargame_odds as wo
-from wargame_odds.analysis import runner
-from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.run import runner
+from wargame_odds.analysis.intake.errors import ArgumentError, UserError
 from wargame_odds.analysis.reports.definition import load_report, to_toml
-from wargame_odds.analysis.run_limits import MAX_SEED
+from wargame_odds.analysis.intake.run_limits import MAX_SEED
 
 from safety_helpers import SCENARIOS, assert_one_line_error, run_cli
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wargame_odds as wo
-from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.intake.errors import ArgumentError, UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "analysis" / "scenarios"

@@ -14,9 +14,9 @@ import pytest
 import wargame_odds.analysis.epic as epic
 import wargame_odds.analysis.gdb as gdb
 import wargame_odds.analysis.t9a as t9a
-from wargame_odds.analysis import runner
+from wargame_odds.analysis.run import runner
 from wargame_odds.analysis.decisions import api
-from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.intake.errors import ArgumentError, UserError
 from wargame_odds.analysis.reports import load_report
 
 from safety_helpers import SCENARIOS, assert_one_line_error, run_cli

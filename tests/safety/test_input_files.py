@@ -1,7 +1,7 @@
 """Input files: only regular files of bounded size are read; deep or huge TOML gives one line.
 
 Covers issue 13 §2 "Files" and the path/text split: every loader (scenario, report, matrix,
-force, base, tables) reads through ``wargame_odds.analysis.scenario.read_file``.
+force, base, tables) reads through ``wargame_odds.analysis.intake.scenario.read_file``.
 """
 import os
 
@@ -9,8 +9,8 @@ import pytest
 
 import wargame_odds.analysis.epic as epic
 import wargame_odds.analysis.gdb as gdb
-from wargame_odds.analysis.errors import UserError
-from wargame_odds.analysis.scenario import MAX_FILE_BYTES, MAX_PATH_CHARS, MAX_TOML_DEPTH, parse_toml, read_file
+from wargame_odds.analysis.intake.errors import UserError
+from wargame_odds.analysis.intake.scenario import MAX_FILE_BYTES, MAX_PATH_CHARS, MAX_TOML_DEPTH, parse_toml, read_file
 
 from safety_helpers import SCENARIOS, assert_one_line_error, run_cli as cli
 

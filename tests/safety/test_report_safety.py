@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 from wargame_odds.analysis.reports import build, load_report
 from wargame_odds.analysis.reports.build import LOCK, MANIFEST, point_file
 
@@ -247,7 +247,7 @@ def test_user_text_in_plots_is_drawn_literally(tmp_path):
 def test_a_plot_that_cannot_be_drawn_never_blocks_the_tables_or_the_page(tmp_path, monkeypatch):
     """A plot that fails all the same (issue 33 §1): the report writes its tables and its page
     without that plot, with one line saying so; ``--plot`` prints the result, then one line, exit 2."""
-    import wargame_odds.analysis.plots as plots
+    import wargame_odds.analysis.output.plots as plots
 
     # the module: the package exports a function of that name
     report_build = importlib.import_module("wargame_odds.analysis.reports.build")

@@ -1,7 +1,7 @@
 """Close-combat scenarios of the T9A tests, built from dicts (docs/t9a.md, "Close combat")."""
 import copy
 
-from wargame_odds.analysis.scenario import validate
+from wargame_odds.analysis.intake.scenario import validate
 from wargame_odds.analysis.t9a.model import Scenario, resolve
 
 #: §C10's example: five lance knights charge a 5 × 5 spear block.

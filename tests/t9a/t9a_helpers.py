@@ -5,7 +5,7 @@ from pathlib import Path
 
 import icepool
 
-from wargame_odds.analysis.estimates import Distribution, Mean, Probability
+from wargame_odds.analysis.output.estimates import Distribution, Mean, Probability
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "t9a"
 SIGMA = 5.0

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.errors import UserError
+from wargame_odds.analysis.intake.errors import UserError
 from t9a_helpers import SCENARIOS
 
 ISSUE = SCENARIOS / "three_chargers.toml"

@@ -136,7 +136,7 @@ def test_exact_combat_of_the_api_is_the_exact_fight_and_refuses_a_charge_without
     as fractions when asked, and names the argument for a scenario without one."""
     from fractions import Fraction
 
-    from wargame_odds.analysis.errors import ArgumentError
+    from wargame_odds.analysis.intake.errors import ArgumentError
     from wargame_odds.analysis.t9a.combat_exact import fight
 
     scenario = t9a.load(COMBAT)

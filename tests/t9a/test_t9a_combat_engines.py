@@ -9,7 +9,7 @@ import numba
 import pytest
 
 import wargame_odds.analysis.t9a as t9a
-from wargame_odds.analysis.estimates import Probability
+from wargame_odds.analysis.output.estimates import Probability
 from wargame_odds.analysis.t9a.combat_exact import OUTCOMES, fight
 from wargame_odds.analysis.t9a.combat_results import KEYS
 from combat_cases import CASES, HALBERDS, KNIGHTS, combat_model

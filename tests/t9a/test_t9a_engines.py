@@ -5,7 +5,7 @@ from fractions import Fraction as F
 import pytest
 
 import wargame_odds.analysis.t9a as t9a
-from wargame_odds.analysis.estimates import Probability
+from wargame_odds.analysis.output.estimates import Probability
 from wargame_odds.analysis.t9a.exact import failed_move_given_fail, p_reach
 from wargame_odds.analysis.t9a.model import DICE, MILLI
 from t9a_helpers import (SCENARIOS, assert_p_near, assert_results_agree, pool, prob)

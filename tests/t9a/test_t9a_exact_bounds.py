@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import wargame_odds.analysis.t9a as t9a
-from wargame_odds.analysis.errors import ArgumentError, UserError
+from wargame_odds.analysis.intake.errors import ArgumentError, UserError
 from wargame_odds.analysis.t9a.combat_exact import (
     MAX_EXACT_FIGHT_WORK, MAX_FIGHT_WORK, _unsaved, binomial, fight, fight_work)
 from wargame_odds.analysis.t9a.exact import MAX_TABLE_VALUES

@@ -1,7 +1,7 @@
 """Checks of the Python API's arguments (docs/limits.md, "The Python API"): each refuses a wrong type or value with
-the project's :class:`~wargame_odds.analysis.errors.ArgumentError`, naming the argument and what is allowed, before
-anything runs, as the command line refuses a bad option.  Only the standard library and
-:mod:`wargame_odds.analysis.errors` are imported here, so that any module may use them.
+the project's :class:`~wargame_odds.analysis.intake.errors.ArgumentError`, naming the argument and what is allowed,
+before anything runs, as the command line refuses a bad option.  Only the standard library and
+:mod:`wargame_odds.analysis.intake.errors` are imported here, so that any module may use them.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from itertools import islice
 
 from .errors import ArgumentError
 
-MAX_PATH_CHARS = 1024  # a file path, of an input file or an argument (wargame_odds.analysis.scenario reads with it)
-MAX_NAME_CHARS = 80  # a name: in a definition file (wargame_odds.analysis.bounds) or an argument
+MAX_PATH_CHARS = 1024  # a file path, of an input file or an argument (wargame_odds.analysis.intake.scenario reads with it)
+MAX_NAME_CHARS = 80  # a name: in a definition file (wargame_odds.analysis.intake.bounds) or an argument
 #: Characters that break a line: a name or title holding one would fake lines of every text output.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 

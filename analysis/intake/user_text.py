@@ -34,7 +34,8 @@ def _escape(match: re.Match) -> str:
 
 def printable(text, keep_lines: bool = True) -> str:
     """``text`` with control and bidi characters escaped; line breaks and tabs kept when ``keep_lines``
-    (the program's own multi-line text: names and titles hold no line break, see wargame_odds.analysis.bounds)."""
+    (the program's own multi-line text: names and titles hold no line break, see
+    wargame_odds.analysis.intake.bounds)."""
     return (_ESCAPED_KEEPING_LINES if keep_lines else _ESCAPED).sub(_escape, str(text))
 
 

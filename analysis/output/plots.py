@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .labels import axis_label, decisive_rows, group_label, readable_rows, report_at_least
-from .user_text import printable
+from ..intake.user_text import printable
 
 PANELS_PER_ROW = 3
 
@@ -40,8 +40,8 @@ def literal_text(figure_function):
 def save_figure(figure, target, **savefig) -> None:
     """``figure.savefig(target, **savefig)``; a character of user text that the fonts lack (a control
     character) is drawn as a blank box without a warning line on stderr, and an SVG writes control and bidi
-    characters as their escapes (``\x07``, ``\u202e``, :func:`wargame_odds.analysis.user_text.printable`), so that the
-    file stays well-formed XML and no name reorders the text around it."""
+    characters as their escapes (``\x07``, ``\u202e``, :func:`wargame_odds.analysis.intake.user_text.printable`), so
+    that the file stays well-formed XML and no name reorders the text around it."""
     kind = savefig.get("format") or (Path(target).suffix.lstrip(".").lower() if isinstance(target, (str, Path))
                                      else "")
     with warnings.catch_warnings():
@@ -102,9 +102,9 @@ def outcome_figure(system: str, table, at_least, title: str, notes=(), sides: di
     probability (a dot and its interval each) and every distribution's curves instead.
 
     ``table`` is a result's ``table()``, ``at_least`` its "at least N" rows (``section, entity, quantity, value,
-    p, ci95_lo, ci95_hi``; :meth:`wargame_odds.analysis.result.Result.at_least_frame`); ``sides`` every Epic formation's
-    side, ``engaged`` those in the fight (:func:`wargame_odds.analysis.labels.sides_of`); ``lead(ax)``, if given, draws
-    a full-width panel above them (the T9A charge-range curves)."""
+    p, ci95_lo, ci95_hi``; :meth:`wargame_odds.analysis.output.result.Result.at_least_frame`); ``sides`` every Epic
+    formation's side, ``engaged`` those in the fight (:func:`wargame_odds.analysis.output.labels.sides_of`);
+    ``lead(ax)``, if given, draws a full-width panel above them (the T9A charge-range curves)."""
     rows = [] if detail else decisive_rows(system, table, sides, engaged)
     detail = detail or not rows  # a system without deciding chances (labels.toml) shows them all
     if detail:
@@ -245,8 +245,8 @@ def legend_below(ax, fontsize: float = 7, ncol: int = 2):
 
 def casualty_curves(ax, curves, title: str):
     """"At least N" step curves of units lost on one axes, for several options: ``curves`` holds
-    (label, distribution, colour, dashed) tuples (a :class:`~wargame_odds.analysis.estimates.Distribution` each); the
-    legend is the figure's (:func:`curves_legend`), shared by the panels."""
+    (label, distribution, colour, dashed) tuples (a :class:`~wargame_odds.analysis.output.estimates.Distribution` each);
+    the legend is the figure's (:func:`curves_legend`), shared by the panels."""
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
     for label, dist, colour, dashed in curves:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ..errors import UserError
+from ..intake.errors import UserError
 
 #: How long ``--scheduler ADDRESS`` waits for a scheduler to answer (Dask's own default is 30 s).
 CONNECT_TIMEOUT_S = 5
@@ -51,7 +51,7 @@ class DaskExecutor:
     a local one with ``workers`` processes, or an existing ``client``."""
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None, *, client=None):
-        from ..extras import require
+        from ..intake.extras import require
 
         require("dask", "--scheduler" if scheduler is not None else "--workers")
         from dask.distributed import Client, LocalCluster
@@ -112,7 +112,7 @@ def executor_options(fn):
 
 def make_executor(scheduler: str | None = None, workers: int | None = None) -> LocalExecutor | DaskExecutor:
     """The executor the ``--scheduler`` / ``--workers`` options ask for."""
-    from ..arguments import check_instance, check_whole
+    from ..intake.arguments import check_instance, check_whole
 
     check_instance("scheduler", scheduler, (str, type(None)), "a Dask scheduler address (text) or None")
     check_whole("workers", workers, 1, 1024, none_ok=True)

@@ -3,7 +3,7 @@ report fields live (README.md, "Limits and safety", lists them).
 
 Each type carries its range, so a value outside it gives the usual one-line error naming the file,
 the field and the range; ``inf`` and ``nan`` are refused for every float by
-:class:`wargame_odds.analysis.scenario.StrictModel`, and integers beyond 2**53 before any model sees them.
+:class:`wargame_odds.analysis.intake.scenario.StrictModel`, and integers beyond 2**53 before any model sees them.
 The ranges keep memory and time bounded (histograms are sized by blast markers and unit counts,
 loops by extra attacks, distances and times) while leaving every real table-top value inside.
 """

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import re
 
-from ..errors import ArgumentError, UserError
+from .errors import ArgumentError, UserError
 
 _PART = re.compile(r"(\.?)([^.\[\]]+)|\[([^\]]+)\]")
 _INDEX = re.compile(r"-?\d+")

@@ -5,7 +5,7 @@ almost no garbage (about a thousand objects in cycles); the collector walks them
 they are built, about 0.08 s of CPU in a warm 1,000-trial run.  This is the command line's business only
 (:mod:`wargame_odds.analysis.cli`): it pauses the collector at its start (:func:`pause`) and, for a command that runs
 trials, has it resumed once the runner's first chunk of trials has run (:func:`resume_after_first_chunk`, a
-hook of :data:`wargame_odds.analysis.runner.AFTER_CHUNK`), so that long runs, reports and plots collect as usual; a
+hook of :data:`wargame_odds.analysis.run.runner.AFTER_CHUNK`), so that long runs, reports and plots collect as usual; a
 report resumes it as it starts writing its output (all of its points may be stored already), and a command that runs no
 trials as it starts (``wargame_odds.analysis.cli.NO_TRIALS``).  Resuming freezes what start-up built (``gc.freeze``):
 the collector never walks it again.  Library use (notebooks, tests) never pauses, and then :func:`resume` does nothing.

@@ -3,10 +3,10 @@
 Every file under ``analysis/scenarios/`` is named by its path there without ``.toml``
 (``epic/assault_marines_vs_warband``, ``epic/decisions/assault_or_tactical``), a report definition in the
 top-level ``reports/`` by ``reports/`` and its file name (``reports/demo``).  Wherever
-the program reads a scenario or definition file (:func:`wargame_odds.analysis.scenario.read_toml`), such a name stands
-for the shipped file when no file of that name exists, so ``wargame-odds epic epic/assault_marines_vs_warband``
-and ``wargame_odds.epic.load("epic/assault_marines_vs_warband")`` work from any folder, a pip install
-included.  ``wargame-odds examples`` lists them (:func:`examples`).
+the program reads a scenario or definition file (:func:`wargame_odds.analysis.intake.scenario.read_toml`), such a name
+stands for the shipped file when no file of that name exists, so ``wargame-odds epic epic/assault_marines_vs_warband``
+and ``wargame_odds.epic.load("epic/assault_marines_vs_warband")`` work from any folder, a pip install included.
+``wargame-odds examples`` lists them (:func:`examples`).
 """
 from __future__ import annotations
 

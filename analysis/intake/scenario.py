@@ -27,17 +27,17 @@ MAX_TOML_INT = 2**53  # larger integers are rejected before any model sees them
 class StrictModel(BaseModel):
     """Base for input models: unknown keys are errors, values are not silently coerced, ``inf`` and
     ``nan`` are never accepted, and no text is longer than ``MAX_TEXT_CHARS`` (names and titles have their
-    own, smaller caps: wargame_odds.analysis.bounds)."""
+    own, smaller caps: wargame_odds.analysis.intake.bounds)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False,
                               str_max_length=MAX_TEXT_CHARS)
 
     def replace(self, path: str, value, source: str = "<scenario>"):
         """A copy with the field at ``path`` set to ``value`` and validated again, e.g.
-        ``scenario.replace("formations[Warband].blast_markers", 3)`` (paths: wargame_odds.analysis.decisions.fieldpath);
+        ``scenario.replace("formations[Warband].blast_markers", 3)`` (paths: wargame_odds.analysis.intake.fieldpath);
         a bad path or value raises one :class:`UserError` naming ``source``."""
         from .arguments import check_name
-        from .decisions.fieldpath import with_value
+        from .fieldpath import with_value
 
         check_name("source", source, max_chars=MAX_TEXT_CHARS)
         return validate(type(self), with_value(self.model_dump(), path, value, source), source)
@@ -142,7 +142,7 @@ def parse_toml(text: str, source: str = "<string>") -> dict:
 def read_toml(path: str | Path) -> tuple[dict, str]:
     """Parse a TOML file; returns (data, source name for messages).  A string is always a path
     (text goes through :func:`parse_toml`); a shipped example's name (``epic/assault_marines_vs_warband``,
-    :mod:`wargame_odds.analysis.examples`) stands for that file when no file of that name exists."""
+    :mod:`wargame_odds.analysis.intake.examples`) stands for that file when no file of that name exists."""
     from .examples import locate
 
     path = locate(path)

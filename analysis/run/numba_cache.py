@@ -23,9 +23,9 @@ from pathlib import Path
 
 from numba.core import event, types
 
-from ..kernels import KERNELS, cache_folder
+from ...kernels import KERNELS, cache_folder
 
-from .atomic_file import write_atomic
+from ..output.atomic_file import write_atomic
 
 CHECKOUT = KERNELS.parent if (KERNELS.parent / "pyproject.toml").is_file() else None
 #: Folders whose cached functions inline code from ``kernels/`` (the Epic kernel's package included; in a checkout the
@@ -84,7 +84,7 @@ def fallback_note(reason: str) -> str:
     """The one line that says the extended mode fell back to plain Numba by itself, and why."""
     import numba
 
-    from ..kernels.jit import PLAIN_SWITCH
+    from ...kernels.jit import PLAIN_SWITCH
 
     missing = reason.split("; ")
     shown = ", ".join(missing[:2]) + (f" and {len(missing) - 2} more" if len(missing) > 2 else "")
@@ -100,7 +100,7 @@ def prepare_kernels(stream=None) -> None:
     with _prepare_lock:
         if _prepared:
             return
-        from ..kernels import jit
+        from ...kernels import jit
 
         drop_stale_kernel_caches()
         if jit.FALLBACK_REASON:

@@ -4,7 +4,7 @@ from .user_text import MAX_MESSAGE_CHARS, elide, printable
 
 def one_line(text: str) -> str:
     """A message as one line: whitespace runs as one space, control and bidi characters escaped, at most
-    :data:`~wargame_odds.analysis.user_text.MAX_MESSAGE_CHARS` characters."""
+    :data:`~wargame_odds.analysis.intake.user_text.MAX_MESSAGE_CHARS` characters."""
     return printable(elide(" ".join(text.split()), MAX_MESSAGE_CHARS), keep_lines=False)
 
 

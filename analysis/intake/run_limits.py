@@ -1,6 +1,6 @@
 """The bounds of the run arguments every command and ``simulate`` takes (README, "Limits and safety").
 
-Kept apart from :mod:`wargame_odds.analysis.bounds` (the model field types, which need pydantic) so that the
+Kept apart from :mod:`wargame_odds.analysis.intake.bounds` (the model field types, which need pydantic) so that the
 command line can state them in ``--help`` without loading anything but click.
 """
 MAX_TRIALS = 10**10  # per run (and per point of a report)

@@ -11,8 +11,8 @@ import tomllib
 from functools import lru_cache
 from importlib.resources import files
 
-from .arguments import check_choice, check_flag, check_instance
-from .errors import ArgumentError
+from ..intake.arguments import check_choice, check_flag, check_instance
+from ..intake.errors import ArgumentError
 
 
 @lru_cache(maxsize=None)
@@ -231,7 +231,7 @@ def field_words(path: str, data: dict | None = None) -> str:
     """A scenario field path in a player's words: ``formations[Warband].blast_markers`` → "Warband: blast markers",
     ``rules.result_dice`` → "rules: result dice", ``charger.distance`` → "charger: distance".  An index names its
     item when ``data`` (the scenario as a dict) gives it a name (``formations[2]`` → "Warband")."""
-    from .decisions.fieldpath import ByName, parse
+    from ..intake.fieldpath import ByName, parse
 
     _texts(path=path)
     check_instance("data", data, (dict, type(None)), "None or the scenario as a dict")
@@ -260,7 +260,7 @@ def field_words(path: str, data: dict | None = None) -> str:
 
 
 def _child(node, part):
-    from .decisions.fieldpath import ByName
+    from ..intake.fieldpath import ByName
 
     if isinstance(node, dict) and not isinstance(part, (int, ByName)):
         return node.get(part)
@@ -274,7 +274,7 @@ def _child(node, part):
 def result_words(system: str, path: str, sides: dict | None = None) -> str:
     """A result path in a player's words: ``sides.attacker_wins`` → "Assault Detachment (attacker) wins" (with
     ``sides``, {formation: side}, from the result), ``formations[Warband].destroyed`` → "Warband: destroyed"."""
-    from .decisions.fieldpath import parse
+    from ..intake.fieldpath import parse
 
     _system(system)
     _texts(path=path)

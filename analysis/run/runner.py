@@ -25,13 +25,13 @@ from typing import Protocol
 import numba
 import numpy as np
 
-from ..kernels.jit import thread_count
-from ..kernels.rng import BLOCK_TRIALS
+from ...kernels.jit import thread_count
+from ...kernels.rng import BLOCK_TRIALS
 
-from .run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, SEED_RANGE
-from .bounds import as_precision
-from .errors import ArgumentError
-from .estimates import wilson_half_width
+from ..intake.run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, SEED_RANGE
+from ..intake.bounds import as_precision
+from ..intake.errors import ArgumentError
+from ..output.estimates import wilson_half_width
 from .numba_cache import compile_notice
 
 DEFAULT_TRIALS = 1_000_000
@@ -45,7 +45,7 @@ ENGINES = ("kernel", "reference")
 #: the bar of a run asked to show one (``progress=True``); its ``update(n)`` may raise to stop the run after a chunk.
 PROGRESS_SINK: ContextVar = ContextVar("progress_sink", default=None)
 #: Called without arguments after each chunk of trials of every run: the ``wargame-odds`` program ends its start-up
-#: pause of the garbage collector here (:func:`wargame_odds.analysis.gc_pause.resume_after_first_chunk`).
+#: pause of the garbage collector here (:func:`wargame_odds.analysis.run.gc_pause.resume_after_first_chunk`).
 AFTER_CHUNK: list = []
 
 
@@ -221,7 +221,7 @@ def run(
     every monitored probability's 95 % Wilson half-width is at most ``eps`` or ``max_trials`` is
     reached (``trials`` is then ignored).  ``progress`` (default: stderr is a terminal) shows a bar
     once the run has taken :data:`PROGRESS_DELAY_S`; the kernels are prepared before the first chunk and a cold
-    compile is announced on stderr (:func:`wargame_odds.analysis.numba_cache.compile_notice`).
+    compile is announced on stderr (:func:`wargame_odds.analysis.run.numba_cache.compile_notice`).
     """
     arguments = {"seed": seed, "precision": precision, "max_trials": max_trials, "chunk_trials": chunk_trials,
                  "threads": threads, "progress": progress}

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .arguments import check_choice, check_flag, check_whole
-from .errors import ArgumentError
+from ..intake.arguments import check_choice, check_flag, check_whole
+from ..intake.errors import ArgumentError
 from .estimates import Distribution, Mean, Probability
-from .runner import RunInfo
-from .user_text import printable
+from ..run.runner import RunInfo
+from ..intake.user_text import printable
 
 Leaf = Probability | Mean | Distribution
 
@@ -277,9 +277,9 @@ class Result:
 
     def plot(self, detail: bool = False):
         """The chances that decide the scenario, in percent with 95 % intervals, and the "at least N" curves of
-        casualties and blast markers (:func:`wargame_odds.analysis.plots.outcome_figure`); ``detail``: every probability
-        and every counted quantity's curves."""
-        from .arguments import check_flag
+        casualties and blast markers (:func:`wargame_odds.analysis.output.plots.outcome_figure`); ``detail``: every
+        probability and every counted quantity's curves."""
+        from ..intake.arguments import check_flag
         from .labels import sides_of
         from .plots import outcome_figure
 
