@@ -174,7 +174,8 @@ class ProbabilityValue(FiniteFloatRange):
 
 
 class SeedValue(click.ParamType):
-    """A seed: a whole number in the one range of every seed (:data:`~wargame_odds.analysis.intake.run_limits.SEED_RANGE`)."""
+    """A seed: a whole number in the one range of every seed
+    (:data:`~wargame_odds.analysis.intake.run_limits.SEED_RANGE`)."""
 
     name = "seed"
 

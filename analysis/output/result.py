@@ -34,7 +34,7 @@ def package_version() -> str:
 
 
 @lru_cache(maxsize=None)
-def code_digest(root: Path = Path(__file__).resolve().parent.parent) -> str:
+def code_digest(root: Path = Path(__file__).resolve().parents[2]) -> str:  # the folder of analysis/ and kernels/
     """SHA-256 over the code and rule data that make the numbers (``analysis/**`` and ``kernels/``: their
     ``.py`` and ``.toml`` files, by path and content), so that a stored result is not reused after the
     engines change under an unchanged package version."""
