@@ -18,7 +18,7 @@ import numpy as np
 from ..intake.arguments import check_choice, check_flag, check_whole
 from ..intake.errors import ArgumentError
 from .estimates import Distribution, Mean, Probability
-from ..run.runner import RunInfo
+from .run_info import RunInfo
 from ..intake.user_text import printable
 
 Leaf = Probability | Mean | Distribution
