@@ -25,7 +25,7 @@ HEAVY = ("numba", "numpy", "pandas", "scipy", "matplotlib", "dask", "pydantic")
 _REPORT_CACHE = """
 import atexit, json, sys
 def _report():
-    import numba, kernels.gdb as k
+    import numba, wargame_odds.kernels.gdb as k
     print(json.dumps({"config": numba.config.CACHE_DIR,
                       "kernel_cache": k.run_blocks._cache._impl.locator.get_cache_path(),
                       "signatures": len(k.run_blocks.signatures)}), file=sys.stderr)
@@ -61,7 +61,7 @@ def _last_json(stderr: str) -> dict:
 def test_cli_and_api_use_one_numba_cache_folder():
     """§1 'one Numba cache location for every entry point': the console script (run as installed) and
     the Python API, neither with NUMBA_CACHE_DIR set, load the GdB kernel from the same folder,
-    kernels.default_cache_dir()."""
+    wargame_odds.kernels.default_cache_dir()."""
     script = Path(sys.executable).with_name("wargame-odds")
     cli = _child(_REPORT_CACHE + f"import runpy; sys.argv = ['wargame-odds', 'gdb', {str(GDB_SCENARIO)!r}, "
                  f"'--trials', '1000', '--json']\ntry:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
@@ -73,7 +73,7 @@ def test_cli_and_api_use_one_numba_cache_folder():
     cli_cache, api_cache = _last_json(cli.stderr), _last_json(api.stderr)
     assert cli_cache["signatures"] == api_cache["signatures"] == 1  # the kernel ran in both
     assert cli_cache["kernel_cache"] == api_cache["kernel_cache"]
-    default = str(_child("import wargame_odds.kernels; print(kernels.default_cache_dir())").stdout.strip())
+    default = str(_child("import wargame_odds.kernels; print(wargame_odds.kernels.default_cache_dir())").stdout.strip())
     assert cli_cache["config"] == api_cache["config"] == default
     assert Path(cli_cache["kernel_cache"]).is_relative_to(default)
 
@@ -85,7 +85,7 @@ def test_cache_folder_set_by_the_user_wins_and_reaches_an_already_imported_numba
                   {"NUMBA_CACHE_DIR": str(tmp_path)}, drop_cache_var=False)
     assert mine.stdout.strip() == str(tmp_path)
     numba_first = _child("import numba; import wargame_odds.analysis.epic; import wargame_odds.kernels; "
-                         "print(numba.config.CACHE_DIR == str(kernels.default_cache_dir()))")
+                         "print(numba.config.CACHE_DIR == str(wargame_odds.kernels.default_cache_dir()))")
     assert numba_first.stdout.strip() == "True", numba_first.stderr
 
 
@@ -97,7 +97,7 @@ def test_the_cache_folder_is_set_by_the_entry_points_not_by_importing_the_kernel
             "print(os.environ.get('NUMBA_CACHE_DIR'))\n"
             "import {entry}\n"
             "from wargame_odds import kernels\n"
-            "print(os.environ.get('NUMBA_CACHE_DIR') == str(kernels.default_cache_dir()))")
+            "print(os.environ.get('NUMBA_CACHE_DIR') == str(wargame_odds.kernels.default_cache_dir()))")
     for entry in ("wargame_odds", "wargame_odds.kernels", "wargame_odds.analysis.cli"):
         child = _child(code.format(entry=entry))
         assert child.returncode == 0, child.stderr
@@ -136,8 +136,8 @@ def test_compile_notice_is_one_line_for_a_kernel_compile(module, capsys):
     """§1 'before a cold compile, one line on stderr says what is compiling and that it happens once':
     Numba's compile event (fired on a cache miss only) of a kernels.* function prints one line, once;
     a compile elsewhere prints nothing."""
-    kernel = importlib.import_module(module).run_blocks if module != "kernels.epic" else \
-        importlib.import_module("kernels.epic.block")._run_block
+    kernel = importlib.import_module(module).run_blocks if module != "wargame_odds.kernels.epic" else \
+        importlib.import_module("wargame_odds.kernels.epic.block")._run_block
     notice = CompileNotice()
     with event.install_listener("numba:compile", notice):
         for dispatcher in (kernel, kernel):  # a nested compile of the same run stays silent
@@ -160,7 +160,7 @@ def test_compile_notice_names_the_epic_turn_variant(capsys):
 
     params = list(inspect.signature(epic._run_block.py_func).parameters)
     for turn_type, expected in ((types.UniTuple(types.int64[:, :], 2), EPIC_TURN_COMPILE),
-                                (types.none, KERNEL_COMPILES["kernels.epic"])):
+                                (types.none, KERNEL_COMPILES["wargame_odds.kernels.epic"])):
         args = tuple(turn_type if name == "turn" else types.int64 for name in params)
         CompileNotice().on_start(event.Event("numba:compile", event.EventStatus.START,
                                              data={"dispatcher": epic._run_block, "args": args}))
@@ -178,7 +178,7 @@ def test_nested_compile_notice_blocks_announce_a_compile_once(capsys):
             event.start_event("numba:compile", data={"dispatcher": t9a.run_blocks})
             event.end_event("numba:compile", data={"dispatcher": t9a.run_blocks})
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and KERNEL_COMPILES["kernels.t9a"][0] in err[0]
+    assert len(err) == 1 and KERNEL_COMPILES["wargame_odds.kernels.t9a"][0] in err[0]
 
 
 def test_compile_notice_names_the_cache_folder(capsys):
@@ -239,10 +239,10 @@ def test_paced_chunks_for_a_progress_bar_give_the_same_counts():
 
 
 def test_kernel_helpers_set_up_their_cache_only_when_compiled():
-    """§1 warm run: the kernels' jitted helpers (kernels.jit.njit) set up Numba's on-disk cache at their first
-    compile, not when their module is imported: a warm run, which loads its kernels from the cache, creates no
-    cache object for any of them; a function compiled later that calls a helper still loads that helper from
-    the cache (no compile of it) instead of compiling it again."""
+    """§1 warm run: the kernels' jitted helpers (wargame_odds.kernels.jit.njit) set up Numba's on-disk cache at their
+    first compile, not when their module is imported: a warm run, which loads its kernels from the cache, creates no
+    cache object for any of them; a function compiled later that calls a helper still loads that helper from the cache
+    (no compile of it) instead of compiling it again."""
     assault = ROOT / "analysis" / "scenarios" / "epic" / "assault_marines_vs_warband.toml"
     code = ("import numpy as np\n"
             "import wargame_odds.analysis.epic as epic\n"
@@ -255,7 +255,7 @@ def test_kernel_helpers_set_up_their_cache_only_when_compiled():
             "from wargame_odds.kernels.link_only import HelperDispatcher\n"
             f"epic.simulate(epic.load({str(assault)!r}),"
             " trials=1000, progress=False)\n"
-            "helpers = [f for name, m in list(sys.modules.items()) if name.startswith('kernels.epic.')\n"
+            "helpers = [f for name, m in list(sys.modules.items()) if name.startswith('wargame_odds.kernels.epic.')\n"
             "           for f in vars(m).values() if isinstance(f, HelperDispatcher)]\n"
             "print(len(helpers), sum(not isinstance(f._cache, NullCache) for f in helpers))\n"
             "compiled = []\n"

@@ -328,8 +328,8 @@ def system_of(scenario) -> System:
     if isinstance(scenario, (str, Path)):
         data, source = read_toml(scenario)
         name = data.get("system")
-    elif type(scenario).__module__.startswith("analysis."):
-        name = getattr(scenario, "system", None) or type(scenario).__module__.split(".")[1]
+    elif type(scenario).__module__.startswith("wargame_odds.analysis."):
+        name = getattr(scenario, "system", None) or type(scenario).__module__.split(".")[2]
         source = "<scenario>"
     else:
         raise ArgumentError("scenario", scenario, "a scenario file path (str or pathlib.Path) or a loaded scenario")

@@ -1,6 +1,6 @@
-"""Issue 12 §4 "what would it take": ``threshold`` and ``analysis.threshold`` on a case whose answer is
+"""Issue 12 §4 "what would it take": ``threshold`` and ``wargame_odds.analysis.threshold`` on a case whose answer is
 exactly computable, the T9A charge range (rules: charge range = Advance Rate + 2D6 reaches the
-distance; exact values from the full enumeration of the dice, analysis.t9a.exact)."""
+distance; exact values from the full enumeration of the dice, wargame_odds.analysis.t9a.exact)."""
 import json
 from pathlib import Path
 
