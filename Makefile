@@ -4,7 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Numba's cache: NUMBA_CACHE_DIR if set, else .venv/numba-cache, the folder every entry point uses
-# (wargame_odds.kernels.use_one_cache_dir, which `import wargame_odds.analysis` calls), so what `make demo` compiles serves the README's commands.
+# (wargame_odds.kernels.use_one_cache_dir, which `import wargame_odds` calls), so what `make demo` compiles serves the
+# README's commands.
 
 .PHONY: demo test bench bench-compare check-bounds check-plain-numba clean
 

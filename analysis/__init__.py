@@ -24,4 +24,4 @@ def __getattr__(name):
         return systems.package(name)
     if name in DECISIONS:
         return getattr(importlib.import_module("wargame_odds.analysis.decisions"), name)
-    raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    raise AttributeError(f"module 'wargame_odds.analysis' has no attribute {name!r}")

@@ -37,20 +37,26 @@ def _usage_error(exc: click.UsageError):
 #: A module is imported only when one of its commands runs, so ``--help`` needs click alone and a run
 #: loads only what it uses; ``tests/test_cli_startup.py`` checks this table against the modules.
 COMMANDS = {
-    "matrix": ("wargame_odds.analysis.decisions.cli", "Win probabilities of every attacker against every defender (DEFINITION: "
+    "matrix": ("wargame_odds.analysis.decisions.cli",
+               "Win probabilities of every attacker against every defender (DEFINITION: "
                "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
-    "sweep": ("wargame_odds.analysis.decisions.cli", "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
+    "sweep": ("wargame_odds.analysis.decisions.cli",
+              "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
-    "threshold": ("wargame_odds.analysis.decisions.cli", "The value of FIELD at the edge of those that reach a target probability: "
+    "threshold": ("wargame_odds.analysis.decisions.cli",
+                  "The value of FIELD at the edge of those that reach a target probability: "
                   "how far it can go (the largest, when the chance falls as it grows) or what it takes (the smallest, "
                   "when it rises)."),
-    "compare": ("wargame_odds.analysis.decisions.cli", "P(option A wins) − P(option B wins) with a paired 95 % interval "
+    "compare": ("wargame_odds.analysis.decisions.cli",
+                "P(option A wins) − P(option B wins) with a paired 95 % interval "
                 "(DEFINITION: TOML with option_a, option_b, [[opponents]] force/weight, optional side and base; "
                 "without opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, "
                 "optional labels)."),
-    "rank": ("wargame_odds.analysis.decisions.cli", "Rank options against a weighted meta: score and win probability per 100 points "
+    "rank": ("wargame_odds.analysis.decisions.cli",
+             "Rank options against a weighted meta: score and win probability per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
-    "list-search": ("wargame_odds.analysis.decisions.list_search_cli", "Which detachment should I take? Race every candidate "
+    "list-search": ("wargame_odds.analysis.decisions.list_search_cli",
+                    "Which detachment should I take? Race every candidate "
                     "(enumerated from a NetEA army list with its upgrades, or written by hand) against a weighted "
                     "meta on the same dice, with a guarantee (DEFINITION: TOML with army, max_points, ... or "
                     "candidates, and [[opponents]] force/weight; docs/list-search.md)."),
@@ -165,7 +171,8 @@ class ProbabilityValue(FiniteFloatRange):
 
 
 class SeedValue(click.ParamType):
-    """A seed: a whole number in the one range of every seed (:data:`~wargame_odds.analysis.intake.run_limits.SEED_RANGE`)."""
+    """A seed: a whole number in the one range of every seed
+    (:data:`~wargame_odds.analysis.intake.run_limits.SEED_RANGE`)."""
 
     name = "seed"
 

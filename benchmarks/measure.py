@@ -3,9 +3,11 @@ on stdin, one JSON line each, with one JSON line on stdout, so that two commits 
 the guard can interleave them.
 
 Run from the root of the tree to measure, with that root first on ``sys.path`` (``guard.py`` starts it so;
-it uses only what every measured commit has: ``analysis.<system>.load`` / ``simulate(..., threads=1)`` and
-``wargame_odds.kernels.rng``). A request ``{"system": "epic", "scenario": PATH, "small": N1, "large": N2, "seed": S}``
-times ``simulate`` at N1 and at N2 trials on one thread (each the faster of two runs), in CPU seconds of the
+it uses only what every measured commit has: ``<system>.load`` / ``simulate(..., threads=1)`` of the analysis package
+and the kernels' ``rng``, under the tree's own names (:func:`package_prefix`: ``wargame_odds.`` before both where the
+tree's pyproject.toml maps them into the one installed package, none in older trees).
+A request ``{"system": "epic", "scenario": PATH, "small": N1, "large": N2, "seed": S}`` times ``simulate`` at N1
+and at N2 trials on one thread (each the faster of two runs), in CPU seconds of the
 process (on a shared machine the wall clock counts the other processes' turns), and answers the marginal rate
 ``(N2 - N1) / (t2 - t1)`` (the fixed cost of a call, setup and result building, cancels out) with the raw
 generator's D6 per second measured just before, so the guard can form trials per raw D6 from the same moment
@@ -18,6 +20,7 @@ import importlib
 import json
 import sys
 import time
+import tomllib
 import traceback
 from pathlib import Path
 
@@ -25,11 +28,23 @@ RAW_D6 = 50_000_000
 SLOWEST = 20_000  # trials/s: slower is the reference engine
 
 
+def package_prefix(tree: Path) -> str:
+    """``"wargame_odds."`` when the tree's pyproject.toml maps its analysis/ and kernels/ folders into the one
+    installed package (``[tool.setuptools.package-dir]``), else ``""``: an older tree's top-level packages."""
+    pyproject = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))
+    mapped = pyproject.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    return "wargame_odds." if "wargame_odds.kernels" in mapped else ""
+
+
+PREFIX = package_prefix(Path.cwd())
+
+
 def _raw_kernel():
     import numpy as np
     from numba import njit
 
-    from wargame_odds.kernels.rng import d6, seed_stream
+    rng = importlib.import_module(PREFIX + "kernels" + ".rng")
+    d6, seed_stream = rng.d6, rng.seed_stream
 
     @njit
     def raw_d6(n, key0, key1):
@@ -61,10 +76,10 @@ def main() -> int:
     import numba
 
     numba.set_num_threads(1)
-    from wargame_odds import analysis
+    domain = importlib.import_module(PREFIX + "analysis")  # the tree's analysis package
 
-    if not Path(analysis.__file__).resolve().is_relative_to(Path.cwd().resolve()):
-        raise SystemExit(f"measure.py: analysis comes from {analysis.__file__}, not from {Path.cwd()}")
+    if not Path(domain.__file__).resolve().is_relative_to(Path.cwd().resolve()):
+        raise SystemExit(f"measure.py: {domain.__name__} comes from {domain.__file__}, not from {Path.cwd()}")
     raw = _raw_kernel()
     loaded = {}
     for line in sys.stdin:
@@ -74,7 +89,7 @@ def main() -> int:
             raw(RAW_D6, request.get("seed", 0))
             answer = {"raw_d6_per_s": RAW_D6 / (time.process_time() - start)}
             if not request.get("raw"):
-                system = importlib.import_module(f"wargame_odds.analysis.{request['system']}")
+                system = importlib.import_module(f"{domain.__name__}.{request['system']}")
                 key = (request["system"], request["scenario"])
                 if key not in loaded:
                     try:

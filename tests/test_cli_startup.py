@@ -66,7 +66,8 @@ def test_cli_and_api_use_one_numba_cache_folder():
     cli = _child(_REPORT_CACHE + f"import runpy; sys.argv = ['wargame-odds', 'gdb', {str(GDB_SCENARIO)!r}, "
                  f"'--trials', '1000', '--json']\ntry:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
                  "except SystemExit as e:\n    assert not e.code, e.code\n")
-    api = _child(_REPORT_CACHE + f"import wargame_odds.analysis.gdb as g\ng.simulate(g.load({str(GDB_SCENARIO)!r}), trials=1000)\n")
+    api = _child(_REPORT_CACHE + "import wargame_odds.analysis.gdb as g\n"
+                 f"g.simulate(g.load({str(GDB_SCENARIO)!r}), trials=1000)\n")
     assert cli.returncode == 0, cli.stderr
     assert api.returncode == 0, api.stderr
     cli_cache, api_cache = _last_json(cli.stderr), _last_json(api.stderr)
@@ -89,13 +90,15 @@ def test_cache_folder_set_by_the_user_wins_and_reaches_an_already_imported_numba
 
 
 def test_the_cache_folder_is_set_by_the_entry_points_not_by_importing_the_kernels():
-    """Issue 38 §7: ``import wargame_odds.kernels`` leaves ``NUMBA_CACHE_DIR`` alone; the entry points set it,
-    by importing ``analysis`` (the command line, the Python API ``wargame_odds``, scripts, Dask workers)."""
-    code = ("import os, kernels\n"
+    """Issue 38 §7: the kernels' module sets no ``NUMBA_CACHE_DIR``; the entry points set it.  The kernels are
+    ``wargame_odds.kernels`` (§4), so any import of them first runs the entry point ``wargame_odds``, which
+    sets it (as do the command line, scripts and Dask workers)."""
+    code = ("import os\n"
             "print(os.environ.get('NUMBA_CACHE_DIR'))\n"
             "import {entry}\n"
+            "from wargame_odds import kernels\n"
             "print(os.environ.get('NUMBA_CACHE_DIR') == str(wargame_odds.kernels.default_cache_dir()))")
-    for entry in ("analysis", "wargame_odds", "wargame_odds.analysis.cli"):
+    for entry in ("wargame_odds", "wargame_odds.kernels", "wargame_odds.analysis.cli"):
         child = _child(code.format(entry=entry))
         assert child.returncode == 0, child.stderr
         assert child.stdout.split() == ["None", "True"], (entry, child.stdout)
@@ -103,7 +106,8 @@ def test_the_cache_folder_is_set_by_the_entry_points_not_by_importing_the_kernel
 
 def test_help_imports_no_numba_nor_data_libraries():
     """§1 '--help under 1 s (lazy imports)': the command list comes from wargame_odds.analysis.cli.COMMANDS."""
-    code = ("import sys\nfrom wargame_odds.analysis.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom wargame_odds.analysis.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             f"print([m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
     child = _child(code)
     assert child.stderr.strip().splitlines()[-1] == "[]", child.stderr
@@ -118,7 +122,8 @@ def test_lazy_command_table_matches_the_modules():
     modules = {module for module, _ in COMMANDS.values()} | {f"wargame_odds.analysis.{name}" for name in SYSTEMS}
     for module_name in sorted(modules):
         for command in getattr(importlib.import_module(module_name), "cli_commands", []):
-            assert command.name in COMMANDS, f"{module_name}: add {command.name!r} to wargame_odds.analysis.cli.COMMANDS"
+            assert command.name in COMMANDS, \
+                f"{module_name}: add {command.name!r} to wargame_odds.analysis.cli.COMMANDS"
             module, short_help = COMMANDS[command.name]
             assert module == module_name
             assert short_help == command.get_short_help_str(limit=10**6)
@@ -188,8 +193,9 @@ def test_compile_notice_names_the_cache_folder(capsys):
 #: A shipped scenario of each system, and modules its warm run must not import besides the data libraries
 #: (the Epic and T9A reference engines, which only --trace and --engine reference use; GdB's compiles the
 #: kernel's tables, so a GdB run imports it; the NetEA library, for an Epic scenario that names none of it).
-_RUNS = {"epic": ("epic/assault_marines_vs_warband.toml", ("wargame_odds.analysis.epic.reference", "wargame_odds.analysis.epic.turn",
-                                                          "wargame_odds.analysis.epic.shooting", "wargame_odds.analysis.library.netea")),
+_RUNS = {"epic": ("epic/assault_marines_vs_warband.toml",
+                  ("wargame_odds.analysis.epic.reference", "wargame_odds.analysis.epic.turn",
+                   "wargame_odds.analysis.epic.shooting", "wargame_odds.analysis.library.netea")),
          "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ()),
          "gdb": ("gdb/column_vs_line.toml", ()),
          "t9a": ("t9a/flee_reaction.toml", ("wargame_odds.analysis.t9a.reference",))}

@@ -24,6 +24,7 @@ def run(*args):
 def test_examples_lists_every_shipped_file_by_name_with_its_title():
     found = {e.name: e for e in examples()}
     files = {p.relative_to(SHIPPED).with_suffix("").as_posix() for p in SHIPPED.rglob("*.toml")}
+    files |= {f"reports/{p.stem}" for p in (ROOT / "reports").glob("*.toml")}  # the top-level report definitions
     assert set(found) == files
     assert found["epic/assault_marines_vs_warband"].title == "Assault Marines jump an Ork warband"
     assert found["epic/assault_marines_vs_warband"].command == "wargame-odds epic epic/assault_marines_vs_warband"
@@ -72,24 +73,29 @@ def test_a_shipped_report_definition_writes_into_the_current_folder(tmp_path, mo
 
     monkeypatch.chdir(tmp_path)
     report = load_report("reports/demo")
-    assert report.source == SHIPPED / "reports" / "demo.toml"
+    assert report.source == ROOT / "reports" / "demo.toml"
     assert default_out(report) == Path("reports") / "out" / "demo"
 
 
 def test_wargame_odds_imports_the_installed_analysis_beside_a_users_own_folder(tmp_path):
-    """A notebook project's own `analysis/` (and `kernels/`) folder in the working directory shadows the installed
-    packages for `import wargame_odds.analysis`; `import wargame_odds` still gets this project's code."""
+    """A notebook project's own `analysis/` (and `kernels/`) folder in the working directory is what Python imports
+    there under the name `analysis`; `import wargame_odds` gets this project's code, imports nothing named
+    `analysis` or `kernels` (its sub-packages are wargame_odds.analysis and wargame_odds.kernels) and leaves those
+    names free."""
     for name in ("analysis", "kernels"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(f"raise ImportError('the user\\'s own {name}')\n")
-    shadowed = subprocess.run([sys.executable, "-c", "import wargame_odds.analysis"], cwd=tmp_path, capture_output=True, text=True)
+    shadowed = subprocess.run([sys.executable, "-c", "__import__('analysis')"], cwd=tmp_path, capture_output=True,
+                              text=True)
     assert "the user's own" in shadowed.stderr  # the clash is real in this folder
     code = ("import wargame_odds as wo\n"
             "s = wo.epic.load('epic/assault_marines_vs_warband')\n"
-            "print(s.title); print(wo.epic.__file__); print(wo.compare.__module__)\n")
+            "print(s.title); print(wo.epic.__file__); print(wo.compare.__module__)\n"
+            "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in ('analysis', 'kernels')))\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    title, module_file, compare_module = done.stdout.splitlines()
+    title, module_file, compare_module, foreign = done.stdout.splitlines()
     assert title == "Assault Marines jump an Ork warband"
     assert Path(module_file).resolve().is_relative_to(ROOT / "analysis")
     assert compare_module == "wargame_odds.analysis.decisions.api"
+    assert foreign == "[]"

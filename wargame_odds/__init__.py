@@ -5,52 +5,29 @@
 ``wo.examples()`` (the shipped scenarios, decisions and reports by name:
 ``wo.epic.load("epic/assault_marines_vs_warband")``).
 
-The code lives in the top-level packages ``analysis`` and ``kernels`` installed beside this one.  Those names are
-common: a notebook project often has an ``analysis/`` folder of its own, and Python imports a folder in the
-current directory before an installed package.  This module therefore imports the installed ``analysis`` and
-``kernels`` from the folder it sits in, whatever the current directory holds, so ``import wargame_odds`` always
-gets this project's code.  (One Python process cannot hold two modules named ``analysis``: after
-``import wargame_odds``, the name ``analysis`` is this project's.)
+Installed, this package holds the whole project: ``wargame_odds.analysis`` (the Python domain) and
+``wargame_odds.kernels`` (the Numba kernels), mapped from the repository's top-level ``analysis/`` and ``kernels/``
+folders by ``[tool.setuptools] package-dir`` in ``pyproject.toml``.  In a checkout those folders sit beside this
+one, so this module adds the checkout's root to its own ``__path__`` (the package search path that the import
+system documents for this, like :func:`pkgutil.extend_path`): ``wargame_odds.analysis`` is then found in the
+checkout without an install, and a folder named ``analysis`` or ``kernels`` in the current directory is never
+imported in its place.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 from pathlib import Path
 
-_HOME = Path(__file__).resolve().parent.parent  # the folder (site-packages, or a checkout) holding our packages
+_CHECKOUT = Path(__file__).resolve().parent.parent
+if not (Path(__file__).resolve().parent / "analysis").is_dir() and all(
+        (_CHECKOUT / folder / "__init__.py").is_file() for folder in ("analysis", "kernels")):
+    __path__.append(str(_CHECKOUT))  # noqa: F821 - a package's __path__, set by the import system
 
-
-def _own(name: str):
-    """This project's top-level package ``name``, imported from :data:`_HOME` (never from the current folder)."""
-    folder = _HOME / name
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        origin = getattr(loaded, "__file__", None)
-        if origin is not None and Path(origin).resolve().parent == folder:
-            return loaded
-        where = origin or ", ".join(getattr(loaded, "__path__", [])) or "elsewhere"
-        raise ImportError(f"wargame_odds needs the module name {name!r} for its own package, but another {name!r} "
-                          f"is already imported (from {where}); import wargame_odds before it, in a process "
-                          f"that does not need both")
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
-
-
-_own("kernels")  # first: analysis imports it (and sets Numba's cache folder, wargame_odds.kernels.use_one_cache_dir)
-analysis = _own("analysis")
+from . import analysis  # noqa: E402 - after __path__ is complete (and analysis sets Numba's cache folder)
 
 #: What ``wo.NAME`` gives: the rule systems and decisions (loaded on first use, as in ``analysis``) and these.
-_MODULES = {"decisions": "wargame_odds.analysis.decisions", "reports": "wargame_odds.analysis.reports", "labels": "wargame_odds.analysis.output.labels",
-            "systems": "wargame_odds.analysis.systems"}
+_MODULES = {"decisions": "wargame_odds.analysis.decisions", "reports": "wargame_odds.analysis.reports",
+            "labels": "wargame_odds.analysis.output.labels", "systems": "wargame_odds.analysis.systems"}
 
 
 def examples():

@@ -36,7 +36,7 @@ def templates() -> dict:
 
 def model_key(model: type[BaseModel]) -> str:
     """``t9a.Charger``: the rule system and the model's name."""
-    return f"{model.__module__.split('.')[1]}.{model.__name__}"
+    return f"{model.__module__.removeprefix('wargame_odds.analysis.').split('.')[0]}.{model.__name__}"
 
 
 @dataclass

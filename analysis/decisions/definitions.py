@@ -24,7 +24,8 @@ class CompareFields(StrictModel):
     opponents: list[Opponent] = Field(min_length=1, max_length=MAX_FORCES)
 
     def arguments(self, resolve: Callable[[str], str]) -> dict:
-        """Keyword arguments of :func:`wargame_odds.analysis.decisions.compare`, file paths passed through ``resolve``."""
+        """Keyword arguments of :func:`wargame_odds.analysis.decisions.compare`, file paths passed through
+        ``resolve``."""
         return {"option_a": resolve(self.option_a), "option_b": resolve(self.option_b),
                 "opponents": [resolve(o.force) for o in self.opponents],
                 "weights": [o.weight for o in self.opponents],

@@ -20,7 +20,8 @@ from .compile import (ATTACKER, BC, CRITICAL_KINDS, ENGAGED, FF, NO_ABILITIES, N
 from .outcome import precision_successes
 from .turn_model import ACTIONS, flier
 
-_CRITICAL_CODES = {  # critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> wargame_odds.kernels.epic.layout CRIT_* code
+#: critical kind (analysis/epic/compile.py::CRITICAL_KINDS) -> wargame_odds.kernels.epic.layout CRIT_* code
+_CRITICAL_CODES = {
     "destroyed": K.CRIT_DESTROYED, "destroyed_plus_effect": K.CRIT_DESTROYED,
     "destroyed_with_passengers": K.CRIT_DESTROYED, "extra_damage": K.CRIT_EXTRA_DAMAGE,
     "end_phase_breach": K.CRIT_BREACH, "end_phase_fire": K.CRIT_FIRE, "random_move": K.CRIT_EXTRA_DAMAGE,
@@ -131,7 +132,8 @@ def _sources(u: UnitSlot, support: bool, we: bool) -> list[tuple[int, list[int]]
 
 @dataclass
 class KernelArrays:
-    """The integer tables ``wargame_odds.kernels.epic.block.assault_kernel`` takes (column names in ``wargame_odds.kernels.epic.layout``)."""
+    """The integer tables ``wargame_odds.kernels.epic.block.assault_kernel`` takes (column names in
+    ``wargame_odds.kernels.epic.layout``)."""
 
     units: np.ndarray
     src: np.ndarray

@@ -56,7 +56,8 @@ class TrialOutcome:
 def record(c: CompiledEpic, outcome: TrialOutcome, counts: np.ndarray) -> None:
     """Add one trial to ``counts`` (the layout of ``c.layout``)."""
     lay = c.layout
-    if outcome.winner is not None:  # None: a turn without an assault (counted by wargame_odds.analysis.epic.turn_result)
+    # None: a turn without an assault (counted by wargame_odds.analysis.epic.turn_result)
+    if outcome.winner is not None:
         counts[lay.offset(WINNER_SLOT[outcome.winner])] += 1
         counts[lay.offset("decided_without_roll")] += outcome.decided_without_roll
         counts[lay.offset("rounds") + outcome.rounds - 1] += 1

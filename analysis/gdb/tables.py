@@ -201,7 +201,8 @@ TEMPLATE_HEADER = """\
 def template_text() -> str:
     """The shipped tables file with its header replaced by filling-in instructions (issue 12 §6):
     generated, so it never drifts from the tables the engines read."""
-    lines = files("wargame_odds.analysis.gdb").joinpath(DEFAULT_TABLES).read_text(encoding="utf-8").splitlines(keepends=True)
+    text = files("wargame_odds.analysis.gdb").joinpath(DEFAULT_TABLES).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
     first_value = next(i for i, line in enumerate(lines) if not line.startswith("#"))
     return TEMPLATE_HEADER + "".join(lines[first_value:])
 

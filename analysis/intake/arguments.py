@@ -12,7 +12,8 @@ from itertools import islice
 
 from .errors import ArgumentError
 
-MAX_PATH_CHARS = 1024  # a file path, of an input file or an argument (wargame_odds.analysis.intake.scenario reads with it)
+#: a file path, of an input file or an argument (wargame_odds.analysis.intake.scenario reads with it)
+MAX_PATH_CHARS = 1024
 MAX_NAME_CHARS = 80  # a name: in a definition file (wargame_odds.analysis.intake.bounds) or an argument
 #: Characters that break a line: a name or title holding one would fake lines of every text output.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"

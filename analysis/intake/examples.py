@@ -1,7 +1,8 @@
 """The examples shipped inside the package, by name: scenarios, decision definitions, report definitions.
 
 Every file under ``analysis/scenarios/`` is named by its path there without ``.toml``
-(``epic/assault_marines_vs_warband``, ``epic/decisions/assault_or_tactical``, ``reports/demo``).  Wherever
+(``epic/assault_marines_vs_warband``, ``epic/decisions/assault_or_tactical``), a report definition in the
+top-level ``reports/`` by ``reports/`` and its file name (``reports/demo``).  Wherever
 the program reads a scenario or definition file (:func:`wargame_odds.analysis.intake.scenario.read_toml`), such a name
 stands for the shipped file when no file of that name exists, so ``wargame-odds epic epic/assault_marines_vs_warband``
 and ``wargame_odds.epic.load("epic/assault_marines_vs_warband")`` work from any folder, a pip install included.
@@ -24,8 +25,16 @@ _NAME = re.compile(r"[a-z0-9]+(/[A-Za-z0-9_-]+)+")
 MAX_NAME_CHARS = 200
 
 
-def _root():
-    return resources.files("wargame_odds.analysis") / "scenarios"
+def _roots() -> tuple[tuple[str, Path], ...]:
+    """The folders shipped names are read from, each with the start of the names it serves: the report
+    definitions (``reports/...``: the repository's top-level ``reports/``, which an install holds as
+    ``scenarios/reports``, pyproject.toml's package-dir) and the package's ``scenarios/`` (every other name)."""
+    package = Path(str(resources.files("wargame_odds.analysis")))
+    scenarios = package / "scenarios"
+    reports = scenarios / "reports"
+    if not reports.is_dir():  # a checkout: the top-level folder beside analysis/
+        reports = package.parent / "reports"
+    return (("reports/", reports), ("", scenarios))
 
 
 def shipped_path(name: str) -> Path | None:
@@ -36,7 +45,8 @@ def shipped_path(name: str) -> Path | None:
     name = name.removesuffix(".toml")
     if not _NAME.fullmatch(name):
         return None
-    path = _root() / f"{name}.toml"
+    prefix, root = next((prefix, root) for prefix, root in _roots() if name.startswith(prefix))
+    path = root / f"{name.removeprefix(prefix)}.toml"
     try:
         return Path(str(path)) if path.is_file() else None
     except OSError:  # a name the file system refuses (a part too long): no shipped example
@@ -54,7 +64,7 @@ def locate(path: str | Path) -> str | Path:
 
 def is_shipped(path: str | Path) -> bool:
     """Whether ``path`` is one of the shipped files (never a place to write next to)."""
-    return Path(path).resolve().is_relative_to(Path(str(_root())).resolve())
+    return any(Path(path).resolve().is_relative_to(root.resolve()) for _, root in _roots())
 
 
 @dataclass(frozen=True)
@@ -94,10 +104,13 @@ def _title(data: dict) -> str:
 @lru_cache(maxsize=None)
 def examples() -> tuple[Example, ...]:
     """Every shipped example, sorted by name."""
-    root = Path(str(_root()))
+    found = {}
+    for prefix, root in _roots():
+        for path in root.rglob("*.toml"):
+            if "out" not in path.relative_to(root).parts:  # reports/out/: generated, not shipped
+                found.setdefault(prefix + path.relative_to(root).with_suffix("").as_posix(), path)
     out = []
-    for path in sorted(root.rglob("*.toml")):
-        name = path.relative_to(root).with_suffix("").as_posix()
+    for name, path in sorted(found.items()):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         kind = _kind(data)
         command = _COMMANDS[kind].format(name=name)

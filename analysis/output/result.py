@@ -18,7 +18,7 @@ import numpy as np
 from ..intake.arguments import check_choice, check_flag, check_whole
 from ..intake.errors import ArgumentError
 from .estimates import Distribution, Mean, Probability
-from ..run.runner import RunInfo
+from .run_info import RunInfo
 from ..intake.user_text import printable
 
 Leaf = Probability | Mean | Distribution
@@ -52,7 +52,7 @@ def package_version() -> str:
 
 
 @lru_cache(maxsize=None)
-def code_digest(root: Path = Path(__file__).resolve().parent.parent) -> str:
+def code_digest(root: Path = Path(__file__).resolve().parents[2]) -> str:  # the folder of analysis/ and kernels/
     """SHA-256 over the code and rule data that make the numbers (``analysis/**`` and ``kernels/``: their
     ``.py`` and ``.toml`` files, by path and content), so that a stored result is not reused after the
     engines change under an unchanged package version."""

@@ -494,7 +494,8 @@ def parquet_available() -> bool:
 
 
 def _write_table(staging: Path, stem: str, frame: pd.DataFrame, parquet: bool = True) -> list[str]:
-    """The table as CSV (the one CSV writer, :func:`~wargame_odds.analysis.intake.user_text.csv_text`) and, with the extra, Parquet."""
+    """The table as CSV (the one CSV writer, :func:`~wargame_odds.analysis.intake.user_text.csv_text`) and, with the
+    extra, Parquet."""
     csv = f"tables/{stem}.csv"
     (staging / csv).write_text(csv_text(frame), encoding="utf-8")
     if not parquet:

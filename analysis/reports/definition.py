@@ -221,7 +221,8 @@ def set_field(data: dict, field: str, value) -> None:
 
 # -- scenarios ---------------------------------------------------------------------------------
 def shipped_scenarios() -> list[str]:
-    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME`` (:mod:`wargame_odds.analysis.intake.examples`)."""
+    """Names of the scenarios shipped with the package, as ``SYSTEM/NAME``
+    (:mod:`wargame_odds.analysis.intake.examples`)."""
     return scenario_names()
 
 

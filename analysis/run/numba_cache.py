@@ -131,7 +131,8 @@ def announced_compile(dispatcher, args=()) -> tuple[str, str] | None:
         turn = list(inspect.signature(func).parameters).index("turn")
         if not isinstance(args[turn], types.NoneType):
             return EPIC_TURN_COMPILE
-    return KERNEL_COMPILES.get("wargame_odds.kernels.epic" if module.startswith("wargame_odds.kernels.epic.") else module)
+    epic = "wargame_odds.kernels.epic"
+    return KERNEL_COMPILES.get(epic if module.startswith(epic + ".") else module)
 
 
 class CompileNotice(event.Listener):

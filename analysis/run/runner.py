@@ -19,7 +19,6 @@ import random
 import sys
 import time
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Protocol
 
 import numba
@@ -32,6 +31,7 @@ from ..intake.run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, SEED_RANGE
 from ..intake.bounds import as_precision
 from ..intake.errors import ArgumentError
 from ..output.estimates import wilson_half_width
+from ..output.run_info import RunInfo
 from .numba_cache import compile_notice
 
 DEFAULT_TRIALS = 1_000_000
@@ -117,20 +117,6 @@ class Job(Protocol):
     def run_chunk(self, key0: int, key1: int, first_block: int, n_trials: int) -> np.ndarray: ...
 
     def precision_successes(self, counts: np.ndarray) -> np.ndarray: ...
-
-
-@dataclass
-class RunInfo:
-    """What a run did: the numbers needed to reproduce it."""
-
-    trials: int
-    seed: int
-    cell: tuple = ()
-    precision: float | None = None
-    precision_reached: bool | None = None
-    achieved_half_width: float | None = None
-    chunks: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 def stream_key(seed: int, cell: tuple = ()) -> tuple[int, int]:

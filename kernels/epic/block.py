@@ -272,7 +272,8 @@ def _one_block(tb, st, run, part, pflat, turn):
         nd += _assault_steps(tb, st)
         nd += _result_roll(tb, st)
         nd += _extra_hits(tb, st)
-        if turn is not None:  # a turn's withdrawal fire: after the consequences, after the rally (wargame_odds.kernels.epic.turn)
+        # a turn's withdrawal fire: after the consequences, after the rally (wargame_odds.kernels.epic.turn)
+        if turn is not None:
             nd += turn_consequences(tb, st, turn, pflat, prow)
             nd += turn_end_phase(tb, st, turn, pflat, prow)
         else:

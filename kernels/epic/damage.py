@@ -80,7 +80,8 @@ def _book_lane(dm, u, l, points, markers, mode, ck):
     units = dm.units
     losses_bm = dm.losses_bm
     fl = _at(units, u * U_COLS + U_FORM) * LANES + l
-    if mode == BOOK_SHOT:  # a BM per point, Expendable or not (wargame_odds.analysis.epic.shooting.AttackState.book_damage)
+    # a BM per point, Expendable or not (wargame_odds.analysis.epic.shooting.AttackState.book_damage)
+    if mode == BOOK_SHOT:
         _put(losses_bm, fl, _at(losses_bm, fl) + markers)
     elif mode != BOOK_END_PHASE:
         _put(losses_bm, fl, _at(losses_bm, fl) + markers * _at(units, u * U_COLS + U_LOSS_BM))

@@ -127,7 +127,8 @@ class Shot(NamedTuple):
 
 
 class ShotScratch(NamedTuple):
-    """The per-block scratch of the turn's shooting (views of Lanes.tscr, wargame_odds.kernels.epic.turn.shot_scratch)."""
+    """The per-block scratch of the turn's shooting (views of Lanes.tscr,
+    wargame_odds.kernels.epic.turn.shot_scratch)."""
 
     lane_mod: np.ndarray  # each lane's attack: its to-hit modifier, NO_ATTACK none
     lane_cover: np.ndarray  # its target in cover

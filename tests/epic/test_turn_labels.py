@@ -6,7 +6,8 @@ from pathlib import Path
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.output.labels import quantity_label
 
-TURN = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns", "devastators_then_assault_marines.toml")))
+TURN = Path(str(files("wargame_odds.analysis").joinpath("scenarios", "epic", "turns",
+                                                        "devastators_then_assault_marines.toml")))
 
 
 def test_turn_rows_read_as_activations_without_keys():

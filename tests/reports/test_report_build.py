@@ -106,7 +106,8 @@ def test_killed_run_resumes_to_the_same_files(local_build, small_definition, tmp
     killed process or the resumed one, so this also shows that the same seed reproduces every file
     (it replaces a separate full rebuild, which repeated a whole report build)."""
     out = tmp_path / "killed"
-    command = [sys.executable, "-c", "from wargame_odds.analysis.cli import main; main()", "report", str(small_definition),
+    command = [sys.executable, "-c", "from wargame_odds.analysis.cli import main; main()", "report",
+               str(small_definition),
                "--out", str(out)]
     total = len(load_report(small_definition).all_points())
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -137,7 +137,8 @@ def test_bad_definitions_give_one_line_and_exit_2(case, tmp_path):
 def test_bad_definition_from_a_real_process_has_no_traceback(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(BAD["sweep over a missing field"][0], encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-c", "from wargame_odds.analysis.cli import main; main()", "report", str(path)],
+    proc = subprocess.run([sys.executable, "-c", "from wargame_odds.analysis.cli import main; main()", "report",
+                           str(path)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stdout == ""

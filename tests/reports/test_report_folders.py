@@ -12,7 +12,8 @@ from wargame_odds.analysis.cli import main
 import importlib
 from wargame_odds.analysis.reports.build import LOCK, MANIFEST, MAX_MANIFEST_BYTES
 
-build = importlib.import_module("wargame_odds.analysis.reports.build")  # the module (the package names its function build)
+# the module (the package names its function build)
+build = importlib.import_module("wargame_odds.analysis.reports.build")
 
 DEFINITION = """title = "small"
 seed = 3

@@ -15,6 +15,7 @@ from wargame_odds.analysis.intake.run_limits import MAX_SEED
 from safety_helpers import SCENARIOS, assert_one_line_error, run_cli
 
 T9A = SCENARIOS / "t9a" / "single_charge_9in.toml"
+DEMO = Path(__file__).resolve().parents[2] / "reports" / "demo.toml"
 SEED_WORDS = "0 to 2⁵³ − 1 (9,007,199,254,740,991)"
 
 
@@ -42,7 +43,7 @@ def test_one_wording_for_the_seed_bound_everywhere(tmp_path):
                                                      "assault_or_tactical.toml", "--trials", "10"]):
         code, _, err = run_cli(*command, "--seed", str(2**53))
         assert_one_line_error(code, err, SEED_WORDS)
-    report = tomllib.loads((SCENARIOS / "reports" / "demo.toml").read_text())
+    report = tomllib.loads(DEMO.read_text())
     report["seed"] = 2**53
     path = tmp_path / "report.toml"
     path.write_text(to_toml(report))
@@ -57,7 +58,7 @@ def test_one_wording_for_the_seed_bound_everywhere(tmp_path):
     lambda: wo.matrix(3, ["netea:ork-war-horde/warband"]),
     lambda: wo.epic.load(SCENARIOS / "epic" / "assault_marines_vs_warband.toml").replace(None, 1),
     lambda: wo.gdb.load(SCENARIOS / "gdb" / "cavalry_vs_square.toml").replace(None, 1),
-    lambda: wo.reports.build(SCENARIOS / "reports" / "demo.toml", out=3),
+    lambda: wo.reports.build(DEMO, out=3),
     lambda: wo.reports.load_report(None),
     lambda: wo.reports.cell_key(None),
     lambda: wo.cumulative(None),

@@ -141,7 +141,7 @@ def _public_functions() -> dict[str, object]:
                     seen.add(member)
                 elif inspect.isclass(member) and inner not in NEEDS_A_SERVER:
                     for cls in reversed(member.__mro__):  # (a subclass's own method wins)
-                        if not cls.__module__.startswith("analysis"):
+                        if not cls.__module__.startswith("wargame_odds.analysis"):
                             continue
                         for method_name, method in vars(cls).items():
                             if not method_name.startswith(("_", "model_")) and inspect.isfunction(method):

@@ -249,7 +249,8 @@ def test_a_plot_that_cannot_be_drawn_never_blocks_the_tables_or_the_page(tmp_pat
     without that plot, with one line saying so; ``--plot`` prints the result, then one line, exit 2."""
     import wargame_odds.analysis.output.plots as plots
 
-    report_build = importlib.import_module("wargame_odds.analysis.reports.build")  # the package exports a function of that name
+    # the module: the package exports a function of that name
+    report_build = importlib.import_module("wargame_odds.analysis.reports.build")
 
     def broken(*args, **kwargs):
         raise ValueError("cannot draw this")
