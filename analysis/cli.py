@@ -62,15 +62,16 @@ COMMANDS = {
                     "candidates, and [[opponents]] force/weight; docs/list-search.md)."),
     "units": ("wargame_odds.analysis.decisions.cli", "The NetEA unit library (Tournament Pack data, ISC licence)."),
     "formations": ("wargame_odds.analysis.decisions.cli", "NetEA army-list formations with their points."),
-    "report": ("wargame_odds.analysis.reports.cli", "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
-    "app": ("wargame_odds.analysis.app.cli", "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
+    "report": ("wargame_odds.analysis.reports.cli",
+               "Build (or resume) a batch report: HTML page, CSV and Parquet tables, plots."),
+    "app": ("wargame_odds.analysis.app.cli",
+            "A local web app: pick formations, set up a fight, a turn or a charge, read the odds "
             "(needs pip install 'wargame-odds[app]')."),
 }
 COMMANDS.update(systems.commands())  # a rule system's own commands (gdb-tables, t9a-table), from its registration
 #: Commands that run no trials (a rule system's own commands among them: tables and templates): the collector's
-#: start-up pause (:mod:`wargame_odds.analysis.run.gc_pause`), which ends after the
-#: runner's first chunk of trials (:func:`wargame_odds.analysis.run.gc_pause.resume_after_first_chunk`), ends as they
-#: start.
+#: start-up pause (:mod:`wargame_odds.analysis.run.gc_pause`), which ends after the runner's first chunk of trials
+#: (:func:`wargame_odds.analysis.run.gc_pause.resume_after_first_chunk`), ends as they start.
 NO_TRIALS = frozenset({"units", "formations", "app", *systems.commands()})  # app: a server, runs come later
 
 

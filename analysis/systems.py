@@ -276,9 +276,10 @@ def _entry(name: str) -> Registration | System:
 
 # -- the systems this package ships: one line each -------------------------------------------------
 
-register("epic", "wargame_odds.analysis.epic", "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and "
-                                  "whole turns ([[turn]]).")
+register("epic", "wargame_odds.analysis.epic",
+         "Epic Armageddon (NetEA) assaults, from the charge to the end-phase rally, and whole turns ([[turn]]).")
 register("gdb", "wargame_odds.analysis.gdb", "General de Brigade charge sequence.",
          {"gdb-tables": "General de Brigade rule-table files: a template to fill in, and a check."})
-register("t9a", "wargame_odds.analysis.t9a", "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
+register("t9a", "wargame_odds.analysis.t9a",
+         "The 9th Age charges: ranges, failed charges, reactions, several chargers.",
          {"t9a-table": "Exact P(charge range reaches) for T9A distances x Advance Rates (full dice enumeration)."})

@@ -54,13 +54,13 @@ def app(query: dict[str, str] | None = None):
 def __getattr__(name: str):
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
-    if name in wargame_odds.analysis.SYSTEMS or name in wargame_odds.analysis.DECISIONS:
+    if name in analysis.SYSTEMS or name in analysis.DECISIONS:
         return getattr(analysis, name)
     raise AttributeError(f"module 'wargame_odds' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_MODULES, *wargame_odds.analysis.SYSTEMS, *wargame_odds.analysis.DECISIONS])
+    return sorted([*globals(), *_MODULES, *analysis.SYSTEMS, *analysis.DECISIONS])
 
 
-__all__ = ["examples", "app", *wargame_odds.analysis.SYSTEMS, *wargame_odds.analysis.DECISIONS, *_MODULES]
+__all__ = ["examples", "app", *analysis.SYSTEMS, *analysis.DECISIONS, *_MODULES]

@@ -71,7 +71,8 @@ def check(system: str, data: dict, source: str = "setup", tables=None):
                             'tables = "default"')
         from ..gdb.model import Model, check as check_gdb
 
-        model = importlib.import_module("wargame_odds.analysis.gdb").loads(to_toml({**data, "tables": "default"}), source)
+        gdb = importlib.import_module("wargame_odds.analysis.gdb")
+        model = gdb.loads(to_toml({**data, "tables": "default"}), source)
         check_gdb(model.scenario, tables, source)
         return Model(model.scenario, tables, source)
     return importlib.import_module(f"wargame_odds.analysis.{system}").loads(to_toml(data), source)

@@ -234,7 +234,8 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
 
 
 def _system_module(system, source: str):
-    """The registered rule system a scenario names (:mod:`wargame_odds.analysis.systems`; a UserError if there is none)."""
+    """The registered rule system a scenario names (:mod:`wargame_odds.analysis.systems`; a UserError if there is
+    none)."""
     from .. import systems
 
     if system not in systems.names():

@@ -53,7 +53,8 @@ def test_a_taken_default_port_moves_to_the_next_free_one_and_says_so(monkeypatch
             server = make_default_server("127.0.0.1")
         except OSError as exc:  # the next port happens to be taken by another program too: try from there
             assert exc.errno == errno.EADDRINUSE
-            pytest.skip(f"ports {port} to {port + wargame_odds.analysis.app.FALLBACK_PORTS} are all in use on this machine")
+            last = port + wargame_odds.analysis.app.FALLBACK_PORTS
+            pytest.skip(f"ports {port} to {last} are all in use on this machine")
         try:
             assert server.port != port
         finally:
