@@ -2,11 +2,15 @@
 
 Everything that does not depend on the dice (half move, reaction, who may fire, modifiers) is
 compiled to small lookup arrays by ``wargame_odds.analysis.gdb.compile``; the kernel rolls the fire dice, the
-charger's test and (after a PASS) the defender's test, and counts what happened.
+charger's test and (after a PASS) the defender's test, and counts what happened.  The tables come as three named
+structures (:class:`Fire`, :class:`Tests`, :class:`Effects`) and the run as ``wargame_odds.kernels.rng.Run``.
 """
-import numpy as np
-from numba import njit, prange
+from typing import NamedTuple
 
+import numpy as np
+from numba import prange
+
+from .jit import njit
 from .rng import BLOCK_TRIALS, d6_reg, seed_stream
 
 # Offsets vector layout (indices into ``offsets``).
@@ -14,6 +18,47 @@ O_CHARGER, O_DEFENDER, O_OUTCOME, O_CHARGER_END, O_DEFENDER_END, O_CAS, O_CAS_TA
     O_C6, O_D6 = range(10)
 ELIMINATED = 5
 NOT_TESTED = 4
+
+
+class Fire(NamedTuple):
+    """Closing and supporting fire (docs/gdb.md §2.2): each firer rolls ``dice`` D6 plus its modifier ``mod``; the
+    casualty percent of the total's band (``lut``, indexed from total ``lo``) times its ``num`` (strength × firing
+    percent × range scale, fixed point) gives its casualties, rounded; ``is_target``: it fires at the charge's
+    target."""
+
+    dice: int
+    mod: np.ndarray
+    num: np.ndarray
+    is_target: np.ndarray
+    lut: np.ndarray
+    lo: int
+
+
+class Tests(NamedTuple):
+    """The morale tests (docs/gdb.md §2.3): ``dice`` D6 each; the charger (``strength`` figures) with its modifier
+    by casualties ``charger_mod_by_cas`` and its result band ``charger_lut`` from total ``charger_lo``; the
+    defender's after a PASS with ``defender_mod``, ``defender_lut`` from ``defender_lo``."""
+
+    strength: int
+    dice: int
+    charger_mod_by_cas: np.ndarray
+    charger_lut: np.ndarray
+    charger_lo: int
+    defender_mod: int
+    defender_lut: np.ndarray
+    defender_lo: int
+
+
+class Effects(NamedTuple):
+    """What each result does (docs/gdb.md §2.4): the outcome by the charger's result (when it did not pass) and by
+    the defender's, each side's end state by its result, the friends behind the charger that its retreat or rout
+    passes through."""
+
+    outcome_by_charger: np.ndarray
+    outcome_by_defender: np.ndarray
+    charger_end_by_result: np.ndarray
+    defender_end_by_result: np.ndarray
+    friends_by_result: np.ndarray
 
 
 @njit(cache=True, inline="always")
@@ -39,27 +84,28 @@ def _morale_roll(s0, s1, s2, s3, dice, modifier):
     return total, sixes >= 2, s0, s1, s2, s3
 
 
-def run_chunk(key0, key1, first_block, n_trials, n_counts, *tables):
-    """Run ``n_trials`` charges from stream block ``first_block``; returns the summed counts.  ``tables``: those of
-    :func:`run_blocks` after ``part``, from ``wargame_odds.analysis.gdb.compile``.
+def run_chunk(run, n_counts, offsets, fire, tests, effects):
+    """Run ``run`` (``wargame_odds.kernels.rng.Run``); returns the summed counts (``n_counts`` of them, at ``offsets``:
+    O_*). The tables come from ``wargame_odds.analysis.gdb.compile``.
 
     The per-block arrays are made here, not in the jitted :func:`run_blocks`: Numba's array constructors
     would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""
-    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
+    n_blocks = (run.n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
-    run_blocks(key0, key1, first_block, n_trials, part, np.zeros((n_blocks, 4), np.uint64), *tables)
+    run_blocks(run, part, np.zeros((n_blocks, 4), np.uint64), offsets, fire, tests, effects)
     return part.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
-def run_blocks(key0, key1, first_block, n_trials, part, states, offsets,
-               fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo,
-               strength, morale_dice, charger_mod_by_cas, charger_lut, charger_lo,
-               defender_mod, defender_lut, defender_lo,
-               outcome_by_charger, outcome_by_defender, charger_end_by_result,
-               defender_end_by_result, friends_by_result):
-    """Count the charges of each stream block ``b`` into ``part[b]`` (zeros), with the block's generator state
-    ``states[b]``."""
+@njit(cache=True, from_python=True, parallel=True)
+def run_blocks(run, part, states, offsets, fire, tests, effects):
+    """Count the charges of each stream block ``b`` of ``run`` into ``part[b]`` (zeros), with the block's generator
+    state ``states[b]``."""
+    key0, key1, first_block, n_trials = run.key0, run.key1, run.first_block, run.n_trials
+    fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo = fire
+    strength, morale_dice, charger_mod_by_cas, charger_lut, charger_lo, defender_mod, defender_lut, defender_lo = \
+        tests
+    outcome_by_charger, outcome_by_defender, charger_end_by_result, defender_end_by_result, friends_by_result = \
+        effects
     n_firers = fire_mod.size
     for b in prange(part.shape[0]):
         state = states[b]

@@ -6,11 +6,23 @@ NumPy ``Generator``.  Streams are keyed by ``(key0, key1, index)``, the index fi
 ``BLOCK_TRIALS`` trials (and the Epic kernel's lane), so results do not depend on the chunk size or
 on the thread count.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 #: Trials drawn from one RNG stream.  Chunks are always whole numbers of blocks.
 BLOCK_TRIALS = 4096
+
+
+class Run(NamedTuple):
+    """What a call of the GdB or T9A kernel runs (a runner's chunk): ``n_trials`` trials from stream block
+    ``first_block`` of the streams of ``(key0, key1)``."""
+
+    key0: np.uint64
+    key1: np.uint64
+    first_block: int
+    n_trials: int
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

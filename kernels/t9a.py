@@ -1,11 +1,15 @@
 """T9A charge kernel (docs/t9a.md §3): one trial per loop pass, counts aggregated per RNG block.
 
 Arrays in, counts out.  Every distance is an integer number of milli-inches (1/1000").  The
-column and slot constants below are the contract with ``analysis/t9a/layout.py``.
+column and slot constants below are the contract with ``analysis/t9a/layout.py``, which builds the scenario's
+:class:`Charge`.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
+from . import jit
 from .rng import BLOCK_TRIALS, d6, seed_stream
 
 # charger parameter columns (int64 matrix, one row per charger, in declaration order)
@@ -33,6 +37,20 @@ G_UNITS, G_MODELS, G_ROTATED, G_NO_PLACEMENT, G_PLACEMENT, G_TARGET_DESTROYED, G
 
 MILLI = 1000        # distances are integer milli-inches
 BIN_MILLI = 500     # histogram bin of failed moves and gaps: 0.5"
+
+
+class Charge(NamedTuple):
+    """A charge scenario's arrays (``wargame_odds.analysis.t9a.layout.kernel_arrays``)."""
+
+    ch: np.ndarray  # int64 [chargers, N_CCOLS]: each charger's parameters (C_* columns)
+    ff: np.ndarray  # float64 [chargers]: its flee factor
+    tg: np.ndarray  # int64 [N_TCOLS]: the target's parameters (T_* entries)
+    plc_order: np.ndarray  # the placements (§3.7) in the order they are tried
+    plc_mask: np.ndarray  # each placement's chargers in contact (bit i: charger i)
+    plc_models: np.ndarray  # its models in contact
+    plc_rot: np.ndarray  # it rotates the target
+    coff: np.ndarray  # int64 [chargers, CHARGER_SLOTS]: count offsets
+    goff: np.ndarray  # int64 [GLOBAL_SLOTS]: count offsets
 
 
 @njit(cache=True, inline="always")
@@ -188,26 +206,26 @@ def _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, go
     return arrived, unsaved
 
 
-def run_chunk(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models,
-              plc_rot, coff, goff, n_counts):
-    """Run ``n_trials`` trials from stream block ``first_block``; return summed int64 counts.
+def run_chunk(run, charge, n_counts):
+    """Run ``run`` (``wargame_odds.kernels.rng.Run``) on the scenario ``charge`` (:class:`Charge`); return the summed
+    int64 counts (``n_counts`` of them).
 
     The per-block arrays are made here, not in the jitted :func:`run_blocks`: Numba's array constructors
     would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""
-    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
-    n = ch.shape[0]
+    n_blocks = (run.n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
+    n = charge.ch.shape[0]
     part = np.zeros((n_blocks, n_counts), np.int64)
-    run_blocks(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff,
-               goff, part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
+    run_blocks(run, charge, part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
                np.zeros((n_blocks, 2, n), np.int64))
     return part.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
-def run_blocks(key0, key1, first_block, n_trials, ch, ff, tg, plc_order, plc_mask, plc_models,
-               plc_rot, coff, goff, part, states, flags, values):
-    """Count the trials of each stream block ``b`` into ``part[b]`` (zeros), with the block's generator state
-    ``states[b]`` and zeroed scratch rows ``flags[b]`` (reached, gone) and ``values[b]`` (high, effective)."""
+@jit.njit(cache=True, from_python=True, parallel=True)
+def run_blocks(run, charge, part, states, flags, values):
+    """Count the trials of each stream block ``b`` of ``run`` into ``part[b]`` (zeros), with the block's generator
+    state ``states[b]`` and zeroed scratch rows ``flags[b]`` (reached, gone) and ``values[b]`` (high, effective)."""
+    key0, key1, first_block, n_trials = run
+    ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff = charge
     for b in prange(part.shape[0]):
         state = states[b]
         seed_stream(state, key0, key1, np.uint64(first_block + b))

@@ -8,11 +8,14 @@ independent trial with the exact probability P(hit)·P(wound)·P(armour fails)·
 the unsaved wounds of ``n`` attacks are Binomial(n, p); rows ``0..nmax`` of a group's table hold Binomial(n, p)
 as Walker–Vose alias tables (one uniform, no search), and more than ``nmax`` attacks are drawn as several rows
 (a sum of binomials with one p is binomial).  The column and slot constants below are the contract with the layout
-module.
+module, which builds the scenario's :class:`Combat`.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
+from . import jit
 from .rng import BLOCK_TRIALS, d6, seed_stream, uniform
 from .t9a import _trial
 
@@ -43,6 +46,21 @@ MELEE_SLOTS = ("contact", "r1_a_wins", "r1_b_wins", "r1_draw", "r1_a_breaks", "r
 FLED_RALLIED, FLED_NOT_RALLIED, CAUGHT, REMOVED = range(4)
 #: xor'ed into key1 for one stream per trial (``trial_streams``): never a block stream of the same key
 TRIAL_STREAM_KEY = np.uint64(0x7439A3C0B1E5D2F7)
+
+
+class Combat(NamedTuple):
+    """A close combat's arrays (``wargame_odds.analysis.t9a.combat_layout.combat_arrays``)."""
+
+    cu: np.ndarray  # int64 [2, N_UCOLS]: the two units (U_* columns), row 0 the charger
+    cr: np.ndarray  # int64 [N_RCOLS]: the combat rules (R_* entries)
+    ev: np.ndarray  # int64 [2, events, N_ECOLS]: the attack events of round 1 and of later rounds (E_* columns)
+    n_ev: np.ndarray  # the events of each
+    g_off: np.ndarray  # each attack group's first row of the alias tables
+    g_nmax: np.ndarray  # its most attacks in one row
+    prob: np.ndarray  # float64: the alias tables' probabilities (Binomial(n, p) rows, fill_alias)
+    alias: np.ndarray  # int64: and their aliases
+    moff: np.ndarray  # count offsets (MELEE_SLOTS)
+    margin_offset: int  # added to a round-1 margin for its histogram slot
 
 
 # -- ranks and attackers (§C3.2, §C4) ---------------------------------------------------------------
@@ -389,31 +407,29 @@ def _fight(state, shot_hp, cu, by_hp, cr, ev, n_ev, g_off, g_nmax, prob, alias, 
             r1_lost_a, r1_lost_b, r1_margin, scored_r1, rounds)
 
 
-def run_chunk(key0, key1, first_block, n_trials, trial_streams, charge, combat, n_counts):
-    """Run ``n_trials`` trials (charge, then the fight where the charger arrives) from stream block
-    ``first_block``; return summed int64 counts.  ``charge``/``combat``: the layout modules' array tuples.
-    The per-block arrays are made here, not in the jitted :func:`run_blocks` (see
+def run_chunk(run, trial_streams, charge, combat, n_counts):
+    """Run ``run`` (``wargame_odds.kernels.rng.Run``: the charge, then the fight where the charger arrives) on the
+    scenario's ``charge`` (``wargame_odds.kernels.t9a.Charge``) and ``combat`` (:class:`Combat`); return the summed
+    int64 counts (``n_counts`` of them).  The per-block arrays are made here, not in the jitted :func:`run_blocks` (see
     ``wargame_odds.kernels.t9a.run_chunk``)."""
-    n_blocks = (n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
+    n_blocks = (run.n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     n = charge.ch.shape[0]
     part = np.zeros((n_blocks, n_counts), np.int64)
-    run_blocks(key0, key1, first_block, n_trials, trial_streams, charge.ch, charge.ff, charge.tg, charge.plc_order,
-               charge.plc_mask, charge.plc_models, charge.plc_rot, charge.coff, charge.goff, combat.cu, combat.cr,
-               np.zeros((2, int(combat.cu[:, U_START_HP].max()) + 1, 2), np.int64), combat.ev, combat.n_ev,
-               combat.g_off, combat.g_nmax, combat.prob, combat.alias, combat.moff, combat.margin_offset, part,
-               np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
+    run_blocks(run, trial_streams, charge, combat, np.zeros((2, int(combat.cu[:, U_START_HP].max()) + 1, 2), np.int64),
+               part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
                np.zeros((n_blocks, 2, n), np.int64))
     return part.sum(axis=0)
 
 
-@njit(cache=True, parallel=True, _nrt=False)
-def run_blocks(key0, key1, first_block, n_trials, trial_streams, ch, ff, tg, plc_order, plc_mask, plc_models,
-               plc_rot, coff, goff, cu, cr, by_hp, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset, part,
-               states, flags, values):
-    """Count the trials of each stream block ``b`` into ``part[b]``: the charge (``wargame_odds.kernels.t9a._trial``),
-    then the fight when the charger arrives, HP it lost to Stand and Shoot taken off first.  ``trial_streams``: trial
-    ``t`` (global index) draws from a stream of its own, keyed ``(key0, key1 ^ TRIAL_STREAM_KEY, t)``. ``by_hp`` (zeros)
-    is filled first (:func:`_fill_rank_table`)."""
+@jit.njit(cache=True, from_python=True, parallel=True, _nrt=False)
+def run_blocks(run, trial_streams, charge, combat, by_hp, part, states, flags, values):
+    """Count the trials of each stream block ``b`` of ``run`` into ``part[b]``: the charge
+    (``wargame_odds.kernels.t9a._trial``), then the fight when the charger arrives, HP it lost to Stand and Shoot taken
+    off first.  ``trial_streams``: trial ``t`` (global index) draws from a stream of its own, keyed ``(key0, key1 ^
+    TRIAL_STREAM_KEY, t)``. ``by_hp`` (zeros) is filled first (:func:`_fill_rank_table`)."""
+    key0, key1, first_block, n_trials = run
+    ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff = charge
+    cu, cr, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset = combat
     _fill_rank_table(cu, by_hp)
     for b in prange(part.shape[0]):
         state = states[b]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...kernels.epic import hits as H
 from ...kernels.epic import layout as K
 from ...kernels.epic import turn_layout as T
 from ...kernels.epic.block import assault_kernel, tables
@@ -29,7 +30,8 @@ _CRITICAL_CODES = {
     "lose_character": K.CRIT_DESTROYED,  # with no character that added damage capacity; else CRIT_LOSE_CHARACTER
 }
 assert set(_CRITICAL_CODES) == set(CRITICAL_KINDS)
-_SPLASH_KINDS = {SPLASH_ORDINARY: 0, SPLASH_MACRO_WEAPON: 1, SPLASH_TITAN_KILLER: 2, SPLASH_NO_SAVE: 3}  # -> hit kind
+_SPLASH_KINDS = {SPLASH_ORDINARY: H.KIND_AP, SPLASH_MACRO_WEAPON: H.KIND_MW, SPLASH_TITAN_KILLER: H.KIND_TK,
+                 SPLASH_NO_SAVE: H.KIND_NO_SAVE}  # -> hit kind (wargame_odds.kernels.epic.hits)
 _FORMATION_SLOTS = {  # kernel column -> count slot of analysis/epic/compile.py::_lay_out
     K.FO_DESTROYED: "destroyed", K.FO_BROKEN_A: "broken_after_assault",
     K.FO_BROKEN_E: "broken_after_end_phase", K.FO_TESTED: "rally_tested", K.FO_PASSED: "rally_passed",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..run.counts import CountLayout
-from ...kernels.rng import BLOCK_TRIALS
+from ...kernels.rng import BLOCK_TRIALS, Run
 from ...kernels import gdb as kernel
 
 from . import reference as ref
@@ -115,12 +115,16 @@ def compile_model(model: Model) -> Compiled:
 
     i64 = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
     offsets = i64([lay.offset(n) for n in lay.names()])
-    args = (lay.size, offsets,
-            fd, i64(mods), i64(nums), np.asarray(is_target, dtype=np.bool_), fire_lut, f_lo,
-            c.strength, md, cmods, charger_lut, c_lo,
-            dmod, defender_lut, d_lo,
-            i64(out_c), i64(out_d), i64([ref.END_STATES.index(cend[r]) for r in ref.CHARGER_KEYS]),
-            i64([DEFENDER_END.index(dend[r]) for r in ref.DEFENDER_KEYS]), i64(friends_by))
+    fire = kernel.Fire(dice=fd, mod=i64(mods), num=i64(nums), is_target=np.asarray(is_target, dtype=np.bool_),
+                       lut=fire_lut, lo=f_lo)
+    tests = kernel.Tests(strength=c.strength, dice=md, charger_mod_by_cas=cmods, charger_lut=charger_lut,
+                         charger_lo=c_lo, defender_mod=dmod, defender_lut=defender_lut, defender_lo=d_lo)
+    effects = kernel.Effects(
+        outcome_by_charger=i64(out_c), outcome_by_defender=i64(out_d),
+        charger_end_by_result=i64([ref.END_STATES.index(cend[r]) for r in ref.CHARGER_KEYS]),
+        defender_end_by_result=i64([DEFENDER_END.index(dend[r]) for r in ref.DEFENDER_KEYS]),
+        friends_by_result=i64(friends_by))
+    args = (lay.size, offsets, fire, tests, effects)
     return Compiled(args=args, n_firers=len(mods), notes=notes)
 
 
@@ -133,8 +137,8 @@ class KernelJob:
         self.compiled = compile_model(model)
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        return kernel.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials),
-                                *self.compiled.args)
+        return kernel.run_chunk(Run(key0=np.uint64(key0), key1=np.uint64(key1), first_block=np.int64(first_block),
+                                    n_trials=np.int64(n_trials)), *self.compiled.args)
 
     def precision_successes(self, counts):
         return precision_successes(self.layout, counts)

@@ -20,6 +20,7 @@ from ..intake.user_text import printable
 from ..run.runner import DEFAULT_MAX_TRIALS, DEFAULT_TRIALS, check_argument, run, stream_key
 from ..systems import System
 from ...kernels import t9a as _kernel
+from ...kernels.rng import Run
 
 from .exact import MAX_TABLE_VALUES, charge_table, check_values
 from .layout import build_layout, kernel_arrays
@@ -49,14 +50,13 @@ class KernelJob:
 
     def run_chunk(self, key0, key1, first_block, n_trials):
         a = self.arrays
+        run = Run(key0=np.uint64(key0), key1=np.uint64(key1), first_block=np.int64(first_block),
+                  n_trials=np.int64(n_trials))
         if self.combat is not None:
             from ...kernels import t9a_combat
 
-            return t9a_combat.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block), np.int64(n_trials),
-                                        self.trial_streams, a, self.combat, self.layout.size)
-        return _kernel.run_chunk(np.uint64(key0), np.uint64(key1), np.int64(first_block),
-                                 np.int64(n_trials), a.ch, a.ff, a.tg, a.plc_order, a.plc_mask,
-                                 a.plc_models, a.plc_rot, a.coff, a.goff, self.layout.size)
+            return t9a_combat.run_chunk(run, self.trial_streams, a, self.combat, self.layout.size)
+        return _kernel.run_chunk(run, a, self.layout.size)
 
     def precision_successes(self, counts):
         """P(each charger arrives), or catches / reaches its redirected target under a flee."""

@@ -7,7 +7,6 @@ the round the fight ends in (1..rounds, then one slot for "unresolved").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -77,20 +76,6 @@ def record(layout: CountLayout, counts: np.ndarray, combat: CombatSpec, f: Fight
     bump("ends_in_round", combat.rounds if f.ends_in_round is None else f.ends_in_round - 1)
 
 
-@dataclass
-class CombatArrays:
-    cu: np.ndarray
-    cr: np.ndarray
-    ev: np.ndarray
-    n_ev: np.ndarray
-    g_off: np.ndarray
-    g_nmax: np.ndarray
-    prob: np.ndarray
-    alias: np.ndarray
-    moff: np.ndarray
-    margin_offset: int
-
-
 def binomial_rows(p: float, rows: int) -> np.ndarray:
     """Binomial(n, p) for n = 0..rows, flattened (row n starts at n(n+1)/2, n + 1 entries), built by the
     recursion P_n(k) = (1 − p) P_{n−1}(k) + p P_{n−1}(k − 1)."""
@@ -115,7 +100,7 @@ def _dice(expr: DiceExpr | None) -> tuple[int, int, int]:
     return (0, 0, 0) if expr is None else (expr.dice, expr.sides, expr.add)
 
 
-def combat_arrays(combat: CombatSpec, layout: CountLayout) -> CombatArrays:
+def combat_arrays(combat: CombatSpec, layout: CountLayout) -> K.Combat:
     """The fight as the kernel's arrays."""
     units = combat.units()
     cu = np.zeros((2, K.N_UCOLS), np.int64)
@@ -159,9 +144,9 @@ def combat_arrays(combat: CombatSpec, layout: CountLayout) -> CombatArrays:
     tables = [alias_tables(binomial_rows(p, rows)) for p, rows in groups] or [alias_tables(binomial_rows(0.0, 1))]
     g_off = np.cumsum([0] + [len(prob) for prob, _ in tables[:-1]]).astype(np.int64)
     moff = np.array([layout.offset(f"melee:{s}") for s in K.MELEE_SLOTS], np.int64)
-    return CombatArrays(cu=cu, cr=cr, ev=ev, n_ev=n_ev, g_off=g_off, g_nmax=g_nmax,
-                        prob=np.concatenate([t[0] for t in tables]), alias=np.concatenate([t[1] for t in tables]),
-                        moff=moff, margin_offset=margin_offset(combat))
+    return K.Combat(cu=cu, cr=cr, ev=ev, n_ev=n_ev, g_off=g_off, g_nmax=g_nmax,
+                    prob=np.concatenate([t[0] for t in tables]), alias=np.concatenate([t[1] for t in tables]),
+                    moff=moff, margin_offset=margin_offset(combat))
 
 
 def _special(step: int, side: int, part: PartSpec, expr: DiceExpr, unit: UnitSpec, target: UnitSpec,

@@ -7,7 +7,6 @@ are exact; their histograms use 0.5" bins (``BIN_MILLI``): bin ``k`` holds value
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,20 +62,7 @@ def build_layout(model: Model) -> CountLayout:
     return layout
 
 
-@dataclass
-class KernelArrays:
-    ch: np.ndarray
-    ff: np.ndarray
-    tg: np.ndarray
-    plc_order: np.ndarray
-    plc_mask: np.ndarray
-    plc_models: np.ndarray
-    plc_rot: np.ndarray
-    coff: np.ndarray
-    goff: np.ndarray
-
-
-def kernel_arrays(model: Model, layout: CountLayout) -> KernelArrays:
+def kernel_arrays(model: Model, layout: CountLayout) -> K.Charge:
     """The scenario as the kernel's integer arrays (milli-inches, -1 = not set)."""
     ch = np.zeros((model.n, K.N_CCOLS), np.int64)
     for i, c in enumerate(model.chargers):
@@ -106,7 +92,7 @@ def kernel_arrays(model: Model, layout: CountLayout) -> KernelArrays:
     coff = np.array([[layout.offset(f"{i}:{s}") for s in K.CHARGER_SLOTS] for i in range(model.n)],
                     np.int64)
     goff = np.array([layout.offset(s) for s in K.GLOBAL_SLOTS], np.int64)
-    return KernelArrays(
+    return K.Charge(
         ch=ch, ff=np.array([c.flee_factor for c in model.chargers], np.float64), tg=tg,
         plc_order=np.array(placement_order(model), np.int64),
         plc_mask=np.array([p.mask for p in pl], np.int64),

@@ -10,10 +10,10 @@ from ..rng import _ONE, _THREE
 from .access import _ZERO, _at, _lowest_bit, _min, _put, kernel_function
 from .damage import _we_resolve_lane
 from .dice import _d6, _die
-from .layout import (ATTACKER, BOOK_FIGHT, DEFENDER, E_HIT, H_DISRUPT, H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT,
-                     LANES, M_COLS, M_TARGET, N_CLASSES, REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT, S_CLASS, S_COLS,
-                     S_DISRUPT, S_IC, S_LANCE, S_REACH, S_SUPPORT, S_TK_N, S_TK_PLUS, S_TK_SIDES, U_BCT, U_COLS, U_DC,
-                     U_FORM, U_LOSS_BM, U_SNIPE, U_WE, W_BLOCK)
+from .hits import ASSAULT_KINDS, H_DISRUPT, H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, KIND_TK, _class_kind
+from .layout import (ATTACKER, BOOK_FIGHT, DEFENDER, E_HIT, LANES, M_COLS, M_TARGET, N_CLASSES, REACH_ANY,
+                     REACH_CONTACT, REACH_NON_CONTACT, S_CLASS, S_COLS, S_DISRUPT, S_IC, S_LANCE, S_REACH, S_SUPPORT,
+                     S_TK_N, S_TK_PLUS, S_TK_SIDES, U_BCT, U_COLS, U_DC, U_FORM, U_LOSS_BM, U_SNIPE, U_WE, W_BLOCK)
 from .saves import _unsaved_lane
 from .units import _abit, _clear_unit, _starting_dc, _wat, _wput
 
@@ -109,7 +109,7 @@ def _snipe_lane(fv, l, side):
     unsaved = 0
     nd = 0
     hs = 1 - side
-    for cls in range(3, N_CLASSES):
+    for cls in range(ASSAULT_KINDS, N_CLASSES):
         for _ in range(_at(fv.hits, (hs * N_CLASSES + cls) * LANES + l)):
             f, k = _unsaved_lane(fv.rs, l, cls, snipe, units)
             unsaved += f
@@ -118,22 +118,23 @@ def _snipe_lane(fv, l, side):
 
 
 @kernel_function
-def _we_reach(src, sff, k, l, kind, sniper_pass):
-    """The reach of source row ``k``'s hits in lane ``l`` if they belong to the allocation of ``kind``, in its
-    sniper or its round-robin part, else -1.  (A war engine's row has its reach only while it is in contact:
-    bit 1 of ``sff``; sniper hits of any kind go with the ordinary hits.)"""
+def _we_reach(src, sff, k, l, slot, sniper_pass):
+    """The reach of source row ``k``'s hits in lane ``l`` if they belong to the allocation of the kind in ``slot``
+    (a hit class's slot, wargame_odds.kernels.epic.hits), in its sniper or its round-robin part, else -1.  (A war
+    engine's row has its reach only while it is in contact: bit 1 of ``sff``; sniper hits of any kind go with the
+    ordinary hits.)"""
     cls = _at(src, k * S_COLS + S_CLASS)
-    sniper = cls >= 3
-    if sniper != sniper_pass or (kind != 0 if sniper else cls != kind):
+    sniper = cls >= ASSAULT_KINDS
+    if sniper != sniper_pass or (slot != 0 if sniper else cls != slot):
         return -1
     return _at(src, k * S_COLS + S_REACH) if _at(sff, k * LANES + l) >> 1 else REACH_ANY
 
 
 @kernel_function
-def _we_next_row(wh, k, g1, l, kind, reach):
-    """The first source row from ``k`` (before ``g1``, else ``g1``) with round-robin hits of (``kind``, ``reach``)
+def _we_next_row(wh, k, g1, l, slot, reach):
+    """The first source row from ``k`` (before ``g1``, else ``g1``) with round-robin hits of (``slot``, ``reach``)
     in lane ``l``, and its hits."""
-    while k < g1 and (_at(wh.shits, k * LANES + l) == 0 or _we_reach(wh.src, wh.sff, k, l, kind, False) != reach):
+    while k < g1 and (_at(wh.shits, k * LANES + l) == 0 or _we_reach(wh.src, wh.sff, k, l, slot, False) != reach):
         k += 1
     return k, (_at(wh.shits, k * LANES + l) if k < g1 else 0)
 
@@ -152,7 +153,7 @@ def _we_how(src, sff, k, l, sniper):
 def _we_damage(rs, l, src, k, hk, u, units):
     """(damage, dice) of a hit of kind ``hk`` of source row ``k`` allocated to unit ``u``: a titan-killer hit on a
     war engine rolls its damage at once (TP 3.2.5), any other hit does 1."""
-    if hk != 2 or not _at(units, u * U_COLS + U_WE):
+    if hk != KIND_TK or not _at(units, u * U_COLS + U_WE):
         return 1, 0
     tk_n = _at(src, k * S_COLS + S_TK_N)
     damage = _at(src, k * S_COLS + S_TK_PLUS)
@@ -165,7 +166,7 @@ def _we_damage(rs, l, src, k, hk, u, units):
 def _we_take_hit(dm, wh, l, k, u, sniper, ck):
     """A hit of source row ``k`` allocated to unit ``u`` in lane ``l`` (its damage rolled now), then resolved
     unless ``u`` is already destroyed (the hit is wasted).  Returns (its damage, dice rolled)."""
-    hk = _at(wh.src, k * S_COLS + S_CLASS) - 3 * np.int64(sniper)
+    hk = _class_kind(_at(wh.src, k * S_COLS + S_CLASS))
     damage, nd = _we_damage(dm.rs, l, wh.src, k, hk, u, dm.units)
     if _at(dm.hp, u * LANES + l) > 0:
         nd += _we_resolve_lane(dm, l, E_HIT, u, hk, _we_how(wh.src, wh.sff, k, l, sniper), damage, BOOK_FIGHT, ck,
@@ -194,16 +195,16 @@ def _we_eligible(units, hp, wst, tgt, tgb, elig, l, side):
 
 
 @kernel_function
-def _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, pools):
-    """The round-robin part of one allocation of ``kind`` in lane ``l`` over the ``ne`` units of ``wh.elig``:
-    pass after pass, each unit that may take a hit left takes a block of its starting DC, from the hits only its
-    kind of unit (in base contact or not) may take first, then the hits any unit may take; one cursor (row, hits
-    left in it) per reach over the source rows ``g0``..``g1`` (``pools``: the hits of each reach, a cursor only for
-    those with hits).  Each hit is resolved as it is allocated (as _we_take_hit).  Returns the dice rolled."""
+def _we_round_robin_lane(dm, wh, l, ne, g0, g1, slot, ck, pools):
+    """The round-robin part of one allocation of the kind in ``slot`` in lane ``l`` over the ``ne`` units of
+    ``wh.elig``: pass after pass, each unit that may take a hit left takes a block of its starting DC, from the
+    hits only its kind of unit (in base contact or not) may take first, then the hits any unit may take; one cursor
+    (row, hits left in it) per reach over the source rows ``g0``..``g1`` (``pools``: the hits of each reach, a cursor
+    only for those with hits).  Each hit is resolved as it is allocated (as _we_take_hit).  Returns the dice rolled."""
     nd = 0
-    k_any, n_any = _we_next_row(wh, g0, g1, l, kind, REACH_ANY) if pools[REACH_ANY] else (g1, 0)
-    k_con, n_con = _we_next_row(wh, g0, g1, l, kind, REACH_CONTACT) if pools[REACH_CONTACT] else (g1, 0)
-    k_oth, n_oth = _we_next_row(wh, g0, g1, l, kind, REACH_NON_CONTACT) if pools[REACH_NON_CONTACT] else (g1, 0)
+    k_any, n_any = _we_next_row(wh, g0, g1, l, slot, REACH_ANY) if pools[REACH_ANY] else (g1, 0)
+    k_con, n_con = _we_next_row(wh, g0, g1, l, slot, REACH_CONTACT) if pools[REACH_CONTACT] else (g1, 0)
+    k_oth, n_oth = _we_next_row(wh, g0, g1, l, slot, REACH_NON_CONTACT) if pools[REACH_NON_CONTACT] else (g1, 0)
     took = True
     while took and n_any + n_con + n_oth > 0:  # pass after pass, until the hits are gone or nobody takes one
         took = False
@@ -218,20 +219,20 @@ def _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, pools):
                     k = k_con
                     n_con -= 1
                     if n_con == 0:
-                        k_con, n_con = _we_next_row(wh, k + 1, g1, l, kind, REACH_CONTACT)
+                        k_con, n_con = _we_next_row(wh, k + 1, g1, l, slot, REACH_CONTACT)
                 elif not contact and n_oth > 0:
                     k = k_oth
                     n_oth -= 1
                     if n_oth == 0:
-                        k_oth, n_oth = _we_next_row(wh, k + 1, g1, l, kind, REACH_NON_CONTACT)
+                        k_oth, n_oth = _we_next_row(wh, k + 1, g1, l, slot, REACH_NON_CONTACT)
                 elif n_any > 0:
                     k = k_any
                     n_any -= 1
                     if n_any == 0:
-                        k_any, n_any = _we_next_row(wh, k + 1, g1, l, kind, REACH_ANY)
+                        k_any, n_any = _we_next_row(wh, k + 1, g1, l, slot, REACH_ANY)
                 else:
                     break
-                hk = _at(wh.src, k * S_COLS + S_CLASS)  # _we_take_hit inline: a call per hit passes dm and wh
+                hk = _class_kind(_at(wh.src, k * S_COLS + S_CLASS))  # _we_take_hit inline (a call passes dm, wh)
                 damage, k2 = _we_damage(dm.rs, l, wh.src, k, hk, u, dm.units)
                 if _at(dm.hp, u * LANES + l) > 0:
                     k2 += _we_resolve_lane(dm, l, E_HIT, u, hk, _we_how(wh.src, wh.sff, k, l, False), damage,
@@ -260,27 +261,27 @@ def _we_allocations(dm, wh, fight, gb, step, ck):
         for side in (DEFENDER, ATTACKER):
             g0 = _at(gb, (1 - side) * 3 + step)
             g1 = _at(gb, (1 - side) * 3 + step + 1)
-            for kind in range(3):
+            for slot in range(ASSAULT_KINDS):  # AP, MW, TK
                 # its hits by reach, and its snipers' (int64 from the start: plain Numba compiles the round-robin once)
                 n_any, n_con, n_oth, n_sniper = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
                 for k in range(g0, g1):
                     hits = _at(wh.shits, k * LANES + l)
                     if hits == 0:
                         continue
-                    reach = _we_reach(wh.src, wh.sff, k, l, kind, False)
+                    reach = _we_reach(wh.src, wh.sff, k, l, slot, False)
                     n_any += hits * (reach == REACH_ANY)
                     n_con += hits * (reach == REACH_CONTACT)
                     n_oth += hits * (reach == REACH_NON_CONTACT)
-                    n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, kind, True) >= 0)
+                    n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, slot, True) >= 0)
                 if n_any + n_con + n_oth + n_sniper == 0:
                     continue
                 ne, sn_target = _we_eligible(dm.units, dm.hp, dm.wst, wh.tgt, wh.tgb, wh.elig, l, side)
                 if ne == 0:
                     continue  # the hits are lost
                 for k in range(g0 if n_sniper else g1, g1):  # the sniper hits (TP 2.1.14)
-                    if _we_reach(wh.src, wh.sff, k, l, kind, True) >= 0:
+                    if _we_reach(wh.src, wh.sff, k, l, slot, True) >= 0:
                         for _ in range(_at(wh.shits, k * LANES + l)):
                             nd += _we_take_hit(dm, wh, l, k, sn_target, True, ck)[1]
                 if n_any + n_con + n_oth > 0:
-                    nd += _we_round_robin_lane(dm, wh, l, ne, g0, g1, kind, ck, (n_any, n_con, n_oth))
+                    nd += _we_round_robin_lane(dm, wh, l, ne, g0, g1, slot, ck, (n_any, n_con, n_oth))
     return nd

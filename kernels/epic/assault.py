@@ -8,13 +8,14 @@ from ..rng import _FOUR, _ONE, _SIX, _THREE
 from .access import _at, _max, _min, _popcount, _put, kernel_function
 from .allocation import _allocation_lane, _snipe_lane
 from .dice import _roll
+from .hits import KIND_AP, NO_FLAGS, _save_targets
 from .layout import (ATTACKER, CRIT_DEGRADE, FR_BROKEN0, LANES, LN_CAP, LN_CONTACT, LN_D, LN_FIGHT, LN_H, LN_LIVE,
                      LN_NMW, LN_NN, LN_NTK, LN_PREFIX, LN_QQ, LN_RR, LN_SNIPE, LN_SNIPE_UN, LN_VAL, LN_WINNER, LV_A,
                      LV_ATT, LV_ATTT, LV_DEAD, LV_DFD, LV_HH, LV_KILLS, LV_NN, LV_UN, M_BC, M_COLS, M_TARGET, NO_ROLL,
                      N_CLASSES, P_CLASS, P_VC, P_VN, REACH_ANY, R_TURN, S_BC, S_CLASS, S_COLS, S_D3, S_DVC, S_DVN,
-                     S_FF_VC, S_N, S_REACH, S_SPARE, S_SUPPORT, S_UNIT, S_VC, S_VN, U_BIT, U_CHARS, U_COLS, U_CRIT,
-                     U_DC, U_FORM, U_LOSS_BM, U_SAVE, U_SIMPLE, U_WORD, WIN_ATT, WIN_DEF, WIN_NONE, W_DEGRADED,
-                     W_LOST_DC, Fight)
+                     S_FF_VC, S_N, S_REACH, S_SPARE, S_SUPPORT, S_UNIT, S_VC, S_VN, U_ARMOUR, U_BIT, U_CHARS, U_COLS,
+                     U_CRIT, U_DC, U_FORM, U_LOSS_BM, U_RA, U_SAVE, U_SIMPLE, U_WORD, WIN_ATT, WIN_DEF, WIN_NONE,
+                     W_DEGRADED, W_LOST_DC, Fight)
 from .saves import _general_hits
 from .units import _assault_sides_living, _rows_any, _wat
 
@@ -283,7 +284,8 @@ def _ordinary_hits(fv, side, anysnipe):
     for k in range(fv.tgb[side], fv.tgb[side + 1]):
         u = fv.tgt[k]
         dc = units[u, U_DC]
-        sv = units[u, U_SAVE]
+        sv = _save_targets(KIND_AP, NO_FLAGS, units[u, U_ARMOUR], units[u, U_SAVE], units[u, U_RA] != 0,
+                           np.int64(0))[0]  # a U_SIMPLE unit's one roll (the others': _general_hits)
         simple = units[u, U_SIMPLE]
         arow = (side * fv.sets.n_words + units[u, U_WORD]) * L
         sh = np.uint64(units[u, U_BIT])

@@ -1,5 +1,6 @@
-"""Break test and withdrawal (lane primitives, TP 1.9.7, 1.12.8, 1.13.2–1.13.4, 3.2.4; spec §6.2): what a
-withdrawal costs a formation (trapped units, speed-0 units, war-engine damage) and the turn's break test.
+"""Break test and withdrawal (lane primitives, TP 1.9.7, 1.12.8, 1.13.2–1.13.4, 3.2.4; spec §6.2): the break test
+(``_fails_break``, which every step's test calls), what a withdrawal costs a formation (trapped units, speed-0
+units, war-engine damage) and the turn's break.
 """
 from .access import _at, _put, kernel_function
 from .damage import _we_resolve_lane, damage_state
@@ -47,10 +48,17 @@ def _withdraw_lane(dm, trapped, forms, l, f, speed_zero_die, mode, splashes):
 
 
 @kernel_function
+def _fails_break(bm, size, tsknf):
+    """The break test (TP 1.9.7, 1.12.8, 1.12.9, 1.13.2; TP-SR They Shall Know No Fear), written once: a formation
+    of ``size`` (its living units, or its war engines' damage capacity) breaks with ``bm`` Blast markers ≥ its size,
+    ≥ twice its size with They Shall Know No Fear (``tsknf``).  Every break test of the kernel calls it."""
+    return bm >= (2 * size if tsknf else size)
+
+
+@kernel_function
 def _fails_at_size(forms, bm, f, l, size):
-    """BMs ≥ ``size``, They Shall Know No Fear: ≥ 2 × size (TP 1.13.2; TP-SR TSKNF)."""
-    per_unit = 2 if _cell(forms, f, F_COLS, F_TSKNF) else 1
-    return _at(bm, f * LANES + l) >= per_unit * size
+    """Formation ``f``'s break test (:func:`_fails_break`) in lane ``l`` at ``size``."""
+    return _fails_break(_at(bm, f * LANES + l), size, _cell(forms, f, F_COLS, F_TSKNF) != 0)
 
 
 @kernel_function

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..rng import _ONE
 from .access import _at, _min, _put, kernel_function
-from .breaks import _withdraw_lane, _withdrawal_can_cost
+from .breaks import _fails_break, _withdraw_lane, _withdrawal_can_cost
 from .damage import _broken_hit_lane, _we_resolve_lane, damage_state
 from .layout import (BOOK_LOSSES, CRIT_NONE, DEFENDER, ATTACKER, E_HULL, FR_ALIVE, FR_BM_A, FR_BROKEN0, FR_BROKEN_A,
                      FR_CAS_A, FR_DMG_A, FR_SH_A, F_ASSAULT, F_BROKEN0, F_N, F_OUTSIDE, F_SIDE, F_TSKNF,
@@ -150,7 +150,7 @@ def _loser_other_formations(tb, st):
             h_unbroken = hit & (1 - brk)
             nb = _at(st.bm, f * L + l) + h_unbroken
             cnt = _at(lv, LV_CNT * L + l)
-            fails = h_unbroken & np.int64(nb >= (2 * cnt if tsk else cnt))
+            fails = h_unbroken & np.int64(_fails_break(nb, cnt, tsk != 0))
             _put(st.bm, f * L + l, 0 if fails else nb)
             _put(st.broken, f * L + l, brk | fails)
             _put(lv, LV_HIT * L + l, hit & brk)
@@ -192,7 +192,7 @@ def _winner_break_tests(tb, st):
             win = cons[l] & np.int64(loser[l] != fs) & (1 - broken0[f * L + l])
             nb = st.bm[f * L + l] + st.losses_bm[f * L + l] * win
             size = lv[LV_CNT * L + l]
-            fails = win & np.int64(nb >= (2 * size if tsk else size))
+            fails = win & np.int64(_fails_break(nb, size, tsk != 0))
             st.bm[f * L + l] = 0 if fails else nb
             st.broken[f * L + l] |= fails
 

@@ -8,9 +8,10 @@ import numpy as np
 from ..rng import _ONE, _THREE, _U32
 from .access import _ZERO, _at, _min, _popcount, _put, kernel_function
 from .dice import _d6, _die
+from .hits import H_DISRUPT, H_FF
 from .layout import (BOOK_END_PHASE, BOOK_FIGHT, BOOK_LOSSES, BOOK_SHOT, CRIT_BREACH, CRIT_DEGRADE, CRIT_DESTROYED,
                      CRIT_EXTRA_DAMAGE, CRIT_FIRE, CRIT_LOSE_CHARACTER, CRIT_NONE, CRIT_SELF_HIT, E_HIT, E_HULL, FRAME,
-                     H_DISRUPT, H_FF, LANES, T_FURTHER, T_HULL, T_LOSE, T_SELF, T_SPLASH, U_CHARS, U_CH_DC, U_CH_VS,
+                     LANES, T_FURTHER, T_HULL, T_LOSE, T_SELF, T_SPLASH, U_CHARS, U_CH_DC, U_CH_VS,
                      U_COLS, U_CRIT, U_CRIT_DMG, U_CRIT_THEN, U_DISRUPT_BM, U_FORM, U_FURTHER_ON, U_LOSS_BM, U_PF_D3,
                      U_PF_D6, U_PF_FIX, U_SELF_HITS, U_SELF_ON, U_SHADOW, U_SIDE, U_SPLASH_KIND, U_SPLASH_ON, U_VOID,
                      W_BREACH, W_CRIT, W_DEGRADED, W_DIED, W_FIELD, W_FIRE, W_LOST_CHARS, W_LOST_DC, W_LOST_VOID,

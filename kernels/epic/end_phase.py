@@ -6,7 +6,7 @@ import numpy as np
 
 from ..rng import _FOUR, _ONE, _SIX
 from .access import _at, _max, _min, _put, kernel_function
-from .breaks import _withdraw_lane, _withdrawal_can_cost
+from .breaks import _fails_break, _withdraw_lane, _withdrawal_can_cost
 from .damage import _hull_points, _we_resolve_lane, damage_state
 from .dice import _d6, _die, _roll
 from .layout import (BOOK_END_PHASE, E_HULL, E_SPLASH, FR_ALIVE, FR_BM, FR_BROKEN, FR_PASSED, FR_TESTED, F_ANY_LEADER,
@@ -117,7 +117,7 @@ def _end_phase_step2_lane(dm, fwe, fweb, forms, trapped, l, f, splashes):
         for kk in range(_at(dm.fb, f), _at(dm.fb, f + 1)):
             u = _at(dm.fu, kk)
             size += _starting_dc(units, wst, u, l, n_units) * np.int64(_at(dm.hp, u * LANES + l) > 0)
-        if size > 0 and _at(dm.bm, i) >= (2 * size if _at(forms, f * F_COLS + F_TSKNF) else size):
+        if size > 0 and _fails_break(_at(dm.bm, i), size, _at(forms, f * F_COLS + F_TSKNF) != 0):
             _put(dm.bm, i, 0)
             _put(dm.broken, i, 1)
             nd += _withdraw_lane(dm, trapped, forms, l, f, False, BOOK_END_PHASE, splashes)

@@ -7,6 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .hits import ASSAULT_KINDS, H_DISRUPT, NO_ROLL  # noqa: F401  (every layer reads NO_ROLL here, shooting.py H_DISRUPT)
+
 
 def _int64s(n):
     """0 .. n-1 as np.int64 values: the codes and rows that kernel functions pass to helpers (a side, a unit set, a
@@ -15,8 +17,6 @@ def _int64s(n):
     once (docs/performance.md, "Why plain mode compiles longer")."""
     return tuple(np.int64(i) for i in range(n))
 
-
-NO_ROLL = 7  # a to-hit or save value no D6 reaches
 
 # Unit table columns (int64[N, U_COLS]); units in allocation order (CompiledEpic.units).
 # U_SAVE = min(armour, cover); U_SNIPE = a sniper's target (Inspiring, Leader or Supreme Commander);
@@ -32,14 +32,14 @@ NO_ROLL = 7  # a to-hit or save value no D6 reaches
 # save's target (6 invulnerable, 5 deflector, 4 living metal; NO_ROLL none) and U_INV_DEG once a critical has
 # taken the deflector shield away, U_CRIT its critical kind (CRIT_*), U_CRIT_DMG the points it does,
 # U_CRIT_THEN a degraded unit's later kind, U_COVER its cover save, U_REGEN regeneration, U_SPLASH_ON the D6 a
-# critical's splash hits on (0: none) and U_SPLASH_KIND the kind of those hits (0 ordinary,
-# 1 macro-weapon, 2 titan killer (1), 3 no save; a self_hit critical's hits on itself too), U_HOLO_LOST its
-# degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM:
-# its losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save
-# hit, U_NECRON it may return in the end phase; U_FURTHER_ON an extra_damage critical's further D6 (0: none),
-# U_SELF_HITS / U_SELF_ON a self_hit critical's D6 and the roll that hits;
-# U_CHARS its attached characters that added damage capacity (a Land Train's battlecars: a lose_character
-# critical removes one at random), their DC in U_CH_DC + i and void shields in U_CH_VS + i (i < U_CHARS).
+# critical's splash hits on (0: none) and U_SPLASH_KIND the kind of those hits (KIND_AP, KIND_MW, KIND_TK
+# (1 point) or KIND_NO_SAVE of wargame_odds.kernels.epic.hits; a self_hit critical's hits on itself too), U_HOLO_LOST
+# its degrade critical takes the holofield away; U_DISRUPT_BM a disrupt hit on it gives a winner a BM (U_LOSS_BM: its
+# losses do; 0 for an Automaton or Automata unit), U_AUTOMATON it may save a broken formation's no-save hit, U_NECRON it
+# may return in the end phase; U_FURTHER_ON an extra_damage critical's further D6 (0: none), U_SELF_HITS / U_SELF_ON a
+# self_hit critical's D6 and the roll that hits; U_CHARS its attached characters that added damage capacity (a Land
+# Train's battlecars: a lose_character critical removes one at random), their DC in U_CH_DC + i and void shields in
+# U_CH_VS + i (i < U_CHARS).
 U_FORM, U_ENG, U_SAVE, U_ARMOUR, U_DC, U_RA, U_INV, U_FEARLESS, U_INSPIRING, U_LEADER, U_SC, U_SPEED0, \
     U_SNIPE, U_LOSS_BM, U_SIDE, U_ASSAULT, U_TARGET, U_BCT, U_INSPC, U_SIMPLE, U_WORD, U_BIT, U_WE, \
     U_VOID, U_PF_FIX, U_PF_D3, U_PF_D6, U_SHADOW, U_HOLO, U_KNIGHT, U_INV_ON, U_INV_DEG, U_CRIT, U_CRIT_DMG, \
@@ -87,8 +87,8 @@ P_COLS = 3
 
 G_FIRST, G_NORMAL, G_SUPPORT = 0, 1, 2
 
-# Hit classes: kind (0 ordinary, 1 macro-weapon, 2 titan-killer) + 3 if sniper.
-N_CLASSES = 6
+#: an assault's hit classes: its kinds, without and with sniper (wargame_odds.kernels.epic.hits)
+N_CLASSES = 2 * ASSAULT_KINDS
 
 # Formation table columns (int64[F, F_COLS]).
 # F_ANY_SC / F_ANY_LEADER: the formation has a Supreme Commander / a Leader (skips counting them).
@@ -204,10 +204,6 @@ E_HIT, E_HULL, E_SPLASH = _int64s(3)
 T_HULL, T_FURTHER, T_SELF, T_SPLASH, T_LOSE = _int64s(5)
 
 FRAME = 6
-
-# A hit's flags (``how``): a sniper's, lance, ignore cover, supporting fire, firefight (shields stop it), disrupt.
-H_SNIPER, H_LANCE, H_IC, H_SUPPORT, H_FF, H_DISRUPT = (np.int64(flag) for flag in (1, 2, 4, 8, 16, 32))  # _int64s
-
 
 class UnitSets(NamedTuple):
     """The unit sets a count of living units reads (wargame_odds.kernels.epic.units._rows_living): small, so that the

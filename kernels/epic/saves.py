@@ -5,41 +5,46 @@ and fields first, an Automaton's save of a broken formation's hit, and a shootin
 """
 import numpy as np
 
-from ..rng import _FOUR, _SIX
 from .access import _at, _min, kernel_function
-from .dice import _d6, _die
-from .layout import (H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, NO_ROLL, U_ARMOUR, U_AUTOMATON, U_COLS, U_COVER, U_HOLO,
-                     U_HOLO_LOST, U_INV, U_INV_DEG, U_INV_ON, U_KNIGHT, U_RA, U_SAVE, W_DEGRADED, W_FIELD, W_SHADOW,
-                     W_VOID)
-from .turn_layout import HF_IC, HF_LANCE, HF_SNIPER, KIND_AP, KIND_AT, KIND_MW
+from .dice import _d6
+from .hits import ASSAULT_KINDS, H_FF, H_SNIPER, H_SUPPORT, KIND_NO_SAVE, _class_kind, _save_targets
+from .layout import (NO_ROLL, U_ARMOUR, U_AUTOMATON, U_COLS, U_COVER, U_HOLO, U_HOLO_LOST, U_INV, U_INV_DEG, U_INV_ON,
+                     U_KNIGHT, U_RA, U_SAVE, W_DEGRADED, W_FIELD, W_SHADOW, W_VOID)
 from .units import _cell, _wat, _wput
 
 
 @kernel_function
-def _unsaved_lane(rs, l, cls, u, units):
-    """(1 if one hit of class ``cls`` on unit ``u`` is not saved, dice rolled) in lane ``l`` (spec §2)."""
-    sniper = cls >= 3
-    kind = cls - 3 * sniper
-    failed = True
+def _save(rs, l, first, reroll, invulnerable):
+    """One hit's saves in lane ``l``, each rolled only while the hit is not saved: the ``first`` save and
+    Reinforced Armour's ``reroll`` (wargame_odds.kernels.epic.hits._save_targets: the save rule), then the unmodified
+    ``invulnerable``-type save (6+, deflector 5+, living metal 4+: TP 2.1.6; spec §10.3), each a D6 value or
+    NO_ROLL.  Every save of the kernel is rolled here, or in lock-step lanes against a :func:`_save_targets`
+    value (wargame_odds.kernels.epic.assault._ordinary_hits).  Returns (1 if saved, dice rolled)."""
     nd = 0
-    if kind == 0:
-        target = _at(units, u * U_COLS + U_SAVE) + sniper
-        if target < NO_ROLL:
-            nd += 1
-            failed = _die(rs, l, _SIX, _FOUR) < target
-        armour = _at(units, u * U_COLS + U_ARMOUR) + sniper  # the re-roll is on armour (TP-FAQ Reinforced Armour)
-        if _at(units, u * U_COLS + U_RA) and failed and armour < NO_ROLL:
-            nd += 1
-            failed = _die(rs, l, _SIX, _FOUR) < armour
-    elif kind == 1 and _at(units, u * U_COLS + U_RA):
-        target = _at(units, u * U_COLS + U_ARMOUR) + sniper
-        if target < NO_ROLL:
-            nd += 1
-            failed = _die(rs, l, _SIX, _FOUR) < target
-    if _at(units, u * U_COLS + U_INV) and failed:
+    if first < NO_ROLL:
         nd += 1
-        failed = _die(rs, l, _SIX, _FOUR) < 6
-    return np.int64(failed), nd
+        if _d6(rs, l) >= first:
+            return np.int64(1), nd
+    if reroll < NO_ROLL:
+        nd += 1
+        if _d6(rs, l) >= reroll:
+            return np.int64(1), nd
+    if invulnerable < NO_ROLL:
+        nd += 1
+        return np.int64(_d6(rs, l) >= invulnerable), nd
+    return np.int64(0), nd
+
+
+@kernel_function
+def _unsaved_lane(rs, l, cls, u, units):
+    """(1 if one assault hit of class ``cls`` (wargame_odds.kernels.epic.hits.ASSAULT_KINDS) on unit ``u`` is not saved,
+    dice rolled) in lane ``l`` (spec §2): the save rule with the unit's save (``U_SAVE``: armour or cover, the better),
+    its armour for the re-roll, and an invulnerable save (6+)."""
+    sniper = np.int64(cls >= ASSAULT_KINDS)
+    first, reroll = _save_targets(_class_kind(cls), H_SNIPER * sniper, _at(units, u * U_COLS + U_ARMOUR),
+                                  _at(units, u * U_COLS + U_SAVE), _at(units, u * U_COLS + U_RA) != 0, sniper)
+    saved, nd = _save(rs, l, first, reroll, 6 if _at(units, u * U_COLS + U_INV) else NO_ROLL)
+    return 1 - saved, nd
 
 
 @kernel_function
@@ -66,43 +71,26 @@ def _we_saved_lane(rs, l, u, units, wst, kind, how, main, invulnerable):
 @kernel_function
 def _we_saved(rs, l, u, units, wst, kind, how, main, invulnerable):
     """(1 if one hit (or one titan-killer point) on unit ``u`` is saved, dice) in lane ``l`` (spec §10.3): the
-    main save (armour or cover; a holofield's 3+ or a knight shield's unmodified 4+ instead; none with
-    ``main`` false), the Reinforced Armour re-roll on armour (only against ordinary hits without lance), then
-    the invulnerable-type save (6+; deflector 5+, living metal 4+) unless ``invulnerable`` is false.  ``how``: the
-    hit's H_* flags (sniper, lance, ignore cover, supporting fire).  ``kind`` 3: no save at all."""
-    if kind == 3:
+    save rule's saves (wargame_odds.kernels.epic.hits._save_targets: armour or cover, Reinforced Armour's re-roll) with
+    a holofield's 3+ or a knight shield's unmodified 4+ (not against supporting fire) as the first save instead, for any
+    kind; none with ``main`` false; then the invulnerable-type save (6+; deflector 5+, living metal 4+) unless
+    ``invulnerable`` is false.  ``kind``: the hit's KIND_*; ``how``: its H_* flags."""
+    if kind == KIND_NO_SAVE:
         return 0, 0
     n_units = units.shape[0]
     worse = np.int64((how & H_SNIPER) != 0)
-    armour = _min(_at(units, u * U_COLS + U_ARMOUR) + worse, NO_ROLL)
-    ra = _at(units, u * U_COLS + U_RA) != 0
     degraded = _wat(wst, W_DEGRADED, u, l, n_units) != 0
-    holo = _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST))
-    nd = 0
-    failed = True
+    first = NO_ROLL
+    reroll = NO_ROLL
     if main:
-        if holo:
-            target = _min(3 + worse, NO_ROLL)
+        first, reroll = _save_targets(kind, how, _at(units, u * U_COLS + U_ARMOUR), _at(units, u * U_COLS + U_COVER),
+                                      _at(units, u * U_COLS + U_RA) != 0, worse)
+        if _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST)):
+            first = _min(3 + worse, NO_ROLL)
         elif _at(units, u * U_COLS + U_KNIGHT) and (how & H_SUPPORT) == 0:
-            target = 4
-        elif kind == 0:
-            cover = NO_ROLL if how & H_IC else _min(_at(units, u * U_COLS + U_COVER) + worse, NO_ROLL)
-            target = _min(armour, cover)
-        elif kind == 1 and ra:
-            target = armour
-        else:
-            target = NO_ROLL
-        if target < NO_ROLL:
-            nd += 1
-            failed = _d6(rs, l) < target
-        if failed and ra and kind == 0 and (how & H_LANCE) == 0 and armour < NO_ROLL:
-            nd += 1
-            failed = _d6(rs, l) < armour
+            first = 4
     inv = _at(units, u * U_COLS + (U_INV_DEG if degraded else U_INV_ON)) if invulnerable else NO_ROLL
-    if failed and inv < NO_ROLL:
-        nd += 1
-        failed = _d6(rs, l) < inv
-    return np.int64(not failed), nd
+    return _save(rs, l, first, reroll, inv)
 
 
 @kernel_function
@@ -127,7 +115,7 @@ def _shields_lane(l, u, points, wst, n_units):
 @kernel_function
 def _we_hit_lane(rs, l, u, kind, how, damage, units, wst):
     """Shields and saves against one hit on living unit ``u`` in lane ``l`` (spec §10.2, §10.3, §10.5): ``kind``
-    0 ordinary, 1 macro-weapon, 2 titan killer, 3 no save (a splash); ``how`` its H_* flags; ``damage`` its
+    its KIND_* (KIND_NO_SAVE: a splash's without a save); ``how`` its H_* flags; ``damage`` its
     points (a titan-killer hit on a war engine: rolled at allocation, else 1).  A firefight hit first takes down
     void shields, then power fields, one per point, and what is left is absorbed whole by a shadowfield;
     close-combat hits go straight through.  Each point left is saved on its own, except that a holofield saves
@@ -176,67 +164,34 @@ def _invulnerable(l, u, units, wst, n_units):
 
 @kernel_function
 def _first_save(kind, flags, cover_save, crossfire, armour_save):
-    """The armour save after Crossfire and Sniper (−1 each), and a hit's first save roll: for AP and AT hits the
-    armour or an infantry cover save (``cover_save``, not against Ignore Cover), the better; none (NO_ROLL) for
-    MW and TK hits (:func:`_saved`).  Returns (armour, first)."""
-    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(armour_save + worse, NO_ROLL)
-    first = NO_ROLL
-    if kind == KIND_AP or kind == KIND_AT:
-        first = armour
-        if cover_save < NO_ROLL and (flags & HF_IC) == 0:
-            first = min(armour, min(cover_save + worse, NO_ROLL))
-    return armour, first
+    """A shooting hit's armour save after Crossfire and Sniper (−1 each) and its first save roll
+    (:func:`_save_targets` with the infantry cover save ``cover_save``).  Returns (armour, first)."""
+    worse = np.int64(crossfire) + np.int64((flags & H_SNIPER) != 0)
+    first, _ = _save_targets(kind, flags, armour_save, cover_save, False, worse)
+    return _min(armour_save + worse, NO_ROLL), first
 
 
 @kernel_function
 def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
-    """One hit's saves (§3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.6, 2.1.11, 2.1.14, 2.2.5, 2.2.6, 2.2.9) on a unit with
-    the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save ``inv``
-    (:func:`_invulnerable`): armour or an infantry cover save, Reinforced Armour's re-roll on armour (not against
-    Lance), Crossfire and Sniper −1 each; MW: Reinforced Armour only, no re-roll; TK: none; then the unmodified
-    invulnerable-type save.  The unit's values come as scalars: the call is made for every hit.
-    Returns (saved, dice rolled)."""
-    armour, first = _first_save(kind, flags, cover_save, crossfire, armour_save)
-    nd = 0
-    if kind == KIND_AP or kind == KIND_AT:
-        if first < NO_ROLL:
-            nd += 1
-            if _d6(rs, l) >= first:
-                return True, nd
-        if ra and (flags & HF_LANCE) == 0 and armour < NO_ROLL:
-            nd += 1
-            if _d6(rs, l) >= armour:
-                return True, nd
-    elif kind == KIND_MW and ra and armour < NO_ROLL:
-        nd += 1
-        if _d6(rs, l) >= armour:
-            return True, nd
-    if inv < NO_ROLL:
-        nd += 1
-        return _d6(rs, l) >= inv, nd
-    return False, nd
+    """One shooting hit's saves (turn §3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.14): the save rule
+    (wargame_odds.kernels.epic.hits._save_targets) with the infantry cover save ``cover_save``, Crossfire and Sniper −1
+    each, on a unit with the armour save ``armour_save``, Reinforced Armour ``ra`` and the invulnerable-type save
+    ``inv`` (:func:`_invulnerable`), rolled by :func:`_save`.  The unit's values come as scalars: the call is made for
+    every hit.  Returns (1 if saved, dice rolled)."""
+    worse = np.int64(crossfire) + np.int64((flags & H_SNIPER) != 0)
+    first, reroll = _save_targets(kind, flags, armour_save, cover_save, ra, worse)
+    return _save(rs, l, first, reroll, inv)
 
 
 @kernel_function
 def _unsaved(l, u, units, kind, flags, cover_save, crossfire, wst, n_units):
     """P(one hit, or one point of a war engine's damage, is not saved): every roll :func:`_saved` would make
     fails (wargame_odds.analysis.epic.shooting.unsaved_chance); ``cover_save`` as :func:`_saved` gets it."""
-    worse = np.int64(crossfire) + np.int64((flags & HF_SNIPER) != 0)
-    armour = min(_cell(units, u, U_COLS, U_ARMOUR) + worse, NO_ROLL)
-    ra = _cell(units, u, U_COLS, U_RA) != 0
+    worse = np.int64(crossfire) + np.int64((flags & H_SNIPER) != 0)
+    first, reroll = _save_targets(kind, flags, _cell(units, u, U_COLS, U_ARMOUR), cover_save,
+                                  _cell(units, u, U_COLS, U_RA) != 0, worse)
     chance = 1.0
-    if kind == KIND_AP or kind == KIND_AT:
-        first = armour
-        if cover_save < NO_ROLL and (flags & HF_IC) == 0:
-            first = min(armour, min(cover_save + worse, NO_ROLL))
-        if first < NO_ROLL:
-            chance *= max(first - 1, 0) / 6
-        if ra and (flags & HF_LANCE) == 0 and armour < NO_ROLL:
-            chance *= max(armour - 1, 0) / 6
-    elif kind == KIND_MW and ra and armour < NO_ROLL:
-        chance *= max(armour - 1, 0) / 6
-    inv = _invulnerable(l, u, units, wst, n_units)
-    if inv < NO_ROLL:
-        chance *= max(inv - 1, 0) / 6
+    for target in (first, reroll, _invulnerable(l, u, units, wst, n_units)):
+        if target < NO_ROLL:
+            chance *= max(target - 1, 0) / 6
     return chance

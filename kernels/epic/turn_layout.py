@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .hits import H_DISRUPT, H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK  # noqa: F401
+
 NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
 
 NO_ATTACK = -99  # a lane's to-hit modifier (shoot_lanes) when it makes no attack
@@ -42,7 +44,7 @@ DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = range(3)  # "at the war engines" / "a
 # of a mixed target it was declared at (TP 3.2.1).
 AIM_ALL, AIM_WE, AIM_OTHERS = -1, -2, -3
 
-KIND_CHOOSE = 4  # a weapon line whose AP/AT type the default policy chooses (_fixed_type)
+KIND_CHOOSE = 5  # a weapon line whose AP/AT type the default policy chooses (_fixed_type); not a KIND_* value
 
 TIE = 1e-9  # expectations closer than this are equal (wargame_odds.analysis.epic.shooting.TIE)
 
@@ -87,10 +89,15 @@ I_COLS = 4
 PL_ON, PL_SEEN, PL_AFTER, PL_BUDGET, PL_STOP, PL_NF, PL_SHOTS, PL_NEED, PL_LIVING, PL_HITS, PL_FACE, PL_BROKEN, \
     PL_KILLS, PL_CARRY = range(14)
 PL_ROWS = 14
-# Fire types and hit flags.
-KIND_AP, KIND_AT, KIND_MW, KIND_TK = range(4)
+# A hit's fire type is its kind, its flags the H_* flags (wargame_odds.kernels.epic.hits); shooting.py still reads them
+# here, the flags by these names.
+HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = H_SNIPER, H_DISRUPT, H_LANCE, H_IC
 
-HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = 1, 2, 4, 8
+# Slots of ShotScratch.acc, an attack's totals in the lane it resolves: the BMs placed on the target, its units
+# killed, the They Shall Know No Fear carry of a broken target's no-save hits (§3.3), the BMs its hits booked for the
+# end of the save step (kills, disrupt hits, war engines' damage), 1 once the first of those is booked (it counts 2
+# in a crossfire: TP 1.11).
+ACC_PLACED, ACC_KILLS, ACC_CARRY, ACC_MARKERS, ACC_FIRST_BOOKED = range(5)
 
 
 class TurnTables(NamedTuple):
@@ -138,11 +145,11 @@ class ShotScratch(NamedTuple):
     ex: np.ndarray  # [N]: the target's exposed units
     live: np.ndarray  # [N]: the living exposed units of an allocation step
     cnt: np.ndarray  # [N]: their hits so far
-    hkind: np.ndarray  # [max hits]: each hit's fire type (KIND_*)
-    hflag: np.ndarray  # its flags (HF_*)
+    hkind: np.ndarray  # [max hits]: each hit's kind (KIND_*, wargame_odds.kernels.epic.hits)
+    hflag: np.ndarray  # its flags (H_*)
     hunit: np.ndarray  # a barrage hit's unit, else the group a direct hit was declared at (AIM_*)
     hline: np.ndarray  # the weapon line that scored it
-    acc: np.ndarray  # [8]: BMs placed, kills, TSKNF carry, markers, first kill done
+    acc: np.ndarray  # [8]: an attack's totals (ACC_* slots)
     spl: np.ndarray  # [F]: formations a critical's splash put BMs on
     ushots: np.ndarray  # [N]: each shooter unit's shots (a plain attack)
     rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (wargame_odds.kernels.epic.shooting, PL_*)

@@ -34,9 +34,10 @@ from wargame_odds.kernels.epic.breaks import _fails_break_test, _withdraw_lane
 from wargame_odds.kernels.epic.damage import damage_state
 from wargame_odds.kernels.epic.dice import _seed_lanes
 from wargame_odds.kernels.epic.end_phase import _rally
+from wargame_odds.kernels.epic.hits import H_IC, H_LANCE, H_SNIPER, H_SUPPORT, KIND_AP, KIND_MW
 from wargame_odds.kernels.epic.layout import (
-    BOOK_LOSSES, DEFENDER, FR_ALIVE, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, LANES, LN_ENDED, LN_FIGHT, LN_LIVE, LN_MARGIN,
-    LN_WINNER, LV_OK, LV_SCR0, WIN_ATT, WIN_DEF, Run)
+    BOOK_LOSSES, DEFENDER, FR_ALIVE, LANES, LN_ENDED, LN_FIGHT, LN_LIVE, LN_MARGIN, LN_WINNER, LV_OK, LV_SCR0, WIN_ATT,
+    WIN_DEF, Run)
 from wargame_odds.kernels.epic.result import _result_roll
 from wargame_odds.kernels.epic.saves import _unsaved_lane, _we_saved_lane
 from wargame_odds.kernels.epic.shooting import _plain_attack, _shoot_lane, shoot_lanes
@@ -210,8 +211,8 @@ def test_war_engine_rules_save_matches_the_reference_spec_10_3(compile_epic, cas
     how = (H_SNIPER * sniper + H_LANCE * abilities.lance + H_IC * abilities.ignore_cover + H_SUPPORT * support)
     wst = np.zeros(16 * tb.units.shape[0] * L, np.int32)  # war-engine state: not degraded
     reps = 2000
-    saved = _kernel_we_saved(st.rs, tb.units, wst, slot.index, {ORDINARY: 0, MACRO_WEAPON: 1}[kind], how,
-                             reps)
+    saved = _kernel_we_saved(st.rs, tb.units, wst, slot.index, {ORDINARY: KIND_AP, MACRO_WEAPON: KIND_MW}[kind],
+                             how, reps)
     assert _close(saved, reps * L, p_saved), (case, saved / (reps * L), float(p_saved))
 
 
