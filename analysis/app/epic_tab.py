@@ -8,12 +8,14 @@ import panel as pn
 
 from ..library import PREFIX
 from . import unit_editor
-from .forms import Form, card
+from .forms import Form, card, option_words
 from .tabs import ScenarioTab
 from .text import safe_html, visible
 from .unit_editor import ENGAGEMENTS, PROFILE_FIELDS, ROLLS, TRANSPORT_NOTE, EditError
 
 FORMATION_FIELDS = ("name", "side", "role", "initiative", "blast_markers", "broken", "cover", "points", "overwatch")
+#: A new setup's title, and the same once it has a turn (the title follows the setup).
+NEW_TITLE, NEW_TURN_TITLE = "Epic assault", "Epic turn"
 ACTIVATION_FIELDS = ("formation", "action", "target", "retain", "on_fail", "crossfire", "overwatch_fire", "in_range",
                      "exposed", "cover", "cover_save")
 NAME_LISTS = ("formation", "target", "overwatch_fire", "flak", "disengagement_flak")
@@ -108,7 +110,7 @@ class EpicTab(ScenarioTab):
         return [f.get("name") for f in self.draft.get(("formations",), []) if isinstance(f, dict)]
 
     def start_empty(self) -> None:
-        self.draft.data = {"system": "epic", "title": "Epic assault", "formations": [], "units": {}}
+        self.draft.data = {"system": "epic", "title": NEW_TITLE, "formations": [], "units": {}}
         self.example = None
         self.open_cards.clear()
         self.rebuild()
@@ -216,6 +218,8 @@ class EpicTab(ScenarioTab):
         if enemy is not None:
             activation["target"] = enemy
         self.example = None
+        if self.draft.get(("title",), None) == NEW_TITLE:  # the title follows the setup: a turn is not an assault
+            self.draft.set(("title",), NEW_TURN_TITLE)
         self.draft.append(("turn",), activation)
 
     # -- the editor ---------------------------------------------------------------------------------------
@@ -304,8 +308,9 @@ class EpicTab(ScenarioTab):
         remove = pn.widgets.Button(label="Remove", color="light")
         remove.on_click(lambda event: self.draft.remove(("turn", i)))
         body.append(pn.Row(up, remove))
-        what = " ".join(str(activation.get(k, "")) for k in ("formation", "action", "target"))
-        return card(f"{i + 1}. {what}", *body)
+        action = option_words("action", activation.get("action", ""))
+        target = f" at {activation['target']}" if activation.get("target") else ""
+        return card(f"{i + 1}. {activation.get('formation', '')}: {action}{target}", *body)
 
     def build(self):
         from ..epic.model import EndPhase, EpicScenario, Rules

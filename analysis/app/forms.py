@@ -23,7 +23,6 @@ from pydantic_core import PydanticUndefined
 
 from .text import safe_html, visible
 
-NONE = "(none)"  # the choice that leaves an optional field out
 SMALL_RANGE = 12  # an optional whole number with at most this many values is a choice; else a number box
 WIDTH = 130  # of a field's widget (three to a row)
 
@@ -32,6 +31,29 @@ WIDTH = 130  # of a field's widget (three to a row)
 def templates() -> dict:
     """The data of a new list item or optional table, by ``SYSTEM.Model`` (``templates.toml``)."""
     return tomllib.loads(resources.files(__package__).joinpath("templates.toml").read_text("utf-8"))
+
+
+@cache
+def words() -> dict:
+    """The choices in a player's words (``words.toml``): option words, what leaving a field out means, hints."""
+    return tomllib.loads(resources.files(__package__).joinpath("words.toml").read_text("utf-8"))
+
+
+def option_words(field: str, value) -> str:
+    """A rule option as a player reads it: ``engaged = "bc"`` → "in base contact", an action as the rules name it
+    ("Sustained Fire"), any other code with spaces for its underscores (``stand_and_shoot`` → "stand and shoot")."""
+    if field == "action":
+        from ..output.labels import action_name
+
+        return action_name(value)
+    table = words()["options"]
+    text = table.get(field, {}).get(str(value)) or table["*"].get(str(value))
+    return text or (value.replace("_", " ") if isinstance(value, str) else str(value))
+
+
+def none_words(field: str) -> str:
+    """The choice that leaves an optional field out, in words ("no cover", "the rules' default")."""
+    return words()["none"].get(field, words()["none"]["*"])
 
 
 def model_key(model: type[BaseModel]) -> str:
@@ -215,6 +237,8 @@ class Form:
         if listed is not None and spec.kind in ("text", "multi"):
             spec = Spec("choice" if spec.kind == "text" else "multi", spec.optional, options=tuple(listed),
                         default=spec.default)
+        if listed is not None and spec.kind == "choice":
+            return self._choice(spec, label(name), path, shown, rule_options=False)
         make = getattr(self, f"_{spec.kind}")
         return make(spec, label(name), path, shown)
 
@@ -228,10 +252,15 @@ class Form:
     def _bool(self, spec, name, path, value):
         return self._watch(pn.widgets.Checkbox(label=name, value=bool(value), width=WIDTH, align="end"), path)
 
-    def _choice(self, spec, name, path, value):
+    def _choice(self, spec, name, path, value, rule_options: bool = True):
+        """A drop-down; a rule's options in a player's words (:func:`option_words`), names (user text) as data."""
         values = {visible(o): o for o in spec.options}  # the option text is a name (user text) shown as data
+        if rule_options:
+            worded = {option_words(path[-1], o): o for o in spec.options}
+            if len(worded) == len(values):  # two codes in the same words: the codes themselves
+                values = worded
         if spec.optional:
-            values = {NONE: None, **values}
+            values = {none_words(path[-1]): None, **values}
         if value not in values.values():
             values[visible(value)] = value  # a value the draft holds (its check names the problem)
         shown = next(text for text, v in values.items() if v == value and type(v) is type(value))
@@ -262,7 +291,8 @@ class Form:
         return self._watch(pn.widgets.MultiChoice(label=name, options=options, value=value, width=WIDTH), path)
 
     def _toml(self, spec, name, path, value):
-        box = pn.widgets.TextInput(label=f"{name} (TOML)", value=_toml_literal(value), max_length=2000, width=WIDTH)
+        hint = words()["hints"].get(path[-1], f"{name} (as in the scenario file)")
+        box = pn.widgets.TextInput(label=hint, value=_toml_literal(value), max_length=2000, width=WIDTH)
 
         def changed(event):
             if not event.new.strip():

@@ -67,11 +67,11 @@ def test_a_turn_of_two_activations_then_the_assault(app_page):
     _add_library_formation(app_page, "ork warband", "Warband · ", "defender")
     shown = app_page.page.get_by_text
     app_page.click("Add activation")
-    expect(shown("1. Devastator engage Warband", exact=True)).to_be_visible()
-    app_page.choose("sustained_fire")
-    expect(shown("1. Devastator sustained_fire Warband", exact=True)).to_be_visible()
+    expect(shown("1. Devastator: Engage at Warband", exact=True)).to_be_visible()
+    app_page.choose("Sustained Fire")
+    expect(shown("1. Devastator: Sustained Fire at Warband", exact=True)).to_be_visible()
     app_page.click("Add activation")
-    expect(shown("2. Assault engage Warband", exact=True)).to_be_visible()
+    expect(shown("2. Assault: Engage at Warband", exact=True)).to_be_visible()
     assert app_page.message() == ""
     text = app_page.run()
     app_page.screenshot("turn")
@@ -156,7 +156,7 @@ def test_hostile_names_are_shown_as_data(app_page, tmp_path):
     upload.write_text(to_toml(data), encoding="utf-8")
     app_page.open("?trials=2000")
     app_page.page.get_by_role("button", name="Open a scenario file").set_input_files(str(upload))
-    expect(app_page.page.get_by_text(f"1. Devastators sustained_fire {hostile}", exact=True)).to_be_visible()
+    expect(app_page.page.get_by_text(f"1. Devastators: Sustained Fire at {hostile}", exact=True)).to_be_visible()
     text = app_page.run()
     assert f"Assault Detachment (attacker) assaults {hostile} (defender)." in text
     assert app_page.page.locator("#evil").count() == 0
