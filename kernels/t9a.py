@@ -1,7 +1,7 @@
 """T9A charge kernel (docs/t9a.md §3): one trial per loop pass, counts aggregated per RNG block.
 
 Arrays in, counts out.  Every distance is an integer number of milli-inches (1/1000").  The
-column and slot constants below are the contract with ``analysis/t9a/layout.py``.
+column and slot constants below are the contract with ``analysis/t9a/charge/layout.py``.
 """
 import numpy as np
 from numba import njit, prange

@@ -112,7 +112,7 @@ def import_cycles(packages=PACKAGES, parents: bool = True) -> list[list[str]]:
 
 def test_no_import_cycle_in_analysis_or_kernels():
     """Counted without the parent packages of an imported module: counted with them, the Epic rule system and
-    its NetEA library (analysis/epic/ and analysis/library/, each importing the other's package) are one cycle
+    its NetEA library (analysis/epic/ and analysis/epic/library/, each importing the other's package) are one cycle
     until the library moves into Epic's folder (issue 38 §1, one folder per system); the core's layers are
     checked with them (below)."""
     assert import_cycles(parents=False) == []

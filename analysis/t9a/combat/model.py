@@ -17,8 +17,8 @@ from typing import Literal, Optional, Union
 
 from pydantic import Field
 
-from ..intake.errors import UserError
-from ..intake.scenario import StrictModel
+from ...intake.errors import UserError
+from ...intake.scenario import StrictModel
 
 MAX_PARTS = 8          # model parts (attacks tables) per unit
 MAX_DICE = 4           # dice in one expression ("4D6+2")

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..run.counts import CountLayout
-from ...kernels import t9a as K
+from ...run.counts import CountLayout
+from ....kernels import t9a as K
 
 from .model import BIN_MILLI, MILLI, Model, priority_key
 
@@ -57,7 +57,7 @@ def build_layout(model: Model) -> CountLayout:
     for slot in K.GLOBAL_SLOTS:
         layout.add(slot, sizes.get(slot, 1))
     if model.combat is not None:
-        from .combat_layout import add_slots
+        from ..combat.layout import add_slots
 
         add_slots(layout, model.combat)
     return layout
