@@ -11,7 +11,8 @@ CODEX = "netea:space-marine-codex-astartes"
 
 
 def test_every_upgrade_row_is_parsed_or_listed_as_not_modelled():
-    lists = json.loads(files("wargame_odds.analysis.epic.library").joinpath("netea", "army_lists.json").read_text("utf-8"))
+    lists = json.loads(files("wargame_odds.analysis.epic.library").joinpath("netea", "army_lists.json")
+                       .read_text("utf-8"))
     rows = [(lst["id"], r["type"]) for lst in lists for r in lst["formations"] if r["row_kind"] == "Upgrade"]
     assert len(rows) == 280 and len(set(rows)) == 280
     parsed = {k for k, v in upgrade_rows().items() if not isinstance(v, str)}

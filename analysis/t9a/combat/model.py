@@ -109,7 +109,7 @@ COMBAT_VERSIONS: dict[str, dict] = {
 @lru_cache(maxsize=None)
 def rule_tables() -> dict:
     """``combat_rules.toml``: to-hit and to-wound tables, Height values, Rank Bonus rules."""
-    return tomllib.loads(files("wargame_odds.analysis.t9a").joinpath("combat_rules.toml").read_text(encoding="utf-8"))
+    return tomllib.loads(files(__package__).joinpath("combat_rules.toml").read_text(encoding="utf-8"))
 
 
 def _need(table: dict, difference: int) -> int:
