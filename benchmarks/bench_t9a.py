@@ -6,8 +6,8 @@ from pathlib import Path
 
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.run.runner import stream_key
-from wargame_odds.analysis.t9a import reference
-from wargame_odds.analysis.t9a.layout import build_layout
+from wargame_odds.analysis.t9a.charge import reference
+from wargame_odds.analysis.t9a.charge.layout import build_layout
 
 from timing import trial_rates  # benchmarks/timing.py (run.py puts this folder on sys.path)
 

@@ -18,7 +18,7 @@ def main() -> int:
     from wargame_odds.analysis.run import runner
     from wargame_odds.analysis.decisions.list_search_core import KernelEvaluator, _resolved, list_search
     from wargame_odds.analysis.decisions import api
-    from wargame_odds.analysis.library.upgrades import enumerate_detachments
+    from wargame_odds.analysis.epic.library.upgrades import enumerate_detachments
     from wargame_odds.analysis.run.numba_cache import prepare_kernels
 
     parser = argparse.ArgumentParser()

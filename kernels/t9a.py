@@ -1,8 +1,8 @@
 """T9A charge kernel (docs/t9a.md §3): one trial per loop pass, counts aggregated per RNG block.
 
 Arrays in, counts out.  Every distance is an integer number of milli-inches (1/1000").  The
-column and slot constants below are the contract with ``analysis/t9a/layout.py``, which builds the scenario's
-:class:`Charge`.
+column and slot constants below are the contract with ``analysis/t9a/charge/layout.py``, which builds the
+scenario's :class:`Charge`.
 """
 from typing import NamedTuple
 

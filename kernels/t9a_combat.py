@@ -2,8 +2,8 @@
 charger arrives, the fight, one trial per loop pass, counts aggregated per RNG block.
 
 Arrays in, counts out.  Each rule step is one jitted function (tested against the same step of
-``analysis/t9a/combat_reference.py``).  A part's unsaved wounds at one Initiative Step are drawn with one
-uniform from a table built once per scenario (``analysis/t9a/combat_layout.py``): each attack is an
+``analysis/t9a/combat/reference.py``).  A part's unsaved wounds at one Initiative Step are drawn with one
+uniform from a table built once per scenario (``analysis/t9a/combat/layout.py``): each attack is an
 independent trial with the exact probability P(hit)·P(wound)·P(armour fails)·P(special save fails) (§C9), so
 the unsaved wounds of ``n`` attacks are Binomial(n, p); rows ``0..nmax`` of a group's table hold Binomial(n, p)
 as Walker–Vose alias tables (one uniform, no search), and more than ``nmax`` attacks are drawn as several rows

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from wargame_odds.analysis.decisions import api
-from wargame_odds.analysis.library.upgrades import enumerate_detachments
+from wargame_odds.analysis.epic.library.upgrades import enumerate_detachments
 
 DEFINITION = {"army": "netea:space-marine-codex-astartes", "max_points": 450,
               "formations": ["Assault", "Terminator"], "upgrades": ["Commander", "Vindicators", "Dreadnoughts"],

@@ -195,10 +195,10 @@ def test_compile_notice_names_the_cache_folder(capsys):
 #: kernel's tables, so a GdB run imports it; the NetEA library, for an Epic scenario that names none of it).
 _RUNS = {"epic": ("epic/assault_marines_vs_warband.toml",
                   ("wargame_odds.analysis.epic.reference", "wargame_odds.analysis.epic.turn",
-                   "wargame_odds.analysis.epic.shooting", "wargame_odds.analysis.library.netea")),
+                   "wargame_odds.analysis.epic.shooting", "wargame_odds.analysis.epic.library.netea")),
          "epic-turn": ("epic/turns/ork_warband_shoots_then_assaults_guard.toml", ()),
          "gdb": ("gdb/column_vs_line.toml", ()),
-         "t9a": ("t9a/flee_reaction.toml", ("wargame_odds.analysis.t9a.reference",))}
+         "t9a": ("t9a/flee_reaction.toml", ("wargame_odds.analysis.t9a.charge.reference",))}
 
 
 @pytest.mark.parametrize("output", ["--json", "text"])

@@ -120,7 +120,7 @@ def _models() -> dict[str, type[BaseModel]]:
     from wargame_odds.analysis.gdb.model import Scenario as GdbScenario
     from wargame_odds.analysis.gdb.tables import Tables
     from wargame_odds.analysis.reports.definition import ReportModel
-    from wargame_odds.analysis.t9a.model import Scenario as T9aScenario
+    from wargame_odds.analysis.t9a.charge.model import Scenario as T9aScenario
 
     return {"epic": EpicScenario, "gdb": GdbScenario, "gdb tables": Tables, "t9a": T9aScenario, "report": ReportModel,
             "matrix": MatrixDefinition, "compare": CompareDefinition, "compare scenarios": ScenarioCompareDefinition,
@@ -233,8 +233,8 @@ LIBRARY_COUNTS = [
 
 
 def _library_counts() -> dict[str, int]:
-    from wargame_odds.analysis.library.formations import formation_status, formations
-    from wargame_odds.analysis.library.netea import convert, units
+    from wargame_odds.analysis.epic.library.formations import formation_status, formations
+    from wargame_odds.analysis.epic.library.netea import convert, units
 
     rows = formations().values()
     return {"units": len(units()), "converted": sum(convert(uid).ok for uid in units()),

@@ -111,11 +111,9 @@ def import_cycles(packages=PACKAGES, parents: bool = True) -> list[list[str]]:
 
 
 def test_no_import_cycle_in_analysis_or_kernels():
-    """Counted without the parent packages of an imported module: counted with them, the Epic rule system and
-    its NetEA library (analysis/epic/ and analysis/library/, each importing the other's package) are one cycle
-    until the library moves into Epic's folder (issue 38 §1, one folder per system); the core's layers are
-    checked with them (below)."""
-    assert import_cycles(parents=False) == []
+    """Issue 38 §1: the whole tree, parent packages and function-level imports counted (the NetEA library is
+    inside Epic's folder, analysis/epic/library/; the app's address constants are in app/location.py)."""
+    assert import_cycles() == []
 
 
 #: The core's three layers, bottom first: a module imports only its own layer and those below it.

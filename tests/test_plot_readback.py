@@ -13,8 +13,8 @@ from wargame_odds.analysis import epic, gdb, t9a
 from wargame_odds.analysis.decisions import compare, cumulative, rank
 from wargame_odds.analysis.output.estimates import Distribution
 from wargame_odds.analysis.output.labels import axis_label, group_label, sides_of
-from wargame_odds.analysis.t9a.exact import p_reach
-from wargame_odds.analysis.t9a.model import DICE, to_milli
+from wargame_odds.analysis.t9a.charge.exact import p_reach
+from wargame_odds.analysis.t9a.charge.model import DICE, to_milli
 
 matplotlib.use("Agg")
 SCENARIOS = Path(__file__).resolve().parents[1] / "analysis" / "scenarios"

@@ -10,10 +10,9 @@ import errno
 import socket
 import sys
 
+from .location import DEFAULT_PORT, QUERY_KEYS, address_of
+
 EXTRA_HINT = "pip install 'wargame-odds[app]'"
-#: The app's port unless told otherwise: the same address, http://127.0.0.1:8642/, on every machine, so a link one
-#: player copies (its setup in the address) opens on a club mate's install too.
-DEFAULT_PORT = 8642
 #: When the default port is taken (the app already running, another program): the next ports tried, in order.
 FALLBACK_PORTS = 20
 
@@ -124,11 +123,6 @@ def refusal(headers, hosts: list[str]) -> str | None:
     return None
 
 
-def address_of(host: str, port: int) -> str:
-    """The page's address on ``host:port``: ``http://127.0.0.1:8642/``."""
-    return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
-
-
 def make_server(host: str = "127.0.0.1", port: int = 0):
     """The app's server on ``host:port`` (0: a free port), not started: every session gets its own
     :class:`~.page.Page`, built from the query of its address.  It refuses to be framed and a foreign
@@ -156,10 +150,6 @@ def make_server(host: str = "127.0.0.1", port: int = 0):
                     location=False,  # the page writes its address itself (.address.Address)
                     check_unused_sessions_milliseconds=CHECK_UNUSED_MS,
                     unused_session_lifetime_milliseconds=UNUSED_LIFETIME_MS)
-
-
-#: The page address's keys (others are ignored).
-QUERY_KEYS = ("example", "tab", "setup", "a", "b", "labels", "side", "trials", "seed", "precision", "run")
 
 
 def make_default_server(host: str):

@@ -6,7 +6,7 @@ from functools import cache
 
 import panel as pn
 
-from ..library import PREFIX
+from ..epic.library import PREFIX
 from . import unit_editor
 from .forms import Form, card, option_words
 from .tabs import ScenarioTab
@@ -25,8 +25,8 @@ NO_ROLL = "–"  # a profile field's choice for "no such attack" (or no armour s
 @cache
 def library_choices() -> dict[str, str]:
     """Label ("Warband · Ork War Horde · 200 pts") → reference of every library formation the engine can build."""
-    from ..library.formations import formation_status, formations
-    from ..library.netea import army_lists
+    from ..epic.library.formations import formation_status, formations
+    from ..epic.library.netea import army_lists
 
     armies = {a["id"]: a.get("name") or a["id"] for a in army_lists()}
     out = {}
@@ -41,7 +41,7 @@ def library_choices() -> dict[str, str]:
 def picker_choices() -> dict[str, str]:
     """Label → reference of every library formation the Epic tab builds: the buildable ones, those with an
     optional transport ("· plus transport") and the choice rows ("· pick 8 of 3 kinds")."""
-    from ..library.netea import army_lists
+    from ..epic.library.netea import army_lists
 
     armies = {a["id"]: a.get("name") or a["id"] for a in army_lists()}
     out = {}

@@ -41,7 +41,7 @@ def _cli_option(name: str) -> click.ParamType:
 @cache
 def army_choices() -> dict[str, str]:
     """Label ("Codex Astartes") → reference (``netea:space-marine-codex-astartes``) of every NetEA army list."""
-    from ..library.netea import army_lists
+    from ..epic.library.netea import army_lists
 
     lists = sorted(army_lists(), key=lambda a: str(a.get("name") or a["id"]).lower())
     return {f"{a.get('name') or a['id']} ({a['id']})": f"netea:{a['id']}" for a in lists}

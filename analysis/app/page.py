@@ -26,6 +26,7 @@ from .address import Address
 from .epic_tab import EpicTab
 from .examples import example_names
 from .list_tab import ListTab
+from .location import DEFAULT_PORT, QUERY_KEYS, address_of
 from .setups import MAX_URL_CHARS, CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
 from .render import figure
 from .tabs import MAX_LABEL_CHARS, CompareTab, GdbTab, T9aTab
@@ -72,8 +73,6 @@ class Page:
     """One browser tab's app (a Panel session, or a notebook cell)."""
 
     def __init__(self, query: dict[str, str] | None = None, in_notebook: bool = False, base_url: str | None = None):
-        from . import DEFAULT_PORT, address_of
-
         self.in_notebook = in_notebook
         self.base_url = base_url or address_of("127.0.0.1", DEFAULT_PORT)
         self.ready = False  # the tabs report their changes while they are built: the page listens once built
@@ -228,8 +227,6 @@ class Page:
                 self.show_setup(parse_setup(text, PASTED, self.tabs["gdb"].loaded))
                 self.status.object = "opened the pasted setup"
                 return
-            from . import QUERY_KEYS
-
             try:
                 pairs = parse_qs(urlsplit(text).query, keep_blank_values=True, max_num_fields=len(QUERY_KEYS) * 2)
             except ValueError:

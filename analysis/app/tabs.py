@@ -245,14 +245,14 @@ class T9aTab(ScenarioTab):
     title = "T9A charge"
 
     def _choices(self, model, name):
-        from ..t9a.model import Placement, Target
+        from ..t9a.charge.model import Placement, Target
 
         if (model, name) in ((Placement, "chargers"), (Target, "shoot_at")):
             return [c.get("name") for c in self.draft.get(("chargers",), []) if isinstance(c, dict)]
         return None
 
     def build(self):
-        from ..t9a.model import Scenario
+        from ..t9a.charge.model import Scenario
 
         return Form(self.draft, self._choices).widgets(Scenario, skip=("system",))
 

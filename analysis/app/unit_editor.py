@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ..library import PREFIX
+from ..epic.library import PREFIX
 from ..intake.user_text import printable
 
 #: Where a unit group is when the assault is fought (TP 1.12.3-1.12.5): the scenario's ``engaged`` values, in
@@ -45,7 +45,7 @@ class EditError(ValueError):
 def _library_units() -> dict[str, str]:
     """Label → ``netea:`` reference of every library unit the engine models that can be a group's unit (no
     character: those attach to a group)."""
-    from ..library.netea import convert, units
+    from ..epic.library.netea import convert, units
 
     out = {}
     for uid, unit in units().items():
@@ -60,7 +60,7 @@ def _library_units() -> dict[str, str]:
 
 def _army_unit_ids(army) -> set[str]:
     """The unit ids of an army list's forces (none for a formation with no ``netea:`` army list)."""
-    from ..library.netea import army_lists, forces
+    from ..epic.library.netea import army_lists, forces
 
     if not isinstance(army, str) or not army.startswith(PREFIX):
         return set()
@@ -84,7 +84,7 @@ def unit_options(data: dict, text: str, army=None) -> dict[str, str]:
 
 def unit_name(key) -> str:
     """A unit as a player reads it: the library unit's name, or the scenario's own unit key."""
-    from ..library.netea import units
+    from ..epic.library.netea import units
 
     if isinstance(key, str) and key.startswith(PREFIX) and key[len(PREFIX):] in units():
         return units()[key[len(PREFIX):]]["name"]
@@ -125,7 +125,7 @@ def profile(data: dict, key) -> dict | None:
     if isinstance(own, dict):
         return own
     if isinstance(key, str) and key.startswith(PREFIX):
-        from ..library.netea import convert, units
+        from ..epic.library.netea import convert, units
 
         uid = key[len(PREFIX):]
         if uid in units() and (conversion := convert(uid)).profile is not None:
@@ -225,7 +225,7 @@ CHOICE = re.compile(r"^(?P<fixed>.*?)[,\s]*(?:\b(?:plus|and)\s+)?(?:(?P<upto>up 
 def _choice_row(text: str, names: dict[str, str]):
     """(fixed text, Choice) of a choice row's text, or None when it is not one (or names a unit the list's
     forces do not hold)."""
-    from ..library.formations import NUMBERS, _norm
+    from ..epic.library.formations import NUMBERS, _norm
 
     m = CHOICE.match(text.strip().rstrip("."))
     if m is None:
@@ -244,7 +244,7 @@ def _choice_row(text: str, names: dict[str, str]):
 
 def _models(unit_ids) -> bool:
     """Whether the engine models every one of these library units."""
-    from ..library.netea import convert
+    from ..epic.library.netea import convert
 
     return all(convert(uid).ok for uid in unit_ids)
 
@@ -253,8 +253,8 @@ def _models(unit_ids) -> bool:
 def library_picks() -> dict[str, LibraryPick]:
     """The library formations the page builds, by reference: every buildable one (with its transport, if it
     takes one) and every choice row whose units the engine models."""
-    from ..library.formations import _names, _parse, formation_status, formations
-    from ..library.netea import army_lists
+    from ..epic.library.formations import _names, _parse, formation_status, formations
+    from ..epic.library.netea import army_lists
 
     forces_of = {lst["id"]: lst["forces"] for lst in army_lists()}
     out = {}
@@ -283,8 +283,8 @@ def library_picks() -> dict[str, LibraryPick]:
 def _carries(uid: str) -> int:
     """How many infantry units transport ``uid`` carries, as its datasheet notes say ("May transport two
     infantry units"); 1 when they do not say."""
-    from ..library.formations import NUMBERS
-    from ..library.netea import units
+    from ..epic.library.formations import NUMBERS
+    from ..epic.library.netea import units
 
     m = re.search(r"(\w+) infantry units?", units()[uid].get("notes") or "", flags=re.IGNORECASE)
     return NUMBERS.get(m.group(1).lower(), 1) if m else 1
@@ -294,8 +294,8 @@ def transport_options(pick: LibraryPick) -> dict[str, str]:
     """Label → unit id of the ground transports of the formation's army list the engine models (none for a
     formation without "plus transport"); transport aircraft (Thunderhawks, landing craft) are formations of
     their own."""
-    from ..library.formations import _flies
-    from ..library.netea import army_lists, convert, forces, units
+    from ..epic.library.formations import _flies
+    from ..epic.library.netea import army_lists, convert, forces, units
 
     if not pick.transport:
         return {}
@@ -308,7 +308,7 @@ def transport_options(pick: LibraryPick) -> dict[str, str]:
 
 def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] | None = None) -> int:
     """How many of ``transport`` carry the formation's infantry (its datasheet's capacity; at least 1)."""
-    from ..library.netea import convert
+    from ..epic.library.netea import convert
 
     infantry = sum(n for uid, n in [*pick.fixed, *(picked or {}).items()] if convert(uid).type == "INF")
     return max(1, math.ceil(infantry / _carries(transport)))
@@ -338,8 +338,8 @@ def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
     """Scenario data of library formation ``ref`` with the player's ``picked`` units of its choice row and
     ``transport`` (unit id, count) for a "plus transport" formation; its ground units ``engaged`` as given
     (aircraft and spacecraft out of the assault, TP 4.1.1).  EditError for picks the row does not allow."""
-    from ..library.armies import list_forces_of, list_initiative
-    from ..library.formations import _flies
+    from ..epic.library.armies import list_forces_of, list_initiative
+    from ..epic.library.formations import _flies
 
     pick = library_picks().get(ref)
     if pick is None:

@@ -277,7 +277,7 @@ def units_group():
 @click.option("--csv", "as_csv", is_flag=True)
 def units_search(word, as_json, as_csv):
     """Library units whose id, name or force contains WORD, and whether the engine can model them."""
-    from ..library.netea import search_units
+    from ..epic.library.netea import search_units
 
     _listing(search_units(word), as_json, as_csv, "units")
 
@@ -286,11 +286,11 @@ def units_search(word, as_json, as_csv):
 @click.argument("unit")
 def units_show(unit):
     """A library unit's engine profile and everything the conversion could not keep."""
-    from ..library.netea import PREFIX, convert, units
+    from ..epic.library.netea import PREFIX, convert, units
 
     uid = unit.removeprefix(PREFIX)
     if uid not in units():
-        from ..library.resolve import _suggest
+        from ..epic.library.resolve import _suggest
 
         raise UserError("units show", "unit", f"unknown library unit {unit!r}", _suggest(uid))
     conv = convert(uid)
@@ -316,7 +316,7 @@ def formations_group():
 @click.option("--csv", "as_csv", is_flag=True)
 def formations_search(word, as_json, as_csv):
     """Library formations whose reference, name or units contain WORD."""
-    from ..library.formations import search_formations
+    from ..epic.library.formations import search_formations
 
     _listing(search_formations(word), as_json, as_csv, "formations")
 

@@ -1,6 +1,6 @@
 """List search: which detachment should I take?  Every legal candidate raced against a weighted meta.
 
-Candidates are enumerated from a NetEA army list with its upgrades (:mod:`wargame_odds.analysis.library.upgrades`)
+Candidates are enumerated from a NetEA army list with its upgrades (:mod:`wargame_odds.analysis.epic.library.upgrades`)
 or written by hand (library names, force files or inline force tables).  They race on the Epic kernel
 (:mod:`.race`): candidate ``i`` meets opponent ``j`` in batch ``b`` of phase ``p`` on the stream
 ``(seed, p, b, j)`` — never depending on ``i`` — so every candidate meets opponent ``j`` on the same
@@ -76,7 +76,7 @@ def _fail(source: str, field_: str, problem: str, allowed: str):
 def candidates_of(defn: ListSearchDefinition, resolve, source: str, notes: list[str]) -> list[Candidate]:
     """The candidate set: the definition's own candidates, else the army list's enumeration; canonical order
     (points, then name) and de-duplicated."""
-    from ..library.upgrades import enumerate_detachments
+    from ..epic.library.upgrades import enumerate_detachments
 
     out: list[Candidate] = []
     if defn.candidates:
@@ -115,7 +115,7 @@ def candidates_of(defn: ListSearchDefinition, resolve, source: str, notes: list[
 def _added(defn: ListSearchDefinition, found, source: str, notes: list[str]) -> list[Candidate]:
     """``add_to``: each candidate assaults beside the player's detachment (one force of two formations); the
     army's limits (once-per-army characters, 0–1 formations, a third of ``points``) hold over both."""
-    from ..library.upgrades import check_army, parse_detachment
+    from ..epic.library.upgrades import check_army, parse_detachment
 
     if defn.points_left is None:
         _fail(source, "points_left", "add_to without points_left", "the points left for the added detachment")
@@ -160,7 +160,7 @@ def _resolved(force, notes: list[str]):
     """The force with its library units defined inline and its army rules filled in, once: each of its matchups
     then validates without reading the library again (the same scenario, half the cost of a matchup).  What the
     library inferred joins ``notes`` once per force."""
-    from ..library.resolve import resolve_epic
+    from ..epic.library.resolve import resolve_epic
     from .systems import Force
 
     data, said = resolve_epic(force.data)
@@ -251,7 +251,7 @@ def _gains_over_base(defn, res, forces, opps, roles, system, base_model, seed, t
     """``add_to``: each confirmed candidate's gain (points of meta score) over the player's detachment fighting
     alone, paired on fresh dice that both meet (stream ``(seed, PHASES["gain"], b, j)``), by batch means with a
     Student t 95 % interval: ({race index: (gain, lo, hi)}, the detachment alone's meta score)."""
-    from ..library.upgrades import parse_detachment
+    from ..epic.library.upgrades import parse_detachment
 
     base = parse_detachment(defn.army, defn.add_to)
     alone = _resolved(system.force({"name": base.name, "formations": [base.formation_data()]}, defn.side), [])
@@ -438,7 +438,7 @@ def enumerate_detachments(army: str, *, max_points: int | None = None, points: i
     import pandas as pd
 
     from ..intake.arguments import check_instance, check_name, check_whole
-    from ..library.upgrades import enumerate_detachments as enumerate_
+    from ..epic.library.upgrades import enumerate_detachments as enumerate_
 
     check_name("army", army)
     check_whole("max_points", max_points, 0, 100_000, none_ok=True)

@@ -83,7 +83,7 @@ class EpicDecisions(Decisions):
         A force file holds ``name`` (optional), ``[units.*]`` and ``[[formations]]`` as in a
         scenario; ``side`` may be left out (the matchup sets it).
         """
-        from ..library.upgrades import expand_with_upgrades as expand_formation  # with a formation's upgrades
+        from .library.upgrades import expand_with_upgrades as expand_formation  # with a formation's upgrades
 
         if isinstance(spec, Force):
             return spec

@@ -50,7 +50,7 @@ class Formation(StrictModel):
     initiative: int = Field(ge=1, le=6)  # may be left out with ``army`` (taken from the army list)
     blast_markers: BlastMarkers = 0
     broken: bool = False
-    army: str | None = None  # "netea:LIST": army rules and initiative from that list (analysis/library/armies.py)
+    army: str | None = None  # "netea:LIST": army rules and initiative from that list (analysis/epic/library/armies.py)
     army_rules: list[ArmyRule] = []
     cover: int | None = Field(None, ge=2, le=6)  # cover save of its infantry when it defends (TP 1.12.5)
     trapped: ProbabilityKey = 0.0  # P(a withdrawing non-Fearless unit dies), §9.5; 0.25 or 25 (%)
@@ -93,7 +93,7 @@ class EpicScenario(StrictModel):
     def _library(cls, data, handler):
         """Define the NetEA library units (``unit = "netea:boyz"``) and formations a scenario names,
         and fill in army rules and initiative from army lists (``army = "netea:LIST"``)."""
-        from ..library.resolve import resolve_epic
+        from .library.resolve import resolve_epic
 
         if not isinstance(data, dict):
             return handler(data)

@@ -1,8 +1,8 @@
 """Epic Armageddon unit profiles: datasheets, weapon lines, critical-hit effects, special-rule ids (TOML → pydantic).
 
 The unit-level part of a scenario (:mod:`wargame_odds.analysis.epic.model` builds scenarios on it); the NetEA library
-(:mod:`wargame_odds.analysis.library.netea`) converts its datasheets into these profiles.  Clause numbers refer to the
-NetEA Tournament Pack; §9.n are the readings of ``docs/epic-engine.md``.
+(:mod:`wargame_odds.analysis.epic.library.netea`) converts its datasheets into these profiles.  Clause numbers refer to
+the NetEA Tournament Pack; §9.n are the readings of ``docs/epic-engine.md``.
 """
 from __future__ import annotations
 

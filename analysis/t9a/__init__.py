@@ -22,10 +22,10 @@ from ..systems import System
 from ...kernels import t9a as _kernel
 from ...kernels.rng import Run
 
-from .exact import MAX_TABLE_VALUES, charge_table, check_values
-from .layout import build_layout, kernel_arrays
-from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
-from .results import T9AResult, build_result
+from .charge.exact import MAX_TABLE_VALUES, charge_table, check_values
+from .charge.layout import build_layout, kernel_arrays
+from .charge.model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, Model, load, loads
+from .charge.results import T9AResult, build_result
 
 __all__ = ["load", "loads", "simulate", "trace", "charge_table", "exact_combat", "T9AResult", "Model", "DICE",
            "SYSTEM"]
@@ -41,7 +41,7 @@ class KernelJob:
         self.arrays = kernel_arrays(model, self.layout)
         self.combat = None
         if model.combat is not None:
-            from .combat_layout import combat_arrays
+            from .combat.layout import combat_arrays
 
             self.combat = combat_arrays(model.combat, self.layout)
         elif trial_streams:
@@ -74,7 +74,7 @@ class ReferenceJob(KernelJob):
     """The pure-Python reference engine through the same runner and counts."""
 
     def run_chunk(self, key0, key1, first_block, n_trials):
-        from . import reference  # imported only when used: a kernel run does without it
+        from .charge import reference  # imported only when used: a kernel run does without it
 
         return reference.run_chunk(self.model, self.layout, key0, key1, first_block, n_trials,
                                    self.trial_streams)
@@ -84,7 +84,7 @@ def exact_combat(scenario, exact: bool = False) -> dict:
     """The close combat's outcome probabilities, expected HP lost and distributions, exact, given that the charge
     arrives (docs/t9a.md "Close combat"): the ``melee.given_contact`` keys of :func:`simulate`'s result.
     ``exact=True`` gives fractions instead of floats."""
-    from .combat_exact import fight
+    from .combat.exact import fight
 
     check_flag("exact", exact)
     combat = _model(scenario).combat
@@ -113,7 +113,7 @@ def simulate(scenario, *, trials: int = DEFAULT_TRIALS, seed: int = 0, precision
 
 def trace(scenario, *, seed: int = 0) -> str:
     """One trial of the reference engine, every roll, modifier and decision with its clause."""
-    from . import reference
+    from .charge import reference
 
     return printable(reference.trace(_model(scenario), *stream_key(seed)))
 

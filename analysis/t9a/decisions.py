@@ -39,14 +39,14 @@ class T9ADecisions(Decisions):
         if not isinstance(scenario, (str, Path)):
             raise UserError(source or "<scenario>", None, "a 9th Age sweep needs the scenario file",
                             "a path")
-        from .model import Scenario
+        from .charge.model import Scenario
 
         data, source = read_toml(scenario)
         model = self.system.load(scenario)
         return _WithRaw(model, validate(Scenario, data, source).model_dump()), source
 
     def with_value(self, model, source, path, value):
-        from .model import Scenario, resolve
+        from .charge.model import Scenario, resolve
 
         data = with_value(model.raw, path, value, source)
         return _WithRaw(resolve(validate(Scenario, data, source), source), data)
@@ -64,7 +64,7 @@ class T9ADecisions(Decisions):
         return self.jobs[engine](model.model, trial_streams=trial_streams)
 
     def build(self, model, job, counts, info, engine):
-        from .results import build_result
+        from .charge.results import build_result
 
         return build_result(model.model, job.layout, counts, info, engine)
 
@@ -91,7 +91,7 @@ class T9ADecisions(Decisions):
         if base is None or base.raw.get("combat") is None or len(base.raw["chargers"]) != 1:
             raise UserError(source, "base", "a 9th Age matchup needs a base scenario with [combat] and one charger",
                             "a T9A scenario file with [combat]")
-        from .model import Scenario, resolve
+        from .charge.model import Scenario, resolve
 
         data = copy.deepcopy(base.raw)
         data["title"] = f"{attacker.name} vs {defender.name}"

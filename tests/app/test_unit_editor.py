@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from wargame_odds.analysis.app import unit_editor as ue
 from wargame_odds.analysis.app.setups import Setup, example_setup
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.library.formations import expand_formation
+from wargame_odds.analysis.epic.library.formations import expand_formation
 
 TACTICAL = "netea:space-marine-codex-astartes/tactical"
 WARBAND = "netea:ork-war-horde/warband"
@@ -173,7 +173,7 @@ def test_docs_app_md_gives_the_counts_of_the_formations_the_page_builds():
     """docs/app.md's numbers are the code's."""
     from pathlib import Path
 
-    from wargame_odds.analysis.library.formations import formations
+    from wargame_odds.analysis.epic.library.formations import formations
 
     picks = ue.library_picks()
     text = " ".join((Path(__file__).parents[2] / "docs" / "app.md").read_text(encoding="utf-8").split())

@@ -1,6 +1,6 @@
 """Issue 12 §4 "what would it take": ``threshold`` and ``wargame_odds.analysis.threshold`` on a case whose answer is
 exactly computable, the T9A charge range (rules: charge range = Advance Rate + 2D6 reaches the
-distance; exact values from the full enumeration of the dice, wargame_odds.analysis.t9a.exact)."""
+distance; exact values from the full enumeration of the dice, wargame_odds.analysis.t9a.charge.exact)."""
 import json
 from pathlib import Path
 
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from wargame_odds import analysis
 from wargame_odds.analysis.cli import main
 from wargame_odds.analysis.intake.errors import UserError
-from wargame_odds.analysis.t9a.exact import charge_table
+from wargame_odds.analysis.t9a.charge.exact import charge_table
 
 SCENARIO = str(Path(__file__).resolve().parents[2] / "analysis" / "scenarios" / "t9a" / "single_charge_9in.toml")
 FIELD = "chargers[Swordsmen].distance"

@@ -14,7 +14,7 @@ import pytest
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.epic.reference import new_trial
 from wargame_odds.analysis.epic.shooting import FireOrders, barrage, roll_amount, shoot
-from wargame_odds.analysis.library.netea import RANGED_KINDS, _mode_groups, convert, units, weapons
+from wargame_odds.analysis.epic.library.netea import RANGED_KINDS, _mode_groups, convert, units, weapons
 
 from epic_helpers import build, exact_distribution
 
@@ -95,7 +95,7 @@ LIBRARY_ATTACK = {
 
 
 def library_attack(orders: FireOrders):
-    from wargame_odds.analysis.library.resolve import resolve_epic
+    from wargame_odds.analysis.epic.library.resolve import resolve_epic
 
     data, _ = resolve_epic({"system": "epic", **LIBRARY_ATTACK})
     compiled = build(data["units"], data["formations"])

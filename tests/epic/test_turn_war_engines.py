@@ -176,7 +176,7 @@ def test_shadowsword_at_a_warhound_epic_shooting_12_9():
     """§12.9 (TP 1.9.5, 2.2.9, 3.2.5): a library Shadowsword's Volcano Cannon (MW2+, TK D3) at a Warhound
     with both shields up: P(hit) = 5/6, P(at least 1 damage) = 5/18 (its heavy bolters' AP hits cannot
     be allocated to a war engine, TP 3.2)."""
-    from wargame_odds.analysis.library.resolve import library_profile
+    from wargame_odds.analysis.epic.library.resolve import library_profile
 
     units = {"sword": library_profile("netea:shadowsword", "test"), "w": warhound()}
     compiled = build(units, [

@@ -677,7 +677,7 @@ def test_library_units_with_the_last_kernel_keys_run_on_the_kernel():
     """Issue 14 §3 (§10.9): every NetEA unit (characters aside) whose profile uses a key the kernel took
     last (Knight lances, Legio Cybernetica, Necrons, Hierodule, Abattoir, Aeonic Orb, Land Train, …) runs on
     the kernel: two of it defending against Ork Boyz, every formation's results reported."""
-    from wargame_odds.analysis.library.netea import convert, units as library_units
+    from wargame_odds.analysis.epic.library.netea import convert, units as library_units
     ids = sorted(uid for uid in library_units() if (conv := convert(uid)).ok and conv.profile is not None
                  and conv.profile.type != "CH" and _uses_the_last_kernel_keys(conv.profile))
     assert {"abattoir", "aeonic-orb", "land-train", "hierodule-bio-titan", "necron-warriors", "knight-lancer",

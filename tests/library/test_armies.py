@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.cli import main
-from wargame_odds.analysis.library.armies import force_army_rules, list_forces_of, list_initiative
+from wargame_odds.analysis.epic.library.armies import force_army_rules, list_forces_of, list_initiative
 
 from library_helpers import one_error_line
 
@@ -127,8 +127,8 @@ def test_initiative_exception_naming_the_library_formation_type():
     """Army-list initiative exceptions that name formation types apply to a library formation of
     that type (Biel-Tan Phantom and Warlock 1+, Dark Eldar Executor 1+); other types keep the
     list's rating and a note; an 'except for' phrase is never matched."""
-    from wargame_odds.analysis.library.armies import _names_type
-    from wargame_odds.analysis.library.formations import expand_formation, formations
+    from wargame_odds.analysis.epic.library.armies import _names_type
+    from wargame_odds.analysis.epic.library.formations import expand_formation, formations
 
     for ref in ("netea:eldar-biel-tan/phantom", "netea:eldar-biel-tan/0-1-warlock", "netea:dark-eldar/executor"):
         form = formations()[ref]

@@ -57,7 +57,7 @@ def test_a_bad_base_contact_is_one_line(tmp_path, bad):
 
 def test_base_contact_and_engaged_apply_to_a_formation_with_upgrades():
     """The upgrades' units (here two Land Raiders) are placed like the core's, in the list's order."""
-    from wargame_odds.analysis.library.upgrades import expand_with_upgrades
+    from wargame_odds.analysis.epic.library.upgrades import expand_with_upgrades
 
     entry = {"library": "netea:space-marine-codex-astartes/tactical", "upgrades": {"Land Raiders": 2}}
     split = expand_with_upgrades({**entry, "base_contact": 7}, "formations[0]")["units"]

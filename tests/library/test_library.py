@@ -7,8 +7,8 @@ from click.testing import CliRunner
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.cli import main
 from wargame_odds.analysis.epic.profiles import UnitProfile, special_rule_catalogue
-from wargame_odds.analysis.library.formations import formations
-from wargame_odds.analysis.library.netea import field_value, convert, mapping, units
+from wargame_odds.analysis.epic.library.formations import formations
+from wargame_odds.analysis.epic.library.netea import field_value, convert, mapping, units
 
 from library_helpers import one_error_line
 
@@ -16,7 +16,7 @@ ALL_UNITS = sorted(units())
 
 
 def test_library_data_and_licence_are_packaged():
-    folder = files("wargame_odds.analysis.library").joinpath("netea")
+    folder = files("wargame_odds.analysis.epic.library").joinpath("netea")
     assert "ISC License" in folder.joinpath("LICENSE").read_text("utf-8")
     assert "Copyright (c) 2014-2019, David Susco" in folder.joinpath("LICENSE").read_text("utf-8")
     assert len(ALL_UNITS) == 559

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import wargame_odds.analysis.epic as epic
-from wargame_odds.analysis.library.formations import formations
-from wargame_odds.analysis.library.netea import convert, units
+from wargame_odds.analysis.epic.library.formations import formations
+from wargame_odds.analysis.epic.library.netea import convert, units
 
 FLIERS = sorted(uid for uid, u in units().items()
                 if u["type"] in ("AC", "SC") or (u["type"] == "AC/WE" and u["cc"] is None and u["ff"] is None))

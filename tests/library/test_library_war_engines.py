@@ -6,8 +6,8 @@ import pytest
 
 import wargame_odds.analysis.epic as epic
 from wargame_odds.analysis.epic.profiles import CriticalEffect
-from wargame_odds.analysis.library.formations import formation_status, formations
-from wargame_odds.analysis.library.netea import convert, criticals, mapping, units
+from wargame_odds.analysis.epic.library.formations import formation_status, formations
+from wargame_odds.analysis.epic.library.netea import convert, criticals, mapping, units
 
 CRITICAL_UNITS = {uid: u["critical_hit_effect"] for uid, u in units().items() if u["critical_hit_effect"]}
 

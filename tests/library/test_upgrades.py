@@ -4,14 +4,15 @@ from importlib.resources import files
 
 import pytest
 
-from wargame_odds.analysis.library.upgrades import (
+from wargame_odds.analysis.epic.library.upgrades import (
     Detachment, check_army, detachment, enumerate_detachments, not_modelled, price, upgrade_rows, upgrades)
 
 CODEX = "netea:space-marine-codex-astartes"
 
 
 def test_every_upgrade_row_is_parsed_or_listed_as_not_modelled():
-    lists = json.loads(files("wargame_odds.analysis.library").joinpath("netea", "army_lists.json").read_text("utf-8"))
+    lists = json.loads(files("wargame_odds.analysis.epic.library").joinpath("netea", "army_lists.json")
+                       .read_text("utf-8"))
     rows = [(lst["id"], r["type"]) for lst in lists for r in lst["formations"] if r["row_kind"] == "Upgrade"]
     assert len(rows) == 280 and len(set(rows)) == 280
     parsed = {k for k, v in upgrade_rows().items() if not isinstance(v, str)}
@@ -121,7 +122,7 @@ def test_a_library_formation_with_upgrades_is_a_force_the_other_commands_accept(
 
 
 def test_a_choice_row_becomes_its_combinations():
-    from wargame_odds.analysis.library.upgrades import compositions
+    from wargame_odds.analysis.epic.library.upgrades import compositions
 
     predator = compositions(f"{CODEX}/predator")
     assert predator == [(("predator-annihilator", 4),), (("predator-annihilator", 3), ("predator-destructor", 1)),

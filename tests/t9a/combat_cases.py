@@ -2,7 +2,7 @@
 import copy
 
 from wargame_odds.analysis.intake.scenario import validate
-from wargame_odds.analysis.t9a.model import Scenario, resolve
+from wargame_odds.analysis.t9a.charge.model import Scenario, resolve
 
 #: §C10's example: five lance knights charge a 5 × 5 spear block.
 KNIGHTS = {"models": 5, "width": 5, "defensive_skill": 4, "resilience": 3, "armour": 5, "discipline": 8,

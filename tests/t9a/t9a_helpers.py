@@ -12,7 +12,7 @@ SIGMA = 5.0
 
 
 def pool(dice: str):
-    """icepool die of the kept charge-roll total, built independently of wargame_odds.analysis.t9a.exact."""
+    """icepool die of the kept charge-roll total, built independently of wargame_odds.analysis.t9a.charge.exact."""
     if dice == "2d6":
         return 2 @ icepool.d6
     if dice == "swiftstride":

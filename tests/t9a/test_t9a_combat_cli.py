@@ -137,7 +137,7 @@ def test_exact_combat_of_the_api_is_the_exact_fight_and_refuses_a_charge_without
     from fractions import Fraction
 
     from wargame_odds.analysis.intake.errors import ArgumentError
-    from wargame_odds.analysis.t9a.combat_exact import fight
+    from wargame_odds.analysis.t9a.combat.exact import fight
 
     scenario = t9a.load(COMBAT)
     exact = t9a.exact_combat(scenario, exact=True)

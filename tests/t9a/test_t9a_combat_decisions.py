@@ -9,7 +9,7 @@ from wargame_odds import analysis
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.cli import main
 from wargame_odds.analysis.decisions.systems import SYSTEMS
-from wargame_odds.analysis.t9a.combat_exact import fight
+from wargame_odds.analysis.t9a.combat.exact import fight
 from combat_cases import KNIGHTS, SPEARMEN
 from t9a_helpers import SCENARIOS, SIGMA, assert_p_near
 

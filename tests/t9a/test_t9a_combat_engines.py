@@ -10,8 +10,8 @@ import pytest
 
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.output.estimates import Probability
-from wargame_odds.analysis.t9a.combat_exact import OUTCOMES, fight
-from wargame_odds.analysis.t9a.combat_results import KEYS
+from wargame_odds.analysis.t9a.combat.exact import OUTCOMES, fight
+from wargame_odds.analysis.t9a.combat.results import KEYS
 from combat_cases import CASES, HALBERDS, KNIGHTS, combat_model
 from t9a_helpers import SCENARIOS, SIGMA, assert_p_near, assert_results_agree
 

@@ -4,10 +4,10 @@ from fractions import Fraction as F
 
 import pytest
 
-from wargame_odds.analysis.t9a.combat_exact import (
+from wargame_odds.analysis.t9a.combat.exact import (
     attack_probability, automatic_hit_probability, binomial, p_break, p_caught, p_discipline_test, p_rally, save_fails,
     step_damage, two_dice)
-from wargame_odds.analysis.t9a.combat_model import armour_need, to_hit_need, to_wound_need
+from wargame_odds.analysis.t9a.combat.model import armour_need, to_hit_need, to_wound_need
 from combat_cases import KNIGHTS, SPEARMEN, combat_model
 
 #: §C12.1's attacker (Off 4, Str 3, AP 1) against a Def 3, Res 4, Armour 2 (5+) target, ten attacks at step 3.

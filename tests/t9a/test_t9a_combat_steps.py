@@ -1,5 +1,5 @@
 """Each rule step of the close-combat kernel (kernels/t9a_combat.py) against the same step of the reference
-engine (analysis/t9a/combat_reference.py) on crafted states: exact where the states or dice can be enumerated,
+engine (analysis/t9a/combat/reference.py) on crafted states: exact where the states or dice can be enumerated,
 else 5 sigma against the exact distribution (docs/t9a.md, "Close combat")."""
 import math
 from dataclasses import replace
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from wargame_odds.analysis.t9a import combat_reference as ref
-from wargame_odds.analysis.t9a.combat_exact import (
+from wargame_odds.analysis.t9a.combat import reference as ref
+from wargame_odds.analysis.t9a.combat.exact import (
     _round, _unsaved as exact_unsaved, binomial, expr_distribution, two_dice)
-from wargame_odds.analysis.t9a.combat_layout import alias_tables, binomial_rows, combat_arrays
-from wargame_odds.analysis.t9a.combat_model import DiceExpr, parse_dice
-from wargame_odds.analysis.t9a.layout import build_layout
+from wargame_odds.analysis.t9a.combat.layout import alias_tables, binomial_rows, combat_arrays
+from wargame_odds.analysis.t9a.combat.model import DiceExpr, parse_dice
+from wargame_odds.analysis.t9a.charge.layout import build_layout
 from combat_cases import BEASTS, CASES, HALBERDS, KNIGHTS, SPEARMEN, combat_model
 from wargame_odds.kernels import t9a_combat as K
 from wargame_odds.kernels.rng import seed_stream

@@ -6,8 +6,8 @@ import pytest
 
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.output.estimates import Probability
-from wargame_odds.analysis.t9a.exact import failed_move_given_fail, p_reach
-from wargame_odds.analysis.t9a.model import DICE, MILLI
+from wargame_odds.analysis.t9a.charge.exact import failed_move_given_fail, p_reach
+from wargame_odds.analysis.t9a.charge.model import DICE, MILLI
 from t9a_helpers import (SCENARIOS, assert_p_near, assert_results_agree, pool, prob)
 
 KERNEL_TRIALS = 200_000

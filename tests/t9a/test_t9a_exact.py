@@ -5,8 +5,8 @@ import icepool
 import pytest
 
 from wargame_odds.analysis.t9a import charge_table
-from wargame_odds.analysis.t9a.exact import failed_move_given_fail, outcomes, p_reach
-from wargame_odds.analysis.t9a.model import DICE, MILLI
+from wargame_odds.analysis.t9a.charge.exact import failed_move_given_fail, outcomes, p_reach
+from wargame_odds.analysis.t9a.charge.model import DICE, MILLI
 from t9a_helpers import pool, prob
 
 # docs/t9a.md §5.1: n -> (2D6, 3D6 keep best 2, 2D6 counted as at least 4)

@@ -11,9 +11,9 @@ import pytest
 
 import wargame_odds.analysis.t9a as t9a
 from wargame_odds.analysis.intake.errors import ArgumentError, UserError
-from wargame_odds.analysis.t9a.combat_exact import (
+from wargame_odds.analysis.t9a.combat.exact import (
     MAX_EXACT_FIGHT_WORK, MAX_FIGHT_WORK, _unsaved, binomial, fight, fight_work)
-from wargame_odds.analysis.t9a.exact import MAX_TABLE_VALUES
+from wargame_odds.analysis.t9a.charge.exact import MAX_TABLE_VALUES
 
 from combat_cases import CASES, SPEARMEN, combat_model
 
@@ -76,7 +76,7 @@ def test_wounds_beyond_the_targets_hp_are_folded_into_it_exactly():
 def test_folding_losses_beyond_the_hp_changes_no_probability(case, monkeypatch):
     """The fight with HP losses folded at the target's HP is, in fractions, exactly the fight without folding
     (Multiple Wounds D3, Impact Hits and Stomp included)."""
-    from wargame_odds.analysis.t9a import combat_exact
+    from wargame_odds.analysis.t9a.combat import exact as combat_exact
 
     combat = combat_model(**CASES[case]).combat
     folded = fight(combat, exact=True)

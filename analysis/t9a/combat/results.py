@@ -11,13 +11,13 @@ import textwrap
 
 import numpy as np
 
-from ..run.counts import CountLayout
-from ..output.estimates import Distribution, Mean, Probability
-from ..output.plots import literal_text
+from ...run.counts import CountLayout
+from ...output.estimates import Distribution, Mean, Probability
+from ...output.plots import literal_text
 
-from .combat_exact import start_facts
-from .combat_layout import margin_offset
-from .combat_model import CombatSpec
+from .exact import start_facts
+from .layout import margin_offset
+from .model import CombatSpec
 
 #: The keys of ``melee.given_contact`` and ``melee.unconditional``, in order (``e_*``: means).
 KEYS = ("r1_a_wins", "r1_b_wins", "r1_draw", "r1_a_breaks", "r1_b_breaks", "r1_a_caught", "r1_b_caught",
@@ -121,10 +121,10 @@ def melee_meta(combat: CombatSpec) -> dict:
 def melee_figure(result):
     """Outcome bars with 95 % intervals (given contact and over all trials), "at least N HP lost" for both
     units, and the round the fight ends in."""
-    from ..output.plots import detached_figure
+    from ...output.plots import detached_figure
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-    from ..output.plots import at_least_curve
+    from ...output.plots import at_least_curve
 
     names = {"a": result.meta["melee_setup"]["charger"], "b": result.meta["melee_setup"]["target"]}
     melee = result.tree["melee"]

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..run.counts import CountLayout
-from ..run.runner import block_rng
-from ...kernels.rng import BLOCK_TRIALS
+from ...run.counts import CountLayout
+from ...run.runner import block_rng
+from ....kernels.rng import BLOCK_TRIALS
 
 from .layout import hit_need
 from .model import AFTER_FAIL, BIN_MILLI, MILLI, Model, priority_key
@@ -257,7 +257,7 @@ def charge_and_fight(model: Model, layout: CountLayout, counts: np.ndarray, rng:
     res = trial(model, rng, log)
     record(layout, counts, model, res)
     if model.combat is not None and res.chargers[0].arrives:
-        from . import combat_layout, combat_reference
+        from ..combat import layout as combat_layout, reference as combat_reference
 
         shot = min(res.chargers[0].unsaved or 0, model.combat.a.start_hp)
         combat_layout.record(layout, counts, model.combat, combat_reference.fight(model.combat, rng, shot, log))
@@ -268,7 +268,7 @@ def run_chunk(model: Model, layout: CountLayout, key0: int, key1: int, first_blo
     ``TRIAL_STREAM_KEY``), as the combat kernel's trial streams."""
     counts = layout.zeros()
     if trial_streams:
-        from ...kernels.t9a_combat import TRIAL_STREAM_KEY
+        from ....kernels.t9a_combat import TRIAL_STREAM_KEY
 
         first = first_block * BLOCK_TRIALS
         for t in range(first, first + n_trials):

@@ -284,7 +284,7 @@ def _critical(unit: dict, data: dict, unsupported: list, notes: list[str]) -> No
 
 def convert(unit_id: str):
     """Convert the NetEA unit ``unit_id`` (without the ``netea:`` prefix) to a :class:`Conversion`."""
-    from ..epic.profiles import UnitProfile, special_rule_catalogue
+    from ..profiles import UnitProfile, special_rule_catalogue
 
     try:
         unit = units()[unit_id]

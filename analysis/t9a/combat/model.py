@@ -17,8 +17,8 @@ from typing import Literal, Optional, Union
 
 from pydantic import Field
 
-from ..intake.errors import UserError
-from ..intake.scenario import StrictModel
+from ...intake.errors import UserError
+from ...intake.scenario import StrictModel
 
 MAX_PARTS = 8          # model parts (attacks tables) per unit
 MAX_DICE = 4           # dice in one expression ("4D6+2")
@@ -109,7 +109,7 @@ COMBAT_VERSIONS: dict[str, dict] = {
 @lru_cache(maxsize=None)
 def rule_tables() -> dict:
     """``combat_rules.toml``: to-hit and to-wound tables, Height values, Rank Bonus rules."""
-    return tomllib.loads(files("wargame_odds.analysis.t9a").joinpath("combat_rules.toml").read_text(encoding="utf-8"))
+    return tomllib.loads(files(__package__).joinpath("combat_rules.toml").read_text(encoding="utf-8"))
 
 
 def _need(table: dict, difference: int) -> int:

@@ -11,12 +11,12 @@ from typing import Literal, Optional
 
 from pydantic import Field
 
-from ..intake.bounds import Name, Title
-from ..intake.errors import UserError
-from ..intake.scenario import StrictModel, parse_toml, read_toml, validate
-from ...kernels.t9a import BIN_MILLI, MILLI  # noqa: F401  1/1000" fixed point; 0.5" histogram bins
+from ...intake.bounds import Name, Title
+from ...intake.errors import UserError
+from ...intake.scenario import StrictModel, parse_toml, read_toml, validate
+from ....kernels.t9a import BIN_MILLI, MILLI  # noqa: F401  1/1000" fixed point; 0.5" histogram bins
 
-from .combat_model import Combat, CombatSpec, Support, Unit, armour_need, combat_spec, unit_spec
+from ..combat.model import Combat, CombatSpec, Support, Unit, armour_need, combat_spec, unit_spec
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..run.counts import CountLayout
-from ...kernels import t9a_combat as K
+from ...run.counts import CountLayout
+from ....kernels import t9a_combat as K
 
-from .combat_exact import attack_probability, automatic_hit_probability
-from .combat_model import CombatSpec, DiceExpr, PartSpec, UnitSpec, max_attacks
-from .combat_reference import Fight
+from .exact import attack_probability, automatic_hit_probability
+from .model import CombatSpec, DiceExpr, PartSpec, UnitSpec, max_attacks
+from .reference import Fight
 
 #: Rows of a group's Binomial table: draws of more attacks take several rows.
 TABLE_ROWS = 256

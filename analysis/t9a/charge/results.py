@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from ..run.counts import CountLayout
-from ..output.estimates import Distribution, Mean, Probability
-from ..output.result import Result
-from ..run.runner import RunInfo
+from ...run.counts import CountLayout
+from ...output.estimates import Distribution, Mean, Probability
+from ...output.result import Result
+from ...run.runner import RunInfo
 
 from .model import AFTER_FAIL, BIN_MILLI, DICE, MILLI, Model
 
@@ -49,14 +49,14 @@ class T9AResult(Result):
         """The exact charge-range curves (:meth:`charge_range_panel`) above the shared figure:
         every probability in percent and the "at least N" curves (charge roll, units in the
         combat, models in contact …), all with 95 % intervals.  With close combat, the combat's own
-        figure (:func:`~wargame_odds.analysis.t9a.combat_results.melee_figure`) beside the charge-range curves."""
-        from ..intake.arguments import check_flag
-        from ..output.labels import sides_of
-        from ..output.plots import outcome_figure
+        figure (:func:`~wargame_odds.analysis.t9a.combat.results.melee_figure`) beside the charge-range curves."""
+        from ...intake.arguments import check_flag
+        from ...output.labels import sides_of
+        from ...output.plots import outcome_figure
 
         check_flag("detail", detail)
         if "melee" in self.tree:
-            from .combat_results import melee_figure
+            from ..combat.results import melee_figure
 
             return melee_figure(self)
 
@@ -71,7 +71,7 @@ class T9AResult(Result):
         from matplotlib.axes import Axes
         from matplotlib.ticker import MultipleLocator, PercentFormatter
 
-        from ..intake.arguments import check_instance
+        from ...intake.arguments import check_instance
 
         from .exact import charge_table
 
@@ -173,7 +173,7 @@ def build_result(model: Model, layout: CountLayout, counts: np.ndarray, info: Ru
             "target_name": model.target_name, "reaction": model.reaction,
             "charger_specs": specs}
     if model.combat is not None:
-        from .combat_results import melee_meta, melee_tree
+        from ..combat.results import melee_meta, melee_tree
 
         tree["melee"] = melee_tree(model.combat, layout, counts, n)
         meta["melee_setup"] = melee_meta(model.combat)

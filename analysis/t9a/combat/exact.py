@@ -14,11 +14,11 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 
-from ..intake.errors import ArgumentError
+from ...intake.errors import ArgumentError
 
-from .combat_model import (CombatSpec, DiceExpr, PartSpec, UnitSpec, armour_need, decimated, halved_up,
-                           to_hit_need, to_wound_need)
-from .combat_reference import attacks_made, break_discipline, full_ranks, in_contact, rank_bonus
+from .model import (
+    CombatSpec, DiceExpr, PartSpec, UnitSpec, armour_need, decimated, halved_up, to_hit_need, to_wound_need)
+from .reference import attacks_made, break_discipline, full_ranks, in_contact, rank_bonus
 
 ONE = Fraction(1)
 

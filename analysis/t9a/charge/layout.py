@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..run.counts import CountLayout
-from ...kernels import t9a as K
+from ...run.counts import CountLayout
+from ....kernels import t9a as K
 
 from .model import BIN_MILLI, MILLI, Model, priority_key
 
@@ -56,7 +56,7 @@ def build_layout(model: Model) -> CountLayout:
     for slot in K.GLOBAL_SLOTS:
         layout.add(slot, sizes.get(slot, 1))
     if model.combat is not None:
-        from .combat_layout import add_slots
+        from ..combat.layout import add_slots
 
         add_slots(layout, model.combat)
     return layout

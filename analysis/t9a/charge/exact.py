@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..intake.errors import UserError
-from ..intake.user_text import elide
+from ...intake.errors import UserError
+from ...intake.user_text import elide
 
 from .model import DICE, MAX_ADVANCE_RATE, MAX_INCHES, MILLI, DiceRule, to_milli
 

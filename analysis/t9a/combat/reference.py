@@ -3,15 +3,15 @@ combat", §C2–§C9); it powers ``--trace``.
 
 It rolls every die the rules call for (to hit, to wound, armour, special save, Multiple Wounds, Break Test,
 flee, pursuit, rally) from a ``random.Random`` and shares nothing with the kernel but the resolved
-:class:`~wargame_odds.analysis.t9a.combat_model.CombatSpec` and the rule tables.  The deterministic steps (ranks, who
+:class:`~wargame_odds.analysis.t9a.combat.model.CombatSpec` and the rule tables.  The deterministic steps (ranks, who
 attacks, Combat Score, the Break Test's Discipline) are small functions the exact calculator reuses.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .combat_model import (CombatSpec, DiceExpr, PartSpec, UnitSpec, armour_need, decimated, halved_up,
-                           to_hit_need, to_wound_need)
+from .model import (
+    CombatSpec, DiceExpr, PartSpec, UnitSpec, armour_need, decimated, halved_up, to_hit_need, to_wound_need)
 
 SIDES = ("a", "b")
 
@@ -205,7 +205,7 @@ def special_hits(rng, kind: str, attacker: UnitSpec, part: PartSpec, target: Uni
 @dataclass
 class Fight:
     """What happened in one fight (side ``a`` the charger, ``b`` the target); the count flags of both
-    engines are read from it (:func:`wargame_odds.analysis.t9a.combat_layout.record`)."""
+    engines are read from it (:func:`wargame_odds.analysis.t9a.combat.layout.record`)."""
 
     hp: list[int]
     start: list[int]
