@@ -40,7 +40,7 @@ BIN_MILLI = 500     # histogram bin of failed moves and gaps: 0.5"
 
 
 class Charge(NamedTuple):
-    """A charge scenario's arrays (``wargame_odds.analysis.t9a.layout.kernel_arrays``)."""
+    """A charge scenario's arrays (``wargame_odds.analysis.t9a.charge.layout.kernel_arrays``)."""
 
     ch: np.ndarray  # int64 [chargers, N_CCOLS]: each charger's parameters (C_* columns)
     ff: np.ndarray  # float64 [chargers]: its flee factor

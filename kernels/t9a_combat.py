@@ -49,7 +49,7 @@ TRIAL_STREAM_KEY = np.uint64(0x7439A3C0B1E5D2F7)
 
 
 class Combat(NamedTuple):
-    """A close combat's arrays (``wargame_odds.analysis.t9a.combat_layout.combat_arrays``)."""
+    """A close combat's arrays (``wargame_odds.analysis.t9a.combat.layout.combat_arrays``)."""
 
     cu: np.ndarray  # int64 [2, N_UCOLS]: the two units (U_* columns), row 0 the charger
     cr: np.ndarray  # int64 [N_RCOLS]: the combat rules (R_* entries)

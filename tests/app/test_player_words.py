@@ -31,7 +31,7 @@ def test_rule_options_in_words_and_the_codes_kept():
 
 
 def test_a_t9a_choice_shows_words_and_writes_the_code():
-    from wargame_odds.analysis.t9a.model import Rules
+    from wargame_odds.analysis.t9a.charge.model import Rules
 
     draft = Draft({"rules": {}}, changed=lambda path: None, rebuilt=lambda: None)
     select = _select(Form(draft).widgets(Rules, ("rules",)), "to hit above 6")
