@@ -161,26 +161,35 @@ def _action_tests(tb, st, tt, sc, k, acted, passed):
 
 
 @kernel_function
-def _overwatch_fire(tb, st, tt, sc, k, l):
-    """The overwatch fire an engage of activation ``k`` draws in lane ``l`` (TP 1.10): each formation listed that is
-    on overwatch, unbroken and has a living unit shoots at the charger (to-hit modifier 0, no cover), its
-    overwatch then spent; its results are not the activation's.  Returns the dice rolled."""
+def _overwatch_fire(tb, st, tt, sc, k, acted, passed):
+    """The overwatch fire an engage of activation ``k`` draws in each lane where it acts and passes its test (TP
+    1.10): each formation listed that is on overwatch, unbroken and has a living unit shoots at the charger (to-hit
+    modifier 0, no cover), its overwatch then spent; its results are not the activation's.  One
+    :func:`shoot_lanes` call per formation listed, for all the lanes where it shoots: a lane's dice keep the order of
+    its trial, since nothing else of the activation rolls in a lane that passed an engage before its overwatch fire
+    (a failed engage's Hold fire comes after, in the lanes that failed).  Returns the dice rolled."""
     L = LANES
     acts = tt.acts
     f = acts[k, A_FORM]
     overwatch = st.tscr
+    splashes = tt.info[0, I_SPLASHES] != 0
     nd = 0
     for i in range(acts[k, A_OWF0], acts[k, A_OWF1]):
         g = tt.owf[i, 0]
-        if not overwatch[g * L + l] or _at(st.broken, g * L + l) \
-                or not _any_alive(st.alive, tb.sets.fmasks, _cell(tb.forms, g, F_COLS, F_SIDE), g, l, tb.sets.n_words):
-            continue
-        overwatch[g * L + l] = 0
-        sc.lane_mod[l] = 0
-        sc.lane_cover[l] = 0
-        sc.lane_cs[l] = NO_ROLL
-        nd += shoot_lanes(tb, st, tt, sc, _attack(l, l + 1, g, f, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE,
-                                                  tt.info[0, I_SPLASHES] != 0))
+        side = _cell(tb.forms, g, F_COLS, F_SIDE)
+        attacks = False
+        for l in range(L):
+            fires = acted[l] != 0 and passed[l] != 0 and overwatch[g * L + l] != 0 and not _at(st.broken, g * L + l) \
+                and _any_alive(st.alive, tb.sets.fmasks, side, g, l, tb.sets.n_words)
+            sc.lane_mod[l] = 0 if fires else NO_ATTACK
+            sc.lane_cover[l] = 0
+            sc.lane_cs[l] = NO_ROLL
+            overwatch[g * L + l] = 0 if fires else overwatch[g * L + l]
+            attacks |= fires
+        if attacks:
+            nd += shoot_lanes(tb, st, tt, sc, _attack(0, L, g, f, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE,
+                                                      splashes))
+    for l in range(L):
         sc.lane_mod[l] = NO_ATTACK
     return nd
 
@@ -235,8 +244,9 @@ def _lane_actions(tb, st, tt, sc, k, acted, passed):
     """Activation ``k``'s action in each lane that acts, once its test is rolled: a failed test is a BM and a Hold,
     or breaks the formation (TP 1.6.1, 1.13.3); the Hold shoots at modifier 0, moves or regroups (TP 1.6.1); a
     passed Advance, Double or Sustained Fire shoots (TP 1.9.5 modifiers), a Marshal shoots at −1 then regroups,
-    Overwatch waits (TP 1.10), an engage draws overwatch fire (:func:`_overwatch_fire`).  A lane that shoots gets
-    its to-hit modifier, cover and cover save (infantry on overwatch count as in cover, 5+: TP 1.8.4) in ``sc``.
+    Overwatch waits (TP 1.10), a passed engage has drawn its overwatch fire already (:func:`_overwatch_fire`).  A
+    lane that shoots gets its to-hit modifier, cover and cover save (infantry on overwatch count as in cover, 5+:
+    TP 1.8.4) in ``sc``.
     Returns (any lane shoots, dice rolled)."""
     L = LANES
     acts = tt.acts
@@ -270,8 +280,6 @@ def _lane_actions(tb, st, tt, sc, k, acted, passed):
                 modifier = -1
             elif action == OVERWATCH:
                 overwatch[f * L + l] = 1
-            elif action == ENGAGE and acts[k, A_OWF1] > acts[k, A_OWF0]:
-                nd += _overwatch_fire(tb, st, tt, sc, k, l)
         if shoots:  # the attack at its target, with the target's overwatch cover (TP 1.8.4)
             cover = acts[k, A_COVER]
             cover_save = acts[k, A_COVER_SAVE]
@@ -331,12 +339,13 @@ def _count_activation(tb, st, tt, sc, k, pflat, prow):
 
 @kernel_function
 def _activation(tb, st, tt, sc, k, pflat, prow):
-    """Activation ``k`` in every lane that begins a trial: the action tests (:func:`_action_tests`), each lane's
-    action (:func:`_lane_actions`), the attacks of every lane in one :func:`shoot_lanes` call, a Marshal's regroup
-    after its attack, the counts (:func:`_count_activation`); after a passed engage (and its overwatch fire) the
-    lane fights its assault (``LN_FIGHT``) unless the charger is broken or gone or its target is (TP 1.13.3).  With
-    withdrawal-fire entries, the formations that broke in it withdrew: its entries fire last
-    (:func:`_withdrawal_fire`), an engage's after its assault (:func:`turn_consequences`).  Returns the dice rolled."""
+    """Activation ``k`` in every lane that begins a trial: the action tests (:func:`_action_tests`), an engage's
+    overwatch fire (:func:`_overwatch_fire`), each lane's action (:func:`_lane_actions`), the attacks of every lane
+    in one :func:`shoot_lanes` call, a Marshal's regroup after its attack, the counts (:func:`_count_activation`);
+    after a passed engage (and its overwatch fire) the lane fights its assault (``LN_FIGHT``) unless the charger is
+    broken or gone or its target is (TP 1.13.3).  With withdrawal-fire entries, the formations that broke in it
+    withdrew: its entries fire last (:func:`_withdrawal_fire`), an engage's after its assault
+    (:func:`turn_consequences`).  Returns the dice rolled."""
     L = LANES
     acts = tt.acts
     f, action, target = acts[k, A_FORM], acts[k, A_ACTION], acts[k, A_TARGET]
@@ -352,6 +361,8 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
         for i in range(n_forms * L):
             before[i] = st.broken[i] if start[i % L] else before[i]
     nd = _action_tests(tb, st, tt, sc, k, acted, passed)
+    if action == ENGAGE and acts[k, A_OWF1] > acts[k, A_OWF0]:  # the lanes that passed: before their charge
+        nd += _overwatch_fire(tb, st, tt, sc, k, acted, passed)
     attacks, k2 = _lane_actions(tb, st, tt, sc, k, acted, passed)
     nd += k2
     if attacks:  # the attacks of every lane

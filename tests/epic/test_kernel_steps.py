@@ -34,15 +34,16 @@ from wargame_odds.kernels.epic.breaks import _fails_break_test, _withdraw_lane
 from wargame_odds.kernels.epic.damage import damage_state
 from wargame_odds.kernels.epic.dice import _seed_lanes
 from wargame_odds.kernels.epic.end_phase import _rally
-from wargame_odds.kernels.epic.hits import H_IC, H_LANCE, H_SNIPER, H_SUPPORT, KIND_AP, KIND_MW
+from wargame_odds.kernels.epic.hits import H_IC, H_LANCE, H_SNIPER, H_SUPPORT, KIND_AP, KIND_MW, NO_ROLL
 from wargame_odds.kernels.epic.layout import (
     BOOK_LOSSES, DEFENDER, FR_ALIVE, LANES, LN_ENDED, LN_FIGHT, LN_LIVE, LN_MARGIN, LN_WINNER, LV_OK, LV_SCR0, WIN_ATT,
     WIN_DEF, Run)
 from wargame_odds.kernels.epic.result import _result_roll
 from wargame_odds.kernels.epic.saves import _unsaved_lane, _we_saved_lane
 from wargame_odds.kernels.epic.shooting import _plain_attack, _shoot_lane, shoot_lanes
-from wargame_odds.kernels.epic.turn import _attack, _withdrawal_fire, scratch_size, shot_scratch
-from wargame_odds.kernels.epic.turn_layout import AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NO_ATTACK, NONE, WF_AT, WF_FORM
+from wargame_odds.kernels.epic.turn import _attack, _overwatch_fire, _withdrawal_fire, scratch_size, shot_scratch
+from wargame_odds.kernels.epic.turn_layout import (A_OWF0, A_OWF1, AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, I_SPLASHES,
+                                                   NO_ATTACK, NONE, WF_AT, WF_FORM)
 from wargame_odds.kernels.epic.units import _clear_unit
 from test_reference import formation
 
@@ -587,3 +588,145 @@ def test_weapon_lines_shooting_alike_are_one_plain_attack_tp_1_9_5_1_9_6(other):
         for got, expected in zip(lock_step, lanes):
             np.testing.assert_array_equal(got, expected)
         assert lock_step[3][L:2 * L].sum() > 0  # some kills
+
+
+# -- overwatch fire at a charger: one shoot_lanes call per formation for all the lanes, same dice (exact) --------
+
+#: Two formations on overwatch at a charging warband: autocannons whose attack is plain (lock-step), and heavy
+#: weapons of two to-hit values whose attack goes lane by lane; listed in that order (TP 1.10).
+OVERWATCH_FIRE = """
+system = "epic"
+[units.boyz]
+type = "INF"
+armour = 6
+cc = 4
+ff = 6
+[units.autocannon]
+type = "INF"
+cc = 6
+ff = 5
+weapons = [{ name = "autocannon", range = 45, ap = 5, at = 6 }]
+[units.heavy]
+type = "INF"
+cc = 6
+ff = 5
+weapons = [{ name = "autocannon", range = 45, ap = 5, at = 6 }, { name = "heavy bolter", range = 30, ap = 4 }]
+[[formations]]
+name = "Warband"
+side = "attacker"
+initiative = 3
+units = [{ unit = "boyz", count = 8, engaged = "bc" }]
+[[formations]]
+name = "Guard"
+side = "defender"
+initiative = 2
+units = [{ unit = "autocannon", count = 4, engaged = "bc" }]
+[[formations]]
+name = "Autocannons"
+side = "defender"
+initiative = 2
+overwatch = true
+units = [{ unit = "autocannon", count = 3 }]
+[[formations]]
+name = "Heavies"
+side = "defender"
+initiative = 2
+overwatch = true
+units = [{ unit = "heavy", count = 2 }]
+[[turn]]
+formation = "Warband"
+action = "engage"
+target = "Guard"
+overwatch_fire = ["Autocannons", "Heavies"]
+"""
+
+
+@njit(cache=True, _nrt=False)
+def _kernel_overwatch_fire(tb, st, tt, lane_by_lane, hp, bm, broken, flags, rs):
+    """Crafted states (lane ``l``: the engage acted when ``l % 5 != 4`` and passed its test when ``l % 3 != 2``; each
+    overwatch formation ``g`` (2, 3) on overwatch unless ``l % (g + 4) == 0``, broken when ``l % (g + 5) == 1``, its
+    units destroyed when ``l % 11 == g``, its BMs ``l % 3``; the charger's first ``l % 9`` units destroyed), then the
+    engage's overwatch fire: one :func:`_overwatch_fire` call, or ``lane_by_lane`` an attack per lane and formation
+    that fires, in list order (as the turn made it before).  Returns (the dice rolled, whether each formation's attack
+    is plain); the lanes' hit points, BMs, broken and overwatch flags and generator states after in the other
+    arguments."""
+    sc = shot_scratch(tb, tt, st.tscr)
+    plain = (_plain_attack(tb, tt, 2, 0, AP_AT_AUTO, sc.ushots)[0],
+             _plain_attack(tb, tt, 3, 0, AP_AT_AUTO, sc.ushots)[0])
+    o = tb.forms.shape[0] * LANES
+    acted, passed = st.tscr[o + 3 * LANES:o + 4 * LANES], st.tscr[o + 4 * LANES:o + 5 * LANES]
+    for l in range(LANES):
+        acted[l] = l % 5 != 4
+        passed[l] = acted[l] and l % 3 != 2
+        sc.lane_mod[l] = NO_ATTACK
+        for k in range(tb.fb[0], tb.fb[0] + l % 9):
+            st.hp[tb.fu[k] * LANES + l] = 0
+            _clear_unit(st.alive, tb.units, tb.fu[k], l, tb.sets.n_words, 1)
+        for g in (2, 3):
+            st.tscr[g * LANES + l] = l % (g + 4) != 0
+            st.broken[g * LANES + l] = l % (g + 5) == 1
+            st.bm[g * LANES + l] = l % 3
+            if l % 11 == g:
+                for k in range(tb.fb[g], tb.fb[g + 1]):
+                    st.hp[tb.fu[k] * LANES + l] = 0
+                    _clear_unit(st.alive, tb.units, tb.fu[k], l, tb.sets.n_words, 1)
+    nd = 0
+    if lane_by_lane:
+        for l in range(LANES):
+            if not passed[l]:
+                continue
+            for i in range(tt.acts[0, A_OWF0], tt.acts[0, A_OWF1]):
+                g = tt.owf[i, 0]
+                living = False
+                for k in range(tb.fb[g], tb.fb[g + 1]):
+                    living |= st.hp[tb.fu[k] * LANES + l] > 0
+                if not st.tscr[g * LANES + l] or st.broken[g * LANES + l] or not living:
+                    continue
+                st.tscr[g * LANES + l] = 0
+                sc.lane_mod[l] = 0
+                sc.lane_cover[l] = 0
+                sc.lane_cs[l] = NO_ROLL
+                nd += shoot_lanes(tb, st, tt, sc, _attack(l, l + 1, g, 0, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO,
+                                                          NONE, tt.info[0, I_SPLASHES] != 0))
+                sc.lane_mod[l] = NO_ATTACK
+    else:
+        nd = _overwatch_fire(tb, st, tt, sc, 0, acted, passed)
+    for i in range(st.hp.size):
+        hp[i] = st.hp[i]
+    for i in range(st.bm.size):
+        bm[i] = st.bm[i]
+        broken[i] = st.broken[i]
+        flags[i] = st.tscr[i]
+    for i in range(st.rs.size):
+        rs[i] = st.rs[i]
+    return nd, plain
+
+
+def test_overwatch_fire_of_all_lanes_in_one_call_keeps_each_lanes_dice_tp_1_10():
+    """TP 1.10 (a formation on overwatch, unbroken and with a living unit, shoots at the charger, then leaves
+    overwatch), TP 1.9.3–1.9.7 (the attack): wargame_odds.kernels.epic.turn._overwatch_fire makes one shoot_lanes call
+    per formation listed for every lane whose engage passed its test, and gives exactly the numbers of an attack per
+    lane and formation in list order (hit points, BMs, broken and overwatch flags, generator states, dice rolled) on
+    crafted states, with a plain (lock-step) attack and a lane-by-lane one."""
+    from wargame_odds.analysis import epic
+    from wargame_odds.analysis.epic.turn_result import compile_turn
+
+    c = compile_turn(epic.loads(OVERWATCH_FIRE))
+    arrays = KernelArrays.build_turn(c)
+    tb, tt = arrays.tables(), arrays.turn
+    st = block.lanes(tb, scratch_size(tb.units.shape[0], tb.forms.shape[0], tt.info[0, I_MAX_HITS]))
+    assert [tt.owf[i, 0] for i in range(tt.acts[0, A_OWF0], tt.acts[0, A_OWF1])] == [2, 3]
+    for seed in range(3):
+        outcomes = []
+        for lane_by_lane in (False, True):
+            _start(tb, st, np.uint64(seed))
+            st.tscr[:] = 0
+            out = tuple(np.zeros(a.size, a.dtype) for a in (st.hp, st.bm, st.broken, st.tscr, st.rs))
+            outcomes.append((_kernel_overwatch_fire(tb, st, tt, lane_by_lane, *out), out))
+        ((nd, plain), one_call), ((nd_lanes, _), lanes) = outcomes
+        assert plain == (True, False)  # the autocannons in lock-step, the heavies lane by lane
+        assert nd == nd_lanes > 0
+        for got, expected in zip(one_call, lanes):
+            np.testing.assert_array_equal(got, expected)
+        hp = one_call[0].reshape(-1, L)
+        assert (hp[tb.fu[tb.fb[0]:tb.fb[1]]] == 0).sum() > (np.arange(L) % 9).sum()  # the fire killed some boyz
