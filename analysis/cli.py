@@ -1,6 +1,6 @@
 """The ``wargame-odds`` command line.
 
-Every registered rule system (:mod:`wargame_odds.analysis.systems`) gets the same command, ``wargame-odds SYSTEM
+Every registered rule system (:mod:`wargame_odds.analysis.intake.systems`) gets the same command, ``wargame-odds SYSTEM
 SCENARIO.toml``, built from its ``load``, ``simulate``, ``trace`` and ``engine_for``.  Other commands live in the
 modules :data:`COMMANDS` names (each with a ``cli_commands`` list; a system's own commands come from its
 registration) and are imported only when used.  User mistakes print
@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from .run import gc_pause
-from . import systems
+from .intake import systems
 from .intake.errors import UserError, one_line
 from .intake.user_text import elide, printable, result_csv
 from .intake.run_limits import MAX_SEED, MAX_THREADS, MAX_TRIALS, REFERENCE_DEFAULT_TRIALS, SEED_RANGE

@@ -27,7 +27,7 @@ from . import analysis  # noqa: E402 - after __path__ is complete (and analysis 
 
 #: What ``wo.NAME`` gives: the rule systems and decisions (loaded on first use, as in ``analysis``) and these.
 _MODULES = {"decisions": "wargame_odds.analysis.decisions", "reports": "wargame_odds.analysis.reports",
-            "labels": "wargame_odds.analysis.output.labels", "systems": "wargame_odds.analysis.systems"}
+            "labels": "wargame_odds.analysis.output.labels", "systems": "wargame_odds.analysis.intake.systems"}
 
 
 def examples():

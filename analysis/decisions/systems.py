@@ -1,5 +1,6 @@
-"""What the decision tools need from a rule system: each system's :class:`~wargame_odds.analysis.systems.Decisions`
-adapter, found through the registry (:mod:`wargame_odds.analysis.systems`), never by the system's name.
+"""What the decision tools need from a rule system: each system's
+:class:`~wargame_odds.analysis.intake.systems.Decisions` adapter, found through the registry
+(:mod:`wargame_odds.analysis.intake.systems`), never by the system's name.
 
 An adapter loads scenarios, sets a field given as a field path (:mod:`.fieldpath`: ``rules.result_dice``,
 ``formations[Warband].blast_markers``, ``charger.distance``), simulates, and exposes its runner job and result
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import systems
-from ..systems import Decisions as System
-from ..systems import Force
+from ..intake import systems
+from ..intake.systems import Decisions as System
+from ..intake.systems import Force
 
 __all__ = ["SYSTEMS", "System", "Force", "system_of"]
 

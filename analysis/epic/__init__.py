@@ -13,10 +13,10 @@ from functools import cached_property
 from pathlib import Path
 
 from ..run import runner
-from .. import systems
+from ..intake import systems
 from ..run.runner import block_rng
 from ..intake.scenario import parse_toml, read_toml, validate
-from ..systems import System
+from ..intake.systems import System
 from ..intake.user_text import printable
 from .bounds import MAX_BLAST_MARKERS, MAX_EXTRA_ATTACKS, MAX_POINTS, MAX_SPEED_CM
 from .compile import CompiledEpic, compile_scenario
@@ -236,7 +236,7 @@ def assault_result(attacker_modifier: int = 0, defender_modifier: int = 0, *, re
 
 
 class EpicSystem(System):
-    """Epic Armageddon behind the :class:`~wargame_odds.analysis.systems.System` protocol."""
+    """Epic Armageddon behind the :class:`~wargame_odds.analysis.intake.systems.System` protocol."""
 
     name = "epic"
     title = systems.title("epic")

@@ -11,7 +11,7 @@ from pydantic import Field, TypeAdapter, ValidationError, field_validator
 from ..intake.bounds import MAX_NAME_CHARS, Name
 from ..intake.errors import UserError
 from ..intake.scenario import StrictModel, read_toml, shown_path, validate
-from ..systems import Decisions, Force
+from ..intake.systems import Decisions, Force
 
 
 class ForceFile(StrictModel):

@@ -3,7 +3,7 @@
 ``load(path)`` or ``loads(toml_text)`` ``-> Model``, ``simulate(model, trials=..., seed=...) -> Result``,
 ``trace(model, seed=...) -> str`` (one charge step by step) and ``sweep(model, field, values)`` (a sweep result over
 any scenario field or table value, as ``wo.sweep``'s).  ``SYSTEM`` is the charge behind the
-:class:`~wargame_odds.analysis.systems.System` protocol.
+:class:`~wargame_odds.analysis.intake.systems.System` protocol.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from functools import cached_property
 import click
 
 from ..run import runner
-from .. import systems
+from ..intake import systems
 from ..intake.errors import UserError
-from ..systems import Decisions, System
+from ..intake.systems import Decisions, System
 from ..intake.user_text import printable
 
 from . import bounds as gdb_bounds
@@ -104,7 +104,7 @@ class GdBDecisions(Decisions):
 
 
 class GdBSystem(System):
-    """General de Brigade's charge behind the :class:`~wargame_odds.analysis.systems.System` protocol."""
+    """General de Brigade's charge behind the :class:`~wargame_odds.analysis.intake.systems.System` protocol."""
 
     name = "gdb"
     title = systems.title("gdb")

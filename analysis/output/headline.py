@@ -2,13 +2,13 @@
 
 The shared part: each rule system writes its own sentences (``System.headline`` and ``System.summary``, in its
 folder's ``headline.py``) with the helpers here, and :func:`sentences` and :func:`summary` find the system through
-the registry (:mod:`wargame_odds.analysis.systems`).  Each reads a result's ``to_dict()`` (the data ``--json`` prints,
-also what a report stores for every point), so the CLI, notebooks and reports say the same thing with the same numbers:
-every probability in percent with its 95 % interval, "Warband (defender) is destroyed: 12.3 % [12.1, 12.5]".
+the registry (:mod:`wargame_odds.analysis.intake.systems`).  Each reads a result's ``to_dict()`` (the data ``--json``
+prints, also what a report stores for every point), so the CLI, notebooks and reports say the same thing with the same
+numbers: every probability in percent with its 95 % interval, "Warband (defender) is destroyed: 12.3 % [12.1, 12.5]".
 """
 from __future__ import annotations
 
-from .. import systems
+from ..intake import systems
 from .labels import number, percent
 from ..intake.user_text import printable
 

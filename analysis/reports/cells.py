@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from .. import systems
+from ..intake import systems
 from .definition import spec_hash
 
 

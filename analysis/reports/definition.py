@@ -234,9 +234,9 @@ def _scenario_path(report_dir: Path, ref: str) -> Path | None:
 
 
 def _system_module(system, source: str):
-    """The registered rule system a scenario names (:mod:`wargame_odds.analysis.systems`; a UserError if there is
+    """The registered rule system a scenario names (:mod:`wargame_odds.analysis.intake.systems`; a UserError if there is
     none)."""
-    from .. import systems
+    from ..intake import systems
 
     if system not in systems.names():
         raise UserError(source, "system", f"unknown system {system!r}", ", ".join(systems.names()))

@@ -3,7 +3,7 @@
 ``load(path)`` or ``loads(toml_text)`` -> scenario; ``simulate(scenario, ...)`` -> :class:`T9AResult`;
 ``trace(scenario, seed=...)`` -> one trial told step by step; ``charge_table(...)`` -> exact
 P(success) for a grid of distances and Advance Rates.  ``SYSTEM`` is the charge behind the
-:class:`~wargame_odds.analysis.systems.System` protocol.
+:class:`~wargame_odds.analysis.intake.systems.System` protocol.
 """
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from functools import cached_property
 import click
 import numpy as np
 
-from .. import systems
+from ..intake import systems
 from ..intake.arguments import check_flag
 from ..intake.errors import ArgumentError, UserError
 from ..intake.user_text import printable
 from ..run.runner import DEFAULT_MAX_TRIALS, DEFAULT_TRIALS, check_argument, run, stream_key
-from ..systems import System
+from ..intake.systems import System
 from ...kernels import t9a as _kernel
 from ...kernels.rng import Run
 
@@ -164,7 +164,8 @@ cli_commands = [table_command]
 
 
 class T9ASystem(System):
-    """The 9th Age's charges and close combat behind the :class:`~wargame_odds.analysis.systems.System` protocol."""
+    """The 9th Age's charges and close combat behind the :class:`~wargame_odds.analysis.intake.systems.System`
+    protocol."""
 
     name = "t9a"
     title = systems.title("t9a")

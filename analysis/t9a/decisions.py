@@ -12,7 +12,7 @@ from pydantic import Field
 from ..intake.fieldpath import with_value
 from ..intake.errors import UserError
 from ..intake.scenario import StrictModel, read_toml, validate
-from ..systems import Decisions, Force
+from ..intake.systems import Decisions, Force
 
 
 class T9AForceFile(StrictModel):

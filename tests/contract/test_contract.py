@@ -1,7 +1,7 @@
 """Issue 38 §3: one contract, run over every registered rule system (scikit-learn's ``check_estimator`` for this
 project), and a toy fourth system that joins by its folder (``toy_dice/``) and one registration line.
 
-For each system (:func:`wargame_odds.analysis.systems.all`, the toy included):
+For each system (:func:`wargame_odds.analysis.intake.systems.all`, the toy included):
 - the protocol's surface: ``load``, ``loads``, ``simulate`` with one keyword-only signature, ``trace``, a headline;
 - same seed, same JSON, whatever the thread count;
 - ``load`` of a file gives what ``loads`` of its text gives (same simulated JSON);
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wargame_odds.analysis import systems
+from wargame_odds.analysis.intake import systems
 from wargame_odds.analysis.output.estimates import Probability
 from wargame_odds.analysis.intake.examples import shipped_path
 from wargame_odds.analysis.intake.scenario import read_toml

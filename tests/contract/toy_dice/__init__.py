@@ -1,5 +1,5 @@
 """A toy fourth rule system, to show what a new system takes: this folder and one registration line
-(``wargame_odds.analysis.systems.register("toy", "toy_dice", "…")``, in tests/contract/test_contract.py).
+(``wargame_odds.analysis.intake.systems.register("toy", "toy_dice", "…")``, in tests/contract/test_contract.py).
 
 The game: a hero rolls ``dice`` six-sided dice and succeeds when their sum is at least ``target``.  The "kernel" is
 NumPy, one generator per block of trials; the reference engine is pure Python, one ``random.Random`` per block
@@ -20,7 +20,7 @@ from wargame_odds.analysis.output.headline import chance
 from wargame_odds.analysis.output.result import Result
 from wargame_odds.analysis.run.runner import block_rng
 from wargame_odds.analysis.intake.scenario import StrictModel, parse_toml, read_toml, validate
-from wargame_odds.analysis.systems import System
+from wargame_odds.analysis.intake.systems import System
 from wargame_odds.analysis.intake.user_text import printable
 from wargame_odds.kernels.rng import BLOCK_TRIALS
 

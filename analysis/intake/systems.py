@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .intake.errors import ArgumentError, UserError
+from .errors import ArgumentError, UserError
 
 __all__ = ["names", "get", "all", "of"]  # what ``wo.systems`` offers a notebook; register() is for a system's author
 
@@ -66,7 +66,7 @@ class System:
 
     def scenarios(self) -> list[str]:
         """Its shipped scenarios, by name (``wo.examples()``; any of them goes to :meth:`load`)."""
-        from .intake.examples import examples
+        from .examples import examples
 
         return [e.name for e in examples() if e.kind == self.name]
 
@@ -124,7 +124,7 @@ class Decisions:
 
     def load(self, scenario, source: str | None = None):
         """(model, source name) from a path or an already loaded model."""
-        from .intake.scenario import shown_path
+        from .scenario import shown_path
 
         if isinstance(scenario, (str, Path)):
             return self.system.load(scenario), shown_path(scenario)
@@ -134,12 +134,12 @@ class Decisions:
         return model.model_dump()
 
     def validate(self, data: dict, source: str):
-        from .intake.scenario import validate
+        from .scenario import validate
 
         return validate(self.model_type, data, source)
 
     def with_value(self, model, source: str, path: str, value):
-        from .intake.fieldpath import with_value
+        from .fieldpath import with_value
 
         return self.validate(with_value(self.data(model), path, value, source), source)
 
@@ -251,7 +251,7 @@ def all() -> list[System]:  # noqa: A001 -- the registry's own word, as in get /
 def of(scenario) -> System:
     """The system of a loaded scenario (by its class) or of a scenario file (by its ``system`` key)."""
     if isinstance(scenario, (str, Path)):
-        from .intake.scenario import read_toml
+        from .scenario import read_toml
 
         data, source = read_toml(scenario)
         name = data.get("system")
