@@ -5,7 +5,7 @@ the results, the text and the trace.
 
 ``CASES`` are the combined cases of issue 29 §5 as scenario texts; ``KERNEL_CASES`` adds the small cases, and the
 Numba turn kernel (wargame_odds.kernels.epic.turn._withdrawal_fire) is compared with the reference engine on each of
-them at 5σ (its step test: tests/epic/test_kernel_steps.py).
+them at 5σ (its step test: tests/epic/test_steps_*.py).
 """
 from __future__ import annotations
 

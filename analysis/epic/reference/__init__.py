@@ -3,7 +3,7 @@
 It implements ``docs/epic-engine.md`` (the "spec", cited as spec §n) step by step, one small
 function per rule step; clause tags: TP = NetEA Tournament Pack, §9.n = the readings of section 9 of
 ``docs/epic-engine.md``.  The Numba kernel (``kernels/epic``) implements the same spec; the tests compare
-the two step by step (``tests/epic/test_kernel_steps.py``) and statistically end to end.  The reference never
+the two step by step (``tests/epic/test_steps_*.py``) and statistically end to end.  The reference never
 imports the kernel.
 
 Each module is named like the kernel module it mirrors, so a kernel step and the reference step it is tested
