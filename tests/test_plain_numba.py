@@ -31,7 +31,7 @@ RUNS = [("gdb", SCENARIOS / "gdb" / "column_vs_line.toml", 4000),
 _REPORT = """
 import json, sys
 {before}
-import wargame_odds.analysis
+from wargame_odds import analysis
 from wargame_odds.kernels.jit import EXTENDED_MODE_INTERNALS, _find
 def numba_own():
     found = []
@@ -44,9 +44,10 @@ def numba_own():
 own_after_import = numba_own()
 results = [getattr(analysis, system).simulate(getattr(analysis, system).load(path), trials=trials, seed=11,
                                               progress=False).to_json() for system, path, trials in {runs!r}]
-import wargame_odds.kernels.epic.block, wargame_odds.kernels.jit
-print(json.dumps([wargame_odds.kernels.jit.PLAIN, own_after_import, numba_own(),
-type(wargame_odds.kernels.epic.block._run_block).__name__])) for r in results:
+from wargame_odds.kernels import jit
+from wargame_odds.kernels.epic import block
+print(json.dumps([jit.PLAIN, own_after_import, numba_own(), type(block._run_block).__name__]))
+for r in results:
     print(r)
 """
 
@@ -110,12 +111,17 @@ def test_importing_the_program_replaces_nothing_and_deletes_no_cache_file(tmp_pa
         import json
         from pathlib import Path
         from numba.core import caching
-        import wargame_odds.analysis, wargame_odds.analysis.output.result, wargame_odds.analysis.epic,
-        wargame_odds.analysis.gdb, wargame_odds.analysis.t9a from wargame_odds.analysis.run.numba_cache import
-        cache_folder, prepare_kernels folder = cache_folder() folder.mkdir(parents=True, exist_ok=True) stale = folder /
-        "gdb.run_blocks-1.py311.nbi" stale.write_bytes(b"stale") import wargame_odds.analysis.run.runner,
-        wargame_odds.analysis.decisions seen = [stale.exists(), caching.Cache.load_overload.__module__]
-        prepare_kernels() print(json.dumps(seen + [stale.exists(), caching.Cache.load_overload.__module__]))
+        import wargame_odds.analysis, wargame_odds.analysis.output.result, wargame_odds.analysis.epic
+        import wargame_odds.analysis.gdb, wargame_odds.analysis.t9a
+        from wargame_odds.analysis.run.numba_cache import cache_folder, prepare_kernels
+        folder = cache_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        stale = folder / "gdb.run_blocks-1.py311.nbi"
+        stale.write_bytes(b"stale")
+        import wargame_odds.analysis.run.runner, wargame_odds.analysis.decisions
+        seen = [stale.exists(), caching.Cache.load_overload.__module__]
+        prepare_kernels()
+        print(json.dumps(seen + [stale.exists(), caching.Cache.load_overload.__module__]))
     """)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), WARGAME_ODDS_PLAIN_NUMBA="0")
     child = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
