@@ -25,7 +25,7 @@ TRIALS = 5000
 _RUN_ALL = """
 import json, sys
 from pathlib import Path
-import wargame_odds.analysis
+from wargame_odds import analysis
 from wargame_odds.analysis.epic import engine_for
 root, subset = Path(sys.argv[1]), sys.argv[3] == "subset"
 for system in ("epic",) if subset else ("epic", "gdb", "t9a"):
