@@ -27,7 +27,8 @@ from .epic_tab import EpicTab
 from .examples import example_names
 from .list_tab import ListTab
 from .location import DEFAULT_PORT, QUERY_KEYS, address_of
-from .setups import MAX_URL_CHARS, CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup
+from .setups import (MAX_URL_CHARS, CompareSetup, Setup, decode_setup, encode_setup, example_setup, parse_setup,
+                     uploaded_text)
 from .render import figure
 from .tabs import MAX_LABEL_CHARS, CompareTab, GdbTab, T9aTab
 from .text import safe_html, visible
@@ -202,14 +203,7 @@ class Page:
         if data is None and not self.upload.filename:
             return
         try:
-            if data is None or not data.strip():
-                raise UserError(name, None, "the file is empty", "a scenario file (TOML) the app or the CLI wrote")
-            if len(data) > MAX_FILE_BYTES:
-                raise UserError(name, None, f"file is {len(data)} bytes", f"at most {MAX_FILE_BYTES} bytes")
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise UserError(name, None, f"not UTF-8 text (byte {exc.start})") from None
+            text = uploaded_text(data, name, "a scenario file (TOML) the app or the CLI wrote")
             self.show_setup(parse_setup(text, name, self.tabs["gdb"].loaded))
         except UserError as exc:
             self.say(str(exc))

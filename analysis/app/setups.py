@@ -78,21 +78,27 @@ def check(system: str, data: dict, source: str = "setup", tables=None):
     return importlib.import_module(f"wargame_odds.analysis.{system}").loads(to_toml(data), source)
 
 
+def uploaded_text(data: bytes | None, name: str, expected: str) -> str:
+    """An upload's text: one :class:`UserError` naming the file when it is empty (``expected`` says what belongs
+    there), over the size cap, or not UTF-8."""
+    if not data or not data.strip():
+        raise UserError(name, None, "the file is empty", expected)
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError(name, None, f"file is {len(data)} bytes", f"at most {MAX_FILE_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(name, None, f"not UTF-8 text (byte {exc.start})") from None
+
+
 def load_gdb_tables(data: bytes | None, name: str):
     """A player's General de Brigade rule tables from an upload, checked as the CLI's ``load_tables`` checks a
     table file (the size cap, TOML, every field and band; ``wargame-odds gdb-tables check``)."""
     from ..gdb.tables import Tables, check_tables
     from ..intake.scenario import validate
 
-    if not data or not data.strip():
-        raise UserError(name, None, "the file is empty",
-                        "rule tables (wargame-odds gdb-tables template > my_tables.toml writes one to fill in)")
-    if len(data) > MAX_FILE_BYTES:
-        raise UserError(name, None, f"file is {len(data)} bytes", f"at most {MAX_FILE_BYTES} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(name, None, f"not UTF-8 text (byte {exc.start})") from None
+    text = uploaded_text(data, name,
+                         "rule tables (wargame-odds gdb-tables template > my_tables.toml writes one to fill in)")
     return check_tables(validate(Tables, parse_toml(text, name), name), name)
 
 
