@@ -143,13 +143,8 @@ def test_a_barrage_on_a_war_engine_takes_the_full_allocation_step_tp_3_2_1():
 
 
 @njit(cache=True, _nrt=False)
-def _kernel_line_kinds(tb, tt, shooter):
-    cand = np.zeros(tb.units.shape[0], np.int64)
-    n = 0
-    for k in range(tb.fb[shooter], tb.fb[shooter + 1]):
-        cand[n] = tb.fu[k]
-        n += 1
-    return _line_kinds(tt.wb, tt.wpn, cand, n)
+def _kernel_line_kinds(tt, cand):
+    return _line_kinds(tt.wb, tt.wpn, cand, cand.size)
 
 
 @pytest.mark.parametrize("weapons, kinds", [
@@ -161,4 +156,4 @@ def test_line_kinds_of_the_units_that_fire_tp_1_9_1_1_9_8(weapons, kinds):
     target): ``_line_kinds`` says whether the units that fire carry a direct-fire line and a barrage line; a barrage
     alone makes no direct-fire call (it would roll no die)."""
     tb, tt, _ = _barrage_state(weapons, TARGETS["infantry"])
-    assert _kernel_line_kinds(tb, tt, 0) == kinds
+    assert _kernel_line_kinds(tt, np.ascontiguousarray(tb.fu[tb.fb[0]:tb.fb[1]], np.int64)) == kinds
