@@ -665,8 +665,7 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
     mixed, has a war engine, settled type)): per weapon line of the units that fire, before any dice, its type and
     the group it is declared at (:func:`_aim`), the policies only where they decide something, and once for a run
     of equal lines (the target does not change while the shots are rolled, and units of one profile carry equal
-    lines); then its shots (:func:`_fire_line`).  Returns (hits listed, whether a barrage line fires, dice
-    rolled)."""
+    lines); then its shots (:func:`_fire_line`).  Returns (hits listed, dice rolled)."""
     l, modifier, cover, cs, ne, nf, mixed, has_we, settled = lane
     wpn = tt.wpn
     nh = 0
@@ -674,12 +673,10 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
     last = NONE
     last_kind = NONE
     last_group = AIM_ALL
-    any_barrage = False
     for i in range(nf):
         u = sc.cand[i]
         for w in range(_at(tt.wb, u), _at(tt.wb, u + 1)):
             if _cell(wpn, w, WP_COLS, WP_BARRAGE):
-                any_barrage = True
                 continue  # fires in the barrage
             ic = _cell(wpn, w, WP_COLS, WP_IC)
             kind = _fixed_type(_cell(wpn, w, WP_COLS, WP_AP), _cell(wpn, w, WP_COLS, WP_AT),
@@ -706,7 +703,7 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
                 group = last_group
             nh, k2 = _fire_line(st.rs, wpn, sc.hkind, sc.hflag, sc.hunit, sc.hline, l, w, kind, flags, group, mod, nh)
             nd += k2
-    return nh, any_barrage, nd
+    return nh, nd
 
 
 @kernel_function
@@ -1088,7 +1085,7 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
     any_direct, any_barrage = _line_kinds(tt.wb, tt.wpn, sc.cand, nf)
     nh = 0
     if any_direct:  # (a call passes every array of the records: none for a barrage alone)
-        nh, _, k = _direct_fire(tb, st, tt, sc, shot, lane)
+        nh, k = _direct_fire(tb, st, tt, sc, shot, lane)
         nd += k
     extra = 0
     if any_barrage:
