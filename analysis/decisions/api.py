@@ -1051,7 +1051,7 @@ def rank(options, meta, *, weights=None, base=None, plans=None, side: str = "att
                             "quantity": ("/".join(system.win_path(side)) if fights else
                                          "formations/ENEMY/destroyed + formations/ENEMY/broken_after_end_phase"),
                             "outcome": "wins" if fights else "breaks or destroys the enemy",
-                            "plan_sentence": plan_sentence(plan_words, fights),
+                            "plans": plan_words, "plan_sentence": plan_sentence(plan_words, fights),
                             "engine": engine, "indifference": indifference,
                             "paired": f"batch means, {batches} batches, same dice per opponent" if wins is not None
                             else None})

@@ -479,8 +479,8 @@ class RankResult(DecisionResult):
         shown = pd.DataFrame({"rank": t["rank"], "option": t.option,
                               "points": t.points.map(lambda v: "n/a" if v != v else f"{v:g}"),
                               f"{chance} (meta)": _texts(t, "score", "ci95_lo", "ci95_hi"),
-                              f"{chance} per 100 points": _texts(t, "per_100_points", "per_100_points_lo",
-                                                                 "per_100_points_hi")})
+                              ("chance" if self.outcome == "wins" else chance) + " per 100 points":
+                                  _texts(t, "per_100_points", "per_100_points_lo", "per_100_points_hi")})
         if "plan" in t:
             shown.insert(2, "plan", t.plan)
         if "behind_best" in t:  # paired by batch means: every option met each opponent on the same dice
