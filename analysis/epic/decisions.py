@@ -149,9 +149,11 @@ class EpicDecisions(Decisions):
         if plan is None:
             return model
         own = [f["name"] for f in formations if f["side"] == "attacker"]
-        kind, action = plans.resolved(plan, model, [f for f in model.formations if f.side == "attacker"])
+        mine = [f for f in model.formations if f.side == "attacker"]
+        kind, action = plans.resolved(plan, model, mine)
         if kind == "assault":
             return model
+        plans.check_shooters(kind, model, mine, attacker.source)
         enemy = next(f.name for f in model.formations if f.side == "defender")
         data["turn"] = plans.activations(kind, action, own, enemy)
         data["title"] = f"{attacker.name} ({plans.words(kind, action)}) vs {defender.name}"

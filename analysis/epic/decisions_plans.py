@@ -43,10 +43,7 @@ def plan_of(spec, source: str, field: str) -> Plan:
             raise UserError(source, field, f"unknown plan {spec!r}", ", ".join(PLANS))
         return Plan(plan=spec)
     if isinstance(spec, dict):
-        try:
-            return validate(Plan, spec, source)
-        except UserError as exc:
-            raise UserError(source, field, str(exc)) from None
+        return validate(Plan, spec, f"{source} {field}")
     raise UserError(source, field, f"got {spec!r}", f"a plan ({', '.join(PLANS)}) or a table with plan, action, then")
 
 
@@ -107,6 +104,16 @@ def words(kind: str, action: str) -> str:
     if kind == "assault":
         return "assault"
     return action_name(action) + (", then assault" if kind == "shoot_then_assault" else "")
+
+
+def check_shooters(kind: str, scenario, formations: list, source: str) -> None:
+    """Every formation a shooting plan makes shoot has a ranged weapon that fires at ground units; one
+    :class:`UserError` naming it otherwise."""
+    shooters = formations[:-1] if kind == "shoot_then_assault" else formations
+    for formation in shooters:
+        if ranged_hits(scenario, formation) == 0:
+            raise UserError(source, "plan", f"{formation.name!r} has no ranged weapon that fires at ground units, "
+                            f"so it cannot shoot", 'plan = "assault" or "job" for it')
 
 
 def activations(kind: str, action: str, own: list[str], enemy: str) -> list[dict]:
