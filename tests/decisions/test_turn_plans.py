@@ -152,3 +152,21 @@ def test_the_cli_takes_a_plan_per_option_and_names_it(tmp_path):
     out = run("matrix", grid, "-n", "2000", "--json")
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["plans"] == {"Tactical": "Double"}
+
+
+def test_a_list_search_plays_each_candidates_plan():
+    """A list search with ``plan = "job"``: the Devastators shoot, the Assault Marines assault, the ranking says so,
+    and a plan that may shoot needs the objective "break" (a shooting turn has no assault to win)."""
+    from wargame_odds.analysis.decisions import list_search
+
+    definition = {"system": "epic", "candidates": [DEVASTATORS, ASSAULT], "opponents": [{"force": WARBAND}],
+                  "plan": "job", "objective": "break", "indifference": 5, "base": str(BASE)}
+    result = list_search(definition, seed=1)
+    frame = result.table()
+    assert sorted(zip(frame.formation, frame.plan)) == [("Assault", "assault"), ("Devastator", "Sustained Fire")]
+    assert "each candidate scored by its plan" in result.sentences[-1]
+    with pytest.raises(UserError, match="no assault to win") as caught:
+        list_search(dict(definition, objective="win"), seed=1)
+    assert "\n" not in str(caught.value) and 'objective = "break"' in str(caught.value)
+    plain = list_search(dict(definition, plan=None, objective="win"), seed=1)
+    assert "plan" not in plain.table() and "one assault per matchup" in plain.sentences[-1]
