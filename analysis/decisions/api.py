@@ -144,8 +144,8 @@ def _with_plans(system: System, forces: list[Force], plans, side: str, source: s
 
 
 def _fights_every_assault(models) -> bool:
-    """Whether every matchup fights an assault (an assault scenario, or a turn with an engage activation)."""
-    return all(not getattr(m, "turn", None) or any(a.action == "engage" for a in m.turn) for m in models)
+    """Whether every matchup fights an assault (:func:`_fights_an_assault`)."""
+    return all(_fights_an_assault(m) for m in models)
 
 
 def _score_path(system: System, model, side: str, fights: bool) -> tuple:
@@ -626,8 +626,10 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
 
 
 def _fights_an_assault(model) -> bool:
-    """Whether an Epic scenario fights an assault: an assault scenario, or a turn with an engage activation."""
-    return not model.turn or any(a.action == "engage" for a in model.turn)
+    """Whether a scenario fights an assault: an assault scenario (any system's), or an Epic turn with an engage
+    activation."""
+    turn = getattr(model, "turn", None)
+    return not turn or any(a.action == "engage" for a in turn)
 
 
 @dataclass(frozen=True)

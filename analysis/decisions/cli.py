@@ -138,7 +138,8 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str
 @executor_options
 def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
     """Win probabilities of every attacker against every defender (DEFINITION: TOML with
-    attackers = [...], defenders = [...], optional base = "scenario.toml")."""
+    attackers = [...], defenders = [...], optional base = "scenario.toml"); an attacker may be a table
+    { force = ..., plan = "shoot", action = "advance" }: each plays its turn plan (default its job)."""
     d, source, resolve = _definition(definition, MatrixDefinition)
     with make_executor(scheduler, workers) as executor:
         attackers, plans = _plans(d.attackers, resolve)
@@ -249,8 +250,10 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
 @_options
 @executor_options
 def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
-    """Rank options against a weighted meta: score and win probability per 100 points (DEFINITION:
-    TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."""
+    """Rank options against a weighted meta: score and score per 100 points (DEFINITION: TOML with
+    options = [...], [[opponents]] force/weight, optional side, by and base).  Each option plays its turn plan:
+    its job by default (a shooting formation shoots, any other assaults), or a table { force = ..., plan =
+    "assault" | "shoot" | "shoot_then_assault", action = "sustained_fire" | "advance" | "double", then = ... }."""
     d, source, resolve = _definition(definition, RankDefinition)
     with make_executor(scheduler, workers) as executor:
         options, plans = _plans(d.options, resolve)
