@@ -167,6 +167,11 @@ class EpicDecisions(Decisions):
             taken = {f.get("name") for f in data["formations"]}
             joined = [dict(f, name=f"{f.get('name')} (then)") if f.get("name") in taken else f
                       for f in then.data["formations"][:1]]
+            clash = next((u for u, profile in then.data["units"].items()
+                          if u in data["units"] and data["units"][u] != profile), None)
+            if clash is not None:
+                raise UserError(then.source, f"units.{clash}", f"{force.source} defines a unit {clash!r} otherwise",
+                                "one profile per unit name in an option and the formation it brings with then")
             data["formations"] = [*data["formations"], *joined]
             data["units"] = {**then.data["units"], **data["units"]}
         return Force(name=force.name if then is None else f"{force.name} + {then.name}", data=data,

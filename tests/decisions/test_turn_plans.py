@@ -170,3 +170,16 @@ def test_a_list_search_plays_each_candidates_plan():
     assert "\n" not in str(caught.value) and 'objective = "break"' in str(caught.value)
     plain = list_search(dict(definition, plan=None, objective="win"), seed=1)
     assert "plan" not in plain.table() and "one assault per matchup" in plain.sentences[-1]
+
+
+def test_then_refuses_a_unit_name_the_option_defines_otherwise(tmp_path):
+    """The formation ``then`` brings joins the option's force: a unit name both define differently is one error."""
+    for name, cc in (("shooters", 5), ("chargers", 3)):
+        (tmp_path / f"{name}.toml").write_text(to_toml({
+            "name": name, "units": {"marine": {"type": "INF", "armour": 4, "cc": cc, "ff": 4, "weapons": [
+                {"name": "launcher", "range": 45, "ap": 5, "at": 6}]}},
+            "formations": [{"name": name, "initiative": 1, "units": [{"unit": "marine", "count": 4}]}]}))
+    with pytest.raises(UserError, match="units.marine") as caught:
+        rank([str(tmp_path / "shooters.toml")], [WARBAND], trials=3000,
+             plans={"plan": "shoot_then_assault", "then": str(tmp_path / "chargers.toml")})
+    assert "\n" not in str(caught.value) and "shooters.toml" in str(caught.value)
