@@ -340,8 +340,10 @@ def test_matrix_headline_matches_its_rows():
                               base=str(SCENARIOS / "epic" / "assault_marines_vs_warband.toml"), trials=1500, seed=3,
                               engine="reference")
     rows = json.loads(matrix.to_json())["rows"]
-    line, scored = decision_sentences(matrix)
-    assert scored.startswith("How this is scored: each cell is one assault") and "base contact" in scored
+    plans, line, scored = decision_sentences(matrix)
+    assert plans == "Options are scored by their plan (Tactical: assault), on the chance to win the assault."
+    assert scored.startswith("How this is scored: each row's formation plays its turn plan")
+    assert "base contact" in scored
     head, summary_text = line.split(": ", 1)
     assert head == "Tactical against Warband"
     side = {"Tactical (attacker) wins": "attacker_wins", "Warband (defender) wins": "defender_wins"}
@@ -409,12 +411,15 @@ def test_rank_headline_matches_its_rows():
                             engine="reference", by="per_100_points")
     rows = json.loads(result.to_json())["rows"]
     sentence = re.compile(
-        rf"(?P<rank>\d)\. (?P<option>.+) wins {_number('s', '%')} against the meta \(weighted, as the attacker\); "
+        rf"(?P<rank>\d)\. (?P<option>.+) \(assault\) wins {_number('s', '%')} against the meta \(weighted, as the "
+        rf"attacker\); "
         rf"per 100 points: {_number('h', '%')}; points swing \(destroyed − lost\): {_number('w')}"
         rf"(?:; the best by its score|; within 1 point of the best \(paired: .+ behind\)|"
         rf"; behind the best by {_number('b', 'points')} \(paired\))")
-    *lines, scored = decision_sentences(result)
-    assert scored.startswith("How this is scored: each option fights one assault against each opponent, as the ")
+    plans, *lines, scored = decision_sentences(result)
+    assert plans.startswith("Options are scored by their plan (")
+    assert plans.endswith("on the chance to win the assault.")
+    assert scored.startswith("How this is scored: each option plays its turn plan against each opponent as the ")
     assert len(lines) == len(rows) == 2
     for line, row in zip(lines, rows):
         m = sentence.fullmatch(line)

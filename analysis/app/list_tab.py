@@ -31,6 +31,14 @@ DEFAULT_CAP = 300
 DEFAULT_ARMY = "netea:space-marine-codex-astartes"
 DEFAULT_META = ("netea:ork-war-horde/warband", "netea:ork-war-horde/kommando-warhorde")
 SOURCE = "List tab"
+#: The List tab's plans: label → (plan, action) of the definition (docs/decisions.md, "Turn plans").  A plan that may
+#: shoot is scored on the enemy broken or destroyed after the end phase (a shooting turn has no assault to win).
+PLANS = {"each detachment's job: a shooting formation shoots (Sustained Fire), any other assaults":
+         ("job", "sustained_fire"),
+         "every detachment assaults (one assault, every unit in base contact)": ("assault", "sustained_fire"),
+         "every detachment shoots: Sustained Fire": ("shoot", "sustained_fire"),
+         "every detachment shoots: Advance": ("shoot", "advance"),
+         "every detachment shoots: Double": ("shoot", "double")}
 
 
 def _cli_option(name: str) -> click.ParamType:
@@ -75,17 +83,20 @@ def render_search(result) -> Shown:
         behind = "" if r.status == "best" or r.behind_best != r.behind_best else f"{r.behind_best:.2f}" + (
             "" if r.behind_lo != r.behind_lo else f" [{r.behind_lo:.2f}, {r.behind_hi:.2f}]")
         points = "" if r.points != r.points else f"{r.points:.0f}"
-        rows.append(f"<tr><td>{int(r.rank)}</td><td>{safe_html(r.candidate)}</td><td>{points}</td>"
+        plan = f"<td>{safe_html(r.plan)}</td>" if "plan" in frame else ""
+        rows.append(f"<tr><td>{int(r.rank)}</td><td>{safe_html(r.candidate)}</td>{plan}<td>{points}</td>"
                     f"<td>{score}</td><td>{behind}</td><td>{safe_html(r.status)}</td></tr>")
     dropped = int((frame.status == "dropped").sum())
     notes = "".join(f"<p><i>note: {safe_html(n)}</i></p>" for n in result.notes)
     lead = f"<h3>{safe_html(result.title)}</h3><ul>{sentences}</ul>{notes}"
-    table = fold("<table><tr><th>#</th><th>candidate</th><th>points</th><th>meta score [95 % interval]</th>"
+    plan = "<th>plan</th>" if "plan" in frame else ""
+    table = fold(f"<table><tr><th>#</th><th>candidate</th>{plan}<th>points</th><th>meta score [95 % interval]</th>"
                  "<th>behind the best, percentage points [paired 95 % interval]</th><th>status</th></tr>"
                  + "".join(rows) + "</table>"
                  + (f"<p>{dropped} candidate{'s' if dropped != 1 else ''} dropped by the race (the CSV lists every "
                     "candidate).</p>" if dropped else ""))
-    return Shown(html=lead, fold=table, csv=csv_text(frame[COLUMNS]), json=result.to_json(),
+    return Shown(html=lead, fold=table, csv=csv_text(frame[COLUMNS + ["plan"] if "plan" in frame else COLUMNS]),
+                 json=result.to_json(),
                  trials=int(result.race["trials"]), result=result)
 
 
@@ -108,6 +119,8 @@ class ListTab:
                                        end=100_000, step=25, width=220)
         self.indifference = pn.widgets.FloatInput(label="Indifference (percentage points)", value=2.0, start=0.1,
                                                   end=50.0, step=0.5, width=220)
+        self.plan = pn.widgets.Select(label="Turn plan (what each detachment does with its turn)", options=list(PLANS),
+                                      value=next(iter(PLANS)), sizing_mode="stretch_width")
         self.budget = pn.widgets.IntInput(label="Trials budget (the race stops there, then without a guarantee)",
                                           value=DEFAULT_BUDGET, start=1, end=MAX_BUDGET, step=1_000_000,
                                           sizing_mode="stretch_width")
@@ -121,7 +134,7 @@ class ListTab:
         self.count = pn.pane.HTML("", disable_math=True)
         self.download = pn.widgets.FileDownload(label="Download list search (TOML)", callback=self._toml,
                                                 filename="list-search.toml", color="primary")
-        for widget in (self.army, self.cap, self.indifference, self.budget):
+        for widget in (self.army, self.cap, self.indifference, self.budget, self.plan):
             widget.param.watch(lambda event: self._edited(), "value")
         self.meta.param.watch(lambda event: self._meta_changed(), "value")
         self.results = ResultView("list-search")
@@ -130,8 +143,13 @@ class ListTab:
             "<p>Which detachment should I take? Every legal detachment of the army list up to the points cap (with "
             "its upgrades) meets every formation of the meta on the same dice; the race drops the clearly worse "
             "and names the best with a guarantee (docs/list-search.md). The race decides its trials: the Trials box "
-            "above is not used, the budget here bounds them; the seed is the page's.</p>", disable_math=True)
-        self.panel = pn.Row(pn.Column(explain, self.army, pn.Row(self.cap, self.indifference), self.meta,
+            "above is not used, the budget here bounds them; the seed is the page's.</p>"
+            "<p>Each detachment plays its turn plan against each opponent: by default its job (a shooting formation "
+            "such as Devastators takes a Sustained Fire at the opponent, any other assaults it). A plan that may "
+            "shoot scores the chance that the opponent is broken or destroyed after the end phase (a shooting turn "
+            "has no assault to win); every detachment assaulting scores the chance to win the assault. The ranking "
+            "says which plan each detachment played.</p>", disable_math=True)
+        self.panel = pn.Row(pn.Column(explain, self.army, pn.Row(self.cap, self.indifference), self.plan, self.meta,
                                       self.sliders, self.budget, self.count, self.download, width=EDITOR_WIDTH),
                             self.results.panel, sizing_mode="stretch_width")
         self._meta_changed()
@@ -157,8 +175,10 @@ class ListTab:
         opponents = [{"force": opponent_choices()[label], "weight": int(slider.value)}
                      for label, slider in self.weights.items() if label in opponent_choices()]
         name = str(self.army.value or "").rsplit(" (", 1)[0]
+        plan, action = PLANS.get(self.plan.value, next(iter(PLANS.values())))
         return {"system": "epic", "title": f"{name} detachments up to {cap} points against a meta of {len(opponents)}",
-                "army": army, "max_points": cap, "objective": "win", "side": "attacker",
+                "army": army, "max_points": cap, "objective": "win" if plan == "assault" else "break",
+                "plan": plan, "action": action, "side": "attacker",
                 "indifference": self.indifference.value, "confidence": 95.0, "opponents": opponents}
 
     def checked(self) -> tuple[dict, dict]:

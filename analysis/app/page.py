@@ -18,6 +18,7 @@ import click
 import panel as pn
 
 from ..intake.errors import ArgumentError, UserError
+from ..intake.examples import examples
 from ..cli import PrecisionValue
 from ..intake.run_limits import MAX_SEED, MAX_TRIALS
 from ..intake.scenario import MAX_FILE_BYTES, shown_path
@@ -57,6 +58,20 @@ CSS = """
 """
 
 
+#: What the example box shows when the active tab holds no shipped example as it was opened (edited, pasted, uploaded).
+OWN_SETUP = "your own setup"
+
+
+@cache
+def example_choices() -> dict[str, str]:
+    """The example box's entries, title → name: first :data:`OWN_SETUP` (no example), then every example the app
+    opens by its title (a title two examples share is followed by the name)."""
+    titles = {e.name: e.title.strip() or e.name for e in examples()}
+    names = openable_examples()
+    shown = [titles.get(n, n) for n in names]
+    return {OWN_SETUP: "", **{t if shown.count(t) == 1 else f"{t} ({n})": n for t, n in zip(shown, names)}}
+
+
 @cache
 def openable_examples() -> tuple[str, ...]:
     """The shipped examples the app opens: scenarios, and comparisons of two shipped scenarios."""
@@ -90,9 +105,11 @@ class Page:
         self.tab_widget = pn.Tabs(*[(tab.title, tab.panel) for tab in self.tabs.values()], dynamic=False,
                                   sizing_mode="stretch_width")
         self.tab_widget.param.watch(lambda event: self.tab_changed(self.active), "active")
-        self.example = pn.widgets.Select(label="Open a shipped example", options=["", *openable_examples()], value="",
-                                         width=380)
-        self.example.param.watch(lambda event: event.new and self.open_example(event.new), "value")
+        self.example = pn.widgets.Select(label="Shipped example (what is loaded)", options=example_choices(),
+                                         value="", width=380)
+        self.showing_example = False  # the box is being set to what the active tab holds: open nothing
+        self.example.param.watch(lambda event: event.new and not self.showing_example and self.open_example(event.new),
+                                 "value")
         self.upload = pn.widgets.FileInput(label="Open a scenario file", accept=".toml", multiple=False)
         # an empty file changes the name only (its content reaches the server as no value)
         self.upload.param.watch(lambda *events: self.open_upload(), ["value", "filename"])
@@ -131,6 +148,7 @@ class Page:
             pn.state.on_session_destroyed(self.session_ended)
         self.ready = True
         self.apply_query(query or {})
+        self.show_example(self.active)
         self.remember()
 
     # -- state ------------------------------------------------------------------------------------------
@@ -149,7 +167,18 @@ class Page:
         if not self.ready or tab is not self.active:
             return
         self.say(tab.problem)
+        self.show_example(tab)
         self.remember()
+
+    def show_example(self, tab) -> None:
+        """The example box shows the example ``tab`` holds as it was opened, else :data:`OWN_SETUP`."""
+        loaded = tab.example if tab.example in example_choices().values() else ""
+        if self.example.value != loaded:
+            self.showing_example = True
+            try:
+                self.example.value = loaded
+            finally:
+                self.showing_example = False
 
     def remember(self) -> None:
         """Put the active tab's setup and the run settings in the page address and the setup link."""
@@ -196,7 +225,7 @@ class Page:
             self.show_setup(example_setup(name), example=name)
         except UserError as exc:
             self.say(str(exc))
-        self.example.value = ""
+            self.show_example(self.active)
 
     def open_upload(self) -> None:
         data, name = self.upload.value, shown_path(visible(self.upload.filename or "upload"))

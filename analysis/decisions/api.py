@@ -105,6 +105,73 @@ def _opponents(system: System, specs, side: str, source: str) -> list[Force]:
     return [_force(system, s, role, source, f"opponents[{j}].force") for j, s in enumerate(specs)]
 
 
+def _with_plans(system: System, forces: list[Force], plans, side: str, source: str, what: str) -> list[Force]:
+    """Each force of ``side`` with its turn plan (docs/decisions.md, "Turn plans"): ``plans`` is None (each force's
+    job), one plan for all, or a list with one per force; a plan is a name (``"shoot"``), a dict of its keys
+    (``plan``, ``action``, ``then``) or a :class:`~wargame_odds.analysis.epic.decisions_plans.Plan`.  Plans are the
+    attacker's: a defender receives the assault, so it takes none; a system without turns takes none either."""
+    with_plan = getattr(system, "with_plan", None)
+    if plans is None and (side != "attacker" or with_plan is None):
+        return forces
+    if side != "attacker" or with_plan is None:
+        raise UserError(source, "plans", f"plans for options that play the {side}" if with_plan else
+                        f"plans in a {system.name} matchup", "plans for Epic options that play the attacker (the "
+                        "defender receives the assault)")
+    from ..epic.decisions_plans import plan_of
+
+    if isinstance(plans, (list, tuple)):
+        plans = _capped(plans, MAX_FORCES, source, "plans", "plans")
+        if len(plans) != len(forces):
+            raise UserError(source, "plans", f"{len(plans)} plans for {len(forces)} {what}",
+                            f"one plan per entry of {what}, or one plan for all")
+    else:
+        plans = [plans] * len(forces)
+    out = []
+    for i, (force, spec) in enumerate(zip(forces, plans)):
+        plan = plan_of(spec, source, f"{what}[{i}].plan")
+        then = None
+        if plan.then is not None:
+            if plan.plan != "shoot_then_assault":
+                raise UserError(source, f"{what}[{i}].then", f"a formation to assault after a {plan.plan!r} plan",
+                                'then with plan = "shoot_then_assault"')
+            then = _force(system, plan.then, side, source, f"{what}[{i}].then")
+        elif plan.plan == "shoot_then_assault" and len(force.data["formations"]) < 2:
+            raise UserError(source, f"{what}[{i}].then", f"{force.name!r} is one formation, and a formation acts once "
+                            "a turn (TP 1.6): it cannot shoot and then assault",
+                            "then = a force whose first formation engages after the shooting")
+        out.append(with_plan(force, plan, then))
+    return out
+
+
+def _fights_every_assault(models) -> bool:
+    """Whether every matchup fights an assault (:func:`_fights_an_assault`)."""
+    return all(_fights_an_assault(m) for m in models)
+
+
+def _score_path(system: System, model, side: str, fights: bool) -> tuple:
+    """What an option is scored on: the chance to win the assault when every option's plan fights one, else the
+    chance that the enemy's first formation is broken or destroyed after the end phase (two disjoint counts)."""
+    if fights:
+        return system.win_path(side)
+    enemy = next(f.name for f in model.formations if f.side != side)
+    return ("formations", enemy, "destroyed"), ("formations", enemy, "broken_after_end_phase")
+
+
+#: A plan's score where some plan has no assault: the enemy formation broken or destroyed after the end phase.
+ENEMY_BROKEN = "enemy_broken_or_destroyed"
+
+
+def plan_sentence(plans: dict[str, str | None], fights: bool) -> str | None:
+    """The headline's line on plans: which plan scored each option, and on what; None without plans."""
+    if not any(plans.values()):
+        return None
+    said = "; ".join(f"{name}: {plan}" for name, plan in plans.items())
+    score = ("the chance to win the assault" if fights else
+             "the chance that the enemy formation is broken or destroyed after the end phase (a plan without an "
+             "assault has none to win)")
+    return f"Options are scored by their plan ({said}), on {score}."
+
+
 def _matchup_system(base, source: str = "base") -> tuple[System, object]:
     if base is None:
         return SYSTEMS["epic"], None
@@ -207,6 +274,11 @@ def _run_cells(system: System, models: dict, cell: tuple, kwargs: dict, executor
     return {k: results[k] for k in keys}
 
 
+def _plan_words(system: System, model, side: str) -> str | None:
+    words = getattr(system, "plan_words", None)
+    return words(model, side) if words else None
+
+
 def _sides(model) -> dict:
     return {f.name: f.side for f in getattr(model, "formations", [])}
 
@@ -224,7 +296,7 @@ def cell_notes(labelled: list[tuple[str, list[str]]]) -> list[str]:
             for note, labels in carriers.items()]
 
 
-def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
+def matrix(attackers, defenders, *, base=None, plans=None, trials: int = DEFAULT_TRIALS, seed: int = 0,
            precision: float | None = None, engine: str = "kernel", threads: int | None = None,
            progress: bool | None = None, cell: tuple = (), executor=None, source: str = "matrix") -> MatrixResult:
     """Every attacker against every defender: all reported quantities with 95 % intervals.
@@ -233,20 +305,30 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
     TOML files, or dicts with ``units`` and ``formations``); ``base``: a scenario whose rules and
     end phase apply.  Cell ``(i, j)`` uses stream ``cell=(*cell, i, j)``.  ``executor``: where the
     cells run (:mod:`wargame_odds.analysis.run.executor`; default this process), with identical numbers.
+    ``plans``: each attacker's turn plan (as for :func:`rank`; default its job); where a plan has no assault, every
+    cell also gets ``score.enemy_broken_or_destroyed``, the grid's quantity.
     """
     _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
                cell=cell)
     system, base_model = _matchup_system(base, source)
     att = _forces(system, attackers, "attacker", "attackers", source)
     dfn = _forces(system, defenders, "defender", "defenders", source)
+    att = _with_plans(system, att, plans, "attacker", source, "attackers")
     a_names, d_names = _labels(att), _labels(dfn)
     models = {(i, j): system.matchup(a, d, base_model) for i, a in enumerate(att) for j, d in enumerate(dfn)}
+    fights = _fights_every_assault(models.values())
+    plan_words = {a_names[i]: _plan_words(system, models[(i, 0)], "attacker") for i in range(len(att))}
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
     cells = _run_cells(system, models, cell, kwargs, executor, progress, "matrix")
     frames, notes, trades = [], [], []
     for (i, j), res in cells.items():
         model = models[(i, j)]
         table = res.table()
+        if not fights:  # the plans' common score, beside every quantity of the cell
+            score = counted(res, _score_path(system, model, "attacker", fights))
+            table.loc[len(table)] = {"section": "score", "entity": "", "quantity": ENEMY_BROKEN,
+                                     "kind": "probability", "estimate": score.p, "ci95_lo": score.ci95[0],
+                                     "ci95_hi": score.ci95[1]}
         sides = _sides(model)
         table.insert(0, "side", [sides.get(e, "") if s == "formations" else ""
                                  for s, e in zip(table.section, table.entity)])
@@ -265,7 +347,9 @@ def matrix(attackers, defenders, *, base=None, trials: int = DEFAULT_TRIALS, see
                         system=system.name,
                         trials=trials, seed=seed, frame=pd.concat(frames, ignore_index=True),
                         title=f"{len(att)} × {len(dfn)} matchups", notes=notes,
-                        meta={"cell": list(cell), "engine": engine})
+                        meta={"cell": list(cell), "engine": engine, "plans": plan_words,
+                              "plan_sentence": plan_sentence(plan_words, fights),
+                              "quantity": None if fights else f"score/{ENEMY_BROKEN}"})
 
 
 def sweep(scenario, field: str, values, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
@@ -542,8 +626,10 @@ def _scenario_options(option_a, option_b, labels, side: str, engine: str, method
 
 
 def _fights_an_assault(model) -> bool:
-    """Whether an Epic scenario fights an assault: an assault scenario, or a turn with an engage activation."""
-    return not model.turn or any(a.action == "engage" for a in model.turn)
+    """Whether a scenario fights an assault: an assault scenario (any system's), or an Epic turn with an engage
+    activation."""
+    turn = getattr(model, "turn", None)
+    return not turn or any(a.action == "engage" for a in turn)
 
 
 @dataclass(frozen=True)
@@ -878,7 +964,7 @@ def _meta_row(rows, w, trials, batch_size) -> dict:
     return _row("meta (weighted)", 1.0, pa, pb, difference, (ilo, ihi), var_pair, var_ind, trials)
 
 
-def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: str = "score",
+def rank(options, meta, *, weights=None, base=None, plans=None, side: str = "attacker", by: str = "score",
          trials: int = DEFAULT_TRIALS, seed: int = 0, precision: float | None = None, engine: str = "kernel",
          threads: int | None = None, progress: bool | None = None, cell: tuple = (), executor=None,
          indifference: float = 1.0, source: str = "rank") -> RankResult:
@@ -893,6 +979,13 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     100 × score / the option's points (win probability per 100 points), interval scaled alike.
     ``by`` = ``"score"`` or ``"per_100_points"`` orders the table.  ``executor``: where the cells
     run (as for :func:`matrix`).
+
+    ``plans`` (Epic, options that play the attacker): each option's turn plan, None (default: each option's job,
+    :mod:`wargame_odds.analysis.epic.decisions_plans`), one for all or one per option: ``"assault"``, ``"shoot"``,
+    ``"shoot_then_assault"``, ``"job"`` or a dict ``{"plan": ..., "action": "sustained_fire" | "advance" |
+    "double", "then": FORCE}``.  When every plan fights an assault the score is the chance to win it; otherwise
+    every option is scored on the chance that the opponent's (first) formation is broken or destroyed after the
+    end phase.  The table's ``plan`` column says which plan scored each option.
     """
     _check_run(trials=trials, seed=seed, precision=precision, engine=engine, threads=threads, progress=progress,
                cell=cell)
@@ -905,21 +998,24 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     system, base_model = _matchup_system(base, source)
     opts = _forces(system, options, side, "options", source)
     opps = _opponents(system, specs, side, source)
+    opts = _with_plans(system, opts, plans, side, source, "options")
     o_names, m_names = _labels(opts), _labels(opps)
-    path = system.win_path(side)
     kwargs = _sim_kwargs(trials, seed, precision, engine, threads)
     cells, rows, notes = [], [], []
     models = {(i, j): _pair(system, side, o, m, base_model) for i, o in enumerate(opts) for j, m in enumerate(opps)}
+    fights = _fights_every_assault(models.values())
+    paths = {key: _score_path(system, model, side, fights) for key, model in models.items()}
+    plan_words = {o_names[i]: _plan_words(system, models[(i, 0)], side) for i in range(len(opts))}
     if precision is None:  # paired: the stream of a cell never depends on the option
         batches, size = rank_batches(trials, engine)
-        specs = {(i, j): (system.name, models[(i, j)], (*cell, j), batches, size, seed, engine, threads, path)
+        specs = {(i, j): (system.name, models[(i, j)], (*cell, j), batches, size, seed, engine, threads, paths[(i, j)])
                  for (i, j) in models}
         results, wins = _run_batched_cells(specs, executor, progress, "rank")
         trials = batches * size
     else:
         results, wins = _run_cells(system, models, cell, kwargs, executor, progress, "rank"), None
     for i, name in enumerate(o_names):
-        probs = [results[(i, j)][path] for j in range(len(opps))]
+        probs = [counted(results[(i, j)], paths[(i, j)]) for j in range(len(opps))]
         for j, p in enumerate(probs):
             lo, hi = p.ci95
             cells.append({"option": name, "opponent": m_names[j], "weight": w[j], "estimate": p.p,
@@ -930,7 +1026,8 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         scale = 100.0 / points if points else math.nan
         trades = [(points_trade(models[(i, j)], results[(i, j)], side) or {})
                   | battle_trade(models[(i, j)], results[(i, j)], side, points) for j in range(len(opps))]
-        rows.append({"option": name, "points": points, "score": score, "ci95_lo": lo, "ci95_hi": hi,
+        rows.append({"option": name, "plan": plan_words[name], "points": points, "score": score, "ci95_lo": lo,
+                     "ci95_hi": hi,
                      "per_100_points": score * scale, "per_100_points_lo": lo * scale,
                      "per_100_points_hi": hi * scale} | _points_columns(trades, w))
     if wins is not None:
@@ -940,6 +1037,8 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
         for row, behind in zip(rows, behind_the_best(per_batch, best, indifference / 100)):
             row.update(behind)
     frame = pd.DataFrame(rows)
+    if frame.plan.isna().all():  # no plans (the options play the defender, or a system without turns)
+        frame = frame.drop(columns="plan")
     if frame[by].isna().any():
         missing = ", ".join(frame.option[frame[by].isna()])
         raise UserError(source, "by", f"options without points cannot be ranked per 100 points: {missing}",
@@ -950,7 +1049,11 @@ def rank(options, meta, *, weights=None, base=None, side: str = "attacker", by: 
     return RankResult(cells=pd.DataFrame(cells), option_results=option_results, opponents=m_names,
                       system=system.name, trials=trials, seed=seed, frame=frame,
                       title=f"{len(opts)} options against a meta of {len(opps)}", notes=cell_notes(notes),
-                      meta={"side": side, "by": by, "quantity": "/".join(path), "cell": list(cell),
+                      meta={"side": side, "by": by, "cell": list(cell),
+                            "quantity": ("/".join(system.win_path(side)) if fights else
+                                         "formations/ENEMY/destroyed + formations/ENEMY/broken_after_end_phase"),
+                            "outcome": "wins" if fights else "breaks or destroys the enemy",
+                            "plans": plan_words, "plan_sentence": plan_sentence(plan_words, fights),
                             "engine": engine, "indifference": indifference,
                             "paired": f"batch means, {batches} batches, same dice per opponent" if wins is not None
                             else None})

@@ -26,6 +26,7 @@ from ..intake.user_text import csv_text, printable
 from ..intake.scenario import MAX_TOML_DEPTH, StrictModel, read_toml, validate
 from ..run import runner
 from . import api
+from ..epic.decisions_plans import Plan
 from .definitions import CompareFields, Opponent
 
 
@@ -35,8 +36,23 @@ class _Definition(StrictModel):
     base: FilePath | None = None  # a scenario whose [rules] and [end_phase] apply
 
 
+class PlannedOption(Plan):
+    """An option with its turn plan: ``{ force = "netea:...", plan = "shoot", action = "advance" }``."""
+
+    force: FilePath
+
+
+def _plans(entries: list, resolve) -> tuple[list[str], list]:
+    """The forces of a definition's options (a force, or a table with its plan) and their plans (None: each option's
+    job; an option given as a plain force plays its job)."""
+    forces = [resolve(e.force) if isinstance(e, PlannedOption) else resolve(e) for e in entries]
+    plans = [e.model_dump(exclude={"force"}) | ({"then": resolve(e.then)} if e.then else {})
+             if isinstance(e, PlannedOption) else None for e in entries]
+    return forces, plans if any(p is not None for p in plans) else None
+
+
 class MatrixDefinition(_Definition):
-    attackers: list[FilePath] = Field(max_length=MAX_FORCES)
+    attackers: list[FilePath | PlannedOption] = Field(max_length=MAX_FORCES)
     defenders: list[FilePath] = Field(max_length=MAX_FORCES)
 
 
@@ -64,7 +80,7 @@ class RankDefinition(_Definition):
     side: Literal["attacker", "defender"] = "attacker"
     by: Literal["score", "per_100_points"] = "score"
     indifference: float = Field(1.0, gt=0, le=50)  # percentage points: "within δ of the best" (paired)
-    options: list[FilePath] = Field(max_length=MAX_FORCES)
+    options: list[FilePath | PlannedOption] = Field(max_length=MAX_FORCES)
     opponents: list[Opponent] = Field(max_length=MAX_FORCES)
 
 
@@ -122,10 +138,12 @@ def _emit(result, as_json: bool, as_csv: bool, plot_path: str | None, title: str
 @executor_options
 def matrix_command(definition, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
     """Win probabilities of every attacker against every defender (DEFINITION: TOML with
-    attackers = [...], defenders = [...], optional base = "scenario.toml")."""
+    attackers = [...], defenders = [...], optional base = "scenario.toml"); an attacker may be a table
+    { force = ..., plan = "shoot", action = "advance" }: each plays its turn plan (default its job)."""
     d, source, resolve = _definition(definition, MatrixDefinition)
     with make_executor(scheduler, workers) as executor:
-        result = api.matrix([resolve(a) for a in d.attackers], [resolve(x) for x in d.defenders],
+        attackers, plans = _plans(d.attackers, resolve)
+        result = api.matrix(attackers, [resolve(x) for x in d.defenders], plans=plans,
                             base=resolve(d.base) if d.base else None, trials=trials, seed=seed, engine=engine,
                             executor=executor, source=source)
     _emit(result, as_json, as_csv, plot_path, d.title)
@@ -232,11 +250,14 @@ def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path
 @_options
 @executor_options
 def rank_command(definition, trials, seed, engine, as_json, as_csv, plot_path, scheduler, workers):
-    """Rank options against a weighted meta: score and win probability per 100 points (DEFINITION:
-    TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."""
+    """Rank options against a weighted meta: score and score per 100 points (DEFINITION: TOML with
+    options = [...], [[opponents]] force/weight, optional side, by and base).  Each option plays its turn plan:
+    its job by default (a shooting formation shoots, any other assaults), or a table { force = ..., plan =
+    "assault" | "shoot" | "shoot_then_assault", action = "sustained_fire" | "advance" | "double", then = ... }."""
     d, source, resolve = _definition(definition, RankDefinition)
     with make_executor(scheduler, workers) as executor:
-        result = api.rank([resolve(o) for o in d.options], [resolve(o.force) for o in d.opponents],
+        options, plans = _plans(d.options, resolve)
+        result = api.rank(options, [resolve(o.force) for o in d.opponents], plans=plans,
                           weights=[o.weight for o in d.opponents], base=resolve(d.base) if d.base else None,
                           side=d.side, by=d.by, trials=trials, seed=seed, engine=engine, executor=executor,
                           indifference=d.indifference, source=source)

@@ -29,6 +29,11 @@ MAX_MATCHUPS = 30_000
 MAX_CAP = 20  # the largest cap of an "any number of" upgrade
 ASSUMES = ("one assault per matchup, as the Epic engine resolves it (docs/epic-engine.md): no shooting or "
            "manoeuvre before it, transports not modelled, characters join the formation's first unit")
+PLAN_ASSUMES = ("one turn per matchup, each candidate scored by its plan (the ranking's plan column; its own job by "
+                "default: a shooting formation "
+                "takes its shooting action at the opponent's first formation, every shooter in range and every "
+                "target exposed, any other assaults it with every unit in base contact), then the end phase; "
+                "transports not modelled, characters join the formation's first unit")
 
 
 class OpponentEntry(StrictModel):
@@ -54,6 +59,8 @@ class ListSearchDefinition(StrictModel):
     add_to: str | None = None  # a detachment of the army ("Tactical + Captain"): candidates join it
     points_left: int | None = Field(None, ge=1, le=100_000)  # with add_to: the candidates' points
     objective: Literal["win", "break"] = "win"
+    plan: Literal["job", "assault", "shoot"] | None = None  # every candidate's turn plan (docs/decisions.md)
+    action: Literal["sustained_fire", "advance", "double"] = "sustained_fire"  # a shooting plan's action
     side: Literal["attacker", "defender"] = "attacker"
     indifference: float = 1.0
     confidence: float = 95.0
@@ -179,6 +186,7 @@ class KernelEvaluator:
         self.objective = objective
         self.base, self.seed, self.threads, self.engine = base_model, seed, threads, engine
         self.jobs: dict = {}
+        self.plans: dict = {}  # candidate index → the plan it played, in words (recorded as its matchups are built)
         self.executor = None  # a Dask executor: each look's candidates run as tasks of CHUNK candidates
 
     CHUNK = 32
@@ -201,6 +209,11 @@ class KernelEvaluator:
         if (i, j) in self.jobs:
             return self.jobs[(i, j)]
         model = api._pair(self.system, self.roles[j], self.forces[i], self.opponents[j], self.base)
+        if self.objective == "win" and not api._fights_every_assault([model]):
+            raise UserError("list-search", "objective", f"{self.forces[i].name!r} plays a plan without an assault "
+                            f"({self.system.plan_words(model, self.roles[j])}): it has no assault to win",
+                            'objective = "break" (the enemy broken or destroyed after the end phase)')
+        self.plans.setdefault(i, api._plan_words(self.system, model, self.roles[j]))
         job = self.system.job(model, self.engine, trial_streams=True)
         prepared = (job, self._slots(model, job, self.roles[j]))
         if keep:
@@ -264,6 +277,15 @@ def _gains_over_base(defn, res, forces, opps, roles, system, base_model, seed, t
                        for b in range(batches)])  # (batches, candidates + the detachment alone)
     gains = {t: intervals.t_interval(scores[:, k] - scores[:, -1]) for k, t in enumerate(chosen)}
     return gains, float(scores[:, -1].mean())
+
+
+def _plan_played(evaluate: KernelEvaluator, i: int) -> str | None:
+    """The plan candidate ``i`` (race index) played, in words: recorded when its matchups were built, else (they ran
+    on other workers) from its matchup with the first opponent."""
+    if i not in evaluate.plans:
+        model = api._pair(evaluate.system, evaluate.roles[0], evaluate.forces[i], evaluate.opponents[0], evaluate.base)
+        evaluate.plans[i] = api._plan_words(evaluate.system, model, evaluate.roles[0])
+    return evaluate.plans[i]
 
 
 def evaluate_chunk(spec: tuple) -> np.ndarray:
@@ -543,6 +565,9 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
                          "defender" if r == "attacker" else "attacker")
             for o, r in zip(defn.opponents, roles)]
     forces, opps = [_resolved(f, notes) for f in forces], [_resolved(o, notes) for o in opps]
+    if defn.plan is not None:
+        forces = api._with_plans(system, forces, {"plan": defn.plan, "action": defn.action}, defn.side, str(source),
+                                 "candidates")
     weights = np.array([o.weight for o in defn.opponents], float)
     evaluate = KernelEvaluator(system, forces, opps, roles, base_model, seed, threads, defn.objective)
     if executor is not None and type(executor).__name__ != "LocalExecutor":
@@ -563,7 +588,8 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
         st = status(res, t, delta)
         est, lo, hi = res.score.get(t, (float(res.race_mean[t]), math.nan, math.nan))
         b, blo, bhi = res.behind.get(t, (math.nan, math.nan, math.nan))
-        rows.append({"candidate": c.name, "formation": c.formation, "upgrades": c.upgrades, "points": c.points,
+        plan = {} if defn.plan is None else {"plan": _plan_played(evaluate, int(t))}
+        rows.append({"candidate": c.name, "formation": c.formation, "upgrades": c.upgrades, **plan, "points": c.points,
                      "score": est, "ci95_lo": lo, "ci95_hi": hi,
                      "per_100_points": 100 * est / c.points if c.points else math.nan,
                      "behind_best": b, "behind_lo": blo, "behind_hi": bhi, "status": st,
@@ -602,7 +628,7 @@ def list_search(definition, *, seed: int = 0, top: int = 5, indifference: float 
                                                  if t in res.confirm_successes},
                               confirm_trials=res.confirm_trials, history=res.history, confidence=defn.confidence,
                               forces={c.name: c.force for c in cands})
-    result.sentences = sentences(result, delta)
+    result.sentences = sentences(result, delta, PLAN_ASSUMES if defn.plan is not None else ASSUMES)
     return result
 
 
@@ -643,7 +669,7 @@ def weight_to_overtake(lead, weights) -> tuple[float | None, list[int], int | No
     return 100 * moved, sources, target
 
 
-def sentences(result: ListSearchResult, delta: float) -> list[str]:
+def sentences(result: ListSearchResult, delta: float, assumes: str = ASSUMES) -> list[str]:
     """What a player reads first: the best, by how much, how sure, what it cost, what the model assumes."""
     f, g, r = result.frame, result.guarantee, result.race
     out = []
@@ -671,5 +697,5 @@ def sentences(result: ListSearchResult, delta: float) -> list[str]:
     out.append(f"Spent {r['trials']:,} trials: {r['selection_trials']:,} to decide, the rest to confirm the top "
                f"on fresh dice; deciding with the same guarantee without racing takes {r['naive_trials']:,}, "
                f"rank's defaults {r['rank_trials']:,}.")
-    out.append("The model assumes " + ASSUMES + ".")
+    out.append("The model assumes " + assumes + ".")
     return out

@@ -153,6 +153,8 @@ class MatrixResult(DecisionResult):
         melee.unconditional.a_wins)."""
         from .systems import SYSTEMS
 
+        if self.meta.get("quantity"):  # a plan without an assault: the plans' common score
+            return self.meta["quantity"].split("/")[-1], None
         path = SYSTEMS[self.system].win_path("attacker")
         return path[-1], "/".join(path[1:-1]) or None
 
@@ -173,7 +175,11 @@ class MatrixResult(DecisionResult):
         grid = text.pivot(index="attacker", columns="defender", values="shown")
         grid = grid.reindex(index=self.attackers, columns=self.defenders).reset_index()
         grid.columns.name = None
-        return grid.rename(columns={"attacker": "P(attacker wins): attacker \\ defender"})
+        what = "P(attacker wins)" if not self.meta.get("quantity") else "P(enemy broken or destroyed)"
+        plans = self.meta.get("plans") or {}
+        if any(plans.values()):
+            grid.insert(1, "plan", [plans.get(a) or "" for a in grid.attacker])
+        return grid.rename(columns={"attacker": f"{what}: attacker \\ defender"})
 
     @literal_text
     def plot(self, quantity: str | None = None, entity: str | None = None):
@@ -459,15 +465,24 @@ class RankResult(DecisionResult):
         out["cells"] = records(self.cells)
         return out
 
+    @property
+    def outcome(self) -> str:
+        """What the score counts, "{option} {outcome}": "wins", or "breaks or destroys the enemy" where a plan
+        has no assault (docs/decisions.md, "Turn plans")."""
+        return self.meta.get("outcome", "wins")
+
     def _shown(self):
         """Best first: the option's points, its meta score (weighted chance to win) and chance per 100
         points in percent, and its points trade, each with the 95 % interval."""
         t = self.frame
+        chance = "chance to win" if self.outcome == "wins" else "chance to break or destroy"
         shown = pd.DataFrame({"rank": t["rank"], "option": t.option,
                               "points": t.points.map(lambda v: "n/a" if v != v else f"{v:g}"),
-                              "chance to win (meta)": _texts(t, "score", "ci95_lo", "ci95_hi"),
-                              "chance per 100 points": _texts(t, "per_100_points", "per_100_points_lo",
-                                                              "per_100_points_hi")})
+                              f"{chance} (meta)": _texts(t, "score", "ci95_lo", "ci95_hi"),
+                              ("chance" if self.outcome == "wins" else chance) + " per 100 points":
+                                  _texts(t, "per_100_points", "per_100_points_lo", "per_100_points_hi")})
+        if "plan" in t:
+            shown.insert(2, "plan", t.plan)
         if "behind_best" in t:  # paired by batch means: every option met each opponent on the same dice
             delta = self.meta.get("indifference", 1.0)
             shown["behind the best (paired)"] = ["best" if r == 1 else percent(b, lo, hi, "points")
@@ -512,14 +527,15 @@ class RankResult(DecisionResult):
         if has_points:
             axes.append(fig.add_subplot(grid[0, 3:], sharey=axes[0]))
         side = self.meta.get("side", "attacker")
-        panels = [("score", "ci95_lo", "ci95_hi", f"chance to win as the {side}, weighted over the meta")]
+        chance = "chance to win" if self.outcome == "wins" else "chance to break or destroy the enemy"
+        panels = [("score", "ci95_lo", "ci95_hi", f"{chance} as the {side}, weighted over the meta")]
         if has_points:
             panels.append(("per_100_points", "per_100_points_lo", "per_100_points_hi",
-                           "chance to win per 100 points"))
+                           f"{chance} per 100 points"))
         for ax, (col, lo_col, hi_col, label) in zip(axes, panels):
             p, lo, hi = (t[c].to_numpy(float) * 100 for c in (col, lo_col, hi_col))
             ax.errorbar(p, y, xerr=np.clip([p - lo, hi - p], 0, None), fmt="o", capsize=3)
-            ax.set_yticks(y, t.option)
+            ax.set_yticks(y, [f"{o}\n({p})" for o, p in zip(t.option, t.plan)] if "plan" in t else t.option)
             ax.set_ylim(-0.6, len(t) - 0.4)
             ax.xaxis.set_major_formatter(PercentFormatter())
             ax.set_xlabel(wrap_for(fig, f"{label} (bar: 95 % interval)", 10, share=0.42))

@@ -12,6 +12,8 @@ from ..intake.bounds import MAX_NAME_CHARS, Name
 from ..intake.errors import UserError
 from ..intake.scenario import StrictModel, read_toml, shown_path, validate
 from ..intake.systems import Decisions, Force
+from . import decisions_plans as plans
+from .decisions_plans import PLAN_KEY
 
 
 class ForceFile(StrictModel):
@@ -141,7 +143,49 @@ class EpicDecisions(Decisions):
         for key in ("rules", "end_phase"):
             if key in base_data:
                 data[key] = base_data[key]
-        return self.validate(data, f"{attacker.source} vs {defender.source}")
+        source = f"{attacker.source} vs {defender.source}"
+        model = self.validate(data, source)
+        plan = attacker.data.get(PLAN_KEY)
+        if plan is None:
+            return model
+        own = [f["name"] for f in formations if f["side"] == "attacker"]
+        mine = [f for f in model.formations if f.side == "attacker"]
+        kind, action = plans.resolved(plan, model, mine)
+        if kind == "assault":
+            return model
+        plans.check_shooters(kind, model, mine, attacker.source)
+        enemy = next(f.name for f in model.formations if f.side == "defender")
+        data["turn"] = plans.activations(kind, action, own, enemy)
+        data["title"] = f"{attacker.name} ({plans.words(kind, action)}) vs {defender.name}"
+        return self.validate(data, f"{source} ({plans.words(kind, action)})")
+
+    def with_plan(self, force: Force, plan, then: Force | None = None) -> Force:
+        """``force`` playing ``plan`` (a :class:`.decisions_plans.Plan`) as the attacker; ``then``: the force whose
+        first formation engages after the shooting (``shoot_then_assault``), joined to it."""
+        data = dict(force.data, **{PLAN_KEY: plan.model_dump()})
+        if then is not None:
+            taken = {f.get("name") for f in data["formations"]}
+            joined = [dict(f, name=f"{f.get('name')} (then)") if f.get("name") in taken else f
+                      for f in then.data["formations"][:1]]
+            clash = next((u for u, profile in then.data["units"].items()
+                          if u in data["units"] and data["units"][u] != profile), None)
+            if clash is not None:
+                raise UserError(then.source, f"units.{clash}", f"{force.source} defines a unit {clash!r} otherwise",
+                                "one profile per unit name in an option and the formation it brings with then")
+            data["formations"] = [*data["formations"], *joined]
+            data["units"] = {**then.data["units"], **data["units"]}
+        return Force(name=force.name if then is None else f"{force.name} + {then.name}", data=data,
+                     source=force.source)
+
+    def plan_words(self, model, side: str) -> str | None:
+        """The plan a matchup's option plays, in the rules' words ("Sustained Fire", "assault"); None for the
+        defender (it receives the assault)."""
+        if side != "attacker":
+            return None
+        if not model.turn:
+            return "assault"
+        shots = [a for a in model.turn if a.action != "engage"]
+        return plans.words("shoot_then_assault" if len(shots) < len(model.turn) else "shoot", shots[0].action)
 
     def points(self, model, force_role: str) -> int | None:
         pts = [f.points for f in model.formations if f.side == force_role]

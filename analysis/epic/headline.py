@@ -198,8 +198,16 @@ def scoring_assumption(result) -> list[str]:
     """What an Epic matrix or ranking assumes that a player must know before acting on it (issue 41 §3): one
     assault a cell, the option as the attacker (or as the side it names), its units placed as its file says."""
     side = result.meta.get("side", "attacker") if result.kind == "rank" else "attacker"
+    if any((result.meta.get("plans") or {}).values()):
+        who = "each option" if result.kind == "rank" else "each row's formation"
+        return [f"How this is scored: {who} plays its turn plan against each opponent as the attacker: an assault "
+                "plan fights one assault (a library formation puts every unit in base contact), a shooting plan "
+                "takes its shooting action at the opponent's first formation (every shooter in range, every target "
+                "exposed, no cover), then the end phase. A plan is chosen per option (plan = \"assault\", \"shoot\" "
+                "or \"shoot_then_assault\" in the definition); by default a formation plays its job: a shooting "
+                "formation shoots, any other assaults."]
     scored = "each option fights one assault against each opponent" if result.kind == "rank" \
         else "each cell is one assault, the row's formation against the column's"
     return [f"How this is scored: {scored}, as the {side}, with the units placed as their files say (a library "
-            "formation puts every unit in base contact). A formation whose job is shooting scores low here: "
-            "compare a turn plan for it (shoot, then engage) with `wargame-odds compare`."]
+            "formation puts every unit in base contact). Options that play the defender receive the assault, so "
+            "they have no turn plan."]

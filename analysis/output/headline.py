@@ -72,9 +72,10 @@ def _decision_sentences(result) -> list[str]:
     kind = result.kind
     if kind == "threshold":
         return result.lines()
+    plans = [result.meta["plan_sentence"]] if result.meta.get("plan_sentence") else []
     if kind == "matrix":
-        return [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
-                for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)] \
+        return plans + [f"{a} against {d}: " + "; ".join(summary(result.cells[(i, j)].to_dict()))
+                        for i, a in enumerate(result.attackers) for j, d in enumerate(result.defenders)] \
             + _decision_notes(result)
     if kind == "sweep":
         return [f"{result.field} = {value}: " + "; ".join(summary(cell.to_dict()))
@@ -96,13 +97,15 @@ def _decision_sentences(result) -> list[str]:
     if kind == "rank":
         side = result.meta.get("side", "attacker")
         per_points = result.meta.get("by") == "per_100_points"
-        return [f"{r.rank}. {r.option} wins {percent(r.score, r.ci95_lo, r.ci95_hi)} against the meta "
-                f"(weighted, as the {side})"
-                + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
-                   if per_points else "")
-                + (f"; points swing (destroyed − lost): {_points_swing(r)}" if "points_swing" in frame else "")
-                + (_behind_the_best(r, result.meta.get("indifference", 1.0)) if "behind_best" in frame else "")
-                for r in frame.itertuples(index=False)] + _decision_notes(result)
+        verb = result.meta.get("outcome", "wins")
+        return plans + [
+            f"{r.rank}. {r.option}" + (f" ({r.plan})" if "plan" in frame else "")
+            + f" {verb} {percent(r.score, r.ci95_lo, r.ci95_hi)} against the meta (weighted, as the {side})"
+            + (f"; per 100 points: {percent(r.per_100_points, r.per_100_points_lo, r.per_100_points_hi)}"
+               if per_points else "")
+            + (f"; points swing (destroyed − lost): {_points_swing(r)}" if "points_swing" in frame else "")
+            + (_behind_the_best(r, result.meta.get("indifference", 1.0)) if "behind_best" in frame else "")
+            for r in frame.itertuples(index=False)] + _decision_notes(result)
     return []
 
 
