@@ -4,10 +4,10 @@ hits round-robin over every lane at once), the early ends after the normal step 
 """
 import numpy as np
 
-from ..rng import _ONE, _THREE
+from ..rng import _FOUR, _ONE, _SIX, _THREE
 from .access import _at, _max, _min, _popcount, _put, kernel_function
 from .allocation import _allocation_lane, _snipe_lane
-from .dice import _roll, _tally
+from .dice import _roll
 from .hits import KIND_AP, NO_FLAGS, _save_targets
 from .layout import (ATTACKER, CRIT_DEGRADE, FR_BROKEN0, LANES, LN_CAP, LN_CONTACT, LN_D, LN_FIGHT, LN_H, LN_LIVE,
                      LN_NMW, LN_NN, LN_NTK, LN_PREFIX, LN_QQ, LN_RR, LN_SNIPE, LN_SNIPE_UN, LN_VAL, LN_WINNER, LV_A,
@@ -104,7 +104,10 @@ def _roll_pools(fv, side, g):
             _put(nn, l, n)
             maxn = _max(maxn, n)
             _put(h, l, 0)
-        nd += _tally(fv.rs, nn, 0, val, 0, h, 0, d, maxn, 1)
+        for j in range(maxn):
+            nd += _roll(fv.rs, d, _SIX, _FOUR, nn, 0, j)
+            for l in range(L):
+                _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
         hrow = (side * N_CLASSES + cls) * L
         for l in range(L):
             _put(fv.hits, hrow + l, _at(fv.hits, hrow + l) + _at(h, l))
@@ -153,7 +156,10 @@ def _roll_row(fv, side, k):
     for l in range(L):
         maxn = _max(maxn, nn[l])
         h[l] = 0
-    nd += _tally(fv.rs, nn, 0, val, 0, h, 0, d, maxn, 1)
+    for j in range(maxn):
+        nd += _roll(fv.rs, d, _SIX, _FOUR, nn, 0, j)
+        for l in range(L):
+            h[l] += (j < nn[l]) & (d[l] >= val[l])
     cls = src[k, S_CLASS]
     reach = src[k, S_REACH]
     if fv.we:
@@ -271,7 +277,7 @@ def _ordinary_hits(fv, side, anysnipe):
     L = LANES
     lv = fv.lv
     per_lane = fv.per_lane
-    d, val, qq, rr, prefix = per_lane[LN_D], per_lane[LN_VAL], per_lane[LN_QQ], per_lane[LN_RR], per_lane[LN_PREFIX]
+    d, qq, rr, prefix = per_lane[LN_D], per_lane[LN_QQ], per_lane[LN_RR], per_lane[LN_PREFIX]
     snipe, snipe_un = per_lane[LN_SNIPE], per_lane[LN_SNIPE_UN]
     units = fv.units
     nd = 0
@@ -292,12 +298,17 @@ def _ordinary_hits(fv, side, anysnipe):
             _put(lv, LV_A * L + l, a)
             _put(lv, LV_HH * L + l, hv * simple)
             _put(lv, LV_NN * L + l, hv * (1 - simple))
-            _put(lv, LV_UN * L + l, hv * simple)  # less each save made (below)
-            _put(val, l, sv)
+            _put(lv, LV_UN * L + l, 0)
             anygen |= hv * (1 - simple)
             maxh = _max(maxh, hv * simple)
         if sv < NO_ROLL:
-            nd += _tally(fv.rs, lv, LV_HH * L, val, 0, lv, LV_UN * L, d, maxh, -1)
+            for j in range(maxh):
+                nd += _roll(fv.rs, d, _SIX, _FOUR, lv, LV_HH * L, j)
+                for l in range(L):
+                    _put(lv, LV_UN * L + l, _at(lv, LV_UN * L + l) + ((j < _at(lv, LV_HH * L + l)) & (_at(d, l) < sv)))
+        else:
+            for l in range(L):
+                _put(lv, LV_UN * L + l, _at(lv, LV_HH * L + l))
         if anygen:
             for l in range(L):
                 if lv[LV_NN * L + l] > 0:

@@ -1,8 +1,7 @@
 """Dice in lock-step lanes (lane primitives): lane ``l``'s xoshiro256** state is ``rs[l]``, ``rs[L + l]``,
 ``rs[2L + l]``, ``rs[3L + l]`` (``L = LANES``); a lane's generator moves only when that lane rolls, so a trial's
 dice depend on its own stream alone.  One die for a lane (``_die``, ``_d6``), one masked die for every lane
-(``_roll``, ``_lane_die``), masked dice counted against a target in one loop a pass (``_tally``), four dice in a
-row for every lane (``_roll_four``), a uniform draw, a to-hit roll with its 7+ rule, dice amounts (``_amount``).
+(``_roll``, ``_lane_die``), a uniform draw, a to-hit roll with its 7+ rule, dice amounts (``_amount``).
 """
 import numpy as np
 
@@ -68,87 +67,6 @@ def _uniform(rs, l):
 @kernel_function
 def _d6(rs, l):
     return _die(rs, l, _SIX, _FOUR)
-
-
-@kernel_function
-def _tally(rs, need, need_off, target, target_off, out, out_off, d, maxn, weight):
-    """``maxn`` passes of :func:`_roll` (a D6 in pass ``j`` for each lane ``l`` with ``j < need[need_off + l]``),
-    each die that shows ``target[target_off + l]`` or more adding ``weight`` to ``out[out_off + l]``, in one loop
-    per pass: the same dice as ``_roll`` then a count (``d``: a row of scratch; a rare rejected draw is redone lane
-    by lane before the next pass, as ``_roll`` does).  Returns the number of dice rolled."""
-    nd = 0
-    for j in range(maxn):
-        rej = _ZERO
-        for l in range(LANES):
-            s0 = _at(rs, l)
-            s1 = _at(rs, LANES + l)
-            s2 = _at(rs, 2 * LANES + l)
-            s3 = _at(rs, 3 * LANES + l)
-            w, n0, n1, n2, n3 = next_reg(s0, s1, s2, s3)
-            use = j < _at(need, need_off + l)
-            nd += use
-            _put(rs, l, n0 if use else s0)
-            _put(rs, LANES + l, n1 if use else s1)
-            _put(rs, 2 * LANES + l, n2 if use else s2)
-            _put(rs, 3 * LANES + l, n3 if use else s3)
-            m = (w >> _U32) * _SIX
-            bad = use & ((m & _LOW32) < _FOUR)
-            face = 0 if bad else np.int64(m >> _U32) + 1
-            _put(d, l, face)
-            hit = use & (face >= _at(target, target_off + l))
-            _put(out, out_off + l, _at(out, out_off + l) + weight * np.int64(hit))
-            rej |= np.uint64(bad)
-        if rej != _ZERO:
-            for l in range(LANES):
-                if _at(d, l) == 0 and j < _at(need, need_off + l):
-                    hit = _d6(rs, l) >= _at(target, target_off + l)
-                    _put(out, out_off + l, _at(out, out_off + l) + weight * np.int64(hit))
-    return nd
-
-
-@kernel_function
-def _roll_four(rs, d1, d2, d3, d4, use):
-    """Four D6 in a row, into ``d1[l]`` .. ``d4[l]``, for each lane ``l`` with ``use[l]``: the same dice as four
-    calls of :func:`_roll` with ``use`` as the need, in one loop (the generator state stays in registers).  A lane
-    with a rejected draw among its four keeps its generator and rolls them again lane by lane (:func:`_d6`).
-    Returns the number of dice rolled."""
-    rej = _ZERO
-    n = 0
-    for l in range(LANES):
-        s0 = _at(rs, l)
-        s1 = _at(rs, LANES + l)
-        s2 = _at(rs, 2 * LANES + l)
-        s3 = _at(rs, 3 * LANES + l)
-        w1, t0, t1, t2, t3 = next_reg(s0, s1, s2, s3)
-        w2, t0, t1, t2, t3 = next_reg(t0, t1, t2, t3)
-        w3, t0, t1, t2, t3 = next_reg(t0, t1, t2, t3)
-        w4, t0, t1, t2, t3 = next_reg(t0, t1, t2, t3)
-        m1 = (w1 >> _U32) * _SIX
-        m2 = (w2 >> _U32) * _SIX
-        m3 = (w3 >> _U32) * _SIX
-        m4 = (w4 >> _U32) * _SIX
-        bad = np.int64(((m1 & _LOW32) < _FOUR) | ((m2 & _LOW32) < _FOUR) | ((m3 & _LOW32) < _FOUR)
-                       | ((m4 & _LOW32) < _FOUR))
-        u = np.int64(_at(use, l) != 0)
-        n += u
-        go = u & (1 - bad)
-        _put(rs, l, t0 if go else s0)
-        _put(rs, LANES + l, t1 if go else s1)
-        _put(rs, 2 * LANES + l, t2 if go else s2)
-        _put(rs, 3 * LANES + l, t3 if go else s3)
-        _put(d1, l, 0 if u & bad else np.int64(m1 >> _U32) + 1)
-        _put(d2, l, np.int64(m2 >> _U32) + 1)
-        _put(d3, l, np.int64(m3 >> _U32) + 1)
-        _put(d4, l, np.int64(m4 >> _U32) + 1)
-        rej |= np.uint64(u & bad)
-    if rej != _ZERO:
-        for l in range(LANES):
-            if _at(use, l) != 0 and _at(d1, l) == 0:
-                _put(d1, l, _d6(rs, l))
-                _put(d2, l, _d6(rs, l))
-                _put(d3, l, _d6(rs, l))
-                _put(d4, l, _d6(rs, l))
-    return 4 * n
 
 
 @kernel_function

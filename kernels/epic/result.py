@@ -3,8 +3,9 @@ Inspiring), the highest of 2D6 (or the sum: switch), the margin, the winner, ano
 """
 import numpy as np
 
+from ..rng import _FOUR, _SIX
 from .access import _at, _max, _put, kernel_function
-from .dice import _roll_four
+from .dice import _roll
 from .layout import (ATTACKER, DEFENDER, F_ASSAULT, F_SIDE, F_TSKNF, LANES, LN_BY_ROLL, LN_D, LN_D2, LN_D3, LN_D4,
                      LN_ENDED, LN_FIGHT, LN_FIGHT0, LN_LIVE, LN_MARGIN, LN_ROUND, LN_WINNER, LV_BMA, LV_BMD, LV_CNT,
                      LV_INSA, LV_INSD, LV_MOD, LV_NATT, LV_NDEF, LV_RAWA, LV_RAWD, M_ASSAULT, M_INSP, R_MAX_ROUNDS,
@@ -79,7 +80,10 @@ def _result_roll(tb, st):
         per_lane[LN_ROUND], per_lane[LN_LIVE]
     fight, fight0, ended = per_lane[LN_FIGHT], per_lane[LN_FIGHT0], per_lane[LN_ENDED]
     d, d2, d3, d4 = per_lane[LN_D], per_lane[LN_D2], per_lane[LN_D3], per_lane[LN_D4]
-    nd = _roll_four(st.rs, d, d2, d3, d4, fight)
+    nd = _roll(st.rs, d, _SIX, _FOUR, fight, 0, 0)
+    nd += _roll(st.rs, d2, _SIX, _FOUR, fight, 0, 0)
+    nd += _roll(st.rs, d3, _SIX, _FOUR, fight, 0, 0)
+    nd += _roll(st.rs, d4, _SIX, _FOUR, fight, 0, 0)
     _result_modifiers(tb, st)
     use_sum = tb.rules[R_SUM] != 0
     for l in range(L):
