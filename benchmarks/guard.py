@@ -2,8 +2,10 @@
 
 ``python benchmarks/guard.py`` (``make bench`` runs it) times each shape in this checkout and compares it with
 the committed baseline (``benchmarks/baseline.json``); ``--ref COMMIT`` (``make bench-compare REF=...``) builds
-COMMIT in a folder of its own (``git archive`` into a temporary folder, the same virtual environment with that
-folder first on ``sys.path``, a Numba cache of its own) and times the two side by side: one warm worker process
+COMMIT in a folder of its own (``git archive`` into ``.venv/guard-trees/<hash>``, the same virtual environment
+with that folder first on ``sys.path``, a Numba cache of its own beside it, both kept so that the next comparison
+with the same commit loads its kernels instead of compiling them; ``--fresh`` builds it anew) and times the two side
+by side: one warm worker process
 per tree (``benchmarks/measure.py``), the two asked in turn, shape by shape, ``--pairs`` times, the order within a
 pair alternating. Each figure is a marginal rate (trials between a small and a large run over the time between
 them) divided by the raw generator's D6 rate measured in the same process just before, so that the load of a
@@ -20,11 +22,11 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tarfile
-import tempfile
 import tomllib
 from pathlib import Path
 
@@ -33,6 +35,9 @@ ROOT = HERE.parent
 SHAPES = HERE / "shapes.toml"
 BASELINE = HERE / "baseline.json"
 WORKER = HERE / "measure.py"
+#: Where the exported trees of --ref/--new and their Numba caches are kept between runs: inside the virtual
+#: environment running the guard (``make`` uses .venv), else in the user's cache folder.
+KEPT = (Path(sys.prefix) if sys.prefix != sys.base_prefix else Path.home() / ".cache" / "wargame-odds") / "guard-trees"
 
 
 def load_shapes(only: list[str] | None = None) -> list[dict]:
@@ -57,6 +62,26 @@ def cpu() -> str:
     flags = next((line.split(":", 1)[1].split() for line in info.splitlines() if line.startswith("flags")), [])
     return f"{model}, {'AVX-512' if 'avx512f' in flags else 'AVX2' if 'avx2' in flags else 'no AVX2'}, " \
            f"{os.cpu_count()} cores"
+
+
+def full_hash(commit: str) -> str:
+    """The full hash of ``commit`` (a name, a short hash), or an error naming it."""
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"error: --ref/--new: {commit!r} names no commit of this repository")
+    return done.stdout.strip()
+
+
+def kept_folder(commit: str, fresh: bool) -> Path:
+    """The folder that keeps ``commit``'s tree and Numba cache between runs (:data:`KEPT`/<full hash>), the tree
+    exported on first use (or anew with ``fresh``); a half-written export is never reused."""
+    folder = KEPT / full_hash(commit)
+    if fresh or not (folder / "complete").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        export_commit(commit, folder)
+        (folder / "complete").touch()
+    return folder
 
 
 def export_commit(commit: str, folder: Path) -> Path:
@@ -170,7 +195,8 @@ def report(rows: list[dict], flagged: list[str], labels: list[str], noise: float
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ref", help="a commit to compare this checkout with (built in a temporary folder)")
+    parser.add_argument("--ref", help="a commit to compare this checkout with (built in .venv/guard-trees/)")
+    parser.add_argument("--fresh", action="store_true", help="export --ref/--new anew and compile them cold")
     parser.add_argument("--new", help="a commit to take the place of this checkout (as --ref; for a bisection)")
     parser.add_argument("--pairs", type=int, default=None, help="rounds over the matrix (default 3, 1 with no --ref)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every trial count (0 < scale <= 10)")
@@ -187,24 +213,23 @@ def main(argv: list[str] | None = None) -> int:
     pairs = args.pairs or (3 if args.ref else 1)
     print(f"CPU: {cpu()}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; one thread; "
           f"trials per raw D6 (marginal rate / raw generator rate, same process)")
-    with tempfile.TemporaryDirectory(prefix="wargame-odds-guard-") as temp:
-        trees, labels = [], []
-        for index, commit in enumerate((args.new, args.ref)):
-            if commit is None and index == 0:
-                trees.append((ROOT, None))
-                labels.append("this tree")
-            elif commit is not None:
-                folder = Path(temp) / f"tree{index}"
-                trees.append((export_commit(commit, folder), folder / "numba-cache"))
-                labels.append(commit[:12])
-        print(f"compiling or loading the kernels of: {', '.join(labels)} (a cold compile takes minutes)",
-              file=sys.stderr, flush=True)
-        workers = [Worker(tree, cache) for tree, cache in trees]
-        try:
-            figures = measure(workers, shapes, pairs, args.scale)
-        finally:
-            for worker in workers:
-                worker.close()
+    trees, labels = [], []
+    for index, commit in enumerate((args.new, args.ref)):
+        if commit is None and index == 0:
+            trees.append((ROOT, None))
+            labels.append("this tree")
+        elif commit is not None:
+            folder = kept_folder(commit, args.fresh)
+            trees.append((folder / "tree", folder / "numba-cache"))
+            labels.append(commit[:12])
+    print(f"compiling or loading the kernels of: {', '.join(labels)} (a cold compile takes minutes)",
+          file=sys.stderr, flush=True)
+    workers = [Worker(tree, cache) for tree, cache in trees]
+    try:
+        figures = measure(workers, shapes, pairs, args.scale)
+    finally:
+        for worker in workers:
+            worker.close()
     baseline = json.loads(BASELINE.read_text()) if BASELINE.is_file() else {"shapes": {}}
     rows, flagged = summarise(figures, args.noise, None if args.ref else baseline["shapes"])
     if not args.ref:

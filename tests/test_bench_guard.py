@@ -77,3 +77,26 @@ def test_short_form_runs_and_gives_ratios(tmp_path, capsys):
     assert all(name in printed for name in SHORT)
     for name in result["flagged"]:  # a speed verdict at a tiny scale on a shared machine: a warning only
         warnings.warn(f"speed guard (short form): {name} below its baseline beyond the noise", stacklevel=1)
+
+
+def test_a_compared_commit_is_kept_for_the_next_run_and_a_half_export_is_redone(tmp_path, monkeypatch):
+    """``--ref`` exports the commit once into the kept folder (so its Numba cache serves the next comparison);
+    a folder without its completion mark (an export cut short) is exported anew, and so is one with ``--fresh``."""
+    monkeypatch.setattr(guard, "KEPT", tmp_path)
+    folder = guard.kept_folder("HEAD", fresh=False)
+    assert folder == tmp_path / guard.full_hash("HEAD")
+    assert (folder / "tree" / "benchmarks" / "guard.py").is_file() and (folder / "complete").is_file()
+    marker = folder / "tree" / "left-by-this-test"
+    marker.touch()
+    assert guard.kept_folder("HEAD", fresh=False) == folder and marker.exists()  # reused
+    (folder / "complete").unlink()
+    guard.kept_folder("HEAD", fresh=False)
+    assert not marker.exists() and (folder / "complete").is_file()  # a half export is redone
+    marker.touch()
+    guard.kept_folder("HEAD", fresh=True)
+    assert not marker.exists()
+
+
+def test_an_unknown_commit_is_one_error_line():
+    with pytest.raises(SystemExit, match="names no commit"):
+        guard.full_hash("no-such-commit-here")
