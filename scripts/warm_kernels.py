@@ -1,20 +1,22 @@
 """Compile (or load from the cache) every kernel the README's commands use, so that none of them compiles on first
 use: `make demo` runs this before the demo report, `make test` before the suite.
 
-Five kernels, each compiled by running a shipped scenario for a few trials (:data:`JOBS`): the Epic block function's
-assault variant (without the turn code) and its turn variant (each serves every scenario of its kind: the units a
-side are a runtime value), the GdB kernel and the T9A kernels (the charge and its close combat).  They are the only
-kernels the demo report runs.  A cold compile is single-threaded and takes tens of seconds, so the jobs run on one
-process per usable core (at most one per job), longest first; each cold compile prints its one-line notice, and a
-warm cache makes this take a few seconds.
+Five kernels, each compiled by running a shipped scenario for a few trials (:data:`GROUPS`): the Epic block
+function's assault variant (without the turn code) and its turn variant (each serves every scenario of its kind: the
+units a side are a runtime value), the GdB kernel and the T9A kernels (the charge and its close combat).  They are
+the only kernels the demo report runs.  A cold compile is single-threaded and takes tens of seconds, so the two
+groups run on two processes where two cores are usable: the Epic variants in one (the turn variant reuses the
+helpers the assault variant compiled in the same process; compiled in two processes, each would compile them all),
+the GdB and T9A kernels in the other.  Each cold compile prints its one-line notice; a warm cache makes this take a
+few seconds.
 
 Numba's on-disk cache is not safe for two processes writing one function's entries at once (numba/numba#4807): a
 write reads the function's index, adds the entry, numbering its data file from what it read, and writes the index
-back, so two writers can give two signatures the same data file.  The kernels share functions (the Epic variants
-share the block function and every helper; every kernel calls ``kernels/rng.py``'s ``seed_stream``, with an int64
-or a uint64 block), so the worker processes hold a lock on a file in the cache folder around each read and each
-write of an index and its data (:func:`lock_cache_files`).  Where that cannot be done (no ``fcntl``, or a Numba
-without those methods) the jobs run one after the other in this process.
+back, so two writers can give two signatures the same data file.  The groups share functions (every kernel calls
+``kernels/rng.py``'s ``seed_stream``, the Epic kernel with an int64 block number, the T9A kernels with a uint64 one),
+so the worker processes hold a lock on a file in the cache folder around each read and each write of an index and
+its data (:func:`lock_cache_files`).  Where that cannot be done (no ``fcntl``, or a Numba without those methods) the
+groups run one after the other in this process.
 """
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -31,14 +33,13 @@ except ImportError:  # Windows: one process
     fcntl = None
 
 SHIPPED = resources.files("wargame_odds.analysis") / "scenarios"
-#: (system, shipped scenario) whose run compiles each kernel, longest cold compile first (2-core Xeon, CPU seconds
-#: under load: Epic turn about 60, T9A close combat 45, Epic assault 43, T9A charge 5, GdB 4).
-JOBS = (
-    ("epic", "epic/turns/devastators_then_assault_marines.toml"),
-    ("t9a", "t9a/knights_charge_spear_block.toml"),
-    ("epic", "epic/assault_marines_vs_warband.toml"),
-    ("t9a", "t9a/single_charge_9in.toml"),
-    ("gdb", "gdb/column_vs_line.toml"),
+#: Groups of (system, shipped scenario) whose run compiles a kernel, each group run in order in one process, the
+#: longest first (CPU seconds of each cold compile on a loaded 2-core Xeon: Epic assault 43 then turn 58; T9A close
+#: combat 46, charge 5, GdB 4).
+GROUPS = (
+    (("epic", "epic/assault_marines_vs_warband.toml"), ("epic", "epic/turns/devastators_then_assault_marines.toml")),
+    (("t9a", "t9a/knights_charge_spear_block.toml"), ("t9a", "t9a/single_charge_9in.toml"),
+     ("gdb", "gdb/column_vs_line.toml")),
 )
 #: The lock file the workers share, in the cache folder.
 LOCK_NAME = ".warm-kernels.lock"
@@ -67,11 +68,11 @@ def can_lock_cache_files() -> bool:
     return fcntl is not None and all(callable(getattr(cache_file, name, None)) for name in ("save", "load"))
 
 
-def compile_kernel(job: tuple[str, str]) -> None:
-    """Run the job's scenario for 1000 trials (compiling its kernel, or loading it from the cache)."""
-    system, scenario = job
-    module = getattr(analysis, system)
-    module.simulate(module.load(str(SHIPPED / scenario)), trials=1000, progress=False)
+def compile_kernels(group: tuple[tuple[str, str], ...]) -> None:
+    """Run each scenario of ``group`` for 1000 trials (compiling its kernel, or loading it from the cache)."""
+    for system, scenario in group:
+        module = getattr(analysis, system)
+        module.simulate(module.load(str(SHIPPED / scenario)), trials=1000, progress=False)
 
 
 def usable_cores() -> int:
@@ -80,17 +81,17 @@ def usable_cores() -> int:
 
 def main() -> int:
     prepare_kernels()  # stale cache files go before any worker reads the cache
-    workers = min(usable_cores(), len(JOBS))
+    workers = min(usable_cores(), len(GROUPS))
     if workers > 1 and can_lock_cache_files():
         lock_path = str(Path(os.environ["NUMBA_CACHE_DIR"]) / LOCK_NAME)  # set by `import wargame_odds.analysis`
         Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=lock_cache_files,
                                  initargs=(lock_path,)) as pool:
-            for _ in pool.map(compile_kernel, JOBS):  # re-raises a worker's error
+            for _ in pool.map(compile_kernels, GROUPS):  # re-raises a worker's error
                 pass
     else:
-        for job in JOBS:
-            compile_kernel(job)
+        for group in GROUPS:
+            compile_kernels(group)
     print("kernels ready: Epic (assaults and turns), General de Brigade, The 9th Age (charges and close combat)")
     return 0
 
