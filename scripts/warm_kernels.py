@@ -16,7 +16,9 @@ back, so two writers can give two signatures the same data file.  The groups sha
 ``kernels/rng.py``'s ``seed_stream``, the Epic kernel with an int64 block number, the T9A kernels with a uint64 one),
 so the worker processes hold a lock on a file in the cache folder around each read and each write of an index and
 its data (:func:`lock_cache_files`).  Where that cannot be done (no ``fcntl``, or a Numba without those methods) the
-groups run one after the other in this process.
+groups run one after the other in this process, as they do when the cache is known to hold them all (a stamp this
+script writes after compiling them, :func:`stamp_text`): loading them takes a few seconds, and starting the worker
+processes would double that.
 """
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -24,8 +26,11 @@ from importlib import resources
 from multiprocessing import get_context
 from pathlib import Path
 
+import numba
+
 from wargame_odds import analysis
-from wargame_odds.analysis.run.numba_cache import prepare_kernels
+from wargame_odds.analysis.run.numba_cache import prepare_kernels, sources_digest
+from wargame_odds.kernels import KERNELS
 
 try:
     import fcntl
@@ -41,8 +46,14 @@ GROUPS = (
     (("t9a", "t9a/knights_charge_spear_block.toml"), ("t9a", "t9a/single_charge_9in.toml"),
      ("gdb", "gdb/column_vs_line.toml")),
 )
-#: The lock file the workers share, in the cache folder.
+#: The lock file the workers share, and the stamp of a finished compile, in the cache folder.
 LOCK_NAME = ".warm-kernels.lock"
+STAMP_NAME = ".warm-kernels.done"
+
+
+def stamp_text() -> str:
+    """What the stamp holds: the kernels' folder, their sources' digest and Numba's version (any change: a compile)."""
+    return f"{KERNELS}\n{sources_digest()}\nnumba {numba.__version__}\n"
 
 
 def lock_cache_files(lock_path: str) -> None:
@@ -81,14 +92,17 @@ def usable_cores() -> int:
 
 def main() -> int:
     prepare_kernels()  # stale cache files go before any worker reads the cache
+    cache = Path(os.environ["NUMBA_CACHE_DIR"])  # set by `import wargame_odds.analysis`
+    stamp = cache / STAMP_NAME
+    compiled = stamp.is_file() and stamp.read_text() == stamp_text()
     workers = min(usable_cores(), len(GROUPS))
-    if workers > 1 and can_lock_cache_files():
-        lock_path = str(Path(os.environ["NUMBA_CACHE_DIR"]) / LOCK_NAME)  # set by `import wargame_odds.analysis`
-        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
+    if workers > 1 and not compiled and can_lock_cache_files():
+        cache.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=lock_cache_files,
-                                 initargs=(lock_path,)) as pool:
+                                 initargs=(str(cache / LOCK_NAME),)) as pool:
             for _ in pool.map(compile_kernels, GROUPS):  # re-raises a worker's error
                 pass
+        stamp.write_text(stamp_text())
     else:
         for group in GROUPS:
             compile_kernels(group)

@@ -64,3 +64,31 @@ def test_a_worker_holds_the_lock_while_it_reads_or_writes_a_cache_index(tmp_path
     assert seen == ["held"]
     with open(lock, "a") as after:  # and lets it go
         fcntl.flock(after, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def test_workers_compile_a_cold_cache_and_a_stamped_one_loads_in_this_process(tmp_path, monkeypatch):
+    """The first run starts the worker processes and stamps the cache; a run that finds the stamp loads the kernels in
+    its own process (starting workers would take longer than the load)."""
+    pools, ran = [], []
+
+    class RecordingPool:
+        def __init__(self, workers, **_):
+            pools.append(workers)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *_):
+            return False
+
+        def map(self, fn, groups):
+            return [fn(group) for group in groups]
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warm_kernels, "prepare_kernels", lambda: None)
+    monkeypatch.setattr(warm_kernels, "compile_kernels", ran.append)
+    monkeypatch.setattr(warm_kernels, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(warm_kernels, "usable_cores", lambda: 2)
+    assert warm_kernels.main() == 0 and pools == [2] and ran == list(warm_kernels.GROUPS)
+    assert (tmp_path / warm_kernels.STAMP_NAME).read_text() == warm_kernels.stamp_text()
+    assert warm_kernels.main() == 0 and pools == [2] and ran == 2 * list(warm_kernels.GROUPS)
