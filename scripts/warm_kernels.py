@@ -49,6 +49,9 @@ GROUPS = (
 #: The lock file the workers share, and the stamp of a finished compile, in the cache folder.
 LOCK_NAME = ".warm-kernels.lock"
 STAMP_NAME = ".warm-kernels.done"
+#: Set to 1 to compile in this process only, one kernel after another: the plain path, without the lock that
+#: wraps Numba's (internal) cache-file methods.
+ONE_PROCESS = "WARGAME_ODDS_WARM_ONE_PROCESS"
 
 
 def stamp_text() -> str:
@@ -96,7 +99,7 @@ def main() -> int:
     stamp = cache / STAMP_NAME
     compiled = stamp.is_file() and stamp.read_text() == stamp_text()
     workers = min(usable_cores(), len(GROUPS))
-    if workers > 1 and not compiled and can_lock_cache_files():
+    if workers > 1 and not compiled and os.environ.get(ONE_PROCESS) != "1" and can_lock_cache_files():
         cache.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=lock_cache_files,
                                  initargs=(str(cache / LOCK_NAME),)) as pool:

@@ -92,3 +92,21 @@ def test_workers_compile_a_cold_cache_and_a_stamped_one_loads_in_this_process(tm
     assert warm_kernels.main() == 0 and pools == [2] and ran == list(warm_kernels.GROUPS)
     assert (tmp_path / warm_kernels.STAMP_NAME).read_text() == warm_kernels.stamp_text()
     assert warm_kernels.main() == 0 and pools == [2] and ran == 2 * list(warm_kernels.GROUPS)
+
+
+def test_the_one_process_switch_compiles_without_workers_or_the_lock(tmp_path, monkeypatch):
+    """WARGAME_ODDS_WARM_ONE_PROCESS=1: the plain path (no worker process, Numba's cache-file methods untouched)."""
+    ran = []
+
+    def no_pool(*_, **__):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv(warm_kernels.ONE_PROCESS, "1")
+    monkeypatch.setattr(warm_kernels, "prepare_kernels", lambda: None)
+    monkeypatch.setattr(warm_kernels, "compile_kernels", ran.append)
+    monkeypatch.setattr(warm_kernels, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(warm_kernels, "usable_cores", lambda: 2)
+    save, load = caching.IndexDataCacheFile.save, caching.IndexDataCacheFile.load
+    assert warm_kernels.main() == 0 and ran == list(warm_kernels.GROUPS)
+    assert (caching.IndexDataCacheFile.save, caching.IndexDataCacheFile.load) == (save, load)
