@@ -1,6 +1,7 @@
 """The app works offline: every stylesheet a page's components name is served by the app itself, also for a
 page whose first session was discarded before it connected (a busy machine), so that Bokeh built it a new
-one for its websocket.  No browser needed: the page is played by Bokeh's own client."""
+one for its websocket.  Bokeh's own client plays the page (no browser needed), then Chromium does (skipped
+without one, as the other browser tests)."""
 import asyncio
 import re
 import threading
@@ -99,3 +100,32 @@ def test_a_page_whose_session_expired_before_it_connected_still_has_the_apps_own
         assert time.monotonic() < deadline, f"the unconnected session outlived {UNUSED_LIFETIME_MS} ms by far"
         threading.Event().wait(0.1)  # polling the state above, not a wait for it
     assert_served_by_the_app(url, stylesheets(url, session_id))
+
+
+def test_a_browser_page_slower_than_its_session_requests_nothing_outside_the_app(server, browser):
+    """The same in Chromium, as a player sees it: the page's Bokeh script is held back until the server has
+    discarded the page's session (a busy machine); the page then opens on a new session and requests nothing
+    outside 127.0.0.1 (before the fix: nine stylesheets from cdn.holoviz.org)."""
+    server, loop = server
+    url = f"http://127.0.0.1:{server.port}/"
+    page = browser.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+
+    def after_the_session_is_discarded(route):
+        deadline = time.monotonic() + TIMEOUT_S
+        while session_count(server, loop):
+            assert time.monotonic() < deadline, "the unconnected session was never discarded"
+            threading.Event().wait(0.1)  # polling the state above, not a wait for it
+        route.continue_()
+
+    try:
+        page.route("**/static/js/bokeh.min.js*", after_the_session_is_discarded)
+        page.goto(url)
+        page.get_by_role("button", name="Run").wait_for()
+        assert any("bokeh.min.js" in request for request in requests), "the held script was never asked for"
+        outside = sorted({request for request in requests if urlparse(request).scheme not in ("data", "blob")
+                          and urlparse(request).hostname != "127.0.0.1"})
+        assert outside == [], f"the page requested something outside 127.0.0.1: {outside}"
+    finally:
+        page.close()
