@@ -123,6 +123,23 @@ def refusal(headers, hosts: list[str]) -> str | None:
     return None
 
 
+def serve_styles_locally(doc) -> None:
+    """Make the components of session document ``doc`` take their stylesheets from the app's own ``/static``.
+
+    Panel points a component's stylesheets at the document's ``dist_url`` template variable (a public Bokeh
+    :attr:`~bokeh.document.Document.template_variables` entry, the one Panel's page templates use), or at
+    cdn.holoviz.org when the document has none.  Panel sets it only while it writes the page's HTML, on the
+    session that HTML was made for.  A page that takes longer than :data:`UNUSED_LIFETIME_MS` to connect (a
+    busy machine) finds that session gone; Bokeh then builds a new session for its websocket, which never sees
+    that step: without this its stylesheets would all come from the internet."""
+    from panel.io.resources import LOCAL_DIST
+
+    import panel as pn
+
+    rel_path = pn.state.rel_path
+    doc.template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
+
+
 def make_server(host: str = "127.0.0.1", port: int = 0):
     """The app's server on ``host:port`` (0: a free port), not started: every session gets its own
     :class:`~.page.Page`, built from the query of its address.  It refuses to be framed and a foreign
@@ -137,6 +154,7 @@ def make_server(host: str = "127.0.0.1", port: int = 0):
     hosts = allowed_hosts(host, port)
 
     def session():
+        serve_styles_locally(pn.state.curdoc)
         why = refusal(pn.state.headers, hosts)
         if why is not None:
             return pn.pane.HTML(f"<p>{html.escape(REFUSED.format(why=why))}</p>", disable_math=True)
