@@ -143,15 +143,7 @@ class Page:
         page.on("websocket", lambda socket: self.requests.append(socket.url))
 
     def open(self, query: str = "") -> None:
-        self.begin_open(query)
-        self.wait_open()
-
-    def begin_open(self, query: str = "") -> None:
-        """Ask for the page, not waiting for it to load (several pages then load at once)."""
-        self.page.goto(self.url + query, wait_until="commit")
-
-    def wait_open(self) -> None:
-        """Wait until the page is drawn (its Run button shows)."""
+        self.page.goto(self.url + query)
         self.page.get_by_role("button", name="Run").wait_for()
 
     def text(self) -> str:
@@ -191,10 +183,6 @@ class Page:
     def start_run(self) -> None:
         """Press Run and wait until the run is under way: its trials are counting (a cold kernel compiled)."""
         self.page.get_by_role("button", name="Run", exact=True).click()
-        self.wait_running()
-
-    def wait_running(self) -> None:
-        """Wait until the run Run started is under way: its progress bar has moved."""
         self.page.wait_for_function(PROGRESS_MOVED, timeout=300_000)
 
     def screenshot(self, name: str) -> None:

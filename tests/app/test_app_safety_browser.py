@@ -49,16 +49,12 @@ def test_a_closed_tabs_run_is_cancelled_and_the_server_goes_idle(app_pages, app_
 
 def test_four_abandoned_runs_leave_a_fifth_page_answering(app_pages, app_server):
     """Four pages run for minutes; a fifth page's short run answers while they run; their tabs closed, their runs
-    stop.  The four load and start together (each waited for only once all have been asked), as four tabs would."""
+    stop."""
     _, server = app_server
     long_runs = [app_pages() for _ in range(4)]
     for page in long_runs:
-        page.begin_open(LONG)
-    for page in long_runs:
-        page.wait_open()
-        page.page.get_by_role("button", name="Run", exact=True).click()
-    for page in long_runs:
-        page.wait_running()
+        page.open(LONG)
+        page.start_run()
     fresh = app_pages()
     fresh.open("?example=gdb/column_vs_line&trials=2000")
     assert "2,000 trials in" in fresh.run()
