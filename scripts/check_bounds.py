@@ -3,15 +3,18 @@
     python scripts/check_bounds.py [--subset] [--fresh]
 
 The kernels are compiled with ``NUMBA_BOUNDSCHECK=1``, so that every array index (``a[i]``, and the kernel's
-one-load ``_at`` / ``_put``: kernels/epic/access.py) raises IndexError when it is out of bounds.  Numba's on-disk
+one-load ``_at`` / ``_put``: kernels/epic/access.py) raises IndexError when it is out of bounds. Numba's on-disk
 cache does not record that option, so the compiles go to a cache of their own: ``numba-cache-boundscheck`` beside
 the usual one (only bounds-checked compiles ever write it; kernels/ changes drop its stale entries as they do the
-usual cache's), or with ``--fresh`` an empty temporary folder.  The script first checks that the check can fail
-(an index past the end raises), then runs each case: every shipped Epic scenario (assaults, turns; an aircraft
-turn runs on the reference engine) and every scenario of the kernel's tests (benchmarks/fingerprint.py's list, and
-the withdrawal-fire cases of tests/epic/test_withdrawal_fire.py), one block of trials on block streams and one on
-trial streams.  ``--subset``: a few cases that reach both kernel variants, the war-engine rules, the turn's plain
-and full shooting and its withdrawal fire (CI).  Exit 1 names the cases that fail.
+usual cache's), or with ``--fresh`` an empty temporary folder. Numba cannot cache a bounds-checked function that
+indexes an array (it warns "Cannot cache compiled function ... dynamic globals"), the block function included, so
+every run compiles the kernel afresh: with ``NUMBA_OPT=0``, as LLVM's optimisation passes (most of a cold compile's
+CPU) change no index the kernel reads, only how fast it runs; the cases are small. The script first checks that the
+check can fail (an index past the end raises), then runs each case: every shipped Epic scenario (assaults, turns; an
+aircraft turn runs on the reference engine) and every scenario of the kernel's tests (benchmarks/fingerprint.py's
+list, and the withdrawal-fire cases of tests/epic/test_withdrawal_fire.py), one block of trials on block streams and
+one on trial streams. ``--subset``: a few cases that reach both kernel variants, the war-engine rules, the turn's
+plain and full shooting and its withdrawal fire (CI). Exit 1 names the cases that fail.
 """
 from __future__ import annotations
 
@@ -112,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if os.environ.get("WARGAME_ODDS_BOUNDSCHECK_CHILD") != "1":  # compile with the check, in its own cache
         cache = _cache_dir(args.fresh)
-        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache, WARGAME_ODDS_BOUNDSCHECK_CHILD="1")
+        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_OPT="0", NUMBA_CACHE_DIR=cache,
+                   WARGAME_ODDS_BOUNDSCHECK_CHILD="1")
         try:
             return subprocess.run([sys.executable, __file__, *sys.argv[1:]], env=env, check=False).returncode
         finally:

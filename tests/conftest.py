@@ -40,6 +40,10 @@ SHARED_FIXTURE_MODULES = {
     "tests/decisions/test_list_search_dask.py": "small-report",
     "tests/reports/test_report_turn.py": "turn-report",
     "tests/app/test_app_browser.py": "app-browser",  # one app server and one Chromium (tests/app/conftest.py)
+    "tests/app/test_app_safety_browser.py": "app-browser",
+    "tests/app/test_list_tab_browser.py": "app-browser",
+    "tests/app/test_sharing_browser.py": "app-browser",
+    "tests/app/test_unit_editor_browser.py": "app-browser",
 }
 SHARED_FIXTURES = ("local_build", "cluster", "turn_build", "app_url", "browser")
 

@@ -56,14 +56,27 @@ def test_the_readme_says_how_to_set_up_the_shell():
     assert len(commands()) >= 12
 
 
+#: The package's folders: the clone links them to the checkout's (see :func:`clone`).
+PACKAGE_FOLDERS = ("wargame_odds", "analysis", "kernels")
+
+
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
     """A folder laid out like a fresh clone after the README's set-up: the checkout's files (no generated output)
-    and `.venv` (the environment this suite runs in, which `make test` made)."""
+    and `.venv` (the environment this suite runs in, which `make test` made).  The package's folders are links to
+    the checkout's: `make test` compiled that code's kernels into the cache, as `make demo` does a clone's, and
+    Numba keys its cache on the source file's path, so a copy would compile the Epic kernel again (about a minute
+    of the Python block's run) where a reader's clone loads it."""
     folder = tmp_path_factory.mktemp("clone")
-    shutil.copytree(ROOT, folder, dirs_exist_ok=True, symlinks=True,
-                    ignore=shutil.ignore_patterns(".git", ".venv", "out", "__pycache__", ".pytest_cache", "*.egg-info"))
-    (folder / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    generated = shutil.ignore_patterns(".git", ".venv", "out", "__pycache__", ".pytest_cache", "*.egg-info")
+
+    def ignore(where: str, names: list[str]) -> set[str]:
+        linked = PACKAGE_FOLDERS if Path(where) == ROOT else ()
+        return set(generated(where, names)) | {name for name in names if name in linked}
+
+    shutil.copytree(ROOT, folder, dirs_exist_ok=True, symlinks=True, ignore=ignore)
+    for name in (".venv", *PACKAGE_FOLDERS):
+        (folder / name).symlink_to(Path(sys.prefix) if name == ".venv" else ROOT / name, target_is_directory=True)
     return folder
 
 
@@ -103,3 +116,12 @@ def test_a_command_that_fails_fails_the_check(clone):
     assert _fresh_shell(clone, "wargame-odds epic epic/no_such_example").returncode != 0
     no_test_variables = "python -c 'import os; assert \"PYTEST_CURRENT_TEST\" not in os.environ'"
     assert _fresh_shell(clone, no_test_variables).returncode == 0
+
+
+def test_the_clone_runs_the_kernels_the_cache_holds(clone):
+    """Python in the clone imports the checkout's kernel files, the ones whose compiled code the cache holds (and
+    the clone's own files are the checkout's, not stale copies)."""
+    where = "python -c 'import wargame_odds.kernels as k; print(k.__file__)'"
+    done = _fresh_shell(clone, where)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert Path(done.stdout.strip()) == ROOT / "kernels" / "__init__.py"
