@@ -163,15 +163,6 @@ def _invulnerable(l, u, units, wst, n_units):
 
 
 @kernel_function
-def _first_save(kind, flags, cover_save, crossfire, armour_save):
-    """A shooting hit's armour save after Crossfire and Sniper (−1 each) and its first save roll
-    (:func:`_save_targets` with the infantry cover save ``cover_save``).  Returns (armour, first)."""
-    worse = np.int64(crossfire) + np.int64((flags & H_SNIPER) != 0)
-    first, _ = _save_targets(kind, flags, armour_save, cover_save, False, worse)
-    return _min(armour_save + worse, NO_ROLL), first
-
-
-@kernel_function
 def _saved(rs, l, kind, flags, cover_save, crossfire, armour_save, ra, inv):
     """One shooting hit's saves (turn §3.8; TP 1.8.3, 1.9.6, 1.11, 2.1.14): the save rule
     (wargame_odds.kernels.epic.hits._save_targets) with the infantry cover save ``cover_save``, Crossfire and Sniper −1

@@ -14,12 +14,14 @@ from .access import _at, _max, _min, _put, kernel_function
 from .breaks import _break, _fails_at_size, _fails_break_test
 from .damage import _we_resolve_lane, damage_state
 from .dice import _amount, _d6, _lane_die, _to_hit
-from .layout import (BOOK_SHOT, E_HULL, F_COLS, F_TSKNF, H_DISRUPT, LANES, NO_ROLL, U_ARMOUR, U_COLS, U_DC, U_FEARLESS,
-                     U_INV_DEG, U_INV_ON, U_RA, U_SNIPE, W_FIELD, W_SHADOW, W_VOID)
-from .saves import _automaton_saved, _first_save, _invulnerable, _saved, _shields_lane, _unsaved
-from .turn_layout import (AIM_ALL, AIM_OTHERS, AIM_WE, AP_AT_AP, AP_AT_AT, AV, BAR_AP, BAR_AT, BAR_EXTRA, BAR_MAX,
-                          BAR_MIN, BAR_TEMPLATES, DECLARE_OTHERS, DECLARE_WE, HF_DISRUPT, HF_IC, HF_LANCE, HF_SNIPER,
-                          INF, KIND_AP, KIND_AT, KIND_CHOOSE, KIND_MW, KIND_TK, LV, NONE, NO_ATTACK, PL_AFTER,
+from .hits import (H_DISRUPT, H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK, _save_targets,
+                   _step_kinds)
+from .layout import (BOOK_SHOT, E_HULL, F_COLS, F_TSKNF, LANES, NO_ROLL, U_ARMOUR, U_COLS, U_DC, U_FEARLESS, U_INV_DEG,
+                     U_INV_ON, U_RA, U_SNIPE, W_FIELD, W_SHADOW, W_VOID)
+from .saves import _automaton_saved, _invulnerable, _save, _saved, _shields_lane, _unsaved
+from .turn_layout import (ACC_CARRY, ACC_FIRST_BOOKED, ACC_KILLS, ACC_MARKERS, ACC_PLACED, AIM_ALL, AIM_OTHERS, AIM_WE,
+                          AP_AT_AP, AP_AT_AT, AV, BAR_AP, BAR_AT, BAR_EXTRA, BAR_MAX, BAR_MIN, BAR_TEMPLATES,
+                          DECLARE_OTHERS, DECLARE_WE, INF, KIND_CHOOSE, LV, NONE, NO_ATTACK, PL_AFTER,
                           PL_BROKEN, PL_BUDGET, PL_CARRY, PL_FACE, PL_HITS, PL_KILLS, PL_LIVING, PL_NEED, PL_NF, PL_ON,
                           PL_SEEN, PL_SHOTS, PL_STOP, TIE, TU_COLS, TU_FIRES, TU_KILL_BM, TU_NO_DISRUPT_BM, TU_TYPE, WE,
                           WP_AP, WP_AT, WP_BARRAGE, WP_BP, WP_BP_N, WP_BP_SIDES, WP_COLS, WP_COUNT, WP_DISRUPT, WP_IC,
@@ -78,8 +80,8 @@ def _harm(tb, st, tt, sc, aim, w, kind, value, group):
         if (t == WE) != on_we or not _can_take(t, kind):
             continue
         n += 1
-        unsaved += _unsaved(l, u, units, kind, np.int64(wpn[w, WP_SNIPER] * HF_SNIPER + wpn[w, WP_LANCE] * HF_LANCE
-                                                         + wpn[w, WP_IC] * HF_IC),
+        unsaved += _unsaved(l, u, units, kind, np.int64(wpn[w, WP_SNIPER] * H_SNIPER + wpn[w, WP_LANCE] * H_LANCE
+                                                         + wpn[w, WP_IC] * H_IC),
                             aim.cs if t == INF else NO_ROLL, aim.crossfire, wst, n_units)
         if on_we:
             if wst.size > 0:
@@ -186,8 +188,8 @@ def _drain(tb, st, sc, l, target, converting, crossfire):
         if converting:
             continue
         if g == target:
-            acc[3] += n + (1 if crossfire and acc[4] == 0 else 0)
-            acc[4] = 1
+            acc[ACC_MARKERS] += n + (1 if crossfire and acc[ACC_FIRST_BOOKED] == 0 else 0)
+            acc[ACC_FIRST_BOOKED] = 1
         elif not _at(st.broken, i) and _any_living(st.hp, tb.fu, tb.fb, g, l):
             st.bm[i] += n
             sc.spl[g] = 1
@@ -200,7 +202,7 @@ def _hull(tb, st, sc, l, u, points, how, target, converting, crossfire, splashes
     attack on ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
     before = _living(st.hp, tb.fu, tb.fb, target, l)
     nd = _we_resolve_lane(damage_state(tb, st), l, E_HULL, u, 0, how, points, BOOK_SHOT, 0, splashes)
-    sc.acc[1] += before - _living(st.hp, tb.fu, tb.fb, target, l)
+    sc.acc[ACC_KILLS] += before - _living(st.hp, tb.fu, tb.fb, target, l)
     _drain(tb, st, sc, l, target, converting, crossfire)
     return nd
 
@@ -223,9 +225,9 @@ def _hit_war_engine(tb, st, sc, l, h, u, damage, target, crossfire, splashes):
     if points == 0:
         return 0
     flags = sc.hflag[h]
-    disrupt = (flags & HF_DISRUPT) != 0
+    disrupt = (flags & H_DISRUPT) != 0
     if disrupt:
-        sc.acc[3] += 1
+        sc.acc[ACC_MARKERS] += 1
     nd = 0
     unsaved = 0
     for _ in range(points):
@@ -234,16 +236,16 @@ def _hit_war_engine(tb, st, sc, l, h, u, damage, target, crossfire, splashes):
         nd += k
         unsaved += 1 - np.int64(saved)
     if unsaved > 0:
-        nd += _hull(tb, st, sc, l, u, unsaved, H_DISRUPT if disrupt else 0, target, False, crossfire, splashes)
+        nd += _hull(tb, st, sc, l, u, unsaved, flags & H_DISRUPT, target, False, crossfire, splashes)
     return nd
 
 
 @kernel_function
 def _place(l, target, n, acc, bm):
-    """Place ``n`` BMs on a target that was not broken when the attack began (TP 1.9.4); ``acc[0]`` counts
-    them.  Returns 0 (no dice: :func:`_markers`' other branch)."""
+    """Place ``n`` BMs on a target that was not broken when the attack began (TP 1.9.4); ``acc[ACC_PLACED]``
+    counts them.  Returns 0 (no dice: :func:`_markers`' other branch)."""
     bm[target * LANES + l] += n
-    acc[0] += n
+    acc[ACC_PLACED] += n
     return 0
 
 
@@ -253,16 +255,16 @@ def _broken_hits(tb, st, tt, sc, l, target, n, splashes):
     the odd one carried in ``acc``), front to back, Fearless units immune, an Automaton saving with its own save
     (no invulnerable: TP-SR Automaton); those deaths place nothing; on a war engine such a hit is 1 damage that
     shields do not stop, with its critical roll (TP 1.13.4, 2.1.3, 3.2.4; TP-FAQ Blast Markers and Broken
-    Formations, Imperial Void Shields).  ``sc.acc`` [.., kills, TSKNF carry] is updated.  Returns the dice
+    Formations, Imperial Void Shields).  ``sc.acc`` (ACC_KILLS, ACC_CARRY) is updated.  Returns the dice
     rolled."""
     if n <= 0:
         return 0
     acc = sc.acc
     units = tb.units
     if _cell(tb.forms, target, F_COLS, F_TSKNF):
-        carry = acc[2] + n
+        carry = acc[ACC_CARRY] + n
         n = carry // 2
-        acc[2] = carry - 2 * n
+        acc[ACC_CARRY] = carry - 2 * n
     nd = 0
     for _ in range(n):
         victim = NONE
@@ -280,7 +282,7 @@ def _broken_hits(tb, st, tt, sc, l, target, n, splashes):
         if _cell(tt.tu, victim, TU_COLS, TU_TYPE) == WE:
             nd += _hull(tb, st, sc, l, victim, 1, 0, target, True, 0, splashes)
         elif _wound(st.hp, st.alive, units, victim, l, tb.sets.n_words):
-            acc[1] += 1
+            acc[ACC_KILLS] += 1
     return nd
 
 
@@ -297,11 +299,11 @@ def _resolve_hit(rs, hp, alive, wst, units, tu, n_words, l, u, kind, flags, cs, 
     §3.8, §3.10; war engines: :func:`_hit_war_engine`): a disrupt hit's BM (none on an Expendable or Automata
     unit), the save (the infantry cover save ``cs``), the kill and its BMs (1; 0 for an Expendable unit unless its
     whole formation is, for an Automaton or Automata unit, or after a disrupt hit's; the attack's first kill that
-    places BMs counts 2 in a crossfire).  ``acc`` [.., .., .., markers, first kill done] is updated.  It is called
+    places BMs counts 2 in a crossfire).  ``acc`` (ACC_MARKERS, ACC_FIRST_BOOKED, ACC_KILLS) is updated.  It is called
     for every hit: it takes the few arrays it reads (a record is passed field by field).  Returns dice."""
-    disrupt = (flags & HF_DISRUPT) != 0
+    disrupt = (flags & H_DISRUPT) != 0
     if disrupt and not _cell(tu, u, TU_COLS, TU_NO_DISRUPT_BM):
-        acc[3] += 1
+        acc[ACC_MARKERS] += 1
     if _at(hp, u * LANES + l) == 0:
         return 0  # already destroyed: the hit is lost
     saved, nd = _saved(rs, l, kind, flags, cs if _cell(tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, crossfire,
@@ -318,11 +320,11 @@ def _unsaved_hit(hp, alive, units, tu, n_words, l, u, disrupt, crossfire, acc):
     (:func:`_resolve_hit`).  ``acc`` is updated."""
     if not _wound(hp, alive, units, u, l, n_words):
         return
-    acc[1] += 1
+    acc[ACC_KILLS] += 1
     if disrupt or not _cell(tu, u, TU_COLS, TU_KILL_BM):
         return
-    acc[3] += 2 if crossfire and acc[4] == 0 else 1
-    acc[4] = 1
+    acc[ACC_MARKERS] += 2 if crossfire and acc[ACC_FIRST_BOOKED] == 0 else 1
+    acc[ACC_FIRST_BOOKED] = 1
 
 
 @kernel_function
@@ -366,7 +368,7 @@ def _plain_attack(tb, tt, shooter, target, ap_at, ushots):
                 if at_able:
                     return False, NONE, 0, NONE, False  # the policy weighs AP and AT
                 line_kind = KIND_AP
-            line_flags = HF_IC * wpn[w, WP_IC] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE]
+            line_flags = H_IC * wpn[w, WP_IC] + H_DISRUPT * wpn[w, WP_DISRUPT] + H_LANCE * wpn[w, WP_LANCE]
             line_value = mw if line_kind == KIND_MW or line_kind == KIND_TK else \
                 (ap if line_kind == KIND_AP else at)
             if kind == NONE:
@@ -379,7 +381,7 @@ def _plain_attack(tb, tt, shooter, target, ap_at, ushots):
     for k in range(_at(tb.fb, target), _at(tb.fb, target + 1)):
         if not _can_take(tu[_at(tb.fu, k), TU_TYPE], kind):
             return False, NONE, 0, NONE, False
-    return True, kind, flags, value, simple and (flags & HF_DISRUPT) == 0
+    return True, kind, flags, value, simple and (flags & H_DISRUPT) == 0
 
 
 @kernel_function
@@ -451,7 +453,7 @@ def _plain_to_hit(tb, st, tt, sc, shot, p_value, p_flags):
     hits, face, was_broken, killed, carry = (rows[PL_HITS * L:], rows[PL_FACE * L:], rows[PL_BROKEN * L:],
                                              rows[PL_KILLS * L:], rows[PL_CARRY * L:])
     l0, l1, target = shot.l0, shot.l1, shot.target
-    not_ic = np.int64((p_flags & HF_IC) == 0)
+    not_ic = np.int64((p_flags & H_IC) == 0)
     nd = 0
     most = 0
     lo = l1
@@ -466,8 +468,8 @@ def _plain_to_hit(tb, st, tt, sc, shot, p_value, p_flags):
             for i in range(8):
                 sc.acc[i] = 0
             nd += _broken_hits(tb, st, tt, sc, l, target, 1, shot.splashes)
-            _put(killed, l, sc.acc[1])
-            _put(carry, l, sc.acc[2])
+            _put(killed, l, sc.acc[ACC_KILLS])
+            _put(carry, l, sc.acc[ACC_CARRY])
         mod = _at(sc.lane_mod, l) - np.int64(_at(sc.lane_cover, l) != 0) * not_ic
         _put(need, l, p_value - mod)
         n = _at(shots, l) * attack
@@ -511,6 +513,7 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
     acc = sc.acc
     _, p_kind, p_flags, p_value, simple = plain
     target, n_exposed, crossfire = shot.target, shot.n_exposed, shot.crossfire
+    worse = np.int64(crossfire) + np.int64((p_flags & H_SNIPER) != 0)  # Crossfire, Sniper (TP 1.11, 2.1.14)
     t0, t1 = _at(tb.fb, target), _at(tb.fb, target + 1)
     _plain_who_fires(tb, st, tt, sc, shot)
     nd, lo, hi = _plain_to_hit(tb, st, tt, sc, shot, p_value, p_flags)
@@ -522,10 +525,10 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
         broken_before = _at(rows, PL_BROKEN * L + l) != 0
         for i in range(8):
             acc[i] = 0
-        acc[0] = 1 - np.int64(broken_before)  # the BM for coming under fire
-        acc[1] = _at(rows, PL_KILLS * L + l)
-        acc[2] = _at(rows, PL_CARRY * L + l)
-        n_living = living - acc[1]
+        acc[ACC_PLACED] = 1 - np.int64(broken_before)  # the BM for coming under fire
+        acc[ACC_KILLS] = _at(rows, PL_KILLS * L + l)
+        acc[ACC_CARRY] = _at(rows, PL_CARRY * L + l)
+        n_living = living - acc[ACC_KILLS]
         cs = _at(sc.lane_cs, l) if _at(sc.lane_cover, l) else NO_ROLL
         walk = nh <= (n_living if n_exposed == NONE else _min(n_living, n_exposed))
         ne = 0
@@ -549,23 +552,23 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
                 nd += _resolve_hit(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, l, u, p_kind,
                                    p_flags, cs, crossfire, acc)
             elif _at(st.hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
-                need_save = _first_save(p_kind, p_flags, cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL,
-                                        crossfire, _cell(tb.units, u, U_COLS, U_ARMOUR))[1]
-                rolled = need_save < NO_ROLL
-                nd += rolled
-                if not (rolled and _d6(st.rs, l) >= need_save):
+                first, _ = _save_targets(p_kind, p_flags, _cell(tb.units, u, U_COLS, U_ARMOUR),
+                                         cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, False, worse)
+                saved, k2 = _save(st.rs, l, first, NO_ROLL, NO_ROLL)
+                nd += k2
+                if not saved:
                     _unsaved_hit(st.hp, st.alive, tb.units, tt.tu, tb.sets.n_words, l, u, False, crossfire, acc)
         if broken_before:
-            if acc[3] > 0:  # (a call passes every array of its arguments: none for nothing)
-                nd += _broken_hits(tb, st, tt, sc, l, target, acc[3], shot.splashes)
+            if acc[ACC_MARKERS] > 0:  # (a call passes every array of its arguments: none for nothing)
+                nd += _broken_hits(tb, st, tt, sc, l, target, acc[ACC_MARKERS], shot.splashes)
         else:
-            _place(l, target, acc[3], acc, st.bm)
-            size = living - acc[1]  # (every unit of the target has a damage capacity of 1)
+            _place(l, target, acc[ACC_MARKERS], acc, st.bm)
+            size = living - acc[ACC_KILLS]  # (every unit of the target has a damage capacity of 1)
             if size > 0 and _fails_at_size(tb.forms, st.bm, target, l, size):
                 nd += _break(tb, st, l, target)
         sc.res[l] = nh
-        sc.res[L + l] = acc[1]
-        sc.res[2 * L + l] = acc[0]
+        sc.res[L + l] = acc[ACC_KILLS]
+        sc.res[2 * L + l] = acc[ACC_PLACED]
     return nd
 
 
@@ -686,8 +689,8 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
                                _cell(wpn, w, WP_COLS, WP_MW), _cell(wpn, w, WP_COLS, WP_TK), shot.ap_at)
             if kind == NONE:
                 continue
-            flags = HF_SNIPER * _cell(wpn, w, WP_COLS, WP_SNIPER) + HF_IC * ic \
-                + HF_DISRUPT * _cell(wpn, w, WP_COLS, WP_DISRUPT) + HF_LANCE * _cell(wpn, w, WP_COLS, WP_LANCE)
+            flags = H_SNIPER * _cell(wpn, w, WP_COLS, WP_SNIPER) + H_IC * ic \
+                + H_DISRUPT * _cell(wpn, w, WP_COLS, WP_DISRUPT) + H_LANCE * _cell(wpn, w, WP_COLS, WP_LANCE)
             mod = modifier - (1 if cover and not ic else 0)
             group = AIM_ALL
             if kind == KIND_CHOOSE and settled != NONE:
@@ -718,7 +721,7 @@ def _barrage_points(st, tt, sc, l, nf):
     wpn = tt.wpn
     bp = 0
     nd = 0
-    every = HF_SNIPER + HF_DISRUPT + HF_LANCE + HF_IC
+    every = H_SNIPER + H_DISRUPT + H_LANCE + H_IC
     macro = True
     titan = True
     first_line = NONE
@@ -736,8 +739,8 @@ def _barrage_points(st, tt, sc, l, nf):
                     points, k2 = _amount(st.rs, l, wpn[w, WP_BP_N], wpn[w, WP_BP_SIDES], wpn[w, WP_BP])
                     nd += k2
                     bp += points
-            every &= HF_SNIPER * wpn[w, WP_SNIPER] + HF_DISRUPT * wpn[w, WP_DISRUPT] + HF_LANCE * wpn[w, WP_LANCE] \
-                + HF_IC * wpn[w, WP_IC]
+            every &= H_SNIPER * wpn[w, WP_SNIPER] + H_DISRUPT * wpn[w, WP_DISRUPT] + H_LANCE * wpn[w, WP_LANCE] \
+                + H_IC * wpn[w, WP_IC]
             macro &= wpn[w, WP_MACRO] != 0
             titan &= wpn[w, WP_TK] != 0
     return bp, every, macro, titan, first_line, nd
@@ -760,7 +763,7 @@ def _barrage(tb, st, tt, sc, shot, lane, nh):
         if bar[r, BAR_MIN] <= bp <= bar[r, BAR_MAX]:
             row = r
             break
-    mod = modifier - (1 if cover and (every & HF_IC) == 0 else 0)
+    mod = modifier - (1 if cover and (every & H_IC) == 0 else 0)
     i = 0
     for _ in range(bar[row, BAR_TEMPLATES]):
         room = 6  # halves: a template holds 3 infantry / light vehicles, 2 armoured vehicles, 1 war engine
@@ -879,8 +882,7 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
     the kind it takes (:func:`_pooled_kind` when it can take both); hits no unit can take are lost.  Returns the
     dice rolled."""
     l, cs = lane[0], lane[3]
-    k0 = KIND_AP if phase == 0 else KIND_MW
-    k1 = k0 + 1
+    k0, k1 = _step_kinds(phase)
     nd = 0
     rem0 = 0
     rem1 = 0
@@ -888,7 +890,7 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
     for h in range(nh):
         if sc.hunit[h] != group or (sc.hkind[h] != k0 and sc.hkind[h] != k1):
             continue
-        if sc.hflag[h] & HF_SNIPER:
+        if sc.hflag[h] & H_SNIPER:
             pick = _sniper_pick(tt.tu, tb.units, gl, nl, sc.hkind[h])
             if pick != NONE:
                 nd += _hit_unit(tb, st, tt, sc, shot, l, h, pick, cs)[1] if tt.tu[pick, TU_TYPE] == WE else \
@@ -919,13 +921,13 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
         taken = 0
         while taken < block and (rem0 if kind == k0 else rem1) > 0:
             if kind == k0:
-                while sc.hunit[p0] != group or sc.hkind[p0] != k0 or (sc.hflag[p0] & HF_SNIPER):
+                while sc.hunit[p0] != group or sc.hkind[p0] != k0 or (sc.hflag[p0] & H_SNIPER):
                     p0 += 1
                 h = p0
                 p0 += 1
                 rem0 -= 1
             else:
-                while sc.hunit[p1] != group or sc.hkind[p1] != k1 or (sc.hflag[p1] & HF_SNIPER):
+                while sc.hunit[p1] != group or sc.hkind[p1] != k1 or (sc.hflag[p1] & H_SNIPER):
                     p1 += 1
                 h = p1
                 p1 += 1
@@ -945,10 +947,10 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
 @kernel_function
 def _step_has_hits(hkind, nh, phase):
     """Has allocation step ``phase`` (0: AP and AT, 1: MW and TK) a hit among the ``nh`` listed?"""
-    k0 = KIND_AP if phase == 0 else KIND_MW
+    k0, k1 = _step_kinds(phase)
     any_hit = False
     for h in range(nh):
-        any_hit |= hkind[h] == k0 or hkind[h] == k0 + 1
+        any_hit |= hkind[h] == k0 or hkind[h] == k1
     return any_hit
 
 
@@ -960,8 +962,7 @@ def _allocation_step(tb, st, tt, sc, shot, lane, nh, phase):
     exposed units (:func:`_group_round_robin`).  Returns the dice rolled."""
     l, cs, ne, mixed = lane[0], lane[3], lane[4], lane[6]
     L = LANES
-    k0 = KIND_AP if phase == 0 else KIND_MW
-    k1 = k0 + 1
+    k0, k1 = _step_kinds(phase)
     nd = 0
     nl = 0
     for i in range(ne):  # branch-free, as the exposed units
@@ -1049,15 +1050,16 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
         nh, extra, k = _barrage(tb, st, tt, sc, shot, lane, nh)
         nd += k
     for phase in range(2):
-        acc[3] = 0
+        acc[ACC_MARKERS] = 0
         if _step_has_hits(sc.hkind, nh, phase):  # a step without hits places nothing
             nd += _allocation_step(tb, st, tt, sc, shot, lane, nh, phase)
-            nd += _markers(tb, st, tt, sc, shot, l, acc[3]) if was_broken else _place(l, target, acc[3], acc, st.bm)
+            nd += _markers(tb, st, tt, sc, shot, l, acc[ACC_MARKERS]) if was_broken else \
+                _place(l, target, acc[ACC_MARKERS], acc, st.bm)
     nd += _markers(tb, st, tt, sc, shot, l, extra) if was_broken else _place(l, target, extra, acc, st.bm)
     nd += _break_checks(tb, st, sc, shot, l, was_broken)
     sc.res[l] = nh
-    sc.res[L + l] = acc[1]
-    sc.res[2 * L + l] = acc[0]
+    sc.res[L + l] = acc[ACC_KILLS]
+    sc.res[2 * L + l] = acc[ACC_PLACED]
     return nd
 
 
