@@ -668,8 +668,7 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
     mixed, has a war engine, settled type)): per weapon line of the units that fire, before any dice, its type and
     the group it is declared at (:func:`_aim`), the policies only where they decide something, and once for a run
     of equal lines (the target does not change while the shots are rolled, and units of one profile carry equal
-    lines); then its shots (:func:`_fire_line`).  Returns (hits listed, whether a barrage line fires, dice
-    rolled)."""
+    lines); then its shots (:func:`_fire_line`).  Returns (hits listed, dice rolled)."""
     l, modifier, cover, cs, ne, nf, mixed, has_we, settled = lane
     wpn = tt.wpn
     nh = 0
@@ -677,12 +676,10 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
     last = NONE
     last_kind = NONE
     last_group = AIM_ALL
-    any_barrage = False
     for i in range(nf):
         u = sc.cand[i]
         for w in range(_at(tt.wb, u), _at(tt.wb, u + 1)):
             if _cell(wpn, w, WP_COLS, WP_BARRAGE):
-                any_barrage = True
                 continue  # fires in the barrage
             ic = _cell(wpn, w, WP_COLS, WP_IC)
             kind = _fixed_type(_cell(wpn, w, WP_COLS, WP_AP), _cell(wpn, w, WP_COLS, WP_AT),
@@ -709,7 +706,7 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
                 group = last_group
             nh, k2 = _fire_line(st.rs, wpn, sc.hkind, sc.hflag, sc.hunit, sc.hline, l, w, kind, flags, group, mod, nh)
             nd += k2
-    return nh, any_barrage, nd
+    return nh, nd
 
 
 @kernel_function
@@ -1021,6 +1018,49 @@ def _break_checks(tb, st, sc, shot, l, was_broken):
 
 
 @kernel_function
+def _line_kinds(wb, wpn, cand, nf):
+    """The weapon lines of the ``nf`` units that fire (``cand``): (a direct-fire line among them, a barrage line
+    among them) (§3.5, §3.6)."""
+    direct = False
+    barrage = False
+    for i in range(nf):
+        u = cand[i]
+        for w in range(_at(wb, u), _at(wb, u + 1)):
+            is_barrage = _cell(wpn, w, WP_COLS, WP_BARRAGE) != 0
+            barrage |= is_barrage
+            direct |= not is_barrage
+    return direct, barrage
+
+
+@kernel_function
+def _barrage_only_step(hkind, hunit, tu, nh, phase):
+    """Are the hits of allocation step ``phase`` (0: AP and AT, 1: MW and TK) among the ``nh`` listed all barrage hits
+    on units that are not war engines?  Then :func:`_barrage_step` resolves them."""
+    k0, k1 = _step_kinds(phase)
+    only = True
+    for h in range(nh):
+        u = hunit[h]
+        in_step = hkind[h] == k0 or hkind[h] == k1
+        only &= not in_step or (u >= 0 and _cell(tu, u, TU_COLS, TU_TYPE) != WE)
+    return only
+
+
+@kernel_function
+def _barrage_step(rs, hp, alive, wst, units, tu, n_words, hkind, hflag, hunit, nh, phase, l, cs, crossfire, acc):
+    """An allocation step whose hits are all barrage hits on units that are not war engines
+    (:func:`_barrage_only_step`) in lane ``l``: each on the unit rolled for, resolved in turn (:func:`_resolve_hit`),
+    as :func:`_allocation_step` does it, without its records (a call passes every array of them: this one is made in
+    every lane of a barrage; ``acc`` is ShotScratch.acc).  Returns the dice rolled."""
+    k0, k1 = _step_kinds(phase)
+    nd = 0
+    for h in range(nh):
+        if hkind[h] == k0 or hkind[h] == k1:
+            nd += _resolve_hit(rs, hp, alive, wst, units, tu, n_words, l, hunit[h], hkind[h], hflag[h], cs, crossfire,
+                               acc)
+    return nd
+
+
+@kernel_function
 def _shoot_lane(tb, st, tt, sc, shot, l):
     """The attack in lane ``l``, in the TP 1.9.3 order (wargame_odds.analysis.epic.shooting.shoot): who fires
     (:func:`_fire_team`), the BM for coming under fire (§3.3), the exposed units, direct fire and the barrage, the
@@ -1043,8 +1083,11 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
     ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, target, shot.n_exposed, l)
     cover = _at(sc.lane_cover, l)
     lane = (l, _at(sc.lane_mod, l), cover, _at(sc.lane_cs, l) if cover else NO_ROLL, ne, nf, mixed, has_we, settled)
-    nh, any_barrage, k = _direct_fire(tb, st, tt, sc, shot, lane)
-    nd += k
+    any_direct, any_barrage = _line_kinds(tt.wb, tt.wpn, sc.cand, nf)
+    nh = 0
+    if any_direct:  # (a call passes every array of the records: none for a barrage alone)
+        nh, k = _direct_fire(tb, st, tt, sc, shot, lane)
+        nd += k
     extra = 0
     if any_barrage:
         nh, extra, k = _barrage(tb, st, tt, sc, shot, lane, nh)
@@ -1052,7 +1095,11 @@ def _shoot_lane(tb, st, tt, sc, shot, l):
     for phase in range(2):
         acc[ACC_MARKERS] = 0
         if _step_has_hits(sc.hkind, nh, phase):  # a step without hits places nothing
-            nd += _allocation_step(tb, st, tt, sc, shot, lane, nh, phase)
+            if _barrage_only_step(sc.hkind, sc.hunit, tt.tu, nh, phase):
+                nd += _barrage_step(st.rs, st.hp, st.alive, st.wst, tb.units, tt.tu, tb.sets.n_words, sc.hkind,
+                                    sc.hflag, sc.hunit, nh, phase, l, lane[3], shot.crossfire, acc)
+            else:
+                nd += _allocation_step(tb, st, tt, sc, shot, lane, nh, phase)
             nd += _markers(tb, st, tt, sc, shot, l, acc[ACC_MARKERS]) if was_broken else \
                 _place(l, target, acc[ACC_MARKERS], acc, st.bm)
     nd += _markers(tb, st, tt, sc, shot, l, extra) if was_broken else _place(l, target, extra, acc, st.bm)

@@ -92,7 +92,7 @@ def _kernel_aims(tb, st, tt, modifier, ap_at, declare_at, kinds, groups):
         nf = _fire_team(tb.fb, tb.fu, st.hp, st.bm, tt.tu, tb.forms, tb.units, sc.cand, 0, NONE, l)
         ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, 1, NONE, l)
         lane = (l, modifier, False, NO_ROLL, ne, nf, mixed, has_we, settled)
-        nh, _, _ = _direct_fire(tb, st, tt, sc, shot, lane)
+        nh, _ = _direct_fire(tb, st, tt, sc, shot, lane)
         for h in range(nh):
             w = sc.hline[h]
             if kinds[w] == NONE:
