@@ -146,12 +146,13 @@ class ShotScratch(NamedTuple):
     acc: np.ndarray  # [8]: an attack's totals (ACC_* slots)
     spl: np.ndarray  # [F]: formations a critical's splash put BMs on
     ushots: np.ndarray  # [N]: each shooter unit's shots (a plain attack)
-    rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (wargame_odds.kernels.epic.shooting, PL_*)
+    rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (wargame_odds.kernels.epic.shoot_plain, PL_*)
 
 
 class Aim(NamedTuple):
-    """What the default policies weigh for a weapon line in lane ``l`` (wargame_odds.kernels.epic.shooting._aim): its
-    to-hit modifier ``mod``, the ``ne`` exposed units (ShotScratch.ex), the infantry cover save ``cs`` and crossfire."""
+    """What the default policies weigh for a weapon line in lane ``l`` (wargame_odds.kernels.epic.shoot_policy._aim):
+    its to-hit modifier ``mod``, the ``ne`` exposed units (ShotScratch.ex), the infantry cover save ``cs`` and
+    crossfire."""
 
     l: int
     mod: int

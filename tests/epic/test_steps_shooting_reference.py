@@ -29,9 +29,12 @@ from wargame_odds.kernels.epic import block
 from wargame_odds.kernels.epic.hits import H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK
 from wargame_odds.kernels.epic.layout import LANES, NO_ROLL, U_ARMOUR, U_RA
 from wargame_odds.kernels.epic.saves import _invulnerable
-from wargame_odds.kernels.epic.shooting import (
-    _allocation_step, _barrage, _barrage_points, _break_checks, _direct_fire, _exposed_units, _fire_line, _fire_team,
-    _plain_attack, _plain_to_hit, _plain_who_fires, _saved, _sniper_pick, _unsaved)
+from wargame_odds.kernels.epic.shoot_allocation import _allocation_step, _sniper_pick
+from wargame_odds.kernels.epic.shoot_fire import (_barrage, _barrage_points, _direct_fire, _exposed_units, _fire_line,
+                                                  _fire_team)
+from wargame_odds.kernels.epic.shoot_plain import _plain_attack, _plain_to_hit, _plain_who_fires
+from wargame_odds.kernels.epic.shooting import _break_checks
+from wargame_odds.kernels.epic.saves import _saved, _unsaved
 from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import (
     AIM_ALL, AIM_OTHERS, AIM_WE, AP_AT_AP, AP_AT_AT, AP_AT_AUTO, DECLARE_AUTO, DECLARE_OTHERS, DECLARE_WE, I_MAX_HITS,
