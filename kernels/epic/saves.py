@@ -18,8 +18,9 @@ def _save(rs, l, first, reroll, invulnerable):
     """One hit's saves in lane ``l``, each rolled only while the hit is not saved: the ``first`` save and
     Reinforced Armour's ``reroll`` (wargame_odds.kernels.epic.hits._save_targets: the save rule), then the unmodified
     ``invulnerable``-type save (6+, deflector 5+, living metal 4+: TP 2.1.6; spec §10.3), each a D6 value or
-    NO_ROLL.  Every save of the kernel is rolled here, or in lock-step lanes against a :func:`_save_targets`
-    value (wargame_odds.kernels.epic.assault._ordinary_hits).  Returns (1 if saved, dice rolled)."""
+    NO_ROLL.  Every save of the kernel is rolled here, or, where it is one roll at most, inline against a
+    :func:`_save_targets` value (wargame_odds.kernels.epic.assault._ordinary_hits in lock-step lanes,
+    wargame_odds.kernels.epic.shoot_plain._plain_lanes).  Returns (1 if saved, dice rolled)."""
     nd = 0
     if first < NO_ROLL:
         nd += 1

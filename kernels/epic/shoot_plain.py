@@ -13,7 +13,6 @@ from .breaks import _break, _fails_at_size
 from .dice import _d6, _lane_die, _to_hit
 from .hits import H_DISRUPT, H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK, _save_targets
 from .layout import F_COLS, F_TSKNF, LANES, NO_ROLL, U_ARMOUR, U_COLS, U_DC, U_INV_DEG, U_INV_ON, U_RA
-from .saves import _save
 from .shoot_hits import _broken_hits, _place, _resolve_hit, _unsaved_hit
 from .shoot_policy import _can_take, _fixed_type
 from .turn_layout import (ACC_CARRY, ACC_KILLS, ACC_MARKERS, ACC_PLACED, INF, KIND_CHOOSE, NONE, NO_ATTACK, PL_AFTER,
@@ -250,9 +249,9 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
             elif _at(st.hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
                 first, _ = _save_targets(p_kind, p_flags, _cell(tb.units, u, U_COLS, U_ARMOUR),
                                          cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, False, worse)
-                saved, k2 = _save(st.rs, l, first, NO_ROLL, NO_ROLL)
-                nd += k2
-                if not saved:
+                rolled = first < NO_ROLL  # saves._save's first roll, inline (a call per hit costs the lanes)
+                nd += rolled
+                if not (rolled and _d6(st.rs, l) >= first):
                     _unsaved_hit(st.hp, st.alive, tb.units, tt.tu, tb.sets.n_words, l, u, False, crossfire, acc)
         if broken_before:
             if acc[ACC_MARKERS] > 0:  # (a call passes every array of its arguments: none for nothing)
