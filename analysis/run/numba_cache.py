@@ -125,7 +125,8 @@ def announced_compile(dispatcher, args=()) -> tuple[str, str] | None:
     None for a function outside the kernels."""
     func = getattr(dispatcher, "py_func", None)
     module = getattr(func, "__module__", "")
-    if module in ("wargame_odds.kernels.epic.turn", "wargame_odds.kernels.epic.shooting"):
+    if module in ("wargame_odds.kernels.epic.turn", "wargame_odds.kernels.epic.shooting") \
+            or module.startswith("wargame_odds.kernels.epic.shoot_"):
         return EPIC_TURN_COMPILE
     if module == "wargame_odds.kernels.epic.block" and func.__name__ == "_run_block" and args:
         turn = list(inspect.signature(func).parameters).index("turn")

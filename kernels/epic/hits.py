@@ -6,8 +6,8 @@ Clauses: TP = NetEA Tournament Pack; spec §n = docs/epic-engine.md; turn §n = 
 A hit's **kind** (``KIND_*``) says which saves it allows and, for a shooting attack's direct hits, which units may
 take it (AP: infantry and light vehicles, AT: vehicles; turn §3.7).  An assault's hits are AP (its ordinary hits),
 MW or TK; a critical's splash hits (units column ``U_SPLASH_KIND``) AP, MW, TK or NO_SAVE.  The shooting step
-allocates AP and AT hits together, then MW and TK hits (turn §3.7): each pair is a kind and the next one.  An
-assault's hit *class* (the rows of ``Fight.hits``, the source table's ``S_CLASS``) is the slot of its kind (0 AP,
+allocates AP and AT hits together, then MW and TK hits (turn §3.7: :func:`_step_kinds`).  An assault's hit
+*class* (the rows of ``Fight.hits``, the source table's ``S_CLASS``) is the slot of its kind (0 AP,
 1 MW, 2 TK) plus ``ASSAULT_KINDS`` for a sniper's: :func:`_class_kind` gives its kind.
 
 A hit's **flags** (``H_*``, one bit each) say what else it does.
@@ -34,8 +34,9 @@ KIND_TK = np.int64(3)
 #: A hit with no save at all: a broken formation's hit (TP 1.13.4), a critical's "no save" splash (spec §10.6).
 KIND_NO_SAVE = np.int64(4)
 
-#: The kinds an assault's hits have (AP, MW, TK: the slots 0, 1, 2 of its hit classes).
+#: The kinds an assault's hits have (AP, MW, TK: the slots 0, 1, 2 of its hit classes, :func:`_class_kind`).
 ASSAULT_KINDS = 3
+assert (KIND_MW, KIND_TK) == (KIND_AP + 2, KIND_AP + 3), "_class_kind maps the slots 0, 1, 2 to AP, MW, TK"
 
 #: No flags.
 NO_FLAGS = np.int64(0)
@@ -58,6 +59,15 @@ def _class_kind(cls):
     """The kind (KIND_AP, KIND_MW or KIND_TK) of an assault hit of class ``cls`` (sniper or not)."""
     slot = cls - ASSAULT_KINDS * np.int64(cls >= ASSAULT_KINDS)
     return slot + np.int64(slot > 0)
+
+
+@kernel_function
+def _step_kinds(step):
+    """The two kinds a shooting attack's allocation step ``step`` pools (turn §3.7): 0 the normal hits, AP and AT;
+    1 the macro-weapon hits, MW and TK."""
+    if step == 0:
+        return KIND_AP, KIND_AT
+    return KIND_MW, KIND_TK
 
 
 @kernel_function

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .hits import ASSAULT_KINDS, H_DISRUPT, NO_ROLL  # noqa: F401  (every layer reads NO_ROLL here, shooting.py H_DISRUPT)
+from .hits import ASSAULT_KINDS, NO_ROLL  # noqa: F401  (every layer reads NO_ROLL here)
 
 
 def _int64s(n):

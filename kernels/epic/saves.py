@@ -18,8 +18,9 @@ def _save(rs, l, first, reroll, invulnerable):
     """One hit's saves in lane ``l``, each rolled only while the hit is not saved: the ``first`` save and
     Reinforced Armour's ``reroll`` (wargame_odds.kernels.epic.hits._save_targets: the save rule), then the unmodified
     ``invulnerable``-type save (6+, deflector 5+, living metal 4+: TP 2.1.6; spec §10.3), each a D6 value or
-    NO_ROLL.  Every save of the kernel is rolled here, or in lock-step lanes against a :func:`_save_targets`
-    value (wargame_odds.kernels.epic.assault._ordinary_hits).  Returns (1 if saved, dice rolled)."""
+    NO_ROLL.  Every save of the kernel is rolled here, or, where it is one roll at most, inline against a
+    :func:`_save_targets` value (wargame_odds.kernels.epic.assault._ordinary_hits in lock-step lanes,
+    wargame_odds.kernels.epic.shoot_plain._plain_lanes).  Returns (1 if saved, dice rolled)."""
     nd = 0
     if first < NO_ROLL:
         nd += 1
@@ -160,15 +161,6 @@ def _invulnerable(l, u, units, wst, n_units):
     if wst.size > 0 and _wat(wst, W_DEGRADED, u, l, n_units) != 0:
         return _cell(units, u, U_COLS, U_INV_DEG)
     return _cell(units, u, U_COLS, U_INV_ON)
-
-
-@kernel_function
-def _first_save(kind, flags, cover_save, crossfire, armour_save):
-    """A shooting hit's armour save after Crossfire and Sniper (−1 each) and its first save roll
-    (:func:`_save_targets` with the infantry cover save ``cover_save``).  Returns (armour, first)."""
-    worse = np.int64(crossfire) + np.int64((flags & H_SNIPER) != 0)
-    first, _ = _save_targets(kind, flags, armour_save, cover_save, False, worse)
-    return _min(armour_save + worse, NO_ROLL), first
 
 
 @kernel_function

@@ -6,8 +6,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .hits import H_DISRUPT, H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK  # noqa: F401
-
 NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
 
 NO_ATTACK = -99  # a lane's to-hit modifier (shoot_lanes) when it makes no attack
@@ -89,10 +87,6 @@ I_COLS = 4
 PL_ON, PL_SEEN, PL_AFTER, PL_BUDGET, PL_STOP, PL_NF, PL_SHOTS, PL_NEED, PL_LIVING, PL_HITS, PL_FACE, PL_BROKEN, \
     PL_KILLS, PL_CARRY = range(14)
 PL_ROWS = 14
-# A hit's fire type is its kind, its flags the H_* flags (wargame_odds.kernels.epic.hits); shooting.py still reads them
-# here, the flags by these names.
-HF_SNIPER, HF_DISRUPT, HF_LANCE, HF_IC = H_SNIPER, H_DISRUPT, H_LANCE, H_IC
-
 # Slots of ShotScratch.acc, an attack's totals in the lane it resolves: the BMs placed on the target, its units
 # killed, the They Shall Know No Fear carry of a broken target's no-save hits (§3.3), the BMs its hits booked for the
 # end of the save step (kills, disrupt hits, war engines' damage), 1 once the first of those is booked (it counts 2
@@ -152,12 +146,13 @@ class ShotScratch(NamedTuple):
     acc: np.ndarray  # [8]: an attack's totals (ACC_* slots)
     spl: np.ndarray  # [F]: formations a critical's splash put BMs on
     ushots: np.ndarray  # [N]: each shooter unit's shots (a plain attack)
-    rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (wargame_odds.kernels.epic.shooting, PL_*)
+    rows: np.ndarray  # [PL_ROWS * LANES]: a plain attack's per-lane state (wargame_odds.kernels.epic.shoot_plain, PL_*)
 
 
 class Aim(NamedTuple):
-    """What the default policies weigh for a weapon line in lane ``l`` (wargame_odds.kernels.epic.shooting._aim): its
-    to-hit modifier ``mod``, the ``ne`` exposed units (ShotScratch.ex), the infantry cover save ``cs`` and crossfire."""
+    """What the default policies weigh for a weapon line in lane ``l`` (wargame_odds.kernels.epic.shoot_policy._aim):
+    its to-hit modifier ``mod``, the ``ne`` exposed units (ShotScratch.ex), the infantry cover save ``cs`` and
+    crossfire."""
 
     l: int
     mod: int

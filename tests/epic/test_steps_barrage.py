@@ -16,8 +16,9 @@ from numba import njit
 from wargame_odds.analysis.epic.engine import KernelArrays
 from wargame_odds.kernels.epic import block
 from wargame_odds.kernels.epic.layout import LANES, NO_ROLL
-from wargame_odds.kernels.epic.shooting import (_allocation_step, _barrage, _barrage_only_step, _barrage_step,
-                                                _exposed_units, _fire_team, _line_kinds, _step_has_hits)
+from wargame_odds.kernels.epic.shoot_allocation import (_allocation_step, _barrage_only_step, _barrage_step,
+                                                        _step_has_hits)
+from wargame_odds.kernels.epic.shoot_fire import _barrage, _exposed_units, _fire_team, _line_kinds
 from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NONE
 from wargame_odds.kernels.epic.units import _clear_unit

@@ -16,7 +16,8 @@ from wargame_odds.analysis.epic.engine import KernelArrays
 from wargame_odds.kernels.epic import block
 from wargame_odds.kernels.epic.layout import (
     LANES)
-from wargame_odds.kernels.epic.shooting import _plain_attack, _shoot_lane, shoot_lanes
+from wargame_odds.kernels.epic.shoot_plain import _plain_attack
+from wargame_odds.kernels.epic.shooting import _shoot_lane, shoot_lanes
 from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import (AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NO_ATTACK, NONE)
 from wargame_odds.kernels.epic.units import _clear_unit
@@ -106,10 +107,11 @@ def test_weapon_lines_shooting_alike_are_one_plain_attack_tp_1_9_5_1_9_6(other):
     """TP 1.9.5 (a to-hit roll per shot, its need the line's value for the fire type less the modifiers), TP 1.9.6
     (hits allocated round-robin from the front), TP 1.9.4 (BMs), TP 1.13.4 (a broken target's BMs as no-save hits);
     epic-shooting §3.5–§3.11: Predator Destructors' autocannon (AP5+/AT6+, AP at infantry without a policy) and heavy
-    bolters (AP5+) shoot alike at Guardians, so their attack is plain (wargame_odds.kernels.epic.shooting._plain_attack)
-    and its lock-step path gives exactly the lane-by-lane path's numbers, lane by lane and die by die (hit points, BMs,
-    broken flags, hits / kills / BMs placed, generator states, dice rolled) on crafted states; a line that shoots
-    otherwise (another to-hit value, fire type or hit flag) makes the attack lane by lane."""
+    bolters (AP5+) shoot alike at Guardians, so their attack is plain
+    (wargame_odds.kernels.epic.shoot_plain._plain_attack) and its lock-step path gives exactly the lane-by-lane
+    path's numbers, lane by lane and die by die (hit points, BMs, broken flags, hits / kills / BMs placed, generator
+    states, dice rolled) on crafted states; a line that shoots otherwise (another to-hit value, fire type or hit flag)
+    makes the attack lane by lane."""
     weapons = [dict(line) for line in ALIKE_SHOOTER]
     if other is not None:
         weapons[1].update(NOT_ALIKE[other])

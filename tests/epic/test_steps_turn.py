@@ -17,7 +17,8 @@ from wargame_odds.kernels.epic import block
 from wargame_odds.kernels.epic.hits import NO_ROLL
 from wargame_odds.kernels.epic.layout import (
     LANES)
-from wargame_odds.kernels.epic.shooting import _plain_attack, shoot_lanes
+from wargame_odds.kernels.epic.shoot_plain import _plain_attack
+from wargame_odds.kernels.epic.shooting import shoot_lanes
 from wargame_odds.kernels.epic.turn import _attack, _overwatch_fire, _withdrawal_fire, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import (A_OWF0, A_OWF1, AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, I_SPLASHES,
                                                    NO_ATTACK, NONE, WF_AT, WF_FORM)
