@@ -31,7 +31,8 @@ from .end_phase import _end_phase, _end_phase_effects, _rally_step, _shadowfield
 from .layout import (FR_ALIVE, FR_BROKEN0, FR_PASSED, FR_TESTED, F_COLS, F_INIT, F_SIDE, F_TSKNF, LANES, LN_CONS,
                      LN_ENDED, LN_FIGHT, LN_LOSER, LN_START, LN_TEST_DIE, LN_TEST_NEED, NO_ROLL, R_LEADERS, R_RALLY,
                      U_COLS, U_LEADER, U_VOID, W_VOID)
-from .shooting import _fire_team, shoot_lanes
+from .shoot_fire import _fire_team
+from .shooting import shoot_lanes
 from .turn_layout import (ADVANCE, AP_AT_AUTO, A_ACTION, A_AP_AT, A_COVER, A_COVER_SAVE, A_CROSSFIRE, A_DECLARE,
                           A_EXPOSED, A_FORM, A_HOLD, A_IN_RANGE, A_MAY_SHOOT, A_N_BMA, A_N_BMP, A_N_HITS, A_N_KILLS,
                           A_OWF0, A_OWF1, A_OW_COVER, A_O_ACTED, A_O_BMA, A_O_BMP, A_O_BROKEN, A_O_HITS, A_O_KILLS,
@@ -199,7 +200,7 @@ def _withdrawal_fire(tb, st, tt, sc, e0, e1, withdrew, pflat, prow):
     """The withdrawal-fire entries ``e0..e1`` (rows of ``tt.wf``) in list order, in every lane ``l`` where the
     entry's formation ``at`` withdrew (``withdrew[at * LANES + l]``): when ``at`` has a living unit and the entry's
     formation is on overwatch, unbroken and has a unit that can fire
-    (:func:`wargame_odds.kernels.epic.shooting._fire_team`: living, in range, not suppressed), it makes one shooting
+    (:func:`wargame_odds.kernels.epic.shoot_fire._fire_team`: living, in range, not suppressed), it makes one shooting
     attack at ``at`` (to-hit modifier 0; ``at`` is broken, so its BMs are no-save hits) and leaves overwatch; else no
     attack, and it stays on overwatch (TP 1.10, 1.13.3, 1.13.4; epic-shooting §3.10, §5; docs/epic-turn.md §2a).  All
     the lanes' attacks of an entry are one :func:`shoot_lanes` call.  Counted: fired, and the attack's hits and kills.
