@@ -39,7 +39,9 @@ def _usage_error(exc: click.UsageError):
 COMMANDS = {
     "matrix": ("wargame_odds.analysis.decisions.cli",
                "Win probabilities of every attacker against every defender (DEFINITION: "
-               "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\")."),
+               "TOML with attackers = [...], defenders = [...], optional base = \"scenario.toml\"); an attacker may be "
+               "a table { force = ..., plan = \"shoot\", action = \"advance\" }: each plays its turn plan (default its "
+               "job)."),
     "sweep": ("wargame_odds.analysis.decisions.cli",
               "Simulate SCENARIO once per value of FIELD (e.g. formations[0].units[0].count, "
               "rules.result_dice, charger.distance); VALUES are TOML literals (3, 2.5, true, \"sum\")."),
@@ -53,7 +55,7 @@ COMMANDS = {
                 "without opponents, option_a and option_b are two scenario files, e.g. a turn and its variant, "
                 "optional labels)."),
     "rank": ("wargame_odds.analysis.decisions.cli",
-             "Rank options against a weighted meta: score and win probability per 100 points "
+             "Rank options against a weighted meta: score and score per 100 points "
              "(DEFINITION: TOML with options = [...], [[opponents]] force/weight, optional side, by and base)."),
     "list-search": ("wargame_odds.analysis.decisions.list_search_cli",
                     "Which detachment should I take? Race every candidate "
