@@ -44,7 +44,6 @@ SHARED_FIXTURE_MODULES = {
     "tests/app/test_list_tab_browser.py": "app-browser",
     "tests/app/test_sharing_browser.py": "app-browser",
     "tests/app/test_unit_editor_browser.py": "app-browser",
-    "tests/app/test_offline_resources.py": "app-browser",
 }
 SHARED_FIXTURES = ("local_build", "cluster", "turn_build", "app_url", "browser")
 

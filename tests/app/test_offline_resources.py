@@ -7,6 +7,7 @@ import re
 import threading
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urljoin, urlparse
 
 import pytest
@@ -63,7 +64,13 @@ def open_page(url: str) -> str:
 
 def stylesheets(url: str, session_id: str) -> list[str]:
     """Connect to session ``session_id`` as the page's websocket does; every stylesheet its document names,
-    as an absolute URL."""
+    as an absolute URL.  Bokeh's client runs an event loop of its own, which cannot start in a thread where
+    another runs (Playwright's, once a browser test ran in this process): it connects from a thread of its own."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(_stylesheets, url, session_id).result(TIMEOUT_S)
+
+
+def _stylesheets(url: str, session_id: str) -> list[str]:
     session = pull_session(session_id=session_id, url=url)
     try:
         found = {sheet.url for sheet in session.document.select({"type": ImportedStyleSheet})}
