@@ -164,11 +164,13 @@ def _score_path(system: System, model, side: str, fights: bool) -> tuple:
 ENEMY_BROKEN = "enemy_broken_or_destroyed"
 
 
-def plan_sentence(plans: dict[str, str | None], fights: bool) -> str | None:
-    """The headline's line on plans: which plan scored each option, and on what; None without plans."""
-    if not any(plans.values()):
+def plan_sentence(plans: dict[str, str | None] | list[tuple[str, str | None]], fights: bool) -> str | None:
+    """The headline's line on plans: which plan scored each option (name → plan, or (name, plan) pairs where two
+    options share a name), and on what; None without plans."""
+    pairs = list(plans.items()) if isinstance(plans, dict) else list(plans)
+    if not any(plan for _, plan in pairs):
         return None
-    said = "; ".join(f"{name}: {plan}" for name, plan in plans.items())
+    said = "; ".join(f"{name}: {plan}" for name, plan in pairs)
     score = ("the chance to win the assault" if fights else
              "the chance that the enemy formation is broken or destroyed after the end phase (a plan without an "
              "assault has none to win)")
@@ -771,7 +773,7 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, plan
         names, w = [opponent], np.ones(1)
         outcome = _scenario_outcome(system, *pairs[0], (label_a, label_b), side, source)
         notes += [outcome.why] if outcome.why else []
-        paths, plan_words = [(outcome.path, outcome.path)], {}
+        paths, plan_words, said = [(outcome.path, outcome.path)], {}, []
     else:
         specs, w = meta_weights(opponents, weights, source)
         system, base_model = _matchup_system(base, source)
@@ -782,8 +784,9 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, plan
         pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
         words = [_plan_words(system, m, side) for m in pairs[0]]
         label_a, label_b = _option_labels(labels, _planned_names([a.name, b.name], words), source)
-        plan_words = dict(zip((label_a, label_b), words)) if plans is not None or set(words) - {None, "assault"} \
-            else {}
+        planned = plans is not None or bool(set(words) - {None, "assault"})
+        plan_words = dict(zip((label_a, label_b), words)) if planned else {}
+        said = list(zip((a.name, b.name) if labels is None else (label_a, label_b), words)) if planned else []
         fights = _fights_every_assault(m for pair in pairs for m in pair)
         paths = [(_score_path(system, ma, side, fights), _score_path(system, mb, side, fights)) for ma, mb in pairs]
         outcome = Outcome(system.win_path(side)) if fights else Outcome(
@@ -861,7 +864,7 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, plan
                                "method_reason": _method_reason(paired, method, why, frame, batches),
                                "quantity": outcome.quantity or " + ".join("/".join(p) for p in paths_of(outcome.path)),
                                "outcome": outcome.verb, "cell": list(cell), "engine": engine,
-                               "plans": plan_words, "plan_sentence": plan_sentence(plan_words, outcome.why is None),
+                               "plans": plan_words, "plan_sentence": plan_sentence(said, outcome.why is None),
                                "enemies": None if outcome.why is None else [
                                    [path[0][1] for path in pair] for pair in paths]})
 

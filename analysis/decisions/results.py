@@ -442,13 +442,14 @@ def _finish(fig, grid, panels: list):
     from ..output.plots import casualty_curves, curves_legend, wrap_for
 
     ax = None
-    row = grid[1, :].subgridspec(1, len(panels)) if len(panels) > 3 else None
+    row = grid[1, :].subgridspec(1, len(panels), wspace=0.35) if len(panels) > 3 else None
     for k, (title, lines, axis) in enumerate(panels):
         ax = fig.add_subplot(row[0, k] if row is not None else grid[1, 2 * k:2 * k + 2])
         casualty_curves(ax, lines, title)
         ax.set_xlabel(axis)
-        if row is not None:  # narrower than casualty_curves' titles assume
+        if row is not None:  # narrower than casualty_curves assumes: shorter title lines, one y label for the row
             ax.set_title(wrap_for(fig, title, 9, share=0.6 / len(panels)), fontsize=9)
+            ax.set_ylabel(ax.get_ylabel() if k == 0 else "")
     bottom = curves_legend(fig, ax) if ax is not None else 0
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig

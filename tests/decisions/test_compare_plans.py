@@ -68,6 +68,8 @@ def test_one_formation_with_two_plans_is_told_apart_by_its_plans():
                      plans=[{"plan": "shoot", "action": "advance"}, "assault"])
     assert (result.meta["option_a"], result.meta["option_b"]) == ("Devastator (Advance)", "Devastator (assault)")
     assert result.meta["plans"] == {"Devastator (Advance)": "Advance", "Devastator (assault)": "assault"}
+    assert result.headline()[0].startswith("Options are scored by their plan (Devastator: Advance; Devastator: "
+                                           "assault), on the chance that the enemy formation is broken or destroyed")
     row = result.frame.iloc[0]
     assert row.ci95_lo <= row.difference <= row.ci95_hi
 
@@ -122,6 +124,10 @@ def test_the_cli_takes_a_plan_per_option_and_names_it(tmp_path):
     assert meta["outcome"] == "breaks or destroys the enemy"
     text = run("compare", definition, "-n", "4096")
     assert text.exit_code == 0 and text.output.startswith("Options are scored by their plan (Devastator: Double; ")
+    shipped = run("compare", "epic/decisions/devastators_shoot_or_charge", "-n", "4096", "--json")
+    assert shipped.exit_code == 0, shipped.output
+    assert json.loads(shipped.output)["plans"] == {"Devastator (Sustained Fire)": "Sustained Fire",
+                                                   "Devastator (assault)": "assault"}
     bad = tmp_path / "bad.toml"
     bad.write_text(definition.read_text().replace('"double"', '"march"'))
     one_error_line(run("compare", bad), "bad.toml", "option_a")
@@ -166,6 +172,8 @@ def test_the_figure_of_a_turn_without_an_assault_has_at_least_n_curves_of_what_b
             assert [s[0][1] for s in segments] == pytest.approx(lo * 100)
             assert [s[1][1] for s in segments] == pytest.approx(hi * 100)
         assert legend.get_window_extent(renderer).y1 <= ax.xaxis.get_tightbbox(renderer).y0
+    for ax, beside in zip(panels, panels[1:]):  # tick labels, y label and title of each panel clear of the next
+        assert not _overlap(ax.get_tightbbox(renderer), beside.get_tightbbox(renderer))
     texts = [t for ax in panels for t in (ax.title, ax.xaxis.label)] + [fig._suptitle]
     boxes = [t.get_window_extent(renderer) for t in texts]
     for i, box in enumerate(boxes):
