@@ -42,6 +42,7 @@ SHARED_FIXTURE_MODULES = {
     "tests/app/test_app_browser.py": "app-browser",  # one app server and one Chromium (tests/app/conftest.py)
     "tests/app/test_app_safety_browser.py": "app-browser",
     "tests/app/test_list_tab_browser.py": "app-browser",
+    "tests/app/test_plans_and_examples_browser.py": "app-browser",
     "tests/app/test_sharing_browser.py": "app-browser",
     "tests/app/test_unit_editor_browser.py": "app-browser",
 }

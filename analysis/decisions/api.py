@@ -105,11 +105,13 @@ def _opponents(system: System, specs, side: str, source: str) -> list[Force]:
     return [_force(system, s, role, source, f"opponents[{j}].force") for j, s in enumerate(specs)]
 
 
-def _with_plans(system: System, forces: list[Force], plans, side: str, source: str, what: str) -> list[Force]:
+def _with_plans(system: System, forces: list[Force], plans, side: str, source: str, what: str,
+                fields: tuple[str, ...] | None = None) -> list[Force]:
     """Each force of ``side`` with its turn plan (docs/decisions.md, "Turn plans"): ``plans`` is None (each force's
     job), one plan for all, or a list with one per force; a plan is a name (``"shoot"``), a dict of its keys
     (``plan``, ``action``, ``then``) or a :class:`~wargame_odds.analysis.epic.decisions_plans.Plan`.  Plans are the
-    attacker's: a defender receives the assault, so it takes none; a system without turns takes none either."""
+    attacker's: a defender receives the assault, so it takes none; a system without turns takes none either.
+    ``fields``: the field that names each force in an error (default ``what[i]``)."""
     with_plan = getattr(system, "with_plan", None)
     if plans is None and (side != "attacker" or with_plan is None):
         return forces
@@ -126,17 +128,18 @@ def _with_plans(system: System, forces: list[Force], plans, side: str, source: s
                             f"one plan per entry of {what}, or one plan for all")
     else:
         plans = [plans] * len(forces)
+    fields = fields or tuple(f"{what}[{i}]" for i in range(len(forces)))
     out = []
-    for i, (force, spec) in enumerate(zip(forces, plans)):
-        plan = plan_of(spec, source, f"{what}[{i}].plan")
+    for field, force, spec in zip(fields, forces, plans):
+        plan = plan_of(spec, source, f"{field}.plan")
         then = None
         if plan.then is not None:
             if plan.plan != "shoot_then_assault":
-                raise UserError(source, f"{what}[{i}].then", f"a formation to assault after a {plan.plan!r} plan",
+                raise UserError(source, f"{field}.then", f"a formation to assault after a {plan.plan!r} plan",
                                 'then with plan = "shoot_then_assault"')
-            then = _force(system, plan.then, side, source, f"{what}[{i}].then")
+            then = _force(system, plan.then, side, source, f"{field}.then")
         elif plan.plan == "shoot_then_assault" and len(force.data["formations"]) < 2:
-            raise UserError(source, f"{what}[{i}].then", f"{force.name!r} is one formation, and a formation acts once "
+            raise UserError(source, f"{field}.then", f"{force.name!r} is one formation, and a formation acts once "
                             "a turn (TP 1.6): it cannot shoot and then assault",
                             "then = a force whose first formation engages after the shooting")
         out.append(with_plan(force, plan, then))
@@ -161,11 +164,13 @@ def _score_path(system: System, model, side: str, fights: bool) -> tuple:
 ENEMY_BROKEN = "enemy_broken_or_destroyed"
 
 
-def plan_sentence(plans: dict[str, str | None], fights: bool) -> str | None:
-    """The headline's line on plans: which plan scored each option, and on what; None without plans."""
-    if not any(plans.values()):
+def plan_sentence(plans: dict[str, str | None] | list[tuple[str, str | None]], fights: bool) -> str | None:
+    """The headline's line on plans: which plan scored each option (name → plan, or (name, plan) pairs where two
+    options share a name), and on what; None without plans."""
+    pairs = list(plans.items()) if isinstance(plans, dict) else list(plans)
+    if not any(plan for _, plan in pairs):
         return None
-    said = "; ".join(f"{name}: {plan}" for name, plan in plans.items())
+    said = "; ".join(f"{name}: {plan}" for name, plan in pairs)
     score = ("the chance to win the assault" if fights else
              "the chance that the enemy formation is broken or destroyed after the end phase (a plan without an "
              "assault has none to win)")
@@ -549,21 +554,22 @@ def batch_plan(trials: int) -> tuple[int, int]:
     return max(MIN_BATCHES, -(-blocks // per)), per * BLOCK_TRIALS
 
 
-def _batched_run(system, models, path, batches, size, seed, cell, engine, threads, chunk_trials, bar):
-    """Both models on trial streams, batch ``b`` keyed ``(seed, *cell, b)``; (wins per option and batch,
-    marginal results)."""
+def _batched_run(system, models, paths, batches, size, seed, cell, engine, threads, chunk_trials, bar):
+    """Both models on trial streams, batch ``b`` keyed ``(seed, *cell, b)``, each counting its own path of
+    ``paths``; (wins per option and batch, marginal results)."""
     done = [simulate_batches((system.name, m, cell, batches, size, seed, engine, threads, path),
-                             chunk_trials=chunk_trials, on_batch=bar.update) for m in models]
+                             chunk_trials=chunk_trials, on_batch=bar.update) for m, path in zip(models, paths)]
     return np.array([wins for _, wins in done]), [result for result, _ in done]
 
 
-def _paired_run(system, models, path, trials, seed, cell, engine, bar):
-    """Run both models trial by trial on shared streams; (2×2 table, marginal results)."""
+def _paired_run(system, models, paths, trials, seed, cell, engine, bar):
+    """Run both models trial by trial on shared streams, each counting its own path of ``paths``; (2×2 table,
+    marginal results)."""
     jobs = [system.job(m, engine) for m in models]
     key0, key1 = stream_key(seed, cell)
     first = [job.run_chunk(key0, key1, 0, 1) for job in jobs]
     slots = [[_slot(system, m, job, p, len(c), engine) for p in paths_of(path)]
-             for m, job, c in zip(models, jobs, first)]
+             for m, job, c, path in zip(models, jobs, first, paths)]
     sums = [c.astype(np.int64) for c in first]
     table = np.zeros((2, 2), np.int64)
     table[int(first[0][slots[0]].sum()), int(first[1][slots[1]].sum())] += 1
@@ -584,6 +590,14 @@ def _paired_run(system, models, path, trials, seed, cell, engine, bar):
     info = RunInfo(trials=trials, seed=seed, cell=tuple(cell), chunks=trials, extra={"pairing": "per-trial streams"})
     results = [system.build(m, job, s, info, engine) for m, job, s in zip(models, jobs, sums)]
     return table, results
+
+
+def _planned_names(names: list[str], plans: list[str | None]) -> list[str]:
+    """The names of two options, each followed by its plan ("Devastator (Sustained Fire)", "Devastator (assault)")
+    where both have one name and their plans differ; else the names."""
+    if names[0] != names[1] or None in plans or plans[0] == plans[1]:
+        return names
+    return [f"{name} ({plan})" for name, plan in zip(names, plans)]
 
 
 def _option_labels(labels, default: list[str], source: str) -> list[str]:
@@ -636,11 +650,13 @@ def _fights_an_assault(model) -> bool:
 class Outcome:
     """What a comparison weighs: the count at ``path`` (one result path, or several of disjoint events, summed:
     :func:`paths_of`), named in the player's words, "{option} {verb}" ("shoot first wins", "shoot twice breaks or
-    destroys Warband"); ``why``: the note saying why it is not the chance to win."""
+    destroys Warband"); ``why``: the note saying why it is not the chance to win; ``quantity``: the result paths in
+    the result's meta, where they are not ``path``'s own (forces' plans: each opponent's formation)."""
 
     path: tuple
     verb: str = "wins"
     why: str | None = None
+    quantity: str | None = None
 
 
 def _scenario_outcome(system: System, ma, mb, labels: tuple[str, str], side: str, source: str) -> Outcome:
@@ -700,7 +716,7 @@ def default_method(engine: str) -> tuple[str, str]:
                            f"batch means would need at least {MIN_BATCHES * BLOCK_TRIALS:,} trials")
 
 
-def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side: str = "attacker",
+def compare(option_a, option_b, opponents=None, *, weights=None, base=None, plans=None, side: str = "attacker",
             trials: int = DEFAULT_TRIALS, seed: int = 0, paired: bool = True, method: str | None = None,
             engine: str = "kernel", threads: int | None = None, chunk_trials: int | None = None,
             progress: bool | None = None, cell: tuple = (), labels: tuple[str, str] | None = None,
@@ -708,7 +724,12 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
     """P(A wins) − P(B wins) against each opponent and over the weighted meta.
 
     Forces: ``option_a`` and ``option_b`` are forces of ``side``, each set against every force of
-    ``opponents`` (on ``base``'s rules).  Scenarios: without ``opponents``, they are two whole Epic
+    ``opponents`` (on ``base``'s rules), each playing its turn plan (``plans``, as for :func:`rank`: None for each
+    option's job, one plan for both, or a list of two, ``[plan_a, plan_b]``; Epic options that play the attacker).
+    When both plans fight an assault the options are compared on the chance to win it; otherwise on the chance that
+    the opponent's first formation is broken or destroyed after the end phase, with casualties and blast markers per
+    option beside it.  Two options of one name are told apart by their plans ("Devastator (Sustained Fire)").
+    Scenarios: without ``opponents``, they are two whole Epic
     scenarios (paths or loaded models), compared as they stand in one row against the formations of
     the other side, e.g. a turn scenario and its variant ("shoot first" against "engage now");
     ``labels`` names options A and B (default: the forces' names; for scenarios their file names, or
@@ -742,45 +763,59 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                chunk_trials=chunk_trials, progress=progress, cell=cell)
     _check_choice(source, "side", side, ("attacker", "defender"))
     if opponents is None:
-        for field, value in (("base", base), ("weights", weights)):
+        for field, value in (("base", base), ("weights", weights), ("plans", plans)):
             if value is not None:
-                raise UserError(source, field, "a comparison of two whole scenarios takes no base or weights",
-                                "opponents (forces) with them, or two scenarios without them")
+                raise UserError(source, field, "a comparison of two whole scenarios takes no base, weights or plans",
+                                "opponents (forces) with them, or two scenarios without them (a turn scenario "
+                                "holds its plan as its activations)")
         system, pairs, opponent, (label_a, label_b), engine, method, notes = _scenario_options(
             option_a, option_b, labels, side, engine, method, source)
         names, w = [opponent], np.ones(1)
         outcome = _scenario_outcome(system, *pairs[0], (label_a, label_b), side, source)
         notes += [outcome.why] if outcome.why else []
+        paths, plan_words, said = [(outcome.path, outcome.path)], {}, []
     else:
         specs, w = meta_weights(opponents, weights, source)
         system, base_model = _matchup_system(base, source)
         a, b = _force(system, option_a, side, source, "option_a"), _force(system, option_b, side, source, "option_b")
         opps = _opponents(system, specs, side, source)
+        a, b = _with_plans(system, [a, b], plans, side, source, "options", ("option_a", "option_b"))
         names = _labels(opps)
-        label_a, label_b = _option_labels(labels, [a.name, b.name], source)
         pairs = [(_pair(system, side, a, o, base_model), _pair(system, side, b, o, base_model)) for o in opps]
-        notes, outcome = [], Outcome(system.win_path(side))
+        words = [_plan_words(system, m, side) for m in pairs[0]]
+        label_a, label_b = _option_labels(labels, _planned_names([a.name, b.name], words), source)
+        planned = plans is not None or bool(set(words) - {None, "assault"})
+        plan_words = dict(zip((label_a, label_b), words)) if planned else {}
+        said = list(zip((a.name, b.name) if labels is None else (label_a, label_b), words)) if planned else []
+        fights = _fights_every_assault(m for pair in pairs for m in pair)
+        paths = [(_score_path(system, ma, side, fights), _score_path(system, mb, side, fights)) for ma, mb in pairs]
+        outcome = Outcome(system.win_path(side)) if fights else Outcome(
+            paths[0][0], "breaks or destroys the enemy", "a plan without an assault has no assault to win, so the "
+            "options are compared on what both have: the opponent's formation broken or destroyed after the end "
+            "phase (paired), with casualties and blast markers per option",
+            "formations/ENEMY/destroyed + formations/ENEMY/broken_after_end_phase")
+        notes = [outcome.why] if outcome.why else []
     if method is None:
         method, why = default_method(engine)
     else:
         why = "as asked"
     _check_choice(source, "method", method, ("batch-means", "exact-pairs"))
-    path = outcome.path
     batched = paired and method == "batch-means"
     batches, size = batch_plan(trials) if batched else (None, None)
     n = batches * size if batched else trials
     rows, option_results, option_notes = [], {}, []
     with _bar(2 * len(pairs) * n, progress, "compare") as bar, compile_notice():
-        for j, (ma, mb) in enumerate(pairs):
+        for j, ((ma, mb), (path_a, path_b)) in enumerate(zip(pairs, paths)):
             var_pair = diffs = None
             if batched:
-                wins, (ra, rb) = _batched_run(system, (ma, mb), path, batches, size, seed, (*cell, j), engine,
-                                              threads, chunk_trials, bar)
+                wins, (ra, rb) = _batched_run(system, (ma, mb), (path_a, path_b), batches, size, seed, (*cell, j),
+                                              engine, threads, chunk_trials, bar)
                 diffs = (wins[0] - wins[1]) / size
                 d, lo, hi = intervals.batch_means(diffs)
                 var_pair = float(np.var(diffs, ddof=1)) * size
             elif paired:
-                table, (ra, rb) = _paired_run(system, (ma, mb), path, trials, seed, (*cell, j), engine, bar)
+                table, (ra, rb) = _paired_run(system, (ma, mb), (path_a, path_b), trials, seed, (*cell, j), engine,
+                                              bar)
                 n11, n10, n01, n00 = int(table[1, 1]), int(table[1, 0]), int(table[0, 1]), int(table[0, 0])
                 d, lo, hi = intervals.paired_difference(n11, n10, n01, n00)
                 var_pair = intervals.paired_variance(n11, n10, n01, n00)
@@ -789,7 +824,7 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                 ra = system.simulate(ma, cell=(*cell, j, 0), chunk_trials=chunk_trials, **kwargs)
                 rb = system.simulate(mb, cell=(*cell, j, 1), chunk_trials=chunk_trials, **kwargs)
                 bar.update(2 * trials)
-            pa, pb = counted(ra, path), counted(rb, path)
+            pa, pb = counted(ra, path_a), counted(rb, path_b)
             _, ilo, ihi = intervals.linear([1, -1], [pa.k, pb.k], [pa.n, pb.n])
             if not paired:
                 d, lo, hi = pa.p - pb.p, ilo, ihi
@@ -827,8 +862,11 @@ def compare(option_a, option_b, opponents=None, *, weights=None, base=None, side
                          meta={"option_a": label_a, "option_b": label_b, "side": side, "paired": paired,
                                "method": (method if paired else "independent"), "batches": batches,
                                "method_reason": _method_reason(paired, method, why, frame, batches),
-                               "quantity": " + ".join("/".join(p) for p in paths_of(path)),
-                               "outcome": outcome.verb, "cell": list(cell), "engine": engine})
+                               "quantity": outcome.quantity or " + ".join("/".join(p) for p in paths_of(outcome.path)),
+                               "outcome": outcome.verb, "cell": list(cell), "engine": engine,
+                               "plans": plan_words, "plan_sentence": plan_sentence(said, outcome.why is None),
+                               "enemies": None if outcome.why is None else [
+                                   [path[0][1] for path in pair] for pair in paths]})
 
 
 def _method_reason(paired: bool, method: str, why: str, frame: pd.DataFrame, batches: int | None) -> str:

@@ -57,7 +57,15 @@ class MatrixDefinition(_Definition):
 
 
 class CompareDefinition(_Definition, CompareFields):
-    """A ``compare`` definition file."""
+    """A ``compare`` definition file: each option a force, or a table with its turn plan."""
+
+    option_a: FilePath | PlannedOption
+    option_b: FilePath | PlannedOption
+
+    def arguments(self, resolve) -> dict:
+        (option_a, option_b), plans = _plans([self.option_a, self.option_b], resolve)
+        fields = super().arguments(lambda spec: spec if isinstance(spec, PlannedOption) else resolve(spec))
+        return fields | {"option_a": option_a, "option_b": option_b, "plans": plans}
 
 
 class ScenarioCompareDefinition(StrictModel):
@@ -236,7 +244,9 @@ def threshold_command(scenario, field, values_text, quantity, at_least, at_most,
 def compare_command(definition, trials, seed, engine, as_json, as_csv, plot_path, independent, method):
     """P(option A wins) − P(option B wins) with a paired 95 % interval (DEFINITION: TOML with
     option_a, option_b, [[opponents]] force/weight, optional side and base; without opponents,
-    option_a and option_b are two scenario files, e.g. a turn and its variant, optional labels)."""
+    option_a and option_b are two scenario files, e.g. a turn and its variant, optional labels).  Against
+    opponents each option plays its turn plan: its job by default, or a table { force = ..., plan = "assault" |
+    "shoot" | "shoot_then_assault", action = "sustained_fire" | "advance" | "double", then = ... }."""
     data, _ = read_toml(definition)
     d, source, resolve = _definition(definition, CompareDefinition if "opponents" in data
                                      else ScenarioCompareDefinition)

@@ -321,8 +321,9 @@ class CompareResult(DecisionResult):
             out += ["", "Points trade (means, 95 % interval)", table.to_string(index=False)]
         trades = pd.concat(options)
         if any(c in trades for c in TRADES):
+            chance = "win chance" if self.outcome == "wins" else f"chance it {self.outcome}"
             out += ["", "What is left and what it cost (means after the end phase, 95 % interval)",
-                    _trade_table(trades, ["opponent", "option"]).to_string(index=False)]
+                    _trade_table(trades, ["opponent", "option"], chance).to_string(index=False)]
         if self.frame.get("variance_ratio") is None or self.frame.variance_ratio.isna().all():
             return out
         t = self.frame
@@ -352,7 +353,9 @@ class CompareResult(DecisionResult):
         """Top left: P(A wins) and P(B wins) against each opponent and the meta, in percent with their 95 % error
         bars.  Top right: the difference A − B in percentage points, with its paired interval (and, when paired,
         that of independent runs with the same trials).  Below, for the first three opponents: the "at least N"
-        curves of the units each option kills (solid) and loses (dashed)."""
+        curves of the units each option kills (solid) and loses (dashed); where an option's turn has no assault, those
+        of what both options have instead: the units of the enemy formation killed and its blast markers after the
+        end phase (docs/decisions.md), in percent with 95 % error bars."""
         from ..output.plots import detached_figure
         from matplotlib.ticker import PercentFormatter
 
@@ -362,7 +365,9 @@ class CompareResult(DecisionResult):
         a, b = self.meta["option_a"], self.meta["option_b"]
         y = np.arange(len(t))[::-1]
         opponents = [o for o in t.opponent if o != "meta (weighted)"][:3]
-        curves = _loss_curves(self.option_results, [a, b], opponents, self.meta.get("side", "attacker"))
+        enemies = self.meta.get("enemies")
+        curves = (_turn_panels(self.option_results, [a, b], opponents, enemies) if enemies else
+                  _loss_panels(_loss_curves(self.option_results, [a, b], opponents, self.meta.get("side", "attacker"))))
         top = 1.8 + 0.55 * len(t)
         fig = detached_figure(figsize=(12, top + (3.8 if curves else 0) + 0.4))
         grid = fig.add_gridspec(2 if curves else 1, 6, height_ratios=[top, 3.8] if curves else [1])
@@ -404,15 +409,47 @@ class CompareResult(DecisionResult):
         return _finish(fig, grid, curves)
 
 
-def _finish(fig, grid, curves: list):
-    """The "at least N" panels of a comparison (one per opponent, under the chances), their shared legend, and the
-    layout."""
-    from ..output.plots import casualty_curves, curves_legend
+def _loss_panels(curves: list) -> list:
+    """:func:`_loss_curves` as the panels of :func:`_finish`: one per opponent."""
+    return [(f'"At least N" units against {opponent}: killed (solid) and lost (dashed)', lines, "units lost")
+            for opponent, lines in curves]
+
+
+def _turn_panels(option_results: dict, options: list[str], opponents: list[str], enemies: list) -> list:
+    """The panels of :func:`_finish` for a comparison without an assault: for each opponent, what both options have,
+    as "at least N" curves, one colour per option: the enemy formation's units killed and its blast markers after
+    the end phase (``enemies[j][k]``: the formation option ``k`` is scored on against opponent ``j``)."""
+    panels = []
+    for j, opponent in enumerate(opponents):
+        for quantity, what, axis in (("casualties", "{enemy} units killed", "units killed"),
+                                     ("blast_markers_after_end_phase", "blast markers on {enemy} after the end "
+                                      "phase", "blast markers")):
+            lines = []
+            for k, option in enumerate(options):
+                result = option_results.get((option, j))
+                formation = result["formations"].get(enemies[j][k], {}) if result is not None else {}
+                if quantity in formation:
+                    lines.append((option, formation[quantity], f"C{k}", False))
+            if lines:
+                panels.append((f'"At least N": {what.format(enemy=enemies[j][0])}', lines, axis))
+    return panels
+
+
+def _finish(fig, grid, panels: list):
+    """The "at least N" panels of a comparison under the chances, ``(title, curves, x label)`` each (curves as
+    :func:`wargame_odds.analysis.output.plots.casualty_curves` takes them): up to three side by side as wide as a third
+    of the figure, more in as many equal columns; their shared legend, and the layout."""
+    from ..output.plots import casualty_curves, curves_legend, wrap_for
 
     ax = None
-    for k, (opponent, lines) in enumerate(curves):
-        ax = fig.add_subplot(grid[1, 2 * k:2 * k + 2])
-        casualty_curves(ax, lines, f'"At least N" units against {opponent}: killed (solid) and lost (dashed)')
+    row = grid[1, :].subgridspec(1, len(panels), wspace=0.35) if len(panels) > 3 else None
+    for k, (title, lines, axis) in enumerate(panels):
+        ax = fig.add_subplot(row[0, k] if row is not None else grid[1, 2 * k:2 * k + 2])
+        casualty_curves(ax, lines, title)
+        ax.set_xlabel(axis)
+        if row is not None:  # narrower than casualty_curves assumes: shorter title lines, one y label for the row
+            ax.set_title(wrap_for(fig, title, 9, share=0.6 / len(panels)), fontsize=9)
+            ax.set_ylabel(ax.get_ylabel() if k == 0 else "")
     bottom = curves_legend(fig, ax) if ax is not None else 0
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
@@ -544,7 +581,7 @@ class RankResult(DecisionResult):
         if has_points:
             axes[1].tick_params(labelleft=False)
         fig.suptitle(wrap_for(fig, f"{self.title}: {self.trials:,} trials per matchup", 10), fontsize=10)
-        return _finish(fig, grid, curves)
+        return _finish(fig, grid, _loss_panels(curves))
 
 
 class CumulativeResult(DecisionResult):
@@ -605,15 +642,16 @@ TRADES = {"units_left": "units left", "enemy_units_left": "enemy units left", "k
           "blast_markers": "own blast markers", "enemy_blast_markers": "enemy blast markers"}
 
 
-def _trade_table(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def _trade_table(frame: pd.DataFrame, keys: list[str], chance: str = "win chance") -> pd.DataFrame:
     """The :data:`TRADES` columns of ``frame`` (with ``_lo`` / ``_hi``) as "3.10 [3.02, 3.18]" texts, after ``keys``;
-    the win chance per 100 points too, where the frame has it."""
+    the ``chance`` (the win chance, or what the options are compared on) per 100 points too, where the frame has
+    it."""
     table = frame[keys].copy()
     for column, label in TRADES.items():
         if column in frame and frame[column].notna().any():
             table[label] = _points_texts(frame, column)
     if "per_100_points" in frame and keys != ["option"]:  # rank shows it in its main table
-        table["win chance per 100 points"] = _texts(frame, "per_100_points", "per_100_points_lo", "per_100_points_hi")
+        table[f"{chance} per 100 points"] = _texts(frame, "per_100_points", "per_100_points_lo", "per_100_points_hi")
     return table
 
 

@@ -93,7 +93,7 @@ def _decision_sentences(result) -> list[str]:
                 line += (f"; points swing (destroyed − lost): {a} {_points_swing(r, '_a')}, "
                          f"{b} {_points_swing(r, '_b')}")
             lines.append(line)
-        return lines + ([result.meta["method_reason"]] if result.meta.get("method_reason") else [])
+        return plans + lines + ([result.meta["method_reason"]] if result.meta.get("method_reason") else [])
     if kind == "rank":
         side = result.meta.get("side", "attacker")
         per_points = result.meta.get("by") == "per_100_points"

@@ -89,8 +89,10 @@ def test_the_default_method_is_the_narrowest_interval_per_second_on_the_engine()
 def test_scenario_comparison_bad_input_is_one_clear_error():
     with pytest.raises(UserError, match="labels"):
         compare(SHOOT_FIRST, ENGAGE_NOW, trials=10, labels=("only one",))
-    with pytest.raises(UserError, match="no base or weights"):
+    with pytest.raises(UserError, match="no base, weights or plans"):
         compare(SHOOT_FIRST, ENGAGE_NOW, trials=10, base=SHOOT_FIRST)
+    with pytest.raises(UserError, match="field 'plans'.*no base, weights or plans.*holds its plan as its activations"):
+        compare(SHOOT_FIRST, ENGAGE_NOW, trials=10, plans="shoot")
     with pytest.raises(UserError, match="Epic scenarios"):
         compare(SHOOT_FIRST, SCENARIOS / "gdb" / "column_vs_line.toml", trials=10)
 

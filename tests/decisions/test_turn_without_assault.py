@@ -51,6 +51,9 @@ def test_compare_weighs_what_both_turns_have_when_one_has_no_assault(tmp_path, o
     without = "'devastators' and 'tacticals' are turns" if other == "shooting" else "'devastators' is a turn"
     assert any(note.startswith(f"{without} without an assault") for note in result.notes), result.notes
     assert "enemy blast markers" in str(result) and "enemy units killed" in str(result)
+    titles = [ax.get_title().replace("\n", " ") for ax in result.plot().axes[2:]]  # "at least N" of what both have
+    assert titles == ['"At least N": Warband units killed',
+                      '"At least N": blast markers on Warband after the end phase']
 
 
 def test_two_turns_without_a_shared_enemy_are_refused_in_one_sentence(tmp_path):
