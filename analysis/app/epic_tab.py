@@ -51,6 +51,8 @@ def picker_choices() -> dict[str, str]:
         if pick.choice is not None:
             low, high = pick.choice.low, pick.choice.high
             extra += f" · pick {low if low == high else f'{low}-{high}'} of {len(pick.choice.allowed)} kinds"
+        if pick.alternatives:
+            extra += f" · {len(pick.alternatives)} choice{'s' if len(pick.alternatives) > 1 else ''}"
         if pick.transport:
             extra += " · plus transport"
         out[f"{pick.name} · {armies.get(pick.army_list, pick.army_list)} · {points}{extra}"] = ref
@@ -75,6 +77,7 @@ class EpicTab(ScenarioTab):
         self.choice.param.watch(lambda event: self._show_options(), "value")
         self.options = pn.Column(sizing_mode="stretch_width")  # the chosen formation's picks and transport
         self.picks: dict[str, pn.widgets.IntInput] = {}
+        self.alternatives: list[pn.widgets.Select] = []  # one per part of the formation with several options
         self.transport = self.transport_count = None
         self.open_cards: set[tuple[int, str]] = set()  # (formation, "add" or a unit key): cards kept open on redraw
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
@@ -123,6 +126,13 @@ class EpicTab(ScenarioTab):
         """The chosen library formation's choice row (a count of each allowed unit) and transport, if any."""
         pick = unit_editor.library_picks().get(picker_choices().get(self.choice.value))
         self.picks, self.transport, self.transport_count, shown = {}, None, None, []
+        self.alternatives = [pn.widgets.Select(label=visible(part.text), options=[o.label for o in part.options],
+                                               width=260) for part in (pick.alternatives if pick else ())]
+        if self.alternatives:
+            shown += [pn.pane.HTML("<b>Choose</b> one of each (as the army list prints it):", margin=(5, 10, 0, 10)),
+                      pn.GridBox(*self.alternatives, ncols=3)]
+            for box in self.alternatives:
+                box.param.watch(lambda event: self._suggest_transports(pick), "value")
         if pick is not None and pick.choice is not None:
             low, high = pick.choice.low, pick.choice.high
             wanted = f"{low}" if low == high else f"{low} to {high}"
@@ -152,9 +162,10 @@ class EpicTab(ScenarioTab):
 
     def _suggest_transports(self, pick) -> None:
         """As many transports as carry the formation's infantry (a player may change it)."""
-        if self.transport.value is not None:
+        if self.transport is not None and self.transport.value is not None:
             picked = {uid: box.value or 0 for uid, box in self.picks.items()}
-            self.transport_count.value = unit_editor.transports_needed(pick, self.transport.value, picked)
+            self.transport_count.value = unit_editor.transports_needed(pick, self.transport.value, picked,
+                                                                       [box.value for box in self.alternatives])
 
     def add_library_formation(self, label: str, side: str) -> None:
         ref = picker_choices().get(label)
@@ -166,7 +177,8 @@ class EpicTab(ScenarioTab):
         if self.transport is not None and self.transport.value is not None:
             transport = (self.transport.value, self.transport_count.value)
         try:
-            entry = unit_editor.formation_entry(ref, side, picked, transport)
+            entry = unit_editor.formation_entry(ref, side, picked, transport,
+                                                chosen=[box.value for box in self.alternatives])
         except (EditError, ValueError) as exc:
             self.page.say(f"NetEA library: {exc}")
             return

@@ -2,11 +2,12 @@
 
 Plain Python on the scenario's TOML data (no widgets): adding a library unit to a formation
 (:func:`add_group`), the profile fields a player changes (armour, CC, FF, a weapon line's count:
-:func:`set_profile_value`, :func:`set_weapon_count`), and the library formations the engine cannot build
-by itself: a choice row ("Any eight of the following units: ...", :func:`library_pick`) and the optional
-transport of a "plus transport" formation (:func:`transport_options`), both made into a formation by
-:func:`formation_entry`.  Everything written here is ordinary scenario data: a downloaded setup runs in the
-CLI unchanged.
+:func:`set_profile_value`, :func:`set_weapon_count`), and the library formations with a choice (the parts
+and count choices of :mod:`..epic.library.choices`: "One Baneblade or Shadowsword", "Up to three Deathwheels",
+"Any eight of the following units: ...", "one with a Chaos Lord or Sorcerer Lord character";
+:func:`library_picks`) and the optional transport of a "plus transport" formation (:func:`transport_options`),
+all made into a formation by :func:`formation_entry`.  Everything written here is ordinary scenario data: a
+downloaded setup runs in the CLI unchanged.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..epic.library import PREFIX
+from ..epic.library.choices import Choice, Option, Part, built_units, choice_rows, points
 from ..intake.user_text import printable
 
 #: Where a unit group is when the assault is fought (TP 1.12.3-1.12.5): the scenario's ``engaged`` values, in
@@ -194,89 +196,61 @@ def formation_units(formation: dict) -> list[str]:
 
 # -- library formations with a choice or a transport -----------------------------------------------------------
 @dataclass(frozen=True)
-class Choice:
-    """A choice row's free part: from ``low`` to ``high`` units in all, of the ``allowed`` unit ids."""
-
-    low: int
-    high: int
-    allowed: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class LibraryPick:
-    """A library formation the page builds: its fixed units (unit id, count), characters (host id, character id),
-    the choice it leaves to the player (None: none) and whether it takes a transport ("plus transport")."""
+    """A library formation the page builds: its parts (each one option the player takes: a fixed unit, "One
+    Baneblade or Shadowsword", "Up to three Deathwheels", a character), its count choice ("any eight of the
+    following units", None: none) and whether it takes a transport ("plus transport")."""
 
     ref: str
     name: str
     army_list: str
     points: int | None
-    fixed: tuple[tuple[str, int], ...]
-    characters: tuple[tuple[str, str], ...]
+    parts: tuple[Part, ...]
     choice: Choice | None
     transport: bool
 
+    @property
+    def fixed(self) -> tuple[tuple[str, int], ...]:
+        """The units of the parts with one option."""
+        return tuple(g for p in self.parts if len(p.options) == 1 for g in p.options[0].units)
 
-CHOICE = re.compile(r"^(?P<fixed>.*?)[,\s]*(?:\b(?:plus|and)\s+)?(?:(?P<upto>up to )?any (?P<n>\w+)|between "
-                    r"(?P<lo>\w+) and (?P<hi>\w+)) of (?:any of )?the following units?:\s*(?P<allowed>.+)$",
-                    flags=re.IGNORECASE)
-
-
-def _choice_row(text: str, names: dict[str, str]):
-    """(fixed text, Choice) of a choice row's text, or None when it is not one (or names a unit the list's
-    forces do not hold)."""
-    from ..epic.library.formations import NUMBERS, _norm
-
-    m = CHOICE.match(text.strip().rstrip("."))
-    if m is None:
-        return None
-    words = [w.lower() if w else None for w in (m["n"], m["lo"], m["hi"])]
-    if any(w is not None and w not in NUMBERS for w in words):
-        return None
-    low, high = (NUMBERS[words[1]], NUMBERS[words[2]]) if m["lo"] else (NUMBERS[words[0]],) * 2
-    if m["upto"]:
-        low = 1
-    allowed = [names.get(_norm(part)) for part in re.split(r"\s*(?:,|/|\bor\b)\s*", m["allowed"]) if part.strip()]
-    if not allowed or None in allowed:
-        return None
-    return m["fixed"].strip(" ,"), Choice(low, high, tuple(dict.fromkeys(allowed)))
-
-
-def _models(unit_ids) -> bool:
-    """Whether the engine models every one of these library units."""
-    from ..epic.library.netea import convert
-
-    return all(convert(uid).ok for uid in unit_ids)
+    @property
+    def alternatives(self) -> tuple[Part, ...]:
+        """The parts with several options, in order: one drop-down each on the page."""
+        return tuple(p for p in self.parts if len(p.options) > 1)
 
 
 @cache
 def library_picks() -> dict[str, LibraryPick]:
-    """The library formations the page builds, by reference: every buildable one (with its transport, if it
-    takes one) and every choice row whose units the engine models."""
-    from ..epic.library.formations import _names, _parse, formation_status, formations
-    from ..epic.library.netea import army_lists
+    """The library formations the page builds, by reference (:func:`..epic.library.choices.choice_rows`)."""
+    from ..epic.library.formations import formations
 
-    forces_of = {lst["id"]: lst["forces"] for lst in army_lists()}
-    out = {}
-    for ref, form in formations().items():
-        transport = bool(re.search(r"\bplus transport\b", form.text))
-        if form.problem is None:
-            if formation_status(form) == "ok":
-                out[ref] = LibraryPick(ref, form.name, form.army_list, form.points, form.units, form.characters,
-                                       None, transport)
+    return {ref: LibraryPick(ref, formations()[ref].name, formations()[ref].army_list, formations()[ref].points,
+                             row.parts, row.choice, row.transport)
+            for ref, row in choice_rows().items()}
+
+
+def chosen_options(pick: LibraryPick, chosen: list[str] | tuple[str, ...] | None) -> list[Option]:
+    """The option of every part: ``chosen`` names one (its label) for each part with several options, in order;
+    None takes the first of each.  EditError for a label the part does not offer."""
+    alternatives = pick.alternatives
+    if chosen is None:
+        chosen = [p.options[0].label for p in alternatives]
+    if len(chosen) != len(alternatives):
+        raise EditError(f"{pick.name}: {len(chosen)} choices given; allowed: one for each of "
+                        f"{len(alternatives)} ({'; '.join(p.text for p in alternatives) or 'none'})")
+    given = iter(chosen)
+    out = []
+    for part in pick.parts:
+        if len(part.options) == 1:
+            out.append(part.options[0])
             continue
-        names = _names(forces_of[form.army_list])
-        row = _choice_row(form.text, names)
-        if row is None:
-            continue
-        fixed_text, choice = row
-        try:
-            fixed, characters, _ = _parse(fixed_text, names) if fixed_text else ([], [], [])
-        except ValueError:
-            continue
-        if _models([u for u, _ in fixed] + [c for _, c in characters] + list(choice.allowed)):
-            out[ref] = LibraryPick(ref, form.name, form.army_list, form.points, tuple(fixed), tuple(characters),
-                                   choice, transport or bool(re.search(r"\bplus transport\b", fixed_text)))
+        label = next(given)
+        option = next((o for o in part.options if o.label == label), None)
+        if option is None:
+            raise EditError(f"{pick.name}: {label!r} is not a choice of {part.text!r}; allowed: "
+                            + ", ".join(o.label for o in part.options))
+        out.append(option)
     return out
 
 
@@ -306,11 +280,13 @@ def transport_options(pick: LibraryPick) -> dict[str, str]:
             and convert(uid).ok and not _flies(uid)}
 
 
-def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] | None = None) -> int:
+def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] | None = None,
+                      chosen: list[str] | None = None) -> int:
     """How many of ``transport`` carry the formation's infantry (its datasheet's capacity; at least 1)."""
     from ..epic.library.netea import convert
 
-    infantry = sum(n for uid, n in [*pick.fixed, *(picked or {}).items()] if convert(uid).type == "INF")
+    units = [g for o in chosen_options(pick, chosen) for g in o.units] + list((picked or {}).items())
+    infantry = sum(n for uid, n in units if convert(uid).type == "INF")
     return max(1, math.ceil(infantry / _carries(transport)))
 
 
@@ -334,10 +310,12 @@ def check_picks(pick: LibraryPick, picked: dict[str, int]) -> None:
 
 
 def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
-                    transport: tuple[str, int] | None = None, engaged: str = "bc") -> dict:
-    """Scenario data of library formation ``ref`` with the player's ``picked`` units of its choice row and
-    ``transport`` (unit id, count) for a "plus transport" formation; its ground units ``engaged`` as given
-    (aircraft and spacecraft out of the assault, TP 4.1.1).  EditError for picks the row does not allow."""
+                    transport: tuple[str, int] | None = None, engaged: str = "bc",
+                    chosen: list[str] | None = None) -> dict:
+    """Scenario data of library formation ``ref`` with the player's ``chosen`` option of each part with several
+    (:func:`chosen_options`), ``picked`` units of its count choice and ``transport`` (unit id, count) for a
+    "plus transport" formation; its ground units ``engaged`` as given (aircraft and spacecraft out of the
+    assault, TP 4.1.1).  EditError for choices the row does not allow."""
     from ..epic.library.armies import list_forces_of, list_initiative
     from ..epic.library.formations import _flies
 
@@ -346,7 +324,8 @@ def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
         raise EditError(f"{ref}: not a library formation the page builds")
     picked = {uid: n for uid, n in (picked or {}).items() if n}
     check_picks(pick, picked)
-    units = [*pick.fixed, *picked.items()]
+    options = chosen_options(pick, chosen)
+    units = [(uid, n, characters) for uid, n, characters in built_units(pick, options, picked)]
     if transport is not None:
         uid, n = transport
         if uid not in transport_options(pick).values():
@@ -354,16 +333,17 @@ def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
                             + (", ".join(transport_options(pick)) or "none"))
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 100:
             raise EditError(f"{pick.name}: {n!r} transports is not allowed; allowed: 1 to 100")
-        units.append((uid, n))
-    hosts = dict(pick.characters)
+        units.append((uid, n, ()))
     groups = [{"unit": PREFIX + uid, "count": n, "engaged": "out" if _flies(uid) else engaged,
-               **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in units]
+               **({"characters": [PREFIX + c for c in characters]} if characters else {})}
+              for uid, n, characters in units]
     entry = {"name": pick.name, "side": side, "army": PREFIX + pick.army_list}
-    sections = list_forces_of(pick.army_list, [uid for uid, _ in units], ref)
+    ids = [uid for uid, _, characters in units for uid in (uid, *characters)]
+    sections = list_forces_of(pick.army_list, list(dict.fromkeys(ids)), ref)
     initiative, notes = list_initiative(pick.army_list, sections, pick.name, pick.name)
     if not notes:
         entry["initiative"] = initiative
-    if pick.points is not None:
-        entry["points"] = pick.points
+    if (price := points(pick.points, options)) is not None:
+        entry["points"] = price
     entry["units"] = groups
     return entry
