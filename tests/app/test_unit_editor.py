@@ -84,6 +84,47 @@ def test_a_between_row_takes_any_total_in_its_range():
         ue.formation_entry(ref, "attacker", {"chaos-predator": 9})
 
 
+def test_a_part_to_choose_takes_the_option_the_player_names():
+    """'One Baneblade or Shadowsword' (one drop-down); 'Between four and eight Raptors, one with a Chaos Lord or
+    Sorcerer Lord character' (two): the count sets the points ('175 points for four +35 points per extra') and the
+    character joins the Raptors (TP 2.1.1)."""
+    tanks = "netea:imperial-guard-steel-legion/super-heavy-tank-platoon"
+    assert [p.text for p in ue.library_picks()[tanks].alternatives] == ["One Baneblade or Shadowsword"]
+    assert ue.formation_entry(tanks, "attacker")["units"] == [{"unit": "netea:baneblade", "count": 1, "engaged": "bc"}]
+    assert ue.formation_entry(tanks, "attacker", chosen=["Shadowsword"])["units"][0]["unit"] == "netea:shadowsword"
+    raptors = ue.formation_entry("netea:chaos-space-marine-black-legion/raptor-cult", "attacker",
+                                 chosen=["6 Raptors", "Sorcerer Lord"])
+    assert raptors["units"] == [{"unit": "netea:raptors", "count": 6, "engaged": "bc",
+                                 "characters": ["netea:sorcerer-lord"]}]
+    assert raptors["points"] == 175 + 2 * 35
+    with pytest.raises(ue.EditError, match="'Leman Russ' is not a choice of 'One Baneblade or Shadowsword'; "
+                                           "allowed: Baneblade, Shadowsword"):
+        ue.formation_entry(tanks, "attacker", chosen=["Leman Russ"])
+    with pytest.raises(ue.EditError, match="0 choices given; allowed: one for each of 1"):
+        ue.formation_entry(tanks, "attacker", chosen=[])
+
+
+def test_every_option_of_every_choice_row_is_a_setup_the_model_accepts():
+    """Each choice row with each option of its parts (and its count choice's lowest total) loads as a setup;
+    aircraft and spacecraft rows are turn formations (the model refuses them in an assault, in one sentence)."""
+    from wargame_odds.analysis.epic.library.formations import _flies
+
+    built = 0
+    for ref, pick in ue.library_picks().items():
+        if not (pick.choice or pick.alternatives):
+            continue
+        for k in range(max([len(p.options) for p in pick.alternatives] or [1])):
+            chosen = [p.options[min(k, len(p.options) - 1)].label for p in pick.alternatives]
+            picked = {pick.choice.allowed[0]: pick.choice.low} if pick.choice else {}
+            entry = ue.formation_entry(ref, "attacker", picked, chosen=chosen)
+            if all(_flies(g["unit"].removeprefix("netea:")) for g in entry["units"]):
+                continue
+            enemy = ue.formation_entry(WARBAND, "defender") | {"name": "Enemy"}
+            Setup("epic", {"system": "epic", "title": "t", "units": {}, "formations": [entry, enemy]}).model()
+            built += 1
+    assert built > 100
+
+
 def test_add_unit_searches_the_library_and_adds_a_group_where_the_player_says():
     data = _library_setup()
     army_units = ue.unit_options(data, "", "netea:space-marine-codex-astartes")
