@@ -253,7 +253,14 @@ class EpicTab(ScenarioTab):
         split.on_click(lambda event: self._split(i, j))
         remove = pn.widgets.Button(label="✕", color="light", width=40, description="Remove this group")
         remove.on_click(lambda event: self.draft.remove(path))
-        return pn.Row(pn.pane.HTML(safe_html(text), width=95, margin=(12, 5, 0, 10)), count, engaged, split, remove)
+        off = []
+        for k, name in enumerate(characters):
+            button = pn.widgets.Button(label=f"✕ {visible(name)}", color="light", width=120,
+                                       description=f"Take {visible(name)} off this group")
+            button.on_click(lambda event, k=k: self._edit(unit_editor.remove_character, i, j, k))
+            off.append(button)
+        return pn.Row(pn.pane.HTML(safe_html(text), width=95, margin=(12, 5, 0, 10)), count, engaged, split, remove,
+                      *off)
 
     def _add_unit(self, i: int, formation: dict):
         """Add unit: search the library (the formation's army list's units when the box is empty), how many,
@@ -272,8 +279,17 @@ class EpicTab(ScenarioTab):
         engaged = pn.widgets.Select(label="where", options=ENGAGEMENTS, value="bc", width=140)
         add = pn.widgets.Button(label="Add unit", color="primary", align="end")
         add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
-        return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add)), i,
-                               "add")
+        groups = {f"{j + 1}. {unit_label(g.get('unit'))}": j for j, g in enumerate(formation.get("units", []))
+                  if isinstance(g, dict)}
+        host = pn.widgets.Select(label="to group", options=groups, width=180)
+        character = pn.widgets.Select(label="character", options=unit_editor.character_options(self.draft.data, army),
+                                      width=220)
+        attach = pn.widgets.Button(label="Add character", color="primary", align="end")
+        attach.on_click(lambda event: self._edit(unit_editor.add_character, i, host.value, character.value))
+        return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add),
+                                    pn.pane.HTML("<b>A character</b> joins a group's first unit: its weapons and "
+                                                 "abilities are added to that unit", margin=(5, 10, 0, 10)),
+                                    pn.Row(host, character, attach)), i, "add")
 
     def _profile(self, i: int, key: str):
         """The fields of unit ``key``'s profile a player changes: armour, CC, FF and each weapon line's count."""
@@ -292,7 +308,21 @@ class EpicTab(ScenarioTab):
             box.param.watch(lambda event, line=line: self._edit(unit_editor.set_weapon_count, i, key, line,
                                                                 event.new), "value")
             fields.append(box)
-        body = [pn.GridBox(*fields, ncols=3)]
+        if profile.get("type") == "WE":
+            for field, (low, high) in unit_editor.WAR_ENGINE_FIELDS.items():
+                box = pn.widgets.IntInput(label=field.replace("_", " "), value=profile.get(field, 0), start=low,
+                                          end=high, width=120)
+                box.param.watch(lambda event, field=field: self._edit(unit_editor.set_war_engine_value, i, key,
+                                                                      field, event.new), "value")
+                fields.append(box)
+        toggles = []
+        for words, rule in unit_editor.special_rules().items():
+            box = pn.widgets.Checkbox(label=words, value=rule in profile.get("special", []), width=150)
+            box.param.watch(lambda event, rule=rule: self._edit(unit_editor.set_special_rule, i, key, rule,
+                                                                event.new), "value")
+            toggles.append(box)
+        body = [pn.GridBox(*fields, ncols=3), pn.pane.HTML("<b>Special rules</b>", margin=(5, 10, 0, 10)),
+                pn.GridBox(*toggles, ncols=4)]
         if unit_editor.is_transport(self.draft.data, key):
             body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
         return self._keep_open(card(f"Profile: {unit_label(key)}", *body), i, key)

@@ -188,6 +188,118 @@ def set_weapon_count(data: dict, i: int, key: str, line: int, count: int) -> str
     return own
 
 
+@cache
+def special_rules() -> dict[str, str]:
+    """Player words → id of every special rule the engine models (``[modelled]`` of ``special_rules.toml``):
+    "Reinforced Armour" → ``reinforced-armour``; each is a toggle on a unit's profile."""
+    from ..epic.profiles import special_rule_catalogue
+
+    return {rule.replace("-", " ").title(): rule for rule in sorted(special_rule_catalogue()["modelled"])}
+
+
+def set_special_rule(data: dict, i: int, key: str, rule: str, on: bool) -> str:
+    """Give unit ``key`` special rule ``rule`` (an id of :func:`special_rules`) or take it away, as formation
+    ``i`` fields it; returns the unit's key now (see :func:`_own_key`)."""
+    if rule not in special_rules().values():
+        raise EditError(f"units.{key}.special: {rule!r} is not a rule the page sets; allowed: "
+                        + ", ".join(special_rules()))
+    special = (profile(data, key) or {}).get("special", [])
+    if (rule in special) == bool(on):
+        return key
+    own = _own_key(data, i, key)
+    rules = [r for r in data["units"][own].get("special", []) if r != rule]
+    data["units"][own]["special"] = sorted(rules + [rule]) if on else rules
+    return own
+
+
+#: The war-engine fields a player edits, with their bounds (those of the scenario model's profile).
+WAR_ENGINE_FIELDS = {"damage_capacity": (1, 20), "void_shields": (0, 12)}
+
+
+def set_war_engine_value(data: dict, i: int, key: str, field: str, value: int) -> str:
+    """Set a war engine's ``damage_capacity`` (1 to 20) or ``void_shields`` (0 to 12) as formation ``i`` fields
+    it (TP 3.1, TP-SR Imperial Void Shields); returns the unit's key now."""
+    if field not in WAR_ENGINE_FIELDS:
+        raise EditError(f"units.{key}.{field}: not a field the page edits; allowed: {', '.join(WAR_ENGINE_FIELDS)}")
+    low, high = WAR_ENGINE_FIELDS[field]
+    current = profile(data, key) or {}
+    if current.get("type") != "WE":
+        raise EditError(f"units.{key}.{field}: only a war engine has {field.replace('_', ' ')}; "
+                        f"{unit_name(key)} is {current.get('type', 'not a unit of this setup')}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EditError(f"units.{key}.{field}: {value!r} is not allowed; allowed: a whole number from {low} to {high}")
+    if current.get(field, 0) == value:
+        return key
+    own = _own_key(data, i, key)
+    data["units"][own][field] = value
+    return own
+
+
+# -- characters ------------------------------------------------------------------------------------------------
+#: The most characters a group takes (the scenario model's bound).
+MAX_CHARACTERS = 4
+
+
+@cache
+def _library_characters() -> dict[str, str]:
+    """Label → ``netea:`` reference of every library character the engine models."""
+    from ..epic.library.netea import convert, units
+
+    return {f"{unit['name']} · {PREFIX}{uid}": PREFIX + uid for uid, unit in units().items()
+            if (conversion := convert(uid)).ok and conversion.profile is not None and conversion.profile.type == "CH"}
+
+
+def character_options(data: dict, army=None) -> dict[str, str]:
+    """Label → key of the characters a group may take: the setup's own characters and the library's, those of the
+    formation's army list (``army = "netea:LIST"``) when it has one."""
+    own = {f"{printable(key, keep_lines=False)} · this setup's character": key
+           for key, unit in (data.get("units") or {}).items()
+           if isinstance(unit, dict) and unit.get("type") == "CH" and not key.startswith(PREFIX)}
+    listed = _army_unit_ids(army)
+    return {**own, **{label: ref for label, ref in _library_characters().items()
+                      if not listed or ref[len(PREFIX):] in listed}}
+
+
+def _group(data: dict, i: int, j: int) -> dict:
+    groups = _formation(data, i).get("units")
+    if not isinstance(groups, list) or not 0 <= j < len(groups) or not isinstance(groups[j], dict):
+        raise EditError(f"formations[{i}].units[{j}]: no such group")
+    return groups[j]
+
+
+def add_character(data: dict, i: int, j: int, character: str) -> None:
+    """Attach ``character`` (a ``netea:`` reference or a key of ``[units]``) to group ``j`` of formation ``i``: it
+    adds its weapons and abilities to the group's first unit (TP 2.1.1)."""
+    group = _group(data, i, j)
+    if not character:
+        raise EditError(f"formations[{i}].units[{j}]: pick a character in the list first")
+    found = profile(data, character)
+    if found is None or found.get("type") != "CH":
+        raise EditError(f"formations[{i}].units[{j}].characters: {unit_name(character)!r} is not a character; "
+                        "allowed: the characters in the list")
+    host = profile(data, group.get("unit")) or {}
+    if found.get("damage_capacity") is not None and host.get("type") != "WE":
+        raise EditError(f"formations[{i}].units[{j}].characters: {unit_name(character)} adds damage capacity and "
+                        f"shields, so its host must be a war engine; {unit_name(group.get('unit'))} is "
+                        f"{host.get('type', 'not a war engine')}")
+    characters = group.setdefault("characters", [])
+    if len(characters) >= MAX_CHARACTERS:
+        raise EditError(f"formations[{i}].units[{j}].characters: {len(characters)} characters already; allowed: at "
+                        f"most {MAX_CHARACTERS} on a group")
+    characters.append(character)
+    data.setdefault("units", {})
+
+
+def remove_character(data: dict, i: int, j: int, k: int) -> None:
+    """Take character ``k`` off group ``j`` of formation ``i``."""
+    characters = _group(data, i, j).get("characters") or []
+    if not 0 <= k < len(characters):
+        raise EditError(f"formations[{i}].units[{j}].characters[{k}]: no such character")
+    del characters[k]
+    if not characters:
+        _group(data, i, j).pop("characters")
+
+
 def formation_units(formation: dict) -> list[str]:
     """The distinct unit keys of a formation's groups, in order."""
     return list(dict.fromkeys(g.get("unit") for g in formation.get("units", [])
