@@ -151,6 +151,9 @@ class EpicTab(ScenarioTab):
                 box.param.watch(count, "value")
             count()
             shown += [pn.GridBox(*self.picks.values(), ncols=3), tally]
+        if pick is not None and pick.notes:
+            said = safe_html("; ".join(pick.notes).rstrip("."))
+            shown.append(pn.pane.HTML(f"<small>The list also says: {said}.</small>", margin=(0, 10)))
         transports = unit_editor.transport_options(pick) if pick is not None else {}
         if transports:
             self.transport = pn.widgets.Select(label="Transport", options={"none": None, **transports}, width=200)
@@ -322,7 +325,7 @@ class EpicTab(ScenarioTab):
                                                                 event.new), "value")
             toggles.append(box)
         body = [pn.GridBox(*fields, ncols=3), pn.pane.HTML("<b>Special rules</b>", margin=(5, 10, 0, 10)),
-                pn.GridBox(*toggles, ncols=4)]
+                pn.GridBox(*toggles, ncols=3)]
         if unit_editor.is_transport(self.draft.data, key):
             body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
         return self._keep_open(card(f"Profile: {unit_label(key)}", *body), i, key)

@@ -320,6 +320,7 @@ class LibraryPick:
     parts: tuple[Part, ...]
     choice: Choice | None
     transport: bool
+    notes: tuple[str, ...] = ()  # what the list says beside the units ("Note: ..."), shown under the picks
 
     @property
     def fixed(self) -> tuple[tuple[str, int], ...]:
@@ -338,7 +339,7 @@ def library_picks() -> dict[str, LibraryPick]:
     from ..epic.library.formations import formations
 
     return {ref: LibraryPick(ref, formations()[ref].name, formations()[ref].army_list, formations()[ref].points,
-                             row.parts, row.choice, row.transport)
+                             row.parts, row.choice, row.transport, row.notes)
             for ref, row in choice_rows().items()}
 
 

@@ -77,6 +77,13 @@ def test_a_package_keeps_its_units_together():
         (("fire-warriors", 8),), (("fire-warriors", 6), ("devilfish", 3))]
 
 
+def test_a_note_after_the_units_is_kept_as_a_note():
+    """"Six Death Riders Note: All units in the formation have Scout": six Death Riders, and the note."""
+    row = choice_rows()["netea:imperial-guard-death-korps-of-krieg/death-rider-scout-platoon"]
+    assert [p.options[0].units for p in row.parts] == [(("death-riders", 6),)]
+    assert row.notes == ("All units in the formation have Scout",)
+
+
 @pytest.mark.parametrize("text, why", [
     ("Any six Leman Russ variants", "not found"),
     ("Two Bunkers and 52cm of Trenches or Minefields", "not found"),

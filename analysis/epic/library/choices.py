@@ -160,7 +160,7 @@ def _units_part(text: str, names: dict[str, str], package: list[str]) -> Part:
         for n in counts:
             groups = ((uid, n), *(extra if k == len(alts) - 1 else ()))
             options.append(Option(" + ".join(_label(u, c) for u, c in groups), groups))
-    return Part(text, tuple(options))
+    return Part(" and ".join([text, *package]).replace("–", " to "), tuple(options))  # "four to eight Raptors"
 
 
 def _character_part(text: str, names: dict[str, str], host: int | None) -> Part:
