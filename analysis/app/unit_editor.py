@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..epic.library import PREFIX
-from ..epic.library.choices import Choice, Option, Part, built_units, choice_rows, points
+from ..epic.library.choices import Choice, Option, Part, built_units, choice_rows, choose, points
+from ..epic.library.choices import check_picks as library_check_picks
 from ..intake.user_text import printable
 
 #: Where a unit group is when the assault is fought (TP 1.12.3-1.12.5): the scenario's ``engaged`` values, in
@@ -34,8 +35,6 @@ TRANSPORT_NOTE = (
     "contact or its FF within 15 cm, can be hit and killed, counts when the units of both sides are compared "
     "for the result, and adds to the formation's break point. Place it as you would any other unit: in base "
     "contact, within 15 cm, or not in the assault (left behind).")
-#: The most units a choice row's picker takes in all (a formation has at most 100 units a group).
-MAX_PICKED = 100
 
 
 class EditError(ValueError):
@@ -344,27 +343,11 @@ def library_picks() -> dict[str, LibraryPick]:
 
 
 def chosen_options(pick: LibraryPick, chosen: list[str] | tuple[str, ...] | None) -> list[Option]:
-    """The option of every part: ``chosen`` names one (its label) for each part with several options, in order;
-    None takes the first of each.  EditError for a label the part does not offer."""
-    alternatives = pick.alternatives
-    if chosen is None:
-        chosen = [p.options[0].label for p in alternatives]
-    if len(chosen) != len(alternatives):
-        raise EditError(f"{pick.name}: {len(chosen)} choices given; allowed: one for each of "
-                        f"{len(alternatives)} ({'; '.join(p.text for p in alternatives) or 'none'})")
-    given = iter(chosen)
-    out = []
-    for part in pick.parts:
-        if len(part.options) == 1:
-            out.append(part.options[0])
-            continue
-        label = next(given)
-        option = next((o for o in part.options if o.label == label), None)
-        if option is None:
-            raise EditError(f"{pick.name}: {label!r} is not a choice of {part.text!r}; allowed: "
-                            + ", ".join(o.label for o in part.options))
-        out.append(option)
-    return out
+    """The option of every part (:func:`..epic.library.choices.choose`); EditError for a choice it refuses."""
+    try:
+        return choose(pick.parts, chosen)
+    except ValueError as exc:
+        raise EditError(f"{pick.name}: {exc}") from None
 
 
 def _carries(uid: str) -> int:
@@ -404,22 +387,12 @@ def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] 
 
 
 def check_picks(pick: LibraryPick, picked: dict[str, int]) -> None:
-    """EditError unless ``picked`` (unit id → count) is what the choice row allows."""
-    choice = pick.choice
-    if choice is None:
-        if any(picked.values()):
-            raise EditError(f"{pick.ref}: this formation has no choice of units")
-        return
-    names = ", ".join(unit_name(PREFIX + uid) for uid in choice.allowed)
-    unknown = [uid for uid, n in picked.items() if n and uid not in choice.allowed]
-    if unknown:
-        raise EditError(f"{pick.name}: {unit_name(PREFIX + unknown[0])} is not one of its choices; allowed: {names}")
-    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in picked.values()):
-        raise EditError(f"{pick.name}: a count is not a whole number from 0 up")
-    total = sum(picked.values())
-    if not choice.low <= total <= min(choice.high, MAX_PICKED):
-        wanted = f"{choice.low}" if choice.low == choice.high else f"{choice.low} to {choice.high}"
-        raise EditError(f"{pick.name}: {total} units picked; allowed: {wanted} in all, of {names}")
+    """EditError unless ``picked`` (unit id → count) is what the choice row allows
+    (:func:`..epic.library.choices.check_picks`)."""
+    try:
+        library_check_picks(pick.choice, picked)
+    except ValueError as exc:
+        raise EditError(f"{pick.name}: {exc}") from None
 
 
 def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,

@@ -5,7 +5,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from library_helpers import one_error_line
 
+from wargame_odds.analysis.cli import main
 from wargame_odds.analysis.epic.library.choices import buildable_count, choice_rows, read_row
 from wargame_odds.analysis.epic.library.formations import _names, formation_status, formations
 from wargame_odds.analysis.epic.library.netea import army_lists
@@ -110,3 +113,53 @@ def test_the_docs_give_the_number_of_formations_that_can_be_built():
             assert int(m.group(1)) == choosing, f"{page}: {m.group(0)}"
             quoted += 1
     assert quoted >= 4
+
+
+RAPTORS = "netea:chaos-space-marine-black-legion/raptor-cult"
+CHOICE_TOML = """system = "epic"
+title = "choice rows from a file"
+
+[[formations]]
+library = "netea:chaos-space-marine-black-legion/raptor-cult"
+side = "attacker"
+choose = CHOOSE
+
+[[formations]]
+library = "netea:eldar-biel-tan/aspect-warrior"
+side = "defender"
+picks = { dark-reapers = 4, howling-banshees = 4 }
+"""
+
+
+def test_a_scenario_file_names_the_choice_and_gets_what_the_app_builds():
+    """``choose`` and ``picks`` on a library formation: the same formation the app's picker builds (points, the
+    character on the Raptors, the army list's initiative)."""
+    from wargame_odds.analysis.app.unit_editor import formation_entry
+    from wargame_odds.analysis.epic.library.upgrades import expand_with_upgrades
+
+    entry = {"library": RAPTORS, "side": "attacker", "choose": ["6 Raptors", "Sorcerer Lord"]}
+    assert expand_with_upgrades(entry, "formations[0]") == formation_entry(RAPTORS, "attacker",
+                                                                           chosen=["6 Raptors", "Sorcerer Lord"])
+    aspects = {"library": "netea:eldar-biel-tan/aspect-warrior", "side": "defender",
+               "picks": {"netea:dark-reapers": 4, "howling-banshees": 4}}
+    assert expand_with_upgrades(aspects, "formations[1]") == formation_entry(
+        "netea:eldar-biel-tan/aspect-warrior", "defender", {"dark-reapers": 4, "howling-banshees": 4})
+
+
+@pytest.mark.parametrize("choose, needles", [
+    ('["6 Raptors", "Sorcerer"]', ["formations[0].choose", "'Sorcerer' is not a choice of 'Chaos Lord or Sorcerer "
+                                   "Lord'", "allowed: Chaos Lord, Sorcerer Lord"]),
+    ('["6 Raptors"]', ["formations[0].choose", "1 choice given", "allowed: one for each of 2"]),
+    ('"6 Raptors"', ["formations[0].choose", "'6 Raptors' given", "allowed: one for each of 2"]),
+])
+def test_a_wrong_choice_in_a_file_is_one_line(tmp_path, choose, needles):
+    path = tmp_path / "choice.toml"
+    path.write_text(CHOICE_TOML.replace("CHOOSE", choose), encoding="utf-8")
+    one_error_line(CliRunner().invoke(main, ["epic", str(path), "-n", "100"]), *needles)
+
+
+def test_a_choice_row_without_its_choice_says_what_to_choose(tmp_path):
+    path = tmp_path / "choice.toml"
+    path.write_text(CHOICE_TOML.replace("choose = CHOOSE\n", ""), encoding="utf-8")
+    one_error_line(CliRunner().invoke(main, ["epic", str(path), "-n", "100"]), "cannot be built as it is",
+                   "choose = [one option of each part]", "Chaos Lord or Sorcerer Lord: Chaos Lord, Sorcerer Lord")

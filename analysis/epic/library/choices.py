@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from .armies import list_forces_of, list_initiative
 from .formations import NUMBERS, _names, _norm, formations
 from .netea import army_lists, convert, units
 
@@ -287,6 +288,97 @@ def choice_rows() -> dict[str, ChoiceRow]:
         if all(convert(uid).ok for uid in ids):
             out[ref] = ChoiceRow(ref, tuple(parts), choice, transport, tuple(notes))
     return out
+
+
+#: The most units a count choice takes in all (a formation has at most 100 units a group).
+MAX_PICKED = 100
+
+
+def choose(parts: tuple[Part, ...], chosen: list[str] | tuple[str, ...] | None) -> list[Option]:
+    """The option of every part: ``chosen`` names one (its label) for each part with several options, in order;
+    None takes the first of each.  ValueError for a label a part does not offer, or a wrong number of them."""
+    alternatives = [p for p in parts if len(p.options) > 1]
+    if chosen is None:
+        chosen = [p.options[0].label for p in alternatives]
+    if isinstance(chosen, str) or not isinstance(chosen, (list, tuple)) or len(chosen) != len(alternatives):
+        given = (f"{len(chosen)} choice{'' if len(chosen) == 1 else 's'}" if isinstance(chosen, (list, tuple))
+                 else repr(chosen))
+        raise ValueError(f"{given} given; allowed: one for each of {len(alternatives)} "
+                         f"({'; '.join(p.text for p in alternatives) or 'none'})")
+    given = iter(chosen)
+    out = []
+    for part in parts:
+        if len(part.options) == 1:
+            out.append(part.options[0])
+            continue
+        label = next(given)
+        option = next((o for o in part.options if o.label == label), None)
+        if option is None:
+            raise ValueError(f"{label!r} is not a choice of {part.text!r}; allowed: "
+                             + ", ".join(o.label for o in part.options))
+        out.append(option)
+    return out
+
+
+def check_picks(choice: Choice | None, picked: dict[str, int]) -> None:
+    """ValueError unless ``picked`` (unit id → count) is what the count choice allows."""
+    if choice is None:
+        if any(picked.values()):
+            raise ValueError("this formation has no choice of units")
+        return
+    names = ", ".join(units()[uid]["name"] for uid in choice.allowed)
+    unknown = [uid for uid, n in picked.items() if n and uid not in choice.allowed]
+    if unknown:
+        shown = units()[unknown[0]]["name"] if unknown[0] in units() else repr(unknown[0])
+        raise ValueError(f"{shown} is not one of its choices; allowed: {names}")
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in picked.values()):
+        raise ValueError("a count is not a whole number from 0 up")
+    total = sum(picked.values())
+    if not choice.low <= total <= min(choice.high, MAX_PICKED):
+        wanted = f"{choice.low}" if choice.low == choice.high else f"{choice.low} to {choice.high}"
+        raise ValueError(f"{total} units picked; allowed: {wanted} in all, of {names}")
+
+
+def expand_choice(entry: dict, where: str) -> dict:
+    """Scenario formation data for ``{library = REF, choose = ["Shadowsword"], picks = {dark-reapers = 4}}``: the
+    row's parts with the ``choose`` options (labels, one per part with several, in order) and its count choice
+    with the ``picks``; ``engaged`` for every ground unit (default ``"bc"``, aircraft and spacecraft ``"out"``).
+    Points follow a counted option; army list and initiative are the formation's.  ValueError naming ``where``."""
+    from .formations import _flies
+
+    entry = dict(entry)
+    ref, chosen, picked = entry.pop("library"), entry.pop("choose", None), entry.pop("picks", {})
+    if "upgrades" in entry or "base_contact" in entry:
+        raise ValueError(f"{where}: a formation with choose or picks takes no upgrades or base_contact; allowed: "
+                         "engaged, or the units listed yourself")
+    engaged = entry.pop("engaged", "bc")
+    row = choice_rows().get(ref) if isinstance(ref, str) else None
+    if row is None:
+        raise ValueError(f"{where}.library: {ref!r} is not a library formation with a choice that can be built; "
+                         "allowed: the formations of wargame-odds formations search WORD, with status ok or a choice")
+    if not isinstance(picked, dict):
+        raise ValueError(f"{where}.picks: {picked!r}; allowed: a table of unit id = count")
+    picked = {str(k).removeprefix("netea:"): n for k, n in picked.items() if n}
+    try:
+        options = choose(row.parts, chosen)
+    except ValueError as exc:
+        raise ValueError(f"{where}.choose: {exc}") from None
+    try:
+        check_picks(row.choice, picked)
+    except ValueError as exc:
+        raise ValueError(f"{where}.picks: {exc}") from None
+    form = formations()[ref]
+    groups = built_units(row, options, picked)
+    data = {"name": form.name, "army": "netea:" + form.army_list, "points": points(form.points, options),
+            "units": [{"unit": "netea:" + uid, "count": n, "engaged": "out" if _flies(uid) else engaged,
+                       **({"characters": ["netea:" + c for c in chars]} if chars else {})}
+                      for uid, n, chars in groups]}
+    ids = list(dict.fromkeys(u for uid, _, chars in groups for u in (uid, *chars)))
+    initiative, notes = list_initiative(form.army_list, list_forces_of(form.army_list, ids, where), form.name,
+                                        form.name)
+    if not notes:  # decided by the formation's type; otherwise the army list's rating applies, with its notes
+        data["initiative"] = initiative
+    return {k: v for k, v in data.items() if v is not None} | entry
 
 
 def built_units(row: ChoiceRow, chosen: list[Option], picked: dict[str, int]
