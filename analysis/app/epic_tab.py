@@ -282,7 +282,7 @@ class EpicTab(ScenarioTab):
         engaged = pn.widgets.Select(label="where", options=ENGAGEMENTS, value="bc", width=140)
         add = pn.widgets.Button(label="Add unit", color="primary", align="end")
         add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
-        groups = {f"{j + 1}. {unit_label(g.get('unit'))}": j for j, g in enumerate(formation.get("units", []))
+        groups = {f"{j + 1}. {visible(unit_label(g.get('unit')))}": j for j, g in enumerate(formation.get("units", []))
                   if isinstance(g, dict)}
         host = pn.widgets.Select(label="to group", options=groups, width=180)
         character = pn.widgets.Select(label="character", options=unit_editor.character_options(self.draft.data, army),

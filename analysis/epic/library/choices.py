@@ -7,10 +7,10 @@ print a choice instead; :func:`choice_rows` reads them (and the fixed rows, as o
   "Three Bombards or Manticores" (three of one kind), "Up to three Deathwheels" / "Between four and six
   Terminators" / "Two to three Raven Fighters" / "Four or six Ravagers" (one option per count), "One Hive
   Tyrant or two Tyranid Warriors", "Eight Fire Warriors or six Fire Warriors and three Devilfish" (packages),
-  "One of the following units: Abattoir, Æonic Orb"; a fixed unit is a part with one option;
+  "One of the following units: The Deceiver, The Nightbringer"; a fixed unit is a part with one option;
 - characters: "one with a Chaos Lord or Sorcerer Lord character" (a part whose options are characters,
-  joining the first group of the part before it), "and one Necron Lord character" (joining the formation's
-  first group);
+  joining the first group of the part before it: TP 2.1.1, a character is added to a unit), "and one Necron
+  Lord character" (joining the formation's first group);
 - a count choice, "any eight of the following units: ..." or "between four and eight of ...": a number of each
   allowed unit, from ``low`` to ``high`` units in all (:class:`Choice`).
 
