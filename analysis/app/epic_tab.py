@@ -51,6 +51,8 @@ def picker_choices() -> dict[str, str]:
         if pick.choice is not None:
             low, high = pick.choice.low, pick.choice.high
             extra += f" · pick {low if low == high else f'{low}-{high}'} of {len(pick.choice.allowed)} kinds"
+        if pick.alternatives:
+            extra += f" · {len(pick.alternatives)} choice{'s' if len(pick.alternatives) > 1 else ''}"
         if pick.transport:
             extra += " · plus transport"
         out[f"{pick.name} · {armies.get(pick.army_list, pick.army_list)} · {points}{extra}"] = ref
@@ -75,6 +77,7 @@ class EpicTab(ScenarioTab):
         self.choice.param.watch(lambda event: self._show_options(), "value")
         self.options = pn.Column(sizing_mode="stretch_width")  # the chosen formation's picks and transport
         self.picks: dict[str, pn.widgets.IntInput] = {}
+        self.alternatives: list[pn.widgets.Select] = []  # one per part of the formation with several options
         self.transport = self.transport_count = None
         self.open_cards: set[tuple[int, str]] = set()  # (formation, "add" or a unit key): cards kept open on redraw
         self.add_side = pn.widgets.RadioButtonGroup(options=["attacker", "defender"], value="attacker")
@@ -123,6 +126,13 @@ class EpicTab(ScenarioTab):
         """The chosen library formation's choice row (a count of each allowed unit) and transport, if any."""
         pick = unit_editor.library_picks().get(picker_choices().get(self.choice.value))
         self.picks, self.transport, self.transport_count, shown = {}, None, None, []
+        self.alternatives = [pn.widgets.Select(label=visible(part.text), options=[o.label for o in part.options],
+                                               width=260) for part in (pick.alternatives if pick else ())]
+        if self.alternatives:
+            shown += [pn.pane.HTML("<b>Choose</b> one of each (as the army list prints it):", margin=(5, 10, 0, 10)),
+                      pn.GridBox(*self.alternatives, ncols=3)]
+            for box in self.alternatives:
+                box.param.watch(lambda event: self._suggest_transports(pick), "value")
         if pick is not None and pick.choice is not None:
             low, high = pick.choice.low, pick.choice.high
             wanted = f"{low}" if low == high else f"{low} to {high}"
@@ -141,6 +151,9 @@ class EpicTab(ScenarioTab):
                 box.param.watch(count, "value")
             count()
             shown += [pn.GridBox(*self.picks.values(), ncols=3), tally]
+        if pick is not None and pick.notes:
+            said = safe_html("; ".join(pick.notes).rstrip("."))
+            shown.append(pn.pane.HTML(f"<small>The list also says: {said}.</small>", margin=(0, 10)))
         transports = unit_editor.transport_options(pick) if pick is not None else {}
         if transports:
             self.transport = pn.widgets.Select(label="Transport", options={"none": None, **transports}, width=200)
@@ -152,9 +165,10 @@ class EpicTab(ScenarioTab):
 
     def _suggest_transports(self, pick) -> None:
         """As many transports as carry the formation's infantry (a player may change it)."""
-        if self.transport.value is not None:
+        if self.transport is not None and self.transport.value is not None:
             picked = {uid: box.value or 0 for uid, box in self.picks.items()}
-            self.transport_count.value = unit_editor.transports_needed(pick, self.transport.value, picked)
+            self.transport_count.value = unit_editor.transports_needed(pick, self.transport.value, picked,
+                                                                       [box.value for box in self.alternatives])
 
     def add_library_formation(self, label: str, side: str) -> None:
         ref = picker_choices().get(label)
@@ -166,7 +180,8 @@ class EpicTab(ScenarioTab):
         if self.transport is not None and self.transport.value is not None:
             transport = (self.transport.value, self.transport_count.value)
         try:
-            entry = unit_editor.formation_entry(ref, side, picked, transport)
+            entry = unit_editor.formation_entry(ref, side, picked, transport,
+                                                chosen=[box.value for box in self.alternatives])
         except (EditError, ValueError) as exc:
             self.page.say(f"NetEA library: {exc}")
             return
@@ -241,7 +256,14 @@ class EpicTab(ScenarioTab):
         split.on_click(lambda event: self._split(i, j))
         remove = pn.widgets.Button(label="✕", color="light", width=40, description="Remove this group")
         remove.on_click(lambda event: self.draft.remove(path))
-        return pn.Row(pn.pane.HTML(safe_html(text), width=95, margin=(12, 5, 0, 10)), count, engaged, split, remove)
+        off = []
+        for k, name in enumerate(characters):
+            button = pn.widgets.Button(label=f"✕ {visible(name)}", color="light", width=120,
+                                       description=f"Take {visible(name)} off this group")
+            button.on_click(lambda event, k=k: self._edit(unit_editor.remove_character, i, j, k))
+            off.append(button)
+        return pn.Row(pn.pane.HTML(safe_html(text), width=95, margin=(12, 5, 0, 10)), count, engaged, split, remove,
+                      *off)
 
     def _add_unit(self, i: int, formation: dict):
         """Add unit: search the library (the formation's army list's units when the box is empty), how many,
@@ -260,8 +282,17 @@ class EpicTab(ScenarioTab):
         engaged = pn.widgets.Select(label="where", options=ENGAGEMENTS, value="bc", width=140)
         add = pn.widgets.Button(label="Add unit", color="primary", align="end")
         add.on_click(lambda event: self._edit(unit_editor.add_group, i, found.value, count.value, engaged.value))
-        return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add)), i,
-                               "add")
+        groups = {f"{j + 1}. {visible(unit_label(g.get('unit')))}": j for j, g in enumerate(formation.get("units", []))
+                  if isinstance(g, dict)}
+        host = pn.widgets.Select(label="to group", options=groups, width=180)
+        character = pn.widgets.Select(label="character", options=unit_editor.character_options(self.draft.data, army),
+                                      width=220)
+        attach = pn.widgets.Button(label="Add character", color="primary", align="end")
+        attach.on_click(lambda event: self._edit(unit_editor.add_character, i, host.value, character.value))
+        return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add),
+                                    pn.pane.HTML("<b>A character</b> joins a group's first unit: its weapons and "
+                                                 "abilities are added to that unit", margin=(5, 10, 0, 10)),
+                                    pn.Row(host, character, attach)), i, "add")
 
     def _profile(self, i: int, key: str):
         """The fields of unit ``key``'s profile a player changes: armour, CC, FF and each weapon line's count."""
@@ -280,7 +311,21 @@ class EpicTab(ScenarioTab):
             box.param.watch(lambda event, line=line: self._edit(unit_editor.set_weapon_count, i, key, line,
                                                                 event.new), "value")
             fields.append(box)
-        body = [pn.GridBox(*fields, ncols=3)]
+        if profile.get("type") == "WE":
+            for field, (low, high) in unit_editor.WAR_ENGINE_FIELDS.items():
+                box = pn.widgets.IntInput(label=field.replace("_", " "), value=profile.get(field, 0), start=low,
+                                          end=high, width=120)
+                box.param.watch(lambda event, field=field: self._edit(unit_editor.set_war_engine_value, i, key,
+                                                                      field, event.new), "value")
+                fields.append(box)
+        toggles = []
+        for words, rule in unit_editor.special_rules().items():
+            box = pn.widgets.Checkbox(label=words, value=rule in profile.get("special", []), width=150)
+            box.param.watch(lambda event, rule=rule: self._edit(unit_editor.set_special_rule, i, key, rule,
+                                                                event.new), "value")
+            toggles.append(box)
+        body = [pn.GridBox(*fields, ncols=3), pn.pane.HTML("<b>Special rules</b>", margin=(5, 10, 0, 10)),
+                pn.GridBox(*toggles, ncols=3)]
         if unit_editor.is_transport(self.draft.data, key):
             body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
         return self._keep_open(card(f"Profile: {unit_label(key)}", *body), i, key)

@@ -2,11 +2,12 @@
 
 Plain Python on the scenario's TOML data (no widgets): adding a library unit to a formation
 (:func:`add_group`), the profile fields a player changes (armour, CC, FF, a weapon line's count:
-:func:`set_profile_value`, :func:`set_weapon_count`), and the library formations the engine cannot build
-by itself: a choice row ("Any eight of the following units: ...", :func:`library_pick`) and the optional
-transport of a "plus transport" formation (:func:`transport_options`), both made into a formation by
-:func:`formation_entry`.  Everything written here is ordinary scenario data: a downloaded setup runs in the
-CLI unchanged.
+:func:`set_profile_value`, :func:`set_weapon_count`), and the library formations with a choice (the parts
+and count choices of :mod:`..epic.library.choices`: "One Baneblade or Shadowsword", "Up to three Deathwheels",
+"Any eight of the following units: ...", "one with a Chaos Lord or Sorcerer Lord character";
+:func:`library_picks`) and the optional transport of a "plus transport" formation (:func:`transport_options`),
+all made into a formation by :func:`formation_entry`.  Everything written here is ordinary scenario data: a
+downloaded setup runs in the CLI unchanged.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..epic.library import PREFIX
+from ..epic.library.choices import Choice, Option, Part, built_units, choice_rows, choose, points
+from ..epic.library.choices import check_picks as library_check_picks
 from ..intake.user_text import printable
 
 #: Where a unit group is when the assault is fought (TP 1.12.3-1.12.5): the scenario's ``engaged`` values, in
@@ -32,8 +35,6 @@ TRANSPORT_NOTE = (
     "contact or its FF within 15 cm, can be hit and killed, counts when the units of both sides are compared "
     "for the result, and adds to the formation's break point. Place it as you would any other unit: in base "
     "contact, within 15 cm, or not in the assault (left behind).")
-#: The most units a choice row's picker takes in all (a formation has at most 100 units a group).
-MAX_PICKED = 100
 
 
 class EditError(ValueError):
@@ -186,6 +187,118 @@ def set_weapon_count(data: dict, i: int, key: str, line: int, count: int) -> str
     return own
 
 
+@cache
+def special_rules() -> dict[str, str]:
+    """Player words → id of every special rule the engine models (``[modelled]`` of ``special_rules.toml``):
+    "Reinforced Armour" → ``reinforced-armour``; each is a toggle on a unit's profile."""
+    from ..epic.profiles import special_rule_catalogue
+
+    return {rule.replace("-", " ").title(): rule for rule in sorted(special_rule_catalogue()["modelled"])}
+
+
+def set_special_rule(data: dict, i: int, key: str, rule: str, on: bool) -> str:
+    """Give unit ``key`` special rule ``rule`` (an id of :func:`special_rules`) or take it away, as formation
+    ``i`` fields it; returns the unit's key now (see :func:`_own_key`)."""
+    if rule not in special_rules().values():
+        raise EditError(f"units.{key}.special: {rule!r} is not a rule the page sets; allowed: "
+                        + ", ".join(special_rules()))
+    special = (profile(data, key) or {}).get("special", [])
+    if (rule in special) == bool(on):
+        return key
+    own = _own_key(data, i, key)
+    rules = [r for r in data["units"][own].get("special", []) if r != rule]
+    data["units"][own]["special"] = sorted(rules + [rule]) if on else rules
+    return own
+
+
+#: The war-engine fields a player edits, with their bounds (those of the scenario model's profile).
+WAR_ENGINE_FIELDS = {"damage_capacity": (1, 20), "void_shields": (0, 12)}
+
+
+def set_war_engine_value(data: dict, i: int, key: str, field: str, value: int) -> str:
+    """Set a war engine's ``damage_capacity`` (1 to 20) or ``void_shields`` (0 to 12) as formation ``i`` fields
+    it (TP 3.1, TP-SR Imperial Void Shields); returns the unit's key now."""
+    if field not in WAR_ENGINE_FIELDS:
+        raise EditError(f"units.{key}.{field}: not a field the page edits; allowed: {', '.join(WAR_ENGINE_FIELDS)}")
+    low, high = WAR_ENGINE_FIELDS[field]
+    current = profile(data, key) or {}
+    if current.get("type") != "WE":
+        raise EditError(f"units.{key}.{field}: only a war engine has {field.replace('_', ' ')}; "
+                        f"{unit_name(key)} is {current.get('type', 'not a unit of this setup')}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EditError(f"units.{key}.{field}: {value!r} is not allowed; allowed: a whole number from {low} to {high}")
+    if current.get(field, 0) == value:
+        return key
+    own = _own_key(data, i, key)
+    data["units"][own][field] = value
+    return own
+
+
+# -- characters ------------------------------------------------------------------------------------------------
+#: The most characters a group takes (the scenario model's bound).
+MAX_CHARACTERS = 4
+
+
+@cache
+def _library_characters() -> dict[str, str]:
+    """Label → ``netea:`` reference of every library character the engine models."""
+    from ..epic.library.netea import convert, units
+
+    return {f"{unit['name']} · {PREFIX}{uid}": PREFIX + uid for uid, unit in units().items()
+            if (conversion := convert(uid)).ok and conversion.profile is not None and conversion.profile.type == "CH"}
+
+
+def character_options(data: dict, army=None) -> dict[str, str]:
+    """Label → key of the characters a group may take: the setup's own characters and the library's, those of the
+    formation's army list (``army = "netea:LIST"``) when it has one."""
+    own = {f"{printable(key, keep_lines=False)} · this setup's character": key
+           for key, unit in (data.get("units") or {}).items()
+           if isinstance(unit, dict) and unit.get("type") == "CH" and not key.startswith(PREFIX)}
+    listed = _army_unit_ids(army)
+    return {**own, **{label: ref for label, ref in _library_characters().items()
+                      if not listed or ref[len(PREFIX):] in listed}}
+
+
+def _group(data: dict, i: int, j: int) -> dict:
+    groups = _formation(data, i).get("units")
+    if not isinstance(groups, list) or not 0 <= j < len(groups) or not isinstance(groups[j], dict):
+        raise EditError(f"formations[{i}].units[{j}]: no such group")
+    return groups[j]
+
+
+def add_character(data: dict, i: int, j: int, character: str) -> None:
+    """Attach ``character`` (a ``netea:`` reference or a key of ``[units]``) to group ``j`` of formation ``i``: it
+    adds its weapons and abilities to the group's first unit (TP 2.1.1)."""
+    group = _group(data, i, j)
+    if not character:
+        raise EditError(f"formations[{i}].units[{j}]: pick a character in the list first")
+    found = profile(data, character)
+    if found is None or found.get("type") != "CH":
+        raise EditError(f"formations[{i}].units[{j}].characters: {unit_name(character)!r} is not a character; "
+                        "allowed: the characters in the list")
+    host = profile(data, group.get("unit")) or {}
+    if found.get("damage_capacity") is not None and host.get("type") != "WE":
+        raise EditError(f"formations[{i}].units[{j}].characters: {unit_name(character)} adds damage capacity and "
+                        f"shields, so its host must be a war engine; {unit_name(group.get('unit'))} is "
+                        f"{host.get('type', 'not a war engine')}")
+    characters = group.setdefault("characters", [])
+    if len(characters) >= MAX_CHARACTERS:
+        raise EditError(f"formations[{i}].units[{j}].characters: {len(characters)} characters already; allowed: at "
+                        f"most {MAX_CHARACTERS} on a group")
+    characters.append(character)
+    data.setdefault("units", {})
+
+
+def remove_character(data: dict, i: int, j: int, k: int) -> None:
+    """Take character ``k`` off group ``j`` of formation ``i``."""
+    characters = _group(data, i, j).get("characters") or []
+    if not 0 <= k < len(characters):
+        raise EditError(f"formations[{i}].units[{j}].characters[{k}]: no such character")
+    del characters[k]
+    if not characters:
+        _group(data, i, j).pop("characters")
+
+
 def formation_units(formation: dict) -> list[str]:
     """The distinct unit keys of a formation's groups, in order."""
     return list(dict.fromkeys(g.get("unit") for g in formation.get("units", [])
@@ -194,90 +307,47 @@ def formation_units(formation: dict) -> list[str]:
 
 # -- library formations with a choice or a transport -----------------------------------------------------------
 @dataclass(frozen=True)
-class Choice:
-    """A choice row's free part: from ``low`` to ``high`` units in all, of the ``allowed`` unit ids."""
-
-    low: int
-    high: int
-    allowed: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class LibraryPick:
-    """A library formation the page builds: its fixed units (unit id, count), characters (host id, character id),
-    the choice it leaves to the player (None: none) and whether it takes a transport ("plus transport")."""
+    """A library formation the page builds: its parts (each one option the player takes: a fixed unit, "One
+    Baneblade or Shadowsword", "Up to three Deathwheels", a character), its count choice ("any eight of the
+    following units", None: none) and whether it takes a transport ("plus transport")."""
 
     ref: str
     name: str
     army_list: str
     points: int | None
-    fixed: tuple[tuple[str, int], ...]
-    characters: tuple[tuple[str, str], ...]
+    parts: tuple[Part, ...]
     choice: Choice | None
     transport: bool
+    notes: tuple[str, ...] = ()  # what the list says beside the units ("Note: ..."), shown under the picks
 
+    @property
+    def fixed(self) -> tuple[tuple[str, int], ...]:
+        """The units of the parts with one option."""
+        return tuple(g for p in self.parts if len(p.options) == 1 for g in p.options[0].units)
 
-CHOICE = re.compile(r"^(?P<fixed>.*?)[,\s]*(?:\b(?:plus|and)\s+)?(?:(?P<upto>up to )?any (?P<n>\w+)|between "
-                    r"(?P<lo>\w+) and (?P<hi>\w+)) of (?:any of )?the following units?:\s*(?P<allowed>.+)$",
-                    flags=re.IGNORECASE)
-
-
-def _choice_row(text: str, names: dict[str, str]):
-    """(fixed text, Choice) of a choice row's text, or None when it is not one (or names a unit the list's
-    forces do not hold)."""
-    from ..epic.library.formations import NUMBERS, _norm
-
-    m = CHOICE.match(text.strip().rstrip("."))
-    if m is None:
-        return None
-    words = [w.lower() if w else None for w in (m["n"], m["lo"], m["hi"])]
-    if any(w is not None and w not in NUMBERS for w in words):
-        return None
-    low, high = (NUMBERS[words[1]], NUMBERS[words[2]]) if m["lo"] else (NUMBERS[words[0]],) * 2
-    if m["upto"]:
-        low = 1
-    allowed = [names.get(_norm(part)) for part in re.split(r"\s*(?:,|/|\bor\b)\s*", m["allowed"]) if part.strip()]
-    if not allowed or None in allowed:
-        return None
-    return m["fixed"].strip(" ,"), Choice(low, high, tuple(dict.fromkeys(allowed)))
-
-
-def _models(unit_ids) -> bool:
-    """Whether the engine models every one of these library units."""
-    from ..epic.library.netea import convert
-
-    return all(convert(uid).ok for uid in unit_ids)
+    @property
+    def alternatives(self) -> tuple[Part, ...]:
+        """The parts with several options, in order: one drop-down each on the page."""
+        return tuple(p for p in self.parts if len(p.options) > 1)
 
 
 @cache
 def library_picks() -> dict[str, LibraryPick]:
-    """The library formations the page builds, by reference: every buildable one (with its transport, if it
-    takes one) and every choice row whose units the engine models."""
-    from ..epic.library.formations import _names, _parse, formation_status, formations
-    from ..epic.library.netea import army_lists
+    """The library formations the page builds, by reference (:func:`..epic.library.choices.choice_rows`)."""
+    from ..epic.library.formations import formations
 
-    forces_of = {lst["id"]: lst["forces"] for lst in army_lists()}
-    out = {}
-    for ref, form in formations().items():
-        transport = bool(re.search(r"\bplus transport\b", form.text))
-        if form.problem is None:
-            if formation_status(form) == "ok":
-                out[ref] = LibraryPick(ref, form.name, form.army_list, form.points, form.units, form.characters,
-                                       None, transport)
-            continue
-        names = _names(forces_of[form.army_list])
-        row = _choice_row(form.text, names)
-        if row is None:
-            continue
-        fixed_text, choice = row
-        try:
-            fixed, characters, _ = _parse(fixed_text, names) if fixed_text else ([], [], [])
-        except ValueError:
-            continue
-        if _models([u for u, _ in fixed] + [c for _, c in characters] + list(choice.allowed)):
-            out[ref] = LibraryPick(ref, form.name, form.army_list, form.points, tuple(fixed), tuple(characters),
-                                   choice, transport or bool(re.search(r"\bplus transport\b", fixed_text)))
-    return out
+    return {ref: LibraryPick(ref, formations()[ref].name, formations()[ref].army_list, formations()[ref].points,
+                             row.parts, row.choice, row.transport, row.notes)
+            for ref, row in choice_rows().items()}
+
+
+def chosen_options(pick: LibraryPick, chosen: list[str] | tuple[str, ...] | None) -> list[Option]:
+    """The option of every part (:func:`..epic.library.choices.choose`); EditError for a choice it refuses."""
+    try:
+        return choose(pick.parts, chosen)
+    except ValueError as exc:
+        raise EditError(f"{pick.name}: {exc}") from None
 
 
 def _carries(uid: str) -> int:
@@ -306,38 +376,32 @@ def transport_options(pick: LibraryPick) -> dict[str, str]:
             and convert(uid).ok and not _flies(uid)}
 
 
-def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] | None = None) -> int:
+def transports_needed(pick: LibraryPick, transport: str, picked: dict[str, int] | None = None,
+                      chosen: list[str] | None = None) -> int:
     """How many of ``transport`` carry the formation's infantry (its datasheet's capacity; at least 1)."""
     from ..epic.library.netea import convert
 
-    infantry = sum(n for uid, n in [*pick.fixed, *(picked or {}).items()] if convert(uid).type == "INF")
+    units = [g for o in chosen_options(pick, chosen) for g in o.units] + list((picked or {}).items())
+    infantry = sum(n for uid, n in units if convert(uid).type == "INF")
     return max(1, math.ceil(infantry / _carries(transport)))
 
 
 def check_picks(pick: LibraryPick, picked: dict[str, int]) -> None:
-    """EditError unless ``picked`` (unit id → count) is what the choice row allows."""
-    choice = pick.choice
-    if choice is None:
-        if any(picked.values()):
-            raise EditError(f"{pick.ref}: this formation has no choice of units")
-        return
-    names = ", ".join(unit_name(PREFIX + uid) for uid in choice.allowed)
-    unknown = [uid for uid, n in picked.items() if n and uid not in choice.allowed]
-    if unknown:
-        raise EditError(f"{pick.name}: {unit_name(PREFIX + unknown[0])} is not one of its choices; allowed: {names}")
-    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in picked.values()):
-        raise EditError(f"{pick.name}: a count is not a whole number from 0 up")
-    total = sum(picked.values())
-    if not choice.low <= total <= min(choice.high, MAX_PICKED):
-        wanted = f"{choice.low}" if choice.low == choice.high else f"{choice.low} to {choice.high}"
-        raise EditError(f"{pick.name}: {total} units picked; allowed: {wanted} in all, of {names}")
+    """EditError unless ``picked`` (unit id → count) is what the choice row allows
+    (:func:`..epic.library.choices.check_picks`)."""
+    try:
+        library_check_picks(pick.choice, picked)
+    except ValueError as exc:
+        raise EditError(f"{pick.name}: {exc}") from None
 
 
 def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
-                    transport: tuple[str, int] | None = None, engaged: str = "bc") -> dict:
-    """Scenario data of library formation ``ref`` with the player's ``picked`` units of its choice row and
-    ``transport`` (unit id, count) for a "plus transport" formation; its ground units ``engaged`` as given
-    (aircraft and spacecraft out of the assault, TP 4.1.1).  EditError for picks the row does not allow."""
+                    transport: tuple[str, int] | None = None, engaged: str = "bc",
+                    chosen: list[str] | None = None) -> dict:
+    """Scenario data of library formation ``ref`` with the player's ``chosen`` option of each part with several
+    (:func:`chosen_options`), ``picked`` units of its count choice and ``transport`` (unit id, count) for a
+    "plus transport" formation; its ground units ``engaged`` as given (aircraft and spacecraft out of the
+    assault, TP 4.1.1).  EditError for choices the row does not allow."""
     from ..epic.library.armies import list_forces_of, list_initiative
     from ..epic.library.formations import _flies
 
@@ -346,7 +410,8 @@ def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
         raise EditError(f"{ref}: not a library formation the page builds")
     picked = {uid: n for uid, n in (picked or {}).items() if n}
     check_picks(pick, picked)
-    units = [*pick.fixed, *picked.items()]
+    options = chosen_options(pick, chosen)
+    units = [(uid, n, characters) for uid, n, characters in built_units(pick, options, picked)]
     if transport is not None:
         uid, n = transport
         if uid not in transport_options(pick).values():
@@ -354,16 +419,17 @@ def formation_entry(ref: str, side: str, picked: dict[str, int] | None = None,
                             + (", ".join(transport_options(pick)) or "none"))
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 100:
             raise EditError(f"{pick.name}: {n!r} transports is not allowed; allowed: 1 to 100")
-        units.append((uid, n))
-    hosts = dict(pick.characters)
+        units.append((uid, n, ()))
     groups = [{"unit": PREFIX + uid, "count": n, "engaged": "out" if _flies(uid) else engaged,
-               **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in units]
+               **({"characters": [PREFIX + c for c in characters]} if characters else {})}
+              for uid, n, characters in units]
     entry = {"name": pick.name, "side": side, "army": PREFIX + pick.army_list}
-    sections = list_forces_of(pick.army_list, [uid for uid, _ in units], ref)
+    ids = [uid for uid, _, characters in units for uid in (uid, *characters)]
+    sections = list_forces_of(pick.army_list, list(dict.fromkeys(ids)), ref)
     initiative, notes = list_initiative(pick.army_list, sections, pick.name, pick.name)
     if not notes:
         entry["initiative"] = initiative
-    if pick.points is not None:
-        entry["points"] = pick.points
+    if (price := points(pick.points, options)) is not None:
+        entry["points"] = price
     entry["units"] = groups
     return entry

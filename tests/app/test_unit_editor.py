@@ -84,6 +84,47 @@ def test_a_between_row_takes_any_total_in_its_range():
         ue.formation_entry(ref, "attacker", {"chaos-predator": 9})
 
 
+def test_a_part_to_choose_takes_the_option_the_player_names():
+    """'One Baneblade or Shadowsword' (one drop-down); 'Between four and eight Raptors, one with a Chaos Lord or
+    Sorcerer Lord character' (two): the count sets the points ('175 points for four +35 points per extra') and the
+    character joins the Raptors (TP 2.1.1)."""
+    tanks = "netea:imperial-guard-steel-legion/super-heavy-tank-platoon"
+    assert [p.text for p in ue.library_picks()[tanks].alternatives] == ["One Baneblade or Shadowsword"]
+    assert ue.formation_entry(tanks, "attacker")["units"] == [{"unit": "netea:baneblade", "count": 1, "engaged": "bc"}]
+    assert ue.formation_entry(tanks, "attacker", chosen=["Shadowsword"])["units"][0]["unit"] == "netea:shadowsword"
+    raptors = ue.formation_entry("netea:chaos-space-marine-black-legion/raptor-cult", "attacker",
+                                 chosen=["6 Raptors", "Sorcerer Lord"])
+    assert raptors["units"] == [{"unit": "netea:raptors", "count": 6, "engaged": "bc",
+                                 "characters": ["netea:sorcerer-lord"]}]
+    assert raptors["points"] == 175 + 2 * 35
+    with pytest.raises(ue.EditError, match="'Leman Russ' is not a choice of 'One Baneblade or Shadowsword'; "
+                                           "allowed: Baneblade, Shadowsword"):
+        ue.formation_entry(tanks, "attacker", chosen=["Leman Russ"])
+    with pytest.raises(ue.EditError, match="0 choices given; allowed: one for each of 1"):
+        ue.formation_entry(tanks, "attacker", chosen=[])
+
+
+def test_every_option_of_every_choice_row_is_a_setup_the_model_accepts():
+    """Each choice row with each option of its parts (and its count choice's lowest total) loads as a setup;
+    aircraft and spacecraft rows are turn formations (the model refuses them in an assault, in one sentence)."""
+    from wargame_odds.analysis.epic.library.formations import _flies
+
+    built = 0
+    for ref, pick in ue.library_picks().items():
+        if not (pick.choice or pick.alternatives):
+            continue
+        for k in range(max([len(p.options) for p in pick.alternatives] or [1])):
+            chosen = [p.options[min(k, len(p.options) - 1)].label for p in pick.alternatives]
+            picked = {pick.choice.allowed[0]: pick.choice.low} if pick.choice else {}
+            entry = ue.formation_entry(ref, "attacker", picked, chosen=chosen)
+            if all(_flies(g["unit"].removeprefix("netea:")) for g in entry["units"]):
+                continue
+            enemy = ue.formation_entry(WARBAND, "defender") | {"name": "Enemy"}
+            Setup("epic", {"system": "epic", "title": "t", "units": {}, "formations": [entry, enemy]}).model()
+            built += 1
+    assert built > 100
+
+
 def test_add_unit_searches_the_library_and_adds_a_group_where_the_player_says():
     data = _library_setup()
     army_units = ue.unit_options(data, "", "netea:space-marine-codex-astartes")
@@ -137,8 +178,72 @@ def test_editing_a_library_units_profile_makes_this_formations_own_copy():
         ue.set_weapon_count(data, 0, key, line, 0)
 
 
+def test_special_rules_are_toggles_in_player_words_on_this_formations_copy():
+    """Every rule the engine models (special_rules.toml [modelled]) is a toggle named in words ("Reinforced
+    Armour"); switching one on a library unit edits this formation's copy, as the other profile edits do."""
+    from wargame_odds.analysis.epic.profiles import special_rule_catalogue
+
+    assert sorted(ue.special_rules().values()) == sorted(special_rule_catalogue()["modelled"])
+    assert ue.special_rules()["Invulnerable Save"] == "invulnerable-save"
+    data = _library_setup()
+    key = ue.set_special_rule(data, 0, "netea:tactical", "fearless", True)
+    assert key == "Tactical (edited)"
+    assert ue.set_special_rule(data, 0, key, "invulnerable-save", True) == key
+    assert data["units"][key]["special"] == ["fearless", "invulnerable-save"]
+    ue.set_special_rule(data, 0, key, "fearless", False)
+    model = Setup("epic", data).model()
+    assert model.units[key].special == ["invulnerable-save"]
+    assert "special" not in ue.profile({}, "netea:tactical")  # the library's profile is unchanged
+    with pytest.raises(ue.EditError, match="'walker' is not a rule the page sets; allowed: .*Reinforced Armour"):
+        ue.set_special_rule(data, 0, key, "walker", True)
+
+
+def test_a_war_engines_damage_capacity_and_void_shields():
+    """A Warhound's damage capacity and void shields (TP 3.1, TP-SR Imperial Void Shields); only a war engine
+    has them."""
+    data = _library_setup()
+    ue.add_group(data, 0, "netea:warhound-class-titan", 1, "bc")
+    key = ue.set_war_engine_value(data, 0, "netea:warhound-class-titan", "damage_capacity", 5)
+    assert ue.set_war_engine_value(data, 0, key, "void_shields", 0) == key
+    model = Setup("epic", data).model()
+    assert (model.units[key].damage_capacity, model.units[key].void_shields) == (5, 0)
+    assert ue.profile({}, "netea:warhound-class-titan")["damage_capacity"] == 3
+    with pytest.raises(ue.EditError, match="only a war engine has damage capacity; Tactical is INF"):
+        ue.set_war_engine_value(data, 0, "netea:tactical", "damage_capacity", 2)
+    with pytest.raises(ue.EditError, match="allowed: a whole number from 1 to 20"):
+        ue.set_war_engine_value(data, 0, key, "damage_capacity", 0)
+    with pytest.raises(ue.EditError, match="allowed: damage_capacity, void_shields"):
+        ue.set_war_engine_value(data, 0, key, "shadowfields", 1)
+
+
+def test_a_character_joins_a_group_and_comes_off_again():
+    """A Chaplain on the Tacticals (TP 2.1.1: it adds its weapons and abilities to a unit); the army list's
+    characters are offered; a unit that is not a character, a fifth character and a bad index are one message."""
+    data = _library_setup()
+    offered = ue.character_options(data, "netea:space-marine-codex-astartes")
+    assert "netea:chaplain" in offered.values() and "netea:tactical" not in offered.values()
+    ue.add_character(data, 0, 0, "netea:chaplain")
+    assert data["formations"][0]["units"][0]["characters"] == ["netea:chaplain"]
+    model = Setup("epic", data).model()
+    assert model.formations[0].units[0].characters == ["netea:chaplain"]
+    assert model.units["netea:chaplain"].type == "CH"
+    with pytest.raises(ue.EditError, match="'Tactical' is not a character"):
+        ue.add_character(data, 0, 0, "netea:tactical")
+    for _ in range(3):
+        ue.add_character(data, 0, 0, "netea:captain")
+    with pytest.raises(ue.EditError, match="4 characters already; allowed: at most 4"):
+        ue.add_character(data, 0, 0, "netea:captain")
+    ue.remove_character(data, 0, 0, 0)
+    assert data["formations"][0]["units"][0]["characters"] == ["netea:captain"] * 3
+    with pytest.raises(ue.EditError, match=r"characters\[7\]: no such character"):
+        ue.remove_character(data, 0, 0, 7)
+    with pytest.raises(ue.EditError, match=r"units\[9\]: no such group"):
+        ue.add_character(data, 0, 9, "netea:chaplain")
+
+
 def test_the_cli_run_of_the_written_toml_gives_the_apps_digits(tmp_path):
-    """The setup built with every kind of edit, run as the app runs it and as the CLI runs the downloaded TOML
+    """The setup built with every kind of edit (a choice row, a transport, Add unit, armour, a weapon's count, special
+    rules, a character, a war engine's damage capacity), run as the app runs it and as the CLI runs the downloaded TOML
     with the same seed: the same CSV, digit for digit."""
     from wargame_odds.analysis.app import runs
     from wargame_odds.analysis.app.render import render
@@ -149,6 +254,11 @@ def test_the_cli_run_of_the_written_toml_gives_the_apps_digits(tmp_path):
     ue.add_group(data, 0, "netea:devastator", 1, "ff")
     ue.set_profile_value(data, 0, "netea:tactical", "armour", 3)
     ue.set_weapon_count(data, 1, "netea:dark-reapers", 0, 2)
+    ue.set_special_rule(data, 0, "Tactical (edited)", "invulnerable-save", True)
+    ue.set_special_rule(data, 1, "netea:howling-banshees", "fearless", True)
+    ue.add_character(data, 0, 0, "netea:chaplain")
+    ue.add_group(data, 1, "netea:revenant-titan", 1, "bc")
+    ue.set_war_engine_value(data, 1, "netea:revenant-titan", "damage_capacity", 2)
     data["formations"][1]["units"][0]["engaged"] = "ff"
     setup = Setup("epic", data)
     path = tmp_path / "built.toml"
@@ -178,5 +288,5 @@ def test_docs_app_md_gives_the_counts_of_the_formations_the_page_builds():
     picks = ue.library_picks()
     text = " ".join((Path(__file__).parents[2] / "docs" / "app.md").read_text(encoding="utf-8").split())
     assert (f"{len(picks)} of the library's {len(formations())} rows, of which "
-            f"{sum(p.choice is not None for p in picks.values())} are choices") in text
+            f"{sum(p.choice is not None or bool(p.alternatives) for p in picks.values())} are choices") in text
     assert f"and {sum(p.transport for p in picks.values())} take a transport" in text

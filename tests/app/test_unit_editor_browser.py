@@ -36,6 +36,13 @@ def _pick(page, option: str) -> None:
     page.locator("select", has=item).first.select_option(label=item.inner_text())
 
 
+def _toggle(page, name: str):
+    """The check box of the rule ``name`` in the open profile card: the element holding a box and only that name
+    (Bokeh draws the box and its name side by side in the widget's shadow root, with no label element)."""
+    widget = page.locator("*", has=page.locator("input[type=checkbox]"), has_text=re.compile(rf"^\s*{name}\s*$"))
+    return widget.filter(visible=True).last.locator("input[type=checkbox]")
+
+
 def _open_card(page, title: str, nth: int = 0) -> None:
     """Open the ``nth`` collapsed card titled ``title`` (in the order of the formations' cards)."""
     page.locator("button.card-header", has_text=title).filter(visible=True).nth(nth).click()
@@ -109,6 +116,72 @@ def test_a_choice_formation_a_transport_add_unit_and_a_profile_edit_run_as_the_c
     assert groups["Tactical"] == [("Tactical (edited)", 6, "bc"), ("netea:rhino", 3, "bc"),
                                   ("netea:devastator", 2, "ff")]
     assert (data["units"]["Tactical (edited)"]["armour"], data["units"]["Tactical (edited)"]["cc"]) == (3, 3)
+    run = CliRunner().invoke(main, ["epic", str(saved), "-n", str(TRIALS), "--seed", "0"])
+    assert run.exit_code == 0, run.stderr
+    sentences = [line for line in run.stdout.splitlines() if " wins: " in line]
+    assert len(sentences) == 2
+    for sentence in sentences:
+        assert sentence in text
+
+
+def test_a_part_to_choose_special_rules_a_character_and_damage_capacity_run_as_the_cli_runs_them(app_page, tmp_path):
+    """'Between four and eight Raptors, one with a Chaos Lord or Sorcerer Lord character' (two drop-downs) against
+    'One Baneblade or Shadowsword'; the Raptors made Fearless, a Chaos Lord added to them, the Shadowsword's damage
+    capacity set to 4; the downloaded TOML holds each edit and runs in the CLI with the page's sentences."""
+    page = app_page.page
+    shown = page.get_by_text
+    app_page.open(f"?trials={TRIALS}")
+    _button(page, "Start empty").click()
+    expect(shown("List should have at least 2 items", exact=False)).to_be_visible()
+
+    _add_formation(page, "raptor red corsairs", "Raptor Cult · Red Corsairs", "attacker")
+    page.get_by_label("four to eight Raptors", exact=True).select_option(label="6 Raptors")
+    page.get_by_label("Chaos Lord or Sorcerer Lord", exact=True).select_option(label="Sorcerer Lord")
+    _button(page, "attacker").click()
+    _button(page, "Add formation").click()
+    expect(shown("Raptor Cult (attacker)", exact=True)).to_be_visible()
+
+    _add_formation(page, "tank platoon steel legion", "Super-heavy Tank Platoon · Armageddon Steel Legion", "defender")
+    page.get_by_label("One Baneblade or Shadowsword", exact=True).select_option(label="Shadowsword")
+    _button(page, "defender").click()
+    _button(page, "Add formation").click()
+    expect(shown("Super-heavy Tank Platoon (defender)", exact=True)).to_be_visible()
+    assert app_page.message() == ""
+
+    # a character on the Raptors: Add character in the Raptors' card
+    _open_card(page, "Add a unit to this formation", nth=0)
+    page.get_by_label("character", exact=True).filter(visible=True).first.select_option(
+        label="Chaos Lord · netea:chaos-lord")
+    _button(page, "Add character").click()
+    expect(_button(page, "✕ Chaos Lord")).to_be_visible()
+
+    # special rules: the Raptors Fearless (the card stays open on the formation's own copy)
+    _open_card(page, "Profile: Raptors")
+    _toggle(page, "Fearless").check()
+    expect(shown("Profile: Raptors (edited)", exact=True)).to_be_visible()
+    expect(_toggle(page, "Fearless")).to_be_checked()
+
+    # the Shadowsword's damage capacity
+    _open_card(page, "Profile: Shadowsword")
+    _type(page, "damage capacity", 4)
+    expect(shown("Profile: Shadowsword (edited)", exact=True)).to_be_visible()
+    assert app_page.message() == ""
+
+    text = app_page.run()
+    assert "Raptor Cult (attacker) assaults Super-heavy Tank Platoon (defender)." in text
+    with page.expect_download() as download:
+        _button(page, "Download setup (TOML)").click()
+    saved = tmp_path / "built.toml"
+    download.value.save_as(saved)
+    data = tomllib.loads(saved.read_text(encoding="utf-8"))
+    formations = {f["name"]: f for f in data["formations"]}
+    raptors = formations["Raptor Cult"]
+    assert raptors["points"] == 245
+    assert raptors["units"] == [{"unit": "Raptors (edited)", "count": 6, "engaged": "bc",
+                                 "characters": ["netea:sorcerer-lord", "netea:chaos-lord"]}]
+    assert "fearless" in data["units"]["Raptors (edited)"]["special"]
+    assert formations["Super-heavy Tank Platoon"]["units"][0]["unit"] == "Shadowsword (edited)"
+    assert data["units"]["Shadowsword (edited)"]["damage_capacity"] == 4
     run = CliRunner().invoke(main, ["epic", str(saved), "-n", str(TRIALS), "--seed", "0"])
     assert run.exit_code == 0, run.stderr
     sentences = [line for line in run.stdout.splitlines() if " wins: " in line]

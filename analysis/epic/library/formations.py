@@ -167,8 +167,18 @@ def expand_formation(entry: dict, where: str) -> dict:
                          f"{', '.join(close) or PREFIX + 'LIST/FORMATION'} (list them with: "
                          "wargame-odds formations search WORD)")
     if form.problem is not None:
-        raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built: "
-                         f"{form.problem}; allowed: buildable formations, or its units listed yourself")
+        from .choices import choice_rows  # a choice row: the player names the choice
+
+        row = choice_rows().get(ref)
+        allowed = "buildable formations, or its units listed yourself"
+        if row is not None:
+            parts = "; ".join(f"{p.text}: {', '.join(o.label for o in p.options)}" for p in row.parts
+                              if len(p.options) > 1)
+            allowed = ("choose = [one option of each part] (" + parts + ")" if parts else "") + \
+                (" and " if parts and row.choice else "") + \
+                ("picks = {unit = count, ...} of " + ", ".join(row.choice.allowed) if row.choice else "")
+        raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built as it is: "
+                         f"{form.problem}; allowed: {allowed}")
     hosts = dict(form.characters)
     groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
                **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
