@@ -26,9 +26,9 @@ NO_ROLL = "–"  # a profile field's choice for "no such attack" (or no armour s
 def library_choices() -> dict[str, str]:
     """Label ("Warband · Ork War Horde · 200 pts") → reference of every library formation the engine can build."""
     from ..epic.library.formations import formation_status, formations
-    from ..epic.library.netea import army_lists
+    from ..epic.library.netea import army_lists, army_name
 
-    armies = {a["id"]: a.get("name") or a["id"] for a in army_lists()}
+    armies = {a["id"]: army_name(a) for a in army_lists()}
     out = {}
     for ref, f in formations().items():
         if formation_status(f) == "ok":
@@ -41,9 +41,9 @@ def library_choices() -> dict[str, str]:
 def picker_choices() -> dict[str, str]:
     """Label → reference of every library formation the Epic tab builds: the buildable ones, those with an
     optional transport ("· plus transport") and the choice rows ("· pick 8 of 3 kinds")."""
-    from ..epic.library.netea import army_lists
+    from ..epic.library.netea import army_lists, army_name
 
-    armies = {a["id"]: a.get("name") or a["id"] for a in army_lists()}
+    armies = {a["id"]: army_name(a) for a in army_lists()}
     out = {}
     for ref, pick in unit_editor.library_picks().items():
         points = f"{pick.points} pts" if pick.points is not None else "points not listed"

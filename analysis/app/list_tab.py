@@ -49,10 +49,10 @@ def _cli_option(name: str) -> click.ParamType:
 @cache
 def army_choices() -> dict[str, str]:
     """Label ("Codex Astartes") → reference (``netea:space-marine-codex-astartes``) of every NetEA army list."""
-    from ..epic.library.netea import army_lists
+    from ..epic.library.netea import army_lists, army_name
 
-    lists = sorted(army_lists(), key=lambda a: str(a.get("name") or a["id"]).lower())
-    return {f"{a.get('name') or a['id']} ({a['id']})": f"netea:{a['id']}" for a in lists}
+    lists = sorted(army_lists(), key=lambda a: army_name(a).lower())
+    return {f"{army_name(a)} ({a['id']})": f"netea:{a['id']}" for a in lists}
 
 
 @cache

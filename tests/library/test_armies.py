@@ -140,3 +140,18 @@ def test_initiative_exception_naming_the_library_formation_type():
     assert _names_type("Tzeentch Doomwing, Tzeentch Firelord and Traitor Navy aircraft formations",
                        "Tzeentch Doomwings")
     assert not _names_type("All Mechanicus ally formations, except for Cataphractii", "Cataphractii")
+
+
+def test_army_names_read_without_the_datas_markup():
+    """The data writes "13<sup>th</sup> Black Crusade"; pickers show "13th Black Crusade" (user text is data)."""
+    from wargame_odds.analysis.app.epic_tab import picker_choices
+    from wargame_odds.analysis.app.list_tab import army_choices
+    from wargame_odds.analysis.epic.library.netea import army_lists, army_name
+
+    crusade = next(a for a in army_lists() if "<sup>" in a.get("name", ""))
+    assert army_name(crusade).startswith("13th Black Crusade")
+    assert army_name({"id": "x", "name": "A &amp; B"}) == "A & B"
+    assert army_name({"id": "plain-id"}) == "plain-id"
+    labels = list(army_choices()) + list(picker_choices())
+    assert any("13th Black Crusade" in label for label in labels)
+    assert not any("<" in label or ">" in label for label in labels)

@@ -9,7 +9,9 @@ classified into the engine's kinds, in ``netea_criticals.toml``.
 """
 from __future__ import annotations
 
+import html
 import json
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -55,6 +57,12 @@ def weapons() -> dict[str, dict]:
 @cache
 def army_lists() -> list[dict]:
     return _data("army_lists.json")
+
+
+def army_name(army_list: dict) -> str:
+    """An army list's name as a player reads it: the data's HTML markup taken out ("13<sup>th</sup> Black Crusade"
+    reads "13th Black Crusade"), its id where it has no name."""
+    return html.unescape(re.sub(r"<[^>]*>", "", str(army_list.get("name") or ""))).strip() or army_list["id"]
 
 
 @cache
