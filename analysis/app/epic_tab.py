@@ -251,7 +251,7 @@ class EpicTab(ScenarioTab):
         count.param.watch(lambda event: self.draft.set(path + ("count",), event.new), "value")
         engaged = pn.widgets.Select(options=ENGAGEMENTS, value=group.get("engaged", "out"), width=140)
         engaged.param.watch(lambda event: self.draft.set(path + ("engaged",), event.new), "value")
-        split = pn.widgets.Button(label="Split", color="light", width=55,
+        split = pn.widgets.Button(label="Split", color="light", width=50,
                                   description="Move one unit of this group into a group of its own")
         split.on_click(lambda event: self._split(i, j))
         remove = pn.widgets.Button(label="✕", color="light", width=40, description="Remove this group")
@@ -262,8 +262,9 @@ class EpicTab(ScenarioTab):
                                        description=f"Take {visible(name)} off this group")
             button.on_click(lambda event, k=k: self._edit(unit_editor.remove_character, i, j, k))
             off.append(button)
-        return pn.Row(pn.pane.HTML(safe_html(text), width=95, margin=(12, 5, 0, 10)), count, engaged, split, remove,
-                      *off)
+        # a FlexBox wraps the characters' buttons onto a second line on a narrow card instead of past its edge
+        return pn.FlexBox(pn.pane.HTML(safe_html(text), width=80, margin=(12, 5, 0, 10)), count, engaged, split,
+                          remove, *off, flex_wrap="wrap", sizing_mode="stretch_width")
 
     def _add_unit(self, i: int, formation: dict):
         """Add unit: search the library (the formation's army list's units when the box is empty), how many,
@@ -292,7 +293,8 @@ class EpicTab(ScenarioTab):
         return self._keep_open(card("Add a unit to this formation", search, found, pn.Row(count, engaged, add),
                                     pn.pane.HTML("<b>A character</b> joins a group's first unit: its weapons and "
                                                  "abilities are added to that unit", margin=(5, 10, 0, 10)),
-                                    pn.Row(host, character, attach)), i, "add")
+                                    pn.FlexBox(host, character, attach, flex_wrap="wrap", sizing_mode="stretch_width")),
+                               i, "add")
 
     def _profile(self, i: int, key: str):
         """The fields of unit ``key``'s profile a player changes: armour, CC, FF and each weapon line's count."""
@@ -325,7 +327,7 @@ class EpicTab(ScenarioTab):
                                                                 event.new), "value")
             toggles.append(box)
         body = [pn.GridBox(*fields, ncols=3), pn.pane.HTML("<b>Special rules</b>", margin=(5, 10, 0, 10)),
-                pn.GridBox(*toggles, ncols=3)]
+                pn.FlexBox(*toggles, flex_wrap="wrap", sizing_mode="stretch_width")]
         if unit_editor.is_transport(self.draft.data, key):
             body.append(pn.pane.HTML(f"<small>{safe_html(TRANSPORT_NOTE)}</small>", margin=(0, 10)))
         return self._keep_open(card(f"Profile: {unit_label(key)}", *body), i, key)
