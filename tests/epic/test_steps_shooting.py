@@ -17,7 +17,7 @@ from wargame_odds.kernels.epic import block
 from wargame_odds.kernels.epic.layout import (
     LANES)
 from wargame_odds.kernels.epic.shoot_plain import _plain_attack
-from wargame_odds.kernels.epic.shooting import _shoot_lane, shoot_lanes
+from wargame_odds.kernels.epic.shooting import _lane_by_lane, shoot_lanes
 from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import (AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NO_ATTACK, NONE)
 from wargame_odds.kernels.epic.units import _clear_unit
@@ -74,14 +74,7 @@ def _kernel_attack(tb, st, tt, lane_by_lane, hp, bm, broken, res, rs):
     shot = _attack(0, LANES, 0, 1, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE, False)
     plain = _plain_attack(tb, tt, 0, 1, AP_AT_AUTO, sc.ushots)[0]
     nd = 0
-    if lane_by_lane:
-        for l in range(LANES):
-            if sc.lane_mod[l] != NO_ATTACK:
-                for r in range(3):
-                    sc.res[r * LANES + l] = 0
-                nd += _shoot_lane(tb, st, tt, sc, shot, l)
-    else:
-        nd = shoot_lanes(tb, st, tt, sc, shot)
+    nd = _lane_by_lane(tb, st, tt, sc, shot) if lane_by_lane else shoot_lanes(tb, st, tt, sc, shot)
     for i in range(st.hp.size):
         hp[i] = st.hp[i]
     for i in range(st.bm.size):
