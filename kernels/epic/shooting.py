@@ -16,14 +16,14 @@ turn's tables ``tt``, the shooting's scratch ``sc`` and the attack ``shot`` (war
 it needs them.
 """
 from .access import _at, kernel_function
-from .breaks import _break, _fails_break_test
-from .layout import LANES, NO_ROLL
+from .breaks import _break, _fails_break
+from .layout import F_COLS, F_TSKNF, LANES, NO_ROLL, U_COLS, U_DC
 from .shoot_allocation import _allocation_step, _barrage_only_step, _barrage_step, _step_has_hits
 from .shoot_fire import _barrage, _direct_fire, _exposed_units, _fire_team, _line_kinds
 from .shoot_hits import _broken_hits, _place
 from .shoot_plain import _plain_attack, _plain_lanes
 from .turn_layout import ACC_KILLS, ACC_MARKERS, ACC_PLACED, NO_ATTACK
-from .units import _any_living
+from .units import _any_living, _cell
 
 
 @kernel_function
@@ -35,18 +35,34 @@ def _markers(tb, st, tt, sc, shot, l, n):
 
 
 @kernel_function
+def _fails_after_attack(hp, fu, fb, units, forms, bm, f, l):
+    """Has formation ``f`` a living unit in lane ``l``, and does it fail its break test (:func:`_fails_break`: its BMs
+    against its size, the living units' damage capacity, TP 1.9.7)?  The living units are counted front to back only
+    while the BMs could still break it (the size only grows: at a few BMs the first units settle it)."""
+    markers = _at(bm, f * LANES + l)
+    tsknf = _cell(forms, f, F_COLS, F_TSKNF) != 0
+    size = 0
+    for k in range(_at(fb, f), _at(fb, f + 1)):
+        u = _at(fu, k)
+        if _at(hp, u * LANES + l) > 0:
+            size += _cell(units, u, U_COLS, U_DC)
+            if not _fails_break(markers, size, tsknf):
+                return False
+    return size > 0
+
+
+@kernel_function
 def _break_checks(tb, st, sc, shot, l, was_broken):
-    """§3.11 the break check of a target that was not broken, once the whole attack is over; then of the formations
-    a splash put BMs on (TP 1.9.7, 1.13.2).  Returns the dice rolled."""
+    """§3.11 the break check (:func:`_fails_after_attack`) of a target that was not broken, once the whole attack is
+    over; then of the formations a splash put BMs on (TP 1.9.7, 1.13.2).  Returns the dice rolled."""
     L = LANES
     target = shot.target
     nd = 0
-    if not was_broken and _any_living(st.hp, tb.fu, tb.fb, target, l) \
-            and _fails_break_test(st.hp, tb.fu, tb.fb, tb.units, tb.forms, st.bm, target, l):
+    if not was_broken and _fails_after_attack(st.hp, tb.fu, tb.fb, tb.units, tb.forms, st.bm, target, l):
         nd += _break(tb, st, l, target)
     for g in range(tb.forms.shape[0]):
-        if sc.spl[g] and not _at(st.broken, g * L + l) and _any_living(st.hp, tb.fu, tb.fb, g, l) \
-                and _fails_break_test(st.hp, tb.fu, tb.fb, tb.units, tb.forms, st.bm, g, l):
+        if sc.spl[g] and not _at(st.broken, g * L + l) \
+                and _fails_after_attack(st.hp, tb.fu, tb.fb, tb.units, tb.forms, st.bm, g, l):
             nd += _break(tb, st, l, g)
     return nd
 
@@ -116,8 +132,9 @@ def shoot_lanes(tb, st, tt, sc, shot):
     """One shooting attack of formation ``shot.shooter`` at ``shot.target`` in each lane ``l`` of ``shot.l0..l1``
     whose ``sc.lane_mod[l]`` (its to-hit modifier) is not NO_ATTACK, with its cover ``sc.lane_cover[l]`` and cover
     save ``sc.lane_cs[l]`` (§3; wargame_odds.analysis.epic.shooting.shoot): a plain attack (:func:`_plain_attack`) in
-    lock-step (:func:`_plain_lanes`), any other lane by lane (:func:`_lane_by_lane`), each lane from its own stream.  The
-    lane's hits, kills and BMs placed go to ``sc.res[l]``, ``res[L + l]``, ``res[2L + l]``.  Returns the dice rolled."""
+    lock-step (:func:`_plain_lanes`), any other lane by lane (:func:`_lane_by_lane`), each lane from its own stream.
+    The lane's hits, kills and BMs placed go to ``sc.res[l]``, ``res[L + l]``, ``res[2L + l]``.  Returns the dice
+    rolled."""
     plain = _plain_attack(tb, tt, shot.shooter, shot.target, shot.ap_at, sc.ushots)
     if plain[0]:
         return _plain_lanes(tb, st, tt, sc, shot, plain)
