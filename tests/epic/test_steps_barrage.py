@@ -27,7 +27,7 @@ from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NONE
 from wargame_odds.kernels.epic.units import _any_living, _clear_unit
 
-from epic_step_state import L, _start
+from epic_step_state import L, _turn_outcome
 
 #: A barrage line of each shooter (three of them: 6 BP, two templates, TP 1.9.8) and its variants.
 BARRAGE = {"name": "launcher", "range": 45, "bp": 2}
@@ -63,13 +63,12 @@ def _barrage_state(weapons: list[dict], target: list[tuple[str, int]]):
 
 
 @njit(cache=True, _nrt=False)
-def _kernel_barrage_steps(tb, st, tt, lean, hp, bm, res, rs):
+def _kernel_barrage_steps(tb, st, tt, lean, res):
     """Crafted states (lane ``l``: the target in cover with a 4+ cover save when ``l % 3 == 0``, its first
     ``l % 11`` units destroyed, the shooters' BMs ``l % 4``), then in every lane the barrage of formation 0 at
     formation 1 (who fires, the exposed units, ``_barrage``: its hits listed) and its two allocation steps, each
     ``_barrage_step`` when ``lean``, else ``_allocation_step``.  Returns (every step held only barrage hits on units
-    that are not war engines, dice rolled); the lanes' hit points, BMs, the attack's hits, kills, BMs booked and
-    first-kill flags, and generator states after in the other arguments."""
+    that are not war engines, dice rolled); the attack's hits, kills, BMs booked and first-kill flags in ``res``."""
     sc = shot_scratch(tb, tt, st.tscr)
     shot = _attack(0, LANES, 0, 1, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE, False)
     t0, t1 = tb.fb[1], tb.fb[2]
@@ -103,20 +102,11 @@ def _kernel_barrage_steps(tb, st, tt, lean, hp, bm, res, rs):
         res[L + l] = sc.acc[1]
         res[2 * L + l] = sc.acc[3]
         res[3 * L + l] = sc.acc[4]
-    for i in range(st.hp.size):
-        hp[i] = st.hp[i]
-    for i in range(st.bm.size):
-        bm[i] = st.bm[i]
-    for i in range(st.rs.size):
-        rs[i] = st.rs[i]
     return only, nd
 
 
 def _steps_outcome(tb, tt, st, lean: bool, seed: int):
-    _start(tb, st, np.uint64(seed))
-    st.tscr[:] = 0
-    out = tuple(np.zeros(a.size, a.dtype) for a in (st.hp, st.bm, np.zeros(4 * L, np.int64), st.rs))
-    only, nd = _kernel_barrage_steps(tb, st, tt, lean, *out)
+    (only, nd), out = _turn_outcome(_kernel_barrage_steps, tb, tt, st, lean, seed, 4)
     return only, nd, out
 
 
@@ -137,7 +127,7 @@ def test_barrage_hits_resolved_on_their_units_as_the_allocation_step_does_tp_1_9
         assert nd == nd_full > 0
         for got, expected in zip(lean, full):
             np.testing.assert_array_equal(got, expected)
-        assert lean[2][L:2 * L].sum() > 0  # some kills
+        assert lean[3][L:2 * L].sum() > 0  # some kills
 
 
 def test_a_barrage_on_a_war_engine_takes_the_full_allocation_step_tp_3_2_1():
