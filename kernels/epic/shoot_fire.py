@@ -190,11 +190,15 @@ def _barrage_points(st, tt, sc, l, nf):
             if first_line == NONE:
                 first_line = w
             for _ in range(_cell(wpn, w, WP_COLS, WP_COUNT)):
-                shots, k2 = _amount(st.rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], wpn[w, WP_SHOTS])
-                nd += k2
-                for _ in range(shots):
-                    points, k2 = _amount(st.rs, l, wpn[w, WP_BP_N], wpn[w, WP_BP_SIDES], wpn[w, WP_BP])
+                shots = wpn[w, WP_SHOTS]
+                if wpn[w, WP_SHOTS_N]:  # dice shots (the call only where there are dice: it would roll none)
+                    shots, k2 = _amount(st.rs, l, wpn[w, WP_SHOTS_N], wpn[w, WP_SHOTS_SIDES], shots)
                     nd += k2
+                for _ in range(shots):
+                    points = wpn[w, WP_BP]
+                    if wpn[w, WP_BP_N]:  # dice barrage points
+                        points, k2 = _amount(st.rs, l, wpn[w, WP_BP_N], wpn[w, WP_BP_SIDES], points)
+                        nd += k2
                     bp += points
             every &= H_SNIPER * wpn[w, WP_SNIPER] + H_DISRUPT * wpn[w, WP_DISRUPT] + H_LANCE * wpn[w, WP_LANCE] \
                 + H_IC * wpn[w, WP_IC]

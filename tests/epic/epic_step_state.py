@@ -43,6 +43,17 @@ def _state(compiled, seed: int = 0):
     return tb, st
 
 
+
+def _turn_outcome(kernel, tb, tt, st, flag, seed: int, n_res: int):
+    """A turn step's run from the start of a trial in every lane (:func:`_start` keyed by ``seed``, the turn's
+    scratch zeroed): ``kernel(tb, st, tt, flag, res)``, ``res`` the ``n_res`` rows of per-lane results it fills.
+    Returns (its answer, copies of the hit points, BMs, broken flags, ``res`` and generator states after)."""
+    _start(tb, st, np.uint64(seed))
+    st.tscr[:] = 0
+    res = np.zeros(n_res * L, np.int64)
+    answer = kernel(tb, st, tt, flag, res)
+    return answer, tuple(a.copy() for a in (st.hp, st.bm, st.broken, res, st.rs))
+
 # -- allocation: one round-robin per hit kind, war-engine blocks, restricted hits (exact) ----------------------
 
 

@@ -1,6 +1,8 @@
 """Step tests of the barrage in ``kernels/epic/shooting.py``: an allocation step whose hits are all barrage hits on
 units that are not war engines (``_barrage_step``) against the full allocation step (``_allocation_step``), and
-which weapon lines the units that fire carry (``_line_kinds``: a barrage alone makes no direct-fire call).
+which weapon lines the units that fire carry (``_line_kinds``: a barrage alone makes no direct-fire call), and the
+break check after an attack (``shooting._fails_after_attack``, which counts the living units only while the BMs could
+still break the formation) against the full break test.
 
 A step runs through a small jitted wrapper here (the kernel's helpers are called from jitted code only) on the
 state of a block whose lanes all begin a trial (``epic_step_state``); exact (same hit points, BMs booked, kills,
@@ -15,15 +17,17 @@ from numba import njit
 
 from wargame_odds.analysis.epic.engine import KernelArrays
 from wargame_odds.kernels.epic import block
-from wargame_odds.kernels.epic.layout import LANES, NO_ROLL
+from wargame_odds.kernels.epic.breaks import _fails_break_test
+from wargame_odds.kernels.epic.layout import F_TSKNF, LANES, NO_ROLL
 from wargame_odds.kernels.epic.shoot_allocation import (_allocation_step, _barrage_only_step, _barrage_step,
                                                         _step_has_hits)
 from wargame_odds.kernels.epic.shoot_fire import _barrage, _exposed_units, _fire_team, _line_kinds
+from wargame_odds.kernels.epic.shooting import _fails_after_attack
 from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NONE
-from wargame_odds.kernels.epic.units import _clear_unit
+from wargame_odds.kernels.epic.units import _any_living, _clear_unit
 
-from epic_step_state import L, _start
+from epic_step_state import L, _turn_outcome
 
 #: A barrage line of each shooter (three of them: 6 BP, two templates, TP 1.9.8) and its variants.
 BARRAGE = {"name": "launcher", "range": 45, "bp": 2}
@@ -59,13 +63,12 @@ def _barrage_state(weapons: list[dict], target: list[tuple[str, int]]):
 
 
 @njit(cache=True, _nrt=False)
-def _kernel_barrage_steps(tb, st, tt, lean, hp, bm, res, rs):
+def _kernel_barrage_steps(tb, st, tt, lean, res):
     """Crafted states (lane ``l``: the target in cover with a 4+ cover save when ``l % 3 == 0``, its first
     ``l % 11`` units destroyed, the shooters' BMs ``l % 4``), then in every lane the barrage of formation 0 at
     formation 1 (who fires, the exposed units, ``_barrage``: its hits listed) and its two allocation steps, each
     ``_barrage_step`` when ``lean``, else ``_allocation_step``.  Returns (every step held only barrage hits on units
-    that are not war engines, dice rolled); the lanes' hit points, BMs, the attack's hits, kills, BMs booked and
-    first-kill flags, and generator states after in the other arguments."""
+    that are not war engines, dice rolled); the attack's hits, kills, BMs booked and first-kill flags in ``res``."""
     sc = shot_scratch(tb, tt, st.tscr)
     shot = _attack(0, LANES, 0, 1, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE, False)
     t0, t1 = tb.fb[1], tb.fb[2]
@@ -99,20 +102,11 @@ def _kernel_barrage_steps(tb, st, tt, lean, hp, bm, res, rs):
         res[L + l] = sc.acc[1]
         res[2 * L + l] = sc.acc[3]
         res[3 * L + l] = sc.acc[4]
-    for i in range(st.hp.size):
-        hp[i] = st.hp[i]
-    for i in range(st.bm.size):
-        bm[i] = st.bm[i]
-    for i in range(st.rs.size):
-        rs[i] = st.rs[i]
     return only, nd
 
 
 def _steps_outcome(tb, tt, st, lean: bool, seed: int):
-    _start(tb, st, np.uint64(seed))
-    st.tscr[:] = 0
-    out = tuple(np.zeros(a.size, a.dtype) for a in (st.hp, st.bm, np.zeros(4 * L, np.int64), st.rs))
-    only, nd = _kernel_barrage_steps(tb, st, tt, lean, *out)
+    (only, nd), out = _turn_outcome(_kernel_barrage_steps, tb, tt, st, lean, seed, 4)
     return only, nd, out
 
 
@@ -133,7 +127,7 @@ def test_barrage_hits_resolved_on_their_units_as_the_allocation_step_does_tp_1_9
         assert nd == nd_full > 0
         for got, expected in zip(lean, full):
             np.testing.assert_array_equal(got, expected)
-        assert lean[2][L:2 * L].sum() > 0  # some kills
+        assert lean[3][L:2 * L].sum() > 0  # some kills
 
 
 def test_a_barrage_on_a_war_engine_takes_the_full_allocation_step_tp_3_2_1():
@@ -158,3 +152,35 @@ def test_line_kinds_of_the_units_that_fire_tp_1_9_1_1_9_8(weapons, kinds):
     alone makes no direct-fire call (it would roll no die)."""
     tb, tt, _ = _barrage_state(weapons, TARGETS["infantry"])
     assert _kernel_line_kinds(tt, np.ascontiguousarray(tb.fu[tb.fb[0]:tb.fb[1]], np.int64)) == kinds
+
+
+@njit(cache=True, _nrt=False)
+def _kernel_break_checks(hp, fu, fb, units, forms, bm, f, counted, full):
+    """Formation ``f``'s break check after an attack in every lane: ``_fails_after_attack`` into ``counted``, the
+    full test (a living unit, BMs against the whole size) into ``full``."""
+    for l in range(LANES):
+        counted[l] = _fails_after_attack(hp, fu, fb, units, forms, bm, f, l)
+        full[l] = _any_living(hp, fu, fb, f, l) and _fails_break_test(hp, fu, fb, units, forms, bm, f, l)
+
+
+@pytest.mark.parametrize("tsknf", [False, True])
+def test_break_check_after_an_attack_counts_only_what_it_needs_tp_1_9_7(tsknf):
+    """TP 1.9.7 (a formation breaks when its BMs reach its size, its living units, a war engine counting its
+    damage capacity, TP 3.3.3), TP-SR They Shall Know No Fear (twice its size), epic-shooting §3.11 (only a formation
+    with a living unit is tested): ``_fails_after_attack``, which stops counting once the BMs cannot break the
+    formation, decides as the full test does, lane by lane, on crafted states (four Guardians, a war engine of DC 3,
+    four Guardians; each unit alive at random, from 5 % to 95 % of them by round, 0 to 15 BMs)."""
+    tb, _, st = _barrage_state([BARRAGE], TARGETS["with a war engine"])
+    forms = tb.forms.copy()
+    forms[1, F_TSKNF] = tsknf
+    rng = np.random.default_rng(1)
+    breaks = 0
+    for i in range(20):
+        hp = np.where(rng.random(st.hp.size) < 0.05 + 0.9 * i / 19, 1, 0).astype(st.hp.dtype)
+        bm = rng.integers(0, 16, st.bm.size).astype(st.bm.dtype)
+        counted = np.zeros(L, np.bool_)
+        full = np.zeros(L, np.bool_)
+        _kernel_break_checks(hp, tb.fu, tb.fb, tb.units, forms, bm, 1, counted, full)
+        np.testing.assert_array_equal(counted, full)
+        breaks += int(full.sum())
+    assert 0 < breaks < 20 * L

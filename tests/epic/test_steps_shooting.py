@@ -17,12 +17,12 @@ from wargame_odds.kernels.epic import block
 from wargame_odds.kernels.epic.layout import (
     LANES)
 from wargame_odds.kernels.epic.shoot_plain import _plain_attack
-from wargame_odds.kernels.epic.shooting import _shoot_lane, shoot_lanes
+from wargame_odds.kernels.epic.shooting import _lane_by_lane, shoot_lanes
 from wargame_odds.kernels.epic.turn import _attack, scratch_size, shot_scratch
 from wargame_odds.kernels.epic.turn_layout import (AP_AT_AUTO, DECLARE_AUTO, I_MAX_HITS, NO_ATTACK, NONE)
 from wargame_odds.kernels.epic.units import _clear_unit
 
-from epic_step_state import L, _start
+from epic_step_state import L, _turn_outcome
 
 
 #: Predator Destructors (an AP5+/AT6+ autocannon, two AP5+ heavy bolters) and the lines of a plain attack they are
@@ -54,12 +54,12 @@ def _alike_state(weapons: list[dict]):
 
 
 @njit(cache=True, _nrt=False)
-def _kernel_attack(tb, st, tt, lane_by_lane, hp, bm, broken, res, rs):
+def _kernel_attack(tb, st, tt, lane_by_lane, res):
     """Crafted states (lane ``l``: no attack when ``l % 9 == 8``; the target in cover with a 4+ cover save when
     ``l % 3 == 0``, broken when ``l % 7 == 0``; its first ``l % 13`` units destroyed; the shooters' BMs ``l % 4``),
     then one attack of formation 0 at formation 1 in every lane: ``shoot_lanes`` (the lock-step path where the attack
     is plain), or ``lane_by_lane`` the lane-by-lane path for every lane.  Returns (plain, dice rolled); the lanes'
-    hit points, BMs, broken flags, counted results and generator states after in the other arguments."""
+    counted results (hits, kills, BMs placed) in ``res``."""
     sc = shot_scratch(tb, tt, st.tscr)
     t0, t1 = tb.fb[1], tb.fb[2]
     for l in range(LANES):
@@ -74,31 +74,14 @@ def _kernel_attack(tb, st, tt, lane_by_lane, hp, bm, broken, res, rs):
     shot = _attack(0, LANES, 0, 1, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE, False)
     plain = _plain_attack(tb, tt, 0, 1, AP_AT_AUTO, sc.ushots)[0]
     nd = 0
-    if lane_by_lane:
-        for l in range(LANES):
-            if sc.lane_mod[l] != NO_ATTACK:
-                for r in range(3):
-                    sc.res[r * LANES + l] = 0
-                nd += _shoot_lane(tb, st, tt, sc, shot, l)
-    else:
-        nd = shoot_lanes(tb, st, tt, sc, shot)
-    for i in range(st.hp.size):
-        hp[i] = st.hp[i]
-    for i in range(st.bm.size):
-        bm[i] = st.bm[i]
-        broken[i] = st.broken[i]
+    nd = _lane_by_lane(tb, st, tt, sc, shot) if lane_by_lane else shoot_lanes(tb, st, tt, sc, shot)
     for i in range(3 * LANES):
         res[i] = sc.res[i]
-    for i in range(st.rs.size):
-        rs[i] = st.rs[i]
     return plain, nd
 
 
 def _attack_outcome(tb, tt, st, lane_by_lane: bool, seed: int):
-    _start(tb, st, np.uint64(seed))
-    st.tscr[:] = 0
-    out = tuple(np.zeros(a.size, a.dtype) for a in (st.hp, st.bm, st.broken, np.zeros(3 * L, np.int64), st.rs))
-    plain, nd = _kernel_attack(tb, st, tt, lane_by_lane, *out)
+    (plain, nd), out = _turn_outcome(_kernel_attack, tb, tt, st, lane_by_lane, seed, 3)
     return plain, nd, out
 
 
