@@ -73,6 +73,10 @@ class LinkOnlyLibrary(JITCodeLibrary):
         self._verify_declare_only_symbols()
         self._finalized = True
 
+    def _optimize_final_module(self):
+        """Nothing: the module is linked into its callers unoptimised beyond Numba's function passes, and the entry
+        point's library optimises the whole once (see the module)."""
+
     def _get_module_for_linking(self):
         if self._shared_module is None and self._bitcode is not None:
             self._shared_module = llvm.parse_bitcode(self._bitcode)
