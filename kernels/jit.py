@@ -46,6 +46,7 @@ EXTENDED_MODE_INTERNALS = {
     "numba.core.codegen:JITCodeLibrary._ensure_finalized": ("self",),
     "numba.core.codegen:JITCodeLibrary.get_pointer_to_function": ("self", "name"),
     "numba.core.codegen:JITCodeLibrary._finalize_final_module": ("self",),
+    "numba.core.codegen:JITCodeLibrary._optimize_final_module": ("self",),
     "numba.core.codegen:JITCodeLibrary._get_module_for_linking": ("self",),
     "numba.core.codegen:JITCodeLibrary.serialize_using_object_code": ("self",),
     "numba.core.codegen:JITCPUCodegen.set_env": ("self", "env_name", "env"),

@@ -14,11 +14,13 @@ argument: code Numba lowers, optimises and generates for each helper, and that L
 the functions made with ``from_python=True`` (the kernels' entry points) have them, and calling another one
 from Python raises TypeError.
 
-Nor does LLVM generate a helper's own machine code: a jitted caller links the helper's optimised LLVM module into
-its own and generates the machine code of the whole (the caller's module is optimised again with it, so the
-helper's code is inlined where that pays); the helper's own copy would never run.  A helper's library
-(:class:`LinkOnlyLibrary`) is optimised as Numba does it, then kept for linking only, and cached as the
-bitcode of that module (:class:`LinkOnlyCache`): about a tenth of the Epic kernel's cold compile.
+Nor does LLVM generate a helper's own machine code, nor optimise its module beyond Numba's function passes: a
+jitted caller links the helper's LLVM module (with those of the helpers it calls) into its own, and only an entry
+point's library runs LLVM's module optimisation (inlining, loop vectorisation) and generates machine code, once,
+over the whole; the helper's own copy would never run.  Optimising each helper's module with all it links, as
+Numba does, optimised the deepest helpers once for every level above them: a third of the Epic kernel's assault
+variant's cold compile, half of its turn variant's.  A helper's library (:class:`LinkOnlyLibrary`) is kept for
+linking only, and cached as the bitcode of that module (:class:`LinkOnlyCache`).
 
 Every entry this mode writes to Numba's cache is keyed apart from plain Numba's (:class:`ExtendedFunctionCache`),
 so that a plain-mode run (``WARGAME_ODDS_PLAIN_NUMBA=1``) never loads code this mode compiled, nor this mode
@@ -32,7 +34,7 @@ from numba.core.codegen import JITCodeLibrary
 from numba.core.registry import CPUDispatcher
 
 #: Added to the key of every cache entry of this mode (:class:`ExtendedFunctionCache`).
-CACHE_KEY_TAG = "wargame-odds extended numba mode 1"
+CACHE_KEY_TAG = "wargame-odds extended numba mode 2"
 
 
 def _widened(arg_type: types.Type) -> types.Type:
@@ -72,6 +74,10 @@ class LinkOnlyLibrary(JITCodeLibrary):
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()
         self._finalized = True
+
+    def _optimize_final_module(self):
+        """Nothing: the module is linked into its callers unoptimised beyond Numba's function passes, and the entry
+        point's library optimises the whole once (see the module)."""
 
     def _get_module_for_linking(self):
         if self._shared_module is None and self._bitcode is not None:
