@@ -83,6 +83,14 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
     return dice
 
 
+def unit_assault_dice(trial: Trial, slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
+    """:func:`assault_dice`, worked out once per trial for a slot (a unit rolls them in each step of each round)."""
+    key = (id(slot), in_contact)
+    if key not in trial.assault_dice:  # the slot is kept beside its dice, so that no other slot takes its id
+        trial.assault_dice[key] = (slot, assault_dice(slot, in_contact))
+    return trial.assault_dice[key][1]
+
+
 def supporting_dice(slot: UnitSlot) -> list[AttackDice]:
     """A supporting unit's dice (TP 1.12.6, 2.2.4; spec §4): FF main dice and ``15cm`` lines only;
     first strike gives nothing."""
@@ -124,19 +132,25 @@ def in_contact(trial: Trial, unit: Unit) -> bool:
     """A ``bc`` unit is in contact while it fights in contact and the enemy's assault formations
     have a living unit that does; otherwise it attacks as ``ff`` (TP-FAQ First Strike; TP 2.1.13:
     the enemy in contact with a firefighting skimmer uses FF too; §9.13; spec §1)."""
-    return fights_in_contact(unit.slot) and any(fights_in_contact(u.slot)
-                                                for u in trial.assault_units(1 - unit.slot.side))
+    return fights_in_contact(unit.slot) and enemy_fights_in_contact(trial, unit.slot.side)
+
+
+def enemy_fights_in_contact(trial: Trial, side: int) -> bool:
+    """Whether the enemy's assault formations have a living unit that fights in contact (:func:`in_contact`)."""
+    return any(fights_in_contact(u.slot) for u in trial.assault_units(1 - side))
 
 
 def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hit]:
-    """Every attack of one side in one step (TP 1.12.5, 2.2.4; spec §1)."""
+    """Every attack of one side in one step (TP 1.12.5, 2.2.4; spec §1).  Rolling changes no unit, so
+    whether the enemy fights in contact (:func:`in_contact`) is asked once for the whole side."""
     hits = []
+    enemy_in_contact = enemy_fights_in_contact(trial, side)
     for unit in trial.directly_engaged(side):
-        contact = in_contact(trial, unit)
+        contact = enemy_in_contact and fights_in_contact(unit.slot)
         situation = "in base contact" if contact else (
             "ff" if unit.slot.engaged != BC else "bc, firefight (skimmer / support craft): attacks as ff"
             if unit.slot.firefights else "bc, no enemy fighting in contact: attacks as ff")
-        for dice in assault_dice(unit.slot, contact):
+        for dice in unit_assault_dice(trial, unit.slot, contact):
             if dice.first_strike == first_strike:
                 hits += roll_attack(trial, unit, dice, situation)
     return hits
