@@ -132,8 +132,8 @@ class Trial:
 
     def assault_units(self, side: int) -> list[Unit]:
         """Living units of the side's assault formations, in allocation order."""
-        return [u for u in self.units if u.alive and u.slot.side == side
-                and self.formations[u.slot.formation].role == ENGAGED]
+        assaulting = [f.side == side and f.role == ENGAGED for f in self.formations]  # by formation index
+        return [u for u in self.units if u.alive and assaulting[u.slot.formation]]
 
     def directly_engaged(self, side: int) -> list[Unit]:
         """Living ``bc``/``ff`` units of the side's assault formations (TP 1.12.5; spec §2)."""
