@@ -120,6 +120,10 @@ class Trial:
     # a unit's assault dice, worked out once per trial: (id of its slot, in contact) -> (slot, dice)
     # (reference.assault.unit_assault_dice; a critical replaces a slot, which makes a new key)
     assault_dice: dict = field(default_factory=dict)
+    side_units: tuple[list[Unit], list[Unit]] = field(init=False)  # each side's units, in allocation order
+
+    def __post_init__(self) -> None:
+        self.side_units = tuple([u for u in self.units if u.slot.side == side] for side in range(len(SIDES)))
 
     def say(self, clause: str, text: str) -> None:
         note(self.log, clause, text)
@@ -133,7 +137,7 @@ class Trial:
     def assault_units(self, side: int) -> list[Unit]:
         """Living units of the side's assault formations, in allocation order."""
         assaulting = [f.side == side and f.role == ENGAGED for f in self.formations]  # by formation index
-        return [u for u in self.units if u.alive and assaulting[u.slot.formation]]
+        return [u for u in self.side_units[side] if u.alive and assaulting[u.slot.formation]]
 
     def directly_engaged(self, side: int) -> list[Unit]:
         """Living ``bc``/``ff`` units of the side's assault formations (TP 1.12.5; spec §2)."""
