@@ -83,12 +83,18 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
     return dice
 
 
-def unit_assault_dice(trial: Trial, slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
-    """:func:`assault_dice`, worked out once per trial for a slot (a unit rolls them in each step of each round)."""
-    key = (id(slot), in_contact)
-    if key not in trial.assault_dice:  # the slot is kept beside its dice, so that no other slot takes its id
-        trial.assault_dice[key] = (slot, assault_dice(slot, in_contact))
-    return trial.assault_dice[key][1]
+#: The assault dice last worked out for a slot index and contact, beside the slot they are for: a unit rolls the same
+#: dice in each step of each round of each trial, until a critical replaces its slot (then they are worked out again).
+_LAST_DICE: dict[tuple[int, bool], tuple[UnitSlot, list[AttackDice]]] = {}
+
+
+def unit_assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
+    """:func:`assault_dice`, worked out again only for a slot other than the one they were last worked out for."""
+    key = (slot.index, in_contact)
+    known = _LAST_DICE.get(key)
+    if known is None or known[0] is not slot:
+        known = _LAST_DICE[key] = (slot, assault_dice(slot, in_contact))
+    return known[1]
 
 
 def supporting_dice(slot: UnitSlot) -> list[AttackDice]:
@@ -150,7 +156,7 @@ def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hi
         situation = "in base contact" if contact else (
             "ff" if unit.slot.engaged != BC else "bc, firefight (skimmer / support craft): attacks as ff"
             if unit.slot.firefights else "bc, no enemy fighting in contact: attacks as ff")
-        for dice in unit_assault_dice(trial, unit.slot, contact):
+        for dice in unit_assault_dice(unit.slot, contact):
             if dice.first_strike == first_strike:
                 hits += roll_attack(trial, unit, dice, situation)
     return hits

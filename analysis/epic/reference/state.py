@@ -117,9 +117,6 @@ class Trial:
     count_damage: Callable[[Unit, int, int | None, bool, bool], None] | None = None
     splash_hit: Callable[[Unit, int], None] | None = None
     break_in_end_phase: Callable[[Formation], None] | None = None
-    # a unit's assault dice, worked out once per trial: (id of its slot, in contact) -> (slot, dice)
-    # (reference.assault.unit_assault_dice; a critical replaces a slot, which makes a new key)
-    assault_dice: dict = field(default_factory=dict)
     side_units: tuple[list[Unit], list[Unit]] = field(init=False)  # each side's units, in allocation order
 
     def __post_init__(self) -> None:
