@@ -40,8 +40,8 @@ The war-engine steps (shields, hull damage, criticals, end-phase effects; kernel
 aircraft :mod:`wargame_odds.analysis.epic.aircraft`.
 
 Per-trial state is copied from the compiled scenario (which is never mutated).  Dice: ``rng.randint(1, 6)``,
-D3 = ``rng.randint(1, 3)`` (drawn as ``rng.choice`` of the faces: the same numbers, :mod:`.dice`), trapped draws
-``rng.random()``.  With ``log=`` every roll, allocation, save, modifier and decision is reported as ``"[clause] text"``.
+D3 = ``rng.randint(1, 3)``, trapped draws ``rng.random()``.  With ``log=`` every roll, allocation, save,
+modifier and decision is reported as ``"[clause] text"``.
 
 The names below are those the rest of the project imports from ``wargame_odds.analysis.epic.reference``; the functions
 ``consequences`` and ``end_phase`` shadow the modules of the same name here (import from the modules with
