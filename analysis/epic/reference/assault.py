@@ -134,25 +134,26 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
                 dice.abilities)] * hits
 
 
-def in_contact(trial: Trial, unit: Unit) -> bool:
+def in_contact(unit: Unit, enemy_fights_in_contact: bool) -> bool:
     """A ``bc`` unit is in contact while it fights in contact and the enemy's assault formations
-    have a living unit that does; otherwise it attacks as ``ff`` (TP-FAQ First Strike; TP 2.1.13:
-    the enemy in contact with a firefighting skimmer uses FF too; §9.13; spec §1)."""
-    return fights_in_contact(unit.slot) and enemy_fights_in_contact(trial, unit.slot.side)
+    have a living unit that does (``enemy_fights_in_contact``: :func:`fights_in_contact_on`); otherwise it
+    attacks as ``ff`` (TP-FAQ First Strike; TP 2.1.13: the enemy in contact with a firefighting skimmer uses FF
+    too; §9.13; spec §1)."""
+    return enemy_fights_in_contact and fights_in_contact(unit.slot)
 
 
-def enemy_fights_in_contact(trial: Trial, side: int) -> bool:
-    """Whether the enemy's assault formations have a living unit that fights in contact (:func:`in_contact`)."""
-    return any(fights_in_contact(u.slot) for u in trial.assault_units(1 - side))
+def fights_in_contact_on(trial: Trial, side: int) -> bool:
+    """Whether the side's assault formations have a living unit that fights in contact (:func:`in_contact`)."""
+    return any(fights_in_contact(u.slot) for u in trial.assault_units(side))
 
 
 def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hit]:
     """Every attack of one side in one step (TP 1.12.5, 2.2.4; spec §1).  Rolling changes no unit, so
-    whether the enemy fights in contact (:func:`in_contact`) is asked once for the whole side."""
+    whether the enemy fights in contact is asked once for the whole side."""
     hits = []
-    enemy_in_contact = enemy_fights_in_contact(trial, side)
+    enemy_in_contact = fights_in_contact_on(trial, 1 - side)
     for unit in trial.directly_engaged(side):
-        contact = enemy_in_contact and fights_in_contact(unit.slot)
+        contact = in_contact(unit, enemy_in_contact)
         situation = "in base contact" if contact else (
             "ff" if unit.slot.engaged != BC else "bc, firefight (skimmer / support craft): attacks as ff"
             if unit.slot.firefights else "bc, no enemy fighting in contact: attacks as ff")
