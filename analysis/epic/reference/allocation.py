@@ -34,11 +34,11 @@ def allocate(hits: list[Hit], eligible: list[Unit], damage_of=None) -> list[tupl
     pools = {reach: [h for h in hits if not h.sniper and h.reach == reach]
              for reach in (ANY_TARGET, CONTACT_ONLY, NON_CONTACT_ONLY)}
     passes = {id(u): 0 for u in eligible}
+    own_pools = {id(u): pools[CONTACT_ONLY if fights_in_contact(u.slot) else NON_CONTACT_ONLY] for u in eligible}
 
     def pool_of(unit: Unit) -> list[Hit]:
         """The first non-empty pool ``unit`` may take from, or an empty one."""
-        own = pools[CONTACT_ONLY if fights_in_contact(unit.slot) else NON_CONTACT_ONLY]
-        return own or pools[ANY_TARGET]
+        return own_pools[id(unit)] or pools[ANY_TARGET]
 
     while True:
         takers = [u for u in eligible if pool_of(u)]

@@ -83,6 +83,20 @@ def assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
     return dice
 
 
+#: The assault dice last worked out for a slot index and contact, beside the slot they are for: a unit rolls the same
+#: dice in each step of each round of each trial, until a critical replaces its slot (then they are worked out again).
+_LAST_DICE: dict[tuple[int, bool], tuple[UnitSlot, list[AttackDice]]] = {}
+
+
+def unit_assault_dice(slot: UnitSlot, in_contact: bool) -> list[AttackDice]:
+    """:func:`assault_dice`, worked out again only for a slot other than the one they were last worked out for."""
+    key = (slot.index, in_contact)
+    known = _LAST_DICE.get(key)
+    if known is None or known[0] is not slot:
+        known = _LAST_DICE[key] = (slot, assault_dice(slot, in_contact))
+    return known[1]
+
+
 def supporting_dice(slot: UnitSlot) -> list[AttackDice]:
     """A supporting unit's dice (TP 1.12.6, 2.2.4; spec §4): FF main dice and ``15cm`` lines only;
     first strike gives nothing."""
@@ -120,23 +134,30 @@ def roll_attack(trial: Trial, unit: Unit, dice: AttackDice, situation: str) -> l
                 dice.abilities)] * hits
 
 
-def in_contact(trial: Trial, unit: Unit) -> bool:
+def in_contact(unit: Unit, enemy_fights_in_contact: bool) -> bool:
     """A ``bc`` unit is in contact while it fights in contact and the enemy's assault formations
-    have a living unit that does; otherwise it attacks as ``ff`` (TP-FAQ First Strike; TP 2.1.13:
-    the enemy in contact with a firefighting skimmer uses FF too; §9.13; spec §1)."""
-    return fights_in_contact(unit.slot) and any(fights_in_contact(u.slot)
-                                                for u in trial.assault_units(1 - unit.slot.side))
+    have a living unit that does (``enemy_fights_in_contact``: :func:`fights_in_contact_on`); otherwise it
+    attacks as ``ff`` (TP-FAQ First Strike; TP 2.1.13: the enemy in contact with a firefighting skimmer uses FF
+    too; §9.13; spec §1)."""
+    return enemy_fights_in_contact and fights_in_contact(unit.slot)
+
+
+def fights_in_contact_on(trial: Trial, side: int) -> bool:
+    """Whether the side's assault formations have a living unit that fights in contact (:func:`in_contact`)."""
+    return any(fights_in_contact(u.slot) for u in trial.assault_units(side))
 
 
 def roll_assault_attacks(trial: Trial, side: int, first_strike: bool) -> list[Hit]:
-    """Every attack of one side in one step (TP 1.12.5, 2.2.4; spec §1)."""
+    """Every attack of one side in one step (TP 1.12.5, 2.2.4; spec §1).  Rolling changes no unit, so
+    whether the enemy fights in contact is asked once for the whole side."""
     hits = []
+    enemy_in_contact = fights_in_contact_on(trial, 1 - side)
     for unit in trial.directly_engaged(side):
-        contact = in_contact(trial, unit)
+        contact = in_contact(unit, enemy_in_contact)
         situation = "in base contact" if contact else (
             "ff" if unit.slot.engaged != BC else "bc, firefight (skimmer / support craft): attacks as ff"
             if unit.slot.firefights else "bc, no enemy fighting in contact: attacks as ff")
-        for dice in assault_dice(unit.slot, contact):
+        for dice in unit_assault_dice(unit.slot, contact):
             if dice.first_strike == first_strike:
                 hits += roll_attack(trial, unit, dice, situation)
     return hits

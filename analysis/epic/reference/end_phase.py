@@ -18,7 +18,7 @@ from .state import Formation, Log, Trial, note
 def count_supreme_commander_rerolls(trial: Trial) -> None:
     """One re-roll per living Supreme Commander of the side's army, all formations (TP 2.1.15)."""
     on = trial.rules.supreme_commander_rerolls
-    trial.sc_rerolls = [sum(u.alive and u.slot.supreme_commander for u in trial.units if u.slot.side == side)
+    trial.sc_rerolls = [sum(u.alive and u.slot.supreme_commander for u in trial.side_units[side])
                         if on else 0 for side in (ATTACKER, DEFENDER)]
 
 

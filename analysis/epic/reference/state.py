@@ -117,6 +117,10 @@ class Trial:
     count_damage: Callable[[Unit, int, int | None, bool, bool], None] | None = None
     splash_hit: Callable[[Unit, int], None] | None = None
     break_in_end_phase: Callable[[Formation], None] | None = None
+    side_units: tuple[list[Unit], list[Unit]] = field(init=False)  # each side's units, in allocation order
+
+    def __post_init__(self) -> None:
+        self.side_units = tuple([u for u in self.units if u.slot.side == side] for side in range(len(SIDES)))
 
     def say(self, clause: str, text: str) -> None:
         note(self.log, clause, text)
@@ -129,8 +133,8 @@ class Trial:
 
     def assault_units(self, side: int) -> list[Unit]:
         """Living units of the side's assault formations, in allocation order."""
-        return [u for u in self.units if u.alive and u.slot.side == side
-                and self.formations[u.slot.formation].role == ENGAGED]
+        assaulting = [f.side == side and f.role == ENGAGED for f in self.formations]  # by formation index
+        return [u for u in self.side_units[side] if u.alive and assaulting[u.slot.formation]]
 
     def directly_engaged(self, side: int) -> list[Unit]:
         """Living ``bc``/``ff`` units of the side's assault formations (TP 1.12.5; spec §2)."""
