@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .armies import list_forces_of, list_initiative
-from .formations import NUMBERS, _names, _norm, formations
+from .formations import NUMBERS, _names, _norm, formations, unbuildable
 from .netea import army_lists, convert, units
 
 COUNT = r"(?:an?|\d+|" + "|".join(NUMBERS) + r")"
@@ -337,6 +337,20 @@ def check_picks(choice: Choice | None, picked: dict[str, int]) -> None:
     if not choice.low <= total <= min(choice.high, MAX_PICKED):
         wanted = f"{choice.low}" if choice.low == choice.high else f"{choice.low} to {choice.high}"
         raise ValueError(f"{total} units picked; allowed: {wanted} in all, of {names}")
+
+
+def refuse_unchosen(ref, where: str) -> None:
+    """A choice row named without its choice (no ``choose`` or ``picks``): ValueError saying which choices the row
+    offers; nothing for any other reference."""
+    form = formations().get(ref) if isinstance(ref, str) else None
+    row = choice_rows().get(ref) if form is not None and form.problem is not None else None
+    if row is None:
+        return
+    parts = "; ".join(f"{p.text}: {', '.join(o.label for o in p.options)}" for p in row.parts if len(p.options) > 1)
+    allowed = ("choose = [one option of each part] (" + parts + ")" if parts else "") + \
+        (" and " if parts and row.choice else "") + \
+        ("picks = {unit = count, ...} of " + ", ".join(row.choice.allowed) if row.choice else "")
+    raise unbuildable(ref, where, allowed)
 
 
 def expand_choice(entry: dict, where: str) -> dict:

@@ -167,18 +167,7 @@ def expand_formation(entry: dict, where: str) -> dict:
                          f"{', '.join(close) or PREFIX + 'LIST/FORMATION'} (list them with: "
                          "wargame-odds formations search WORD)")
     if form.problem is not None:
-        from .choices import choice_rows  # a choice row: the player names the choice
-
-        row = choice_rows().get(ref)
-        allowed = "buildable formations, or its units listed yourself"
-        if row is not None:
-            parts = "; ".join(f"{p.text}: {', '.join(o.label for o in p.options)}" for p in row.parts
-                              if len(p.options) > 1)
-            allowed = ("choose = [one option of each part] (" + parts + ")" if parts else "") + \
-                (" and " if parts and row.choice else "") + \
-                ("picks = {unit = count, ...} of " + ", ".join(row.choice.allowed) if row.choice else "")
-        raise ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built as it is: "
-                         f"{form.problem}; allowed: {allowed}")
+        raise unbuildable(ref, where, "buildable formations, or its units listed yourself")
     hosts = dict(form.characters)
     groups = [{"unit": PREFIX + uid, "count": n, "engaged": given or ("out" if _flies(uid) else "bc"),
                **({"characters": [PREFIX + hosts[uid]]} if uid in hosts else {})} for uid, n in form.units]
@@ -190,6 +179,13 @@ def expand_formation(entry: dict, where: str) -> dict:
     data = {k: v for k, v in data.items() if v is not None}
     data.update(entry)
     return data
+
+
+def unbuildable(ref: str, where: str, allowed: str) -> ValueError:
+    """The error for library formation ``ref``, which cannot be built as the data lists it, saying what is allowed."""
+    form = formations()[ref]
+    return ValueError(f"{where}.library: library formation {ref!r} ({form.text!r}) cannot be built as it is: "
+                      f"{form.problem}; allowed: {allowed}")
 
 
 def place_in_contact(groups: list[dict], base_contact, given, where: str) -> list[dict]:

@@ -290,10 +290,11 @@ def expand_with_upgrades(entry: dict, where: str) -> dict:
     """:func:`.formations.expand_formation`, and with ``upgrades = {"Land Raiders" = 3, Commander = "Captain"}``
     the army list's upgrades added and priced from the data; with ``choose`` or ``picks`` a formation with a
     choice (:func:`.choices.expand_choice`); ValueError naming ``where`` for a wrong one."""
-    if "choose" in entry or "picks" in entry:
-        from .choices import expand_choice
+    from .choices import expand_choice, refuse_unchosen
 
+    if "choose" in entry or "picks" in entry:
         return expand_choice(entry, where)
+    refuse_unchosen(entry.get("library"), where)  # a choice row named without its choice: which choices it offers
     if "upgrades" not in entry:
         return expand_formation(entry, where)
     entry = dict(entry)
