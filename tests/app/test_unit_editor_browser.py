@@ -54,12 +54,37 @@ def _add_formation(page, search: str, option: str, side: str) -> None:
     _pick(page, option)
 
 
-def test_a_choice_formation_a_transport_add_unit_and_a_profile_edit_run_as_the_cli_runs_them(app_page, tmp_path):
+def _start_empty(app_page):
+    """Open the page with a short run and start an empty Epic setup; the Playwright page."""
     page = app_page.page
-    shown = page.get_by_text
     app_page.open(f"?trials={TRIALS}")
     _button(page, "Start empty").click()
-    expect(shown("List should have at least 2 items", exact=False)).to_be_visible()
+    expect(page.get_by_text("List should have at least 2 items", exact=False)).to_be_visible()
+    return page
+
+
+def _download_setup(page, tmp_path):
+    """Download the page's setup as TOML: its path and its data."""
+    with page.expect_download() as download:
+        _button(page, "Download setup (TOML)").click()
+    saved = tmp_path / "built.toml"
+    download.value.save_as(saved)
+    return saved, tomllib.loads(saved.read_text(encoding="utf-8"))
+
+
+def _assert_the_cli_says_what_the_page_says(saved, text: str) -> None:
+    """The CLI, on the downloaded setup with the same trials and seed, prints both of the page's "wins" sentences."""
+    run = CliRunner().invoke(main, ["epic", str(saved), "-n", str(TRIALS), "--seed", "0"])
+    assert run.exit_code == 0, run.stderr
+    sentences = [line for line in run.stdout.splitlines() if " wins: " in line]
+    assert len(sentences) == 2
+    for sentence in sentences:
+        assert sentence in text
+
+
+def test_a_choice_formation_a_transport_add_unit_and_a_profile_edit_run_as_the_cli_runs_them(app_page, tmp_path):
+    page = _start_empty(app_page)
+    shown = page.get_by_text
 
     # a choice row: "Any eight of the following units: Dark Reapers, ..." opens a count for each allowed unit
     _add_formation(page, "aspect biel", "Aspect Warrior · Eldar Biel-Tan", "defender")
@@ -106,33 +131,21 @@ def test_a_choice_formation_a_transport_add_unit_and_a_profile_edit_run_as_the_c
 
     text = app_page.run()
     assert "Tactical (attacker) assaults Aspect Warrior (defender)." in text
-    with page.expect_download() as download:
-        _button(page, "Download setup (TOML)").click()
-    saved = tmp_path / "built.toml"
-    download.value.save_as(saved)
-    data = tomllib.loads(saved.read_text(encoding="utf-8"))
+    saved, data = _download_setup(page, tmp_path)
     groups = {f["name"]: [(g["unit"], g["count"], g["engaged"]) for g in f["units"]] for f in data["formations"]}
     assert groups["Aspect Warrior"] == [("netea:dark-reapers", 4, "bc"), ("netea:howling-banshees", 4, "bc")]
     assert groups["Tactical"] == [("Tactical (edited)", 6, "bc"), ("netea:rhino", 3, "bc"),
                                   ("netea:devastator", 2, "ff")]
     assert (data["units"]["Tactical (edited)"]["armour"], data["units"]["Tactical (edited)"]["cc"]) == (3, 3)
-    run = CliRunner().invoke(main, ["epic", str(saved), "-n", str(TRIALS), "--seed", "0"])
-    assert run.exit_code == 0, run.stderr
-    sentences = [line for line in run.stdout.splitlines() if " wins: " in line]
-    assert len(sentences) == 2
-    for sentence in sentences:
-        assert sentence in text
+    _assert_the_cli_says_what_the_page_says(saved, text)
 
 
 def test_a_part_to_choose_special_rules_a_character_and_damage_capacity_run_as_the_cli_runs_them(app_page, tmp_path):
     """'Between four and eight Raptors, one with a Chaos Lord or Sorcerer Lord character' (two drop-downs) against
     'One Baneblade or Shadowsword'; the Raptors made Fearless, a Chaos Lord added to them, the Shadowsword's damage
     capacity set to 4; the downloaded TOML holds each edit and runs in the CLI with the page's sentences."""
-    page = app_page.page
+    page = _start_empty(app_page)
     shown = page.get_by_text
-    app_page.open(f"?trials={TRIALS}")
-    _button(page, "Start empty").click()
-    expect(shown("List should have at least 2 items", exact=False)).to_be_visible()
 
     _add_formation(page, "raptor red corsairs", "Raptor Cult · Red Corsairs", "attacker")
     page.get_by_label("four to eight Raptors", exact=True).select_option(label="6 Raptors")
@@ -169,11 +182,7 @@ def test_a_part_to_choose_special_rules_a_character_and_damage_capacity_run_as_t
 
     text = app_page.run()
     assert "Raptor Cult (attacker) assaults Super-heavy Tank Platoon (defender)." in text
-    with page.expect_download() as download:
-        _button(page, "Download setup (TOML)").click()
-    saved = tmp_path / "built.toml"
-    download.value.save_as(saved)
-    data = tomllib.loads(saved.read_text(encoding="utf-8"))
+    saved, data = _download_setup(page, tmp_path)
     formations = {f["name"]: f for f in data["formations"]}
     raptors = formations["Raptor Cult"]
     assert raptors["points"] == 245
@@ -182,9 +191,4 @@ def test_a_part_to_choose_special_rules_a_character_and_damage_capacity_run_as_t
     assert "fearless" in data["units"]["Raptors (edited)"]["special"]
     assert formations["Super-heavy Tank Platoon"]["units"][0]["unit"] == "Shadowsword (edited)"
     assert data["units"]["Shadowsword (edited)"]["damage_capacity"] == 4
-    run = CliRunner().invoke(main, ["epic", str(saved), "-n", str(TRIALS), "--seed", "0"])
-    assert run.exit_code == 0, run.stderr
-    sentences = [line for line in run.stdout.splitlines() if " wins: " in line]
-    assert len(sentences) == 2
-    for sentence in sentences:
-        assert sentence in text
+    _assert_the_cli_says_what_the_page_says(saved, text)
