@@ -52,8 +52,9 @@ def test_four_abandoned_runs_leave_a_fifth_page_answering(app_pages, app_server)
     stop."""
     _, server = app_server
     long_runs = [app_pages() for _ in range(4)]
-    for page in long_runs:
+    for page in long_runs:  # the four pages built first, so that no page waits for the cores the runs take
         page.open(LONG)
+    for page in long_runs:
         page.start_run()
     fresh = app_pages()
     fresh.open("?example=gdb/column_vs_line&trials=2000")
