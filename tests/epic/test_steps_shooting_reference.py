@@ -156,15 +156,21 @@ def test_fire_type_and_declaration_match_the_reference_tp_1_9_5_3_2_1(case):
 # -- direct fire and to-hit 7+ (TP 1.9.5 and its box "Needing 7+ to Hit"): 5 sigma of exact values -------------
 
 @njit(cache=True, _nrt=False)
+def _lane(tb, st, tt, sc, l, modifier, cover, cover_save):
+    """Lane ``l``'s attack by formation 0 at formation 1: who fires, the exposed units, to-hit modifier, cover."""
+    nf = _fire_team(tb.fb, tb.fu, st.hp, st.bm, tt.tu, tb.forms, tb.units, sc.cand, 0, NONE, l)
+    ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, 1, NONE, l)
+    return (l, modifier, cover, cover_save, ne, nf, mixed, has_we, settled)
+
+
+@njit(cache=True, _nrt=False)
 def _kernel_direct_hits(tb, st, tt, modifier, cover, cs, reps, counts):
     """``reps`` direct-fire attacks in every lane: ``counts[n]`` the lanes that listed ``n`` hits."""
     sc = shot_scratch(tb, tt, st.tscr)
     shot = _attack(0, LANES, 0, 1, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE, False)
     for _ in range(reps):
         for l in range(LANES):
-            nf = _fire_team(tb.fb, tb.fu, st.hp, st.bm, tt.tu, tb.forms, tb.units, sc.cand, 0, NONE, l)
-            ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, 1, NONE, l)
-            lane = (l, modifier, cover, cs if cover else NO_ROLL, ne, nf, mixed, has_we, settled)
+            lane = _lane(tb, st, tt, sc, l, modifier, cover, cs if cover else NO_ROLL)
             counts[_direct_fire(tb, st, tt, sc, shot, lane)[0]] += 1
 
 
@@ -298,9 +304,7 @@ def _kernel_barrage(tb, st, tt, modifier, cover, reps, counts):
     shot = _attack(0, LANES, 0, 1, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE, False)
     for _ in range(reps):
         for l in range(LANES):
-            nf = _fire_team(tb.fb, tb.fu, st.hp, st.bm, tt.tu, tb.forms, tb.units, sc.cand, 0, NONE, l)
-            ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, 1, NONE, l)
-            lane = (l, modifier, cover, NO_ROLL, ne, nf, mixed, has_we, settled)
+            lane = _lane(tb, st, tt, sc, l, modifier, cover, NO_ROLL)
             nh, extra, _ = _barrage(tb, st, tt, sc, shot, lane, 0)
             counts[nh, extra] += 1
 
