@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .armies import list_forces_of, list_initiative
-from .formations import NUMBERS, _names, _norm, formations, unbuildable
+from .formations import NUMBERS, _names, _norm, count_word, formations, unbuildable
 from .netea import army_lists, convert, units
 
 COUNT = r"(?:an?|\d+|" + "|".join(NUMBERS) + r")"
@@ -74,11 +74,6 @@ class ChoiceRow:
     def chooses(self) -> bool:
         """Whether the player chooses anything: a count choice or a part with several options."""
         return self.choice is not None or any(len(p.options) > 1 for p in self.parts)
-
-
-def _count(word: str) -> int:
-    word = word.lower()
-    return 1 if word in ("a", "an") else int(word) if word.isdigit() else NUMBERS[word]
 
 
 def _label(uid: str, n: int) -> str:
@@ -130,7 +125,7 @@ def _following(text: str, names: dict[str, str]) -> tuple[str, Choice | None, li
 def _counts(word: str) -> list[int]:
     """"three" → [3]; a range "one–three" (from "up to three", "two to three", "between four and six") → 1, 2, 3."""
     low, _, high = word.partition("–")
-    return list(range(_count(low), _count(high) + 1)) if high else [_count(low)]
+    return list(range(count_word(low), count_word(high) + 1)) if high else [count_word(low)]
 
 
 def _alternatives(text: str, names: dict[str, str], counts: list[int] | None = None
@@ -215,7 +210,7 @@ def read_row(text: str, names: dict[str, str]) -> tuple[list[Part], Choice | Non
         if m := re.fullmatch(rf"({COUNT}) or ({COUNT}) (.+)", piece, flags=re.IGNORECASE):  # "Four or six Ravagers"
             uid = _resolve(names, m.group(3))
             parts.append(Part(piece, tuple(Option(_label(uid, n), ((uid, n),))
-                                           for n in (_count(m.group(1)), _count(m.group(2))))))
+                                           for n in (count_word(m.group(1)), count_word(m.group(2))))))
             unit_parts.append(len(parts) - 1)
             continue
         if _alternatives(piece, names)[1]:
@@ -252,7 +247,7 @@ def _priced(parts: list[Part], row: dict) -> list[Part]:
         if m := re.fullmatch(r"(\d+) points each", cost):
             prices = [n * int(m.group(1)) for n in counts]
         elif m := re.fullmatch(r"(\d+) points for (\w+) \+(\d+) points per extra", cost):
-            prices = [int(m.group(1)) + (n - _count(m.group(2))) * int(m.group(3)) for n in counts]
+            prices = [int(m.group(1)) + (n - count_word(m.group(2))) * int(m.group(3)) for n in counts]
         elif len(row.get("costs") or []) == len(counts) and " or " in cost:
             prices = list(row["costs"])
         else:

@@ -24,6 +24,12 @@ NUMBERS = {w: i for i, w in enumerate(
     "sixteen seventeen eighteen nineteen twenty".split())}
 
 
+def count_word(word: str) -> int:
+    """The number an army list writes as ``word``: "a" / "an" (1), digits, or one of :data:`NUMBERS`."""
+    word = word.lower()
+    return 1 if word in ("a", "an") else int(word) if word.isdigit() else NUMBERS[word]
+
+
 @dataclass(frozen=True)
 class LibraryFormation:
     ref: str  # "netea:LIST/FORMATION"

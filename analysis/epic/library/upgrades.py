@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
-from .formations import NUMBERS, _names, _norm, expand_formation, formations, place_in_contact
+from .formations import NUMBERS, _names, _norm, count_word, expand_formation, formations, place_in_contact
 from .netea import PREFIX, army_lists, convert, units
 
 NUMBER = r"(one|an?|two|three|four|five|six|seven|eight|nine|ten|\d+)"
@@ -56,11 +56,6 @@ class NotModelled:
     army_list: str
     name: str
     why: str
-
-
-def _count(word: str) -> int:
-    word = word.lower()
-    return 1 if word in ("a", "an") else int(word) if word.isdigit() else NUMBERS[word]
 
 
 def _prices(cost_text: list[str]) -> tuple[int | None, int | None, int | None]:
@@ -140,7 +135,7 @@ def _parse(row: dict, names: dict[str, str]) -> Upgrade:
         return Upgrade(**up, options=tuple(_characters(names, m.group(1), whole if whole is not None else each,
                                                        "per army" in text)))
     if m := re.fullmatch(rf"Add (?:up to|a maximum of) {NUMBER} (.+?)", text, flags=re.IGNORECASE):
-        n, name = _count(m.group(1)), m.group(2)
+        n, name = count_word(m.group(1)), m.group(2)
         if " of " in name or " or " in name or "," in name:
             raise ValueError("a choice between units")
         if each is None:
@@ -151,12 +146,12 @@ def _parse(row: dict, names: dict[str, str]) -> Upgrade:
             raise ValueError("no price per unit")
         return Upgrade(**up, options=(), unbounded_unit=_unit(names, m.group(1)))
     if m := re.fullmatch(rf"Add {NUMBER} (?:unit of )?(.+?)", text, flags=re.IGNORECASE):
-        n, name = _count(m.group(1)), m.group(2)
+        n, name = count_word(m.group(1)), m.group(2)
         if re.search(r",| or | and |plus transport|\bper\b|\bfor every\b|\bto\b|\.", name):
             raise ValueError("more than one unit, a condition or a transport")
         return Upgrade(**up, options=_adds(_unit(names, name), [n], prices))
     if m := re.fullmatch(rf"Replace up to {NUMBER} (.+?) with an equal number of (.+?)", text):
-        n, old, new = _count(m.group(1)), m.group(2), m.group(3)
+        n, old, new = count_word(m.group(1)), m.group(2), m.group(3)
         if " or " in new or "," in new:
             raise ValueError("a choice between replacements")
         a, b = _unit(names, old), _unit(names, new)
