@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .armies import list_forces_of, list_initiative
-from .formations import NUMBERS, _names, _norm, count_word, formations, unbuildable
+from .formations import NUMBERS, _flies, _names, _norm, count_word, formation_status, formations, unbuildable
 from .netea import army_lists, convert, units
 
 COUNT = r"(?:an?|\d+|" + "|".join(NUMBERS) + r")"
@@ -261,8 +261,6 @@ def _priced(parts: list[Part], row: dict) -> list[Part]:
 def choice_rows() -> dict[str, ChoiceRow]:
     """Every library formation that can be built, by reference: the buildable ones (one option per part) and
     every choice row that reads, when the engine models all of its units (:func:`.netea.convert`)."""
-    from .formations import formation_status
-
     lists = {lst["id"]: lst for lst in army_lists()}
     out = {}
     for ref, form in formations().items():
@@ -353,8 +351,6 @@ def expand_choice(entry: dict, where: str) -> dict:
     row's parts with the ``choose`` options (labels, one per part with several, in order) and its count choice
     with the ``picks``; ``engaged`` for every ground unit (default ``"bc"``, aircraft and spacecraft ``"out"``).
     Points follow a counted option; army list and initiative are the formation's.  ValueError naming ``where``."""
-    from .formations import _flies
-
     entry = dict(entry)
     ref, chosen, picked = entry.pop("library"), entry.pop("choose", None), entry.pop("picks", {})
     if "upgrades" in entry or "base_contact" in entry:
