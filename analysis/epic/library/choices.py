@@ -26,7 +26,7 @@ from functools import cache
 
 from .armies import list_forces_of, list_initiative
 from .formations import NUMBERS, _flies, _names, _norm, count_word, formation_status, formations, unbuildable
-from .netea import army_lists, convert, units
+from .netea import PREFIX, army_lists, convert, units
 
 COUNT = r"(?:an?|\d+|" + "|".join(NUMBERS) + r")"
 
@@ -363,7 +363,7 @@ def expand_choice(entry: dict, where: str) -> dict:
                          "allowed: the formations of wargame-odds formations search WORD, with status ok or a choice")
     if not isinstance(picked, dict):
         raise ValueError(f"{where}.picks: {picked!r}; allowed: a table of unit id = count")
-    picked = {str(k).removeprefix("netea:"): n for k, n in picked.items() if n}
+    picked = {str(k).removeprefix(PREFIX): n for k, n in picked.items() if n}
     try:
         options = choose(row.parts, chosen)
     except ValueError as exc:
@@ -374,9 +374,9 @@ def expand_choice(entry: dict, where: str) -> dict:
         raise ValueError(f"{where}.picks: {exc}") from None
     form = formations()[ref]
     groups = built_units(row, options, picked)
-    data = {"name": form.name, "army": "netea:" + form.army_list, "points": points(form.points, options),
-            "units": [{"unit": "netea:" + uid, "count": n, "engaged": "out" if _flies(uid) else engaged,
-                       **({"characters": ["netea:" + c for c in chars]} if chars else {})}
+    data = {"name": form.name, "army": PREFIX + form.army_list, "points": points(form.points, options),
+            "units": [{"unit": PREFIX + uid, "count": n, "engaged": "out" if _flies(uid) else engaged,
+                       **({"characters": [PREFIX + c for c in chars]} if chars else {})}
                       for uid, n, chars in groups]}
     ids = list(dict.fromkeys(u for uid, _, chars in groups for u in (uid, *chars)))
     initiative, notes = list_initiative(form.army_list, list_forces_of(form.army_list, ids, where), form.name,
