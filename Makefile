@@ -28,14 +28,27 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # the test extra includes the app extra: `make demo` after `make test` installs nothing again
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e '.[test,dask,parquet]'
-	touch $@ $(VENV)/.installed $(VENV)/.installed-app
+	touch $@ $(VENV)/.installed $(VENV)/.installed-core $(VENV)/.installed-app
 
-$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL) -e '.[parquet,app]'
+# demo's two steps: the package with its core dependencies, then the requirements of the parquet and app extras
+# (scripts/extra_requirements.py reads them from pyproject.toml), which `make demo` installs while the kernels
+# compile; the package itself is not installed again.
+$(VENV)/.installed-core: pyproject.toml | $(BIN)/python
+	$(PIP_INSTALL) -e .
+	touch $@
+
+$(VENV)/.installed-app: pyproject.toml | $(VENV)/.installed-core
+	$(BIN)/python scripts/extra_requirements.py parquet app > $(VENV)/extras.txt
+	$(PIP_INSTALL) -r $(VENV)/extras.txt
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed-app
-	$(BIN)/python scripts/warm_kernels.py
+# The kernels compile (scripts/warm_kernels.py) while the extras install beside them (a second make, in the
+# background): the compile needs neither extra, and pip unpacking them and the compile share the two cores instead
+# of taking turns.  The report waits for both; either failing stops `make demo` with its own error.
+demo: $(VENV)/.installed-core
+	$(MAKE) --no-print-directory $(VENV)/.installed-app & extras=$$!; \
+	$(BIN)/python scripts/warm_kernels.py; compiled=$$?; \
+	wait $$extras && exit $$compiled
 	$(BIN)/wargame-odds report reports/demo
 	@echo "The point-and-click app: $(BIN)/wargame-odds app  (it opens in your browser; docs/app.md)"
 	@echo "The demo report is reports/out/demo/index.html: open it in a browser" \

@@ -8,10 +8,10 @@ structures (:class:`Fire`, :class:`Tests`, :class:`Effects`) and the run as ``wa
 from typing import NamedTuple
 
 import numpy as np
-from numba import prange
 
 from .jit import njit
 from .rng import BLOCK_TRIALS, d6_reg, seed_stream
+from .threads import block_spans, run_spans
 
 # Offsets vector layout (indices into ``offsets``).
 O_CHARGER, O_DEFENDER, O_OUTCOME, O_CHARGER_END, O_DEFENDER_END, O_CAS, O_CAS_TARGET, O_FRIENDS, \
@@ -92,14 +92,17 @@ def run_chunk(run, n_counts, offsets, fire, tests, effects):
     would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""
     n_blocks = (run.n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     part = np.zeros((n_blocks, n_counts), np.int64)
-    run_blocks(run, part, np.zeros((n_blocks, 4), np.uint64), offsets, fire, tests, effects)
+    states = np.zeros((n_blocks, 4), np.uint64)
+    run_spans(lambda _, b0, b1: run_blocks(run, part, states, offsets, fire, tests, effects, np.int64(b0),
+                                           np.int64(b1)),
+              block_spans(n_blocks))
     return part.sum(axis=0)
 
 
-@njit(cache=True, from_python=True, parallel=True)
-def run_blocks(run, part, states, offsets, fire, tests, effects):
-    """Count the charges of each stream block ``b`` of ``run`` into ``part[b]`` (zeros), with the block's generator
-    state ``states[b]``."""
+@njit(cache=True, from_python=True, nogil=True)
+def run_blocks(run, part, states, offsets, fire, tests, effects, b0, b1):
+    """Count the charges of each stream block ``b`` in ``b0..b1`` of ``run`` into ``part[b]`` (zeros), with the
+    block's generator state ``states[b]``.  One call a thread (``wargame_odds.kernels.threads``)."""
     key0, key1, first_block, n_trials = run.key0, run.key1, run.first_block, run.n_trials
     fire_dice, fire_mod, fire_num, fire_is_target, fire_lut, fire_lo = fire
     strength, morale_dice, charger_mod_by_cas, charger_lut, charger_lo, defender_mod, defender_lut, defender_lo = \
@@ -107,7 +110,7 @@ def run_blocks(run, part, states, offsets, fire, tests, effects):
     outcome_by_charger, outcome_by_defender, charger_end_by_result, defender_end_by_result, friends_by_result = \
         effects
     n_firers = fire_mod.size
-    for b in prange(part.shape[0]):
+    for b in range(b0, b1):
         state = states[b]
         seed_stream(state, key0, key1, first_block + b)
         s0, s1, s2, s3 = state[0], state[1], state[2], state[3]

@@ -7,10 +7,11 @@ scenario's :class:`Charge`.
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import jit
 from .rng import BLOCK_TRIALS, d6, seed_stream
+from .threads import block_spans, run_spans
 
 # charger parameter columns (int64 matrix, one row per charger, in declaration order)
 C_DIST, C_ADV, C_FREE, C_ROOM, C_NDICE, C_KEEP, C_FLOOR, C_ADD, C_FIXED, C_REDIRECT, \
@@ -208,25 +209,28 @@ def _trial(state, ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, go
 
 def run_chunk(run, charge, n_counts):
     """Run ``run`` (``wargame_odds.kernels.rng.Run``) on the scenario ``charge`` (:class:`Charge`); return the summed
-    int64 counts (``n_counts`` of them).
+    int64 counts (``n_counts`` of them).  The blocks run on Python threads (``wargame_odds.kernels.threads``).
 
     The per-block arrays are made here, not in the jitted :func:`run_blocks`: Numba's array constructors
     would make the cached kernel import Numba's array module whenever it is loaded (a warm run's start-up)."""
     n_blocks = (run.n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     n = charge.ch.shape[0]
     part = np.zeros((n_blocks, n_counts), np.int64)
-    run_blocks(run, charge, part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
-               np.zeros((n_blocks, 2, n), np.int64))
+    states, flags, values = (np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
+                             np.zeros((n_blocks, 2, n), np.int64))
+    run_spans(lambda _, b0, b1: run_blocks(run, charge, part, states, flags, values, np.int64(b0), np.int64(b1)),
+              block_spans(n_blocks))
     return part.sum(axis=0)
 
 
-@jit.njit(cache=True, from_python=True, parallel=True)
-def run_blocks(run, charge, part, states, flags, values):
-    """Count the trials of each stream block ``b`` of ``run`` into ``part[b]`` (zeros), with the block's generator
-    state ``states[b]`` and zeroed scratch rows ``flags[b]`` (reached, gone) and ``values[b]`` (high, effective)."""
+@jit.njit(cache=True, from_python=True, nogil=True)
+def run_blocks(run, charge, part, states, flags, values, b0, b1):
+    """Count the trials of each stream block ``b`` in ``b0..b1`` of ``run`` into ``part[b]`` (zeros), with the
+    block's generator state ``states[b]`` and zeroed scratch rows ``flags[b]`` (reached, gone) and ``values[b]``
+    (high, effective)."""
     key0, key1, first_block, n_trials = run
     ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff = charge
-    for b in prange(part.shape[0]):
+    for b in range(b0, b1):
         state = states[b]
         seed_stream(state, key0, key1, np.uint64(first_block + b))
         acc = part[b]

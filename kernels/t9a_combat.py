@@ -13,11 +13,12 @@ module, which builds the scenario's :class:`Combat`.
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import jit
 from .rng import BLOCK_TRIALS, d6, seed_stream, uniform
 from .t9a import _trial
+from .threads import block_spans, run_spans
 
 # unit columns (int64 matrix, row 0 the charger, row 1 the target); U_DISCIPLINE is the better of the unit's
 # and its General's (Commanding Presence, §C7.5, also on Rally Tests, Q-C16)
@@ -410,28 +411,32 @@ def _fight(state, shot_hp, cu, by_hp, cr, ev, n_ev, g_off, g_nmax, prob, alias, 
 def run_chunk(run, trial_streams, charge, combat, n_counts):
     """Run ``run`` (``wargame_odds.kernels.rng.Run``: the charge, then the fight where the charger arrives) on the
     scenario's ``charge`` (``wargame_odds.kernels.t9a.Charge``) and ``combat`` (:class:`Combat`); return the summed
-    int64 counts (``n_counts`` of them).  The per-block arrays are made here, not in the jitted :func:`run_blocks` (see
-    ``wargame_odds.kernels.t9a.run_chunk``)."""
+    int64 counts (``n_counts`` of them).  The blocks run on Python threads (``wargame_odds.kernels.threads``), after
+    the rank table they share is filled (:func:`_fill_rank_table`).  The per-block arrays are made here, not in the
+    jitted :func:`run_blocks` (see ``wargame_odds.kernels.t9a.run_chunk``)."""
     n_blocks = (run.n_trials + BLOCK_TRIALS - 1) // BLOCK_TRIALS
     n = charge.ch.shape[0]
     part = np.zeros((n_blocks, n_counts), np.int64)
-    run_blocks(run, trial_streams, charge, combat, np.zeros((2, int(combat.cu[:, U_START_HP].max()) + 1, 2), np.int64),
-               part, np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
-               np.zeros((n_blocks, 2, n), np.int64))
+    by_hp = np.zeros((2, int(combat.cu[:, U_START_HP].max()) + 1, 2), np.int64)
+    _fill_rank_table(combat.cu, by_hp)
+    states, flags, values = (np.zeros((n_blocks, 4), np.uint64), np.zeros((n_blocks, 2, n), np.bool_),
+                             np.zeros((n_blocks, 2, n), np.int64))
+    run_spans(lambda _, b0, b1: run_blocks(run, trial_streams, charge, combat, by_hp, part, states, flags, values,
+                                           np.int64(b0), np.int64(b1)),
+              block_spans(n_blocks))
     return part.sum(axis=0)
 
 
-@jit.njit(cache=True, from_python=True, parallel=True, _nrt=False)
-def run_blocks(run, trial_streams, charge, combat, by_hp, part, states, flags, values):
-    """Count the trials of each stream block ``b`` of ``run`` into ``part[b]``: the charge
+@jit.njit(cache=True, from_python=True, nogil=True, _nrt=False)
+def run_blocks(run, trial_streams, charge, combat, by_hp, part, states, flags, values, b0, b1):
+    """Count the trials of each stream block ``b`` in ``b0..b1`` of ``run`` into ``part[b]``: the charge
     (``wargame_odds.kernels.t9a._trial``), then the fight when the charger arrives, HP it lost to Stand and Shoot taken
     off first.  ``trial_streams``: trial ``t`` (global index) draws from a stream of its own, keyed ``(key0, key1 ^
-    TRIAL_STREAM_KEY, t)``. ``by_hp`` (zeros) is filled first (:func:`_fill_rank_table`)."""
+    TRIAL_STREAM_KEY, t)``. ``by_hp``: the rank table (:func:`_fill_rank_table`)."""
     key0, key1, first_block, n_trials = run
     ch, ff, tg, plc_order, plc_mask, plc_models, plc_rot, coff, goff = charge
     cu, cr, ev, n_ev, g_off, g_nmax, prob, alias, moff, margin_offset = combat
-    _fill_rank_table(cu, by_hp)
-    for b in prange(part.shape[0]):
+    for b in range(b0, b1):
         state = states[b]
         seed_stream(state, key0, key1, np.uint64(first_block + b))
         acc = part[b]

@@ -39,8 +39,8 @@ except ImportError:  # Windows: one process
 
 SHIPPED = resources.files("wargame_odds.analysis") / "scenarios"
 #: Groups of (system, shipped scenario) whose run compiles a kernel, each group run in order in one process, the
-#: longest first (CPU seconds of each cold compile on a loaded 2-core Xeon: Epic assault 31 then turn 35; T9A close
-#: combat 51, charge 2, GdB 4: docs/performance.md).
+#: longest first (CPU seconds of each cold compile on a quiet 2-core Xeon, 2026-12-07: Epic assault 20-31 then turn
+#: 21-26; T9A close combat 15, charge 0.4 after it, GdB 1-2: docs/performance.md).
 GROUPS = (
     (("epic", "epic/assault_marines_vs_warband.toml"), ("epic", "epic/turns/devastators_then_assault_marines.toml")),
     (("t9a", "t9a/knights_charge_spear_block.toml"), ("t9a", "t9a/single_charge_9in.toml"),

@@ -65,3 +65,30 @@ def test_report_without_dask_exits_2_before_anything_runs(tmp_path, monkeypatch)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "pip install 'wargame-odds[dask]'" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_make_demo_installs_the_package_then_its_extras_requirements_beside_the_compile(tmp_path):
+    """`make demo`: the package with its core dependencies, then the parquet and app extras' requirements (read from
+    pyproject.toml, a self-reference resolved, each once) while the kernels compile; the package is not installed
+    again meanwhile."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from extra_requirements import extra_requirements
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert extra_requirements(["parquet", "app"]) == extras["parquet"] + extras["app"]
+    assert set(extra_requirements(["test"])) == set(extras["test"]) - {"wargame-odds[app]"} | set(extras["app"])
+    toy = tmp_path / "pyproject.toml"
+    toy.write_text('[project]\nname = "toy"\n[project.optional-dependencies]\na = ["x>=1", "toy[b, c]"]\n'
+                   'b = ["y", "toy[a]"]\nc = ["x>=1", "z<2"]\n', encoding="utf-8")
+    assert extra_requirements(["a"], toy) == ["x>=1", "y", "z<2"]
+    with pytest.raises(SystemExit, match="no extra 'd' .*a, b, c"):
+        extra_requirements(["d"], toy)
+    recipes = _recipes((ROOT / "Makefile").read_text(encoding="utf-8"))
+    assert "$(PIP_INSTALL) -e .\n" in recipes["$(VENV)/.installed-core"]
+    app = recipes["$(VENV)/.installed-app"]
+    assert "extra_requirements.py parquet app" in app and "-e" not in app.replace("-r", "")
+    demo = recipes["demo"]
+    assert demo.index("$(VENV)/.installed-app &") < demo.index("warm_kernels.py") < demo.index("wait $$extras") \
+        < demo.index("report reports/demo")

@@ -108,12 +108,14 @@ def prepare_kernels(stream=None) -> None:
         _prepared = True
 
 
-#: What a cold compile of each kernel module costs on a 2-core machine (``make bench`` measures Epic's).
+#: What a cold compile of each kernel module costs on a 2-core machine (``make bench`` measures Epic's; the others
+#: measured alone into an empty cache, 2026-12-07: GdB 2 s, T9A charge 3 s, T9A close combat 15 s of CPU; a busy
+#: machine takes longer).
 KERNEL_COMPILES = {
     "wargame_odds.kernels.epic": ("the Epic Armageddon kernel", "about a minute"),
-    "wargame_odds.kernels.gdb": ("the General de Brigade kernel", "about 15 s"),
-    "wargame_odds.kernels.t9a": ("The 9th Age kernel", "about 15 s"),
-    "wargame_odds.kernels.t9a_combat": ("The 9th Age close-combat kernel", "about 30 s"),
+    "wargame_odds.kernels.gdb": ("the General de Brigade kernel", "a few seconds"),
+    "wargame_odds.kernels.t9a": ("The 9th Age kernel", "a few seconds"),
+    "wargame_odds.kernels.t9a_combat": ("The 9th Age close-combat kernel", "about 20 s"),
 }
 #: The Epic block function's turn variant (``wargame_odds.kernels.epic.block._run_block`` given turn tables), which a
 #: turn scenario compiles on its first run even when the assault variant is in the cache.

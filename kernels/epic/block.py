@@ -22,12 +22,12 @@ damage of every hit, in the reference engine's order, and the end-phase effects;
 entered. Living-unit counts are popcounts of per-side alive bit masks; the words per side are a runtime value (the
 masks' shape), so one compiled kernel serves every formation size.
 """
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..jit import njit, thread_count
+from ..jit import njit
 from ..rng import BLOCK_TRIALS, seed_stream
+from ..threads import block_spans, run_spans
 from .access import _at, _put, kernel_function
 from .allocation import _we_allocations
 from .assault import _allocate_hits, _early_ends, _roll_hits, _supporting_fire_ends, fight
@@ -316,7 +316,7 @@ def _run_block(tb, st, blocks, part, pflat, turn):
 def assault_kernel(tb: Tables, n_counts, key0, key1, first_block, n_trials, trial_streams, turn):
     """Counts of ``n_trials`` assaults and the dice rolled, summed over the stream blocks.
 
-    The blocks run on ``thread_count()`` Python threads (Numba's thread count, without starting Numba's
+    The blocks run on Python threads (``kernels/threads.py``: Numba's thread count, without starting Numba's
     own thread pool, which this kernel does not use), each a contiguous range of them in one call of the GIL-free
     ``_run_block``.
     That keeps the block function's machine code generated once: a ``prange`` driver links its IR into
@@ -334,20 +334,13 @@ def assault_kernel(tb: Tables, n_counts, key0, key1, first_block, n_trials, tria
     if (turn is not None) != bool(tb.rules[R_TURN]):
         raise ValueError("turn tables are given for a turn scenario (rules[R_TURN]) and only for one")
     n_turn = scratch_size(tb.units.shape[0], tb.forms.shape[0], turn.info[0, I_MAX_HITS]) if turn is not None else 0
-    threads = min(thread_count(), n_blocks)
-    edges = [n_blocks * t // max(threads, 1) for t in range(threads + 1)]
-    dice = np.zeros(max(threads, 1), np.int64)
+    spans = block_spans(n_blocks)
+    dice = np.zeros(max(len(spans), 1), np.int64)
 
-    def blocks(t: int) -> None:
-        span = Blocks(b0=np.int64(edges[t]), b1=np.int64(edges[t + 1]), n_trials=n_trials,
-                      first_block=np.int64(first_block), key0=np.uint64(key0), key1=np.uint64(key1),
-                      trial_streams=bool(trial_streams))
+    def blocks(t: int, b0: int, b1: int) -> None:
+        span = Blocks(b0=np.int64(b0), b1=np.int64(b1), n_trials=n_trials, first_block=np.int64(first_block),
+                      key0=np.uint64(key0), key1=np.uint64(key1), trial_streams=bool(trial_streams))
         dice[t] = _run_block(tb, lanes(tb, n_turn), span, part, flat_part, turn)
 
-    if threads > 1:
-        with ThreadPoolExecutor(threads) as pool:
-            for _ in pool.map(blocks, range(threads)):  # re-raises a thread's error
-                pass
-    elif n_blocks:
-        blocks(0)
+    run_spans(blocks, spans)
     return part.sum(axis=0), dice.sum()
