@@ -46,7 +46,7 @@ $(VENV)/.installed-app: pyproject.toml | $(VENV)/.installed-core
 # background): the compile needs neither extra, and pip unpacking them and the compile share the two cores instead
 # of taking turns.  The report waits for both; either failing stops `make demo` with its own error.
 demo: $(VENV)/.installed-core
-	$(MAKE) --no-print-directory $(VENV)/.installed-app & extras=$$!; \
+	$(MAKE) -s --no-print-directory $(VENV)/.installed-app & extras=$$!; \
 	$(BIN)/python scripts/warm_kernels.py; compiled=$$?; \
 	wait $$extras && exit $$compiled
 	$(BIN)/wargame-odds report reports/demo
