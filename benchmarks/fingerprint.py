@@ -111,6 +111,10 @@ def total(lines: dict[str, str]) -> str:
 
 
 def compute() -> dict:
+    from wargame_odds.analysis.run.numba_cache import prepare_kernels
+
+    prepare_kernels()  # first: the Epic cases call the kernel directly, and Numba's cache would give them the code
+    # cached before a helper's module changed (wargame_odds.analysis.run.numba_cache)
     epic_lines, turns = epic_digests(epic_scenarios())
     other = gdb_t9a_digests()
     return {

@@ -4,7 +4,9 @@
 callers
   only; it builds on Numba internals (:data:`EXTENDED_MODE_INTERNALS`): the Epic kernel's cold compile takes about
   a third of the CPU time and memory of plain Numba's.  Cached kernels load as Numba loads them.
-* **plain**: ``numba.njit(cache=True)`` as Numba ships it, and nothing of Numba is replaced.  Chosen by
+* **plain**: ``numba.njit(cache=True)`` as Numba ships it, and nothing of Numba is replaced; a helper is compiled
+  with Numba's options ``no_cpython_wrapper`` and ``no_cfunc_wrapper`` (as the extended mode compiles it: no code
+  that lets Python call it, which only the entry points need).  Chosen by
   setting :data:`PLAIN_SWITCH` (``WARGAME_ODDS_PLAIN_NUMBA=1``), or by itself when the installed Numba lacks
   one of those internals (:data:`FALLBACK_REASON` says which; the program prints it once on stderr, see
   :func:`wargame_odds.analysis.run.numba_cache.prepare_kernels`).
@@ -117,10 +119,13 @@ PLAIN, FALLBACK_REASON = _choose_mode()
 
 
 def njit(cache: bool = False, from_python: bool = False, **options):
-    """``numba.njit(cache=..., **options)``, used as ``@njit(...)``.  In the extended mode
-    (:func:`wargame_odds.kernels.link_only.njit`) a function without ``from_python`` is a helper that only jitted code
-    calls and that is compiled once, for linking; in plain mode ``from_python`` changes nothing."""
+    """``numba.njit(cache=..., **options)``, used as ``@njit(...)``.  A function without ``from_python`` is a helper
+    that only jitted code calls: compiled without the wrappers that let Python call it (in plain mode too: about a
+    fifth of its cold compile, mostly unboxing the record views' arrays), and in the extended mode
+    (:func:`wargame_odds.kernels.link_only.njit`) once, for linking."""
     if PLAIN:
+        if not from_python:
+            options = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
         return numba.njit(cache=cache, **options)
     from .link_only import njit as extended_njit
 

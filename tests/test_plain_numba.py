@@ -3,9 +3,10 @@
 is replaced (issue 38 §7: cached kernels load as Numba loads them), no cache file removed when a module is merely
 imported.
 
-The Epic kernel's plain cold compile (96 s of CPU for the assault variant, 182 s for the turn variant, measured by
-``make bench`` on the loaded 2-core machine) is too slow for the suite: ``make check-plain-numba``
-(scripts/check_plain_numba.py) compares every shipped kernel scenario, Epic included, in both modes (docs/numba.md).
+The Epic kernel's plain cold compile (48 s of CPU for the assault variant, 91 s for the turn variant, measured on
+the quiet 2-core machine: docs/performance.md, "Plain mode's cold compile") is too slow for the suite:
+``make check-plain-numba`` (scripts/check_plain_numba.py) compares every shipped kernel scenario, Epic included, in
+both modes (docs/numba.md).
 Here: GdB and T9A scenarios both ways, and helpers made by ``wargame_odds.kernels.jit.njit`` (the Epic kernel's) both
 ways.
 """

@@ -7,7 +7,7 @@ scenarios without war-engine rules, ``_we_allocations`` with them (each hit reso
 import numpy as np
 
 from ..rng import _ONE, _THREE
-from .access import _ZERO, _at, _lowest_bit, _min, _put, kernel_function
+from .access import FALSE, TRUE, _ZERO, _at, _lowest_bit, _min, _put, kernel_function
 from .damage import _we_resolve_lane
 from .dice import _d6, _die
 from .hits import ASSAULT_KINDS, H_DISRUPT, H_FF, H_IC, H_LANCE, H_SNIPER, H_SUPPORT, KIND_TK, _class_kind
@@ -134,7 +134,7 @@ def _we_reach(src, sff, k, l, slot, sniper_pass):
 def _we_next_row(wh, k, g1, l, slot, reach):
     """The first source row from ``k`` (before ``g1``, else ``g1``) with round-robin hits of (``slot``, ``reach``)
     in lane ``l``, and its hits."""
-    while k < g1 and (_at(wh.shits, k * LANES + l) == 0 or _we_reach(wh.src, wh.sff, k, l, slot, False) != reach):
+    while k < g1 and (_at(wh.shits, k * LANES + l) == 0 or _we_reach(wh.src, wh.sff, k, l, slot, FALSE) != reach):
         k += 1
     return k, (_at(wh.shits, k * LANES + l) if k < g1 else 0)
 
@@ -202,9 +202,13 @@ def _we_round_robin_lane(dm, wh, l, ne, g0, g1, slot, ck, pools):
     (row, hits left in it) per reach over the source rows ``g0``..``g1`` (``pools``: the hits of each reach, a cursor
     only for those with hits).  Each hit is resolved as it is allocated (as _we_take_hit).  Returns the dice rolled."""
     nd = 0
-    k_any, n_any = _we_next_row(wh, g0, g1, l, slot, REACH_ANY) if pools[REACH_ANY] else (g1, 0)
-    k_con, n_con = _we_next_row(wh, g0, g1, l, slot, REACH_CONTACT) if pools[REACH_CONTACT] else (g1, 0)
-    k_oth, n_oth = _we_next_row(wh, g0, g1, l, slot, REACH_NON_CONTACT) if pools[REACH_NON_CONTACT] else (g1, 0)
+    # (unpacked, not indexed by the np.int64 REACH_* codes: Numba's typing would record ``pools[np.int64(0)]``, which
+    # it cannot type statically, as a failure for the key of ``pools[0]``, and fail every later unpacking of a tuple of
+    # this type in the same compile)
+    any_hits, contact_hits, other_hits = pools
+    k_any, n_any = _we_next_row(wh, g0, g1, l, slot, REACH_ANY) if any_hits else (g1, 0)
+    k_con, n_con = _we_next_row(wh, g0, g1, l, slot, REACH_CONTACT) if contact_hits else (g1, 0)
+    k_oth, n_oth = _we_next_row(wh, g0, g1, l, slot, REACH_NON_CONTACT) if other_hits else (g1, 0)
     took = True
     while took and n_any + n_con + n_oth > 0:  # pass after pass, until the hits are gone or nobody takes one
         took = False
@@ -235,7 +239,7 @@ def _we_round_robin_lane(dm, wh, l, ne, g0, g1, slot, ck, pools):
                 hk = _class_kind(_at(wh.src, k * S_COLS + S_CLASS))  # _we_take_hit inline (a call passes dm, wh)
                 damage, k2 = _we_damage(dm.rs, l, wh.src, k, hk, u, dm.units)
                 if _at(dm.hp, u * LANES + l) > 0:
-                    k2 += _we_resolve_lane(dm, l, E_HIT, u, hk, _we_how(wh.src, wh.sff, k, l, False), damage,
+                    k2 += _we_resolve_lane(dm, l, E_HIT, u, hk, _we_how(wh.src, wh.sff, k, l, FALSE), damage,
                                            BOOK_FIGHT, ck, wh.splashes)
                 nd += k2
                 used += damage
@@ -268,20 +272,20 @@ def _we_allocations(dm, wh, fight, gb, step, ck):
                     hits = _at(wh.shits, k * LANES + l)
                     if hits == 0:
                         continue
-                    reach = _we_reach(wh.src, wh.sff, k, l, slot, False)
+                    reach = _we_reach(wh.src, wh.sff, k, l, slot, FALSE)
                     n_any += hits * (reach == REACH_ANY)
                     n_con += hits * (reach == REACH_CONTACT)
                     n_oth += hits * (reach == REACH_NON_CONTACT)
-                    n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, slot, True) >= 0)
+                    n_sniper += hits * (_we_reach(wh.src, wh.sff, k, l, slot, TRUE) >= 0)
                 if n_any + n_con + n_oth + n_sniper == 0:
                     continue
                 ne, sn_target = _we_eligible(dm.units, dm.hp, dm.wst, wh.tgt, wh.tgb, wh.elig, l, side)
                 if ne == 0:
                     continue  # the hits are lost
                 for k in range(g0 if n_sniper else g1, g1):  # the sniper hits (TP 2.1.14)
-                    if _we_reach(wh.src, wh.sff, k, l, slot, True) >= 0:
+                    if _we_reach(wh.src, wh.sff, k, l, slot, TRUE) >= 0:
                         for _ in range(_at(wh.shits, k * LANES + l)):
-                            nd += _we_take_hit(dm, wh, l, k, sn_target, True, ck)[1]
+                            nd += _we_take_hit(dm, wh, l, k, sn_target, TRUE, ck)[1]
                 if n_any + n_con + n_oth > 0:
                     nd += _we_round_robin_lane(dm, wh, l, ne, g0, g1, slot, ck, (n_any, n_con, n_oth))
     return nd

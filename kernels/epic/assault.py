@@ -5,7 +5,7 @@ hits round-robin over every lane at once), the early ends after the normal step 
 import numpy as np
 
 from ..rng import _FOUR, _ONE, _SIX, _THREE
-from .access import _at, _max, _min, _popcount, _put, kernel_function
+from .access import INT0, INT1, _at, _cell, _max, _min, _popcount, _put, kernel_function
 from .allocation import _allocation_lane, _snipe_lane
 from .dice import _roll
 from .hits import KIND_AP, NO_FLAGS, _save_targets
@@ -105,7 +105,7 @@ def _roll_pools(fv, side, g):
             maxn = _max(maxn, n)
             _put(h, l, 0)
         for j in range(maxn):
-            nd += _roll(fv.rs, d, _SIX, _FOUR, nn, 0, j)
+            nd += _roll(fv.rs, d, _SIX, _FOUR, nn, INT0, j)
             for l in range(L):
                 _put(h, l, _at(h, l) + ((j < _at(nn, l)) & (_at(d, l) >= _at(val, l))))
         hrow = (side * N_CLASSES + cls) * L
@@ -149,7 +149,7 @@ def _roll_row(fv, side, k):
     if (src[k, S_SPARE] >= 0 and fv.wst.size > 0) or (fv.turn and src[k, S_SUPPORT] != 0):
         _cut_row_dice(src, fv.units, fv.wst, fv.broken0, fv.turn, k, u, nn, h)
     if src[k, S_D3]:
-        nd += _roll(fv.rs, d, _THREE, _ONE, h, 0, 0)
+        nd += _roll(fv.rs, d, _THREE, _ONE, h, INT0, INT0)
         for l in range(L):
             nn[l] = d[l] * h[l]
     maxn = 0
@@ -157,7 +157,7 @@ def _roll_row(fv, side, k):
         maxn = _max(maxn, nn[l])
         h[l] = 0
     for j in range(maxn):
-        nd += _roll(fv.rs, d, _SIX, _FOUR, nn, 0, j)
+        nd += _roll(fv.rs, d, _SIX, _FOUR, nn, INT0, j)
         for l in range(L):
             h[l] += (j < nn[l]) & (d[l] >= val[l])
     cls = src[k, S_CLASS]
@@ -193,7 +193,7 @@ def _roll_hits(fv, side, step):
     g = side * 3 + step
     if fv.gb[g + 1] == fv.gb[g] and fv.pb[g + 1] == fv.pb[g]:
         return 0
-    _rows_any(fv.sets, fv.alive, 1 - side, M_BC, fv.per_lane[LN_CONTACT], 0)
+    _rows_any(fv.sets, fv.alive, 1 - side, M_BC, fv.per_lane[LN_CONTACT], INT0)
     nd = _roll_pools(fv, side, g)
     for k in range(fv.gb[g], fv.gb[g + 1]):
         nd += _roll_row(fv, side, k)
@@ -312,7 +312,7 @@ def _ordinary_hits(fv, side, anysnipe):
         if anygen:
             for l in range(L):
                 if lv[LV_NN * L + l] > 0:
-                    g_un, g_nd = _general_hits(fv.rs, l, u, units, lv[LV_NN * L + l])
+                    g_un, g_nd = _general_hits(fv.rs, l, u, units, _at(lv, LV_NN * L + l))
                     lv[LV_UN * L + l] += g_un
                     nd += g_nd
         if anysnipe:
@@ -358,11 +358,11 @@ def _later_hits(fv, side, first_cls):
     for cls in range(first_cls, 3 if first_cls > 0 else 1):
         for l in range(L):
             if cls == 0:
-                n_any = fv.hits[hrow + l]
+                n_any = _at(fv.hits, hrow + l)
             else:
-                n_any = per_lane[LN_NMW, l] if cls == 1 else per_lane[LN_NTK, l]
-            n_contact = fv.reach_hits[crow + cls * L + l]
-            n_other = fv.reach_hits[orow + cls * L + l]
+                n_any = _cell(per_lane, LN_NMW if cls == 1 else LN_NTK, L, l)
+            n_contact = _at(fv.reach_hits, crow + cls * L + l)
+            n_other = _at(fv.reach_hits, orow + cls * L + l)
             if (n_contact + n_other > 0) if cls == 0 else (n_any + n_contact + n_other > 0):
                 done, k = _allocation_lane(fv, l, side, cls, n_any, n_contact, n_other)
                 fv.lv[LV_KILLS * L + l] += done
@@ -400,10 +400,10 @@ def _allocate_hits(fv, side, step, ck):
     for l in range(L):
         fv.lv[LV_KILLS * L + l] = 0
     if reaching:  # the ordinary hits of a lane where a war engine's reach only some units: one round-robin
-        nd += _later_hits(fv, side, 0)
+        nd += _later_hits(fv, side, INT0)
     nd += _ordinary_hits(fv, side, anysnipe)
     if anymacro:  # the MW hits, then the TK hits, to the survivors, each one round-robin (TP 2.2.6, 2.2.9, 3.1.2)
-        nd += _later_hits(fv, side, 1)
+        nd += _later_hits(fv, side, INT1)
     krow = hs * L
     for l in range(L):
         _put(fv.kills, krow + l, _at(fv.kills, krow + l) + _at(fv.lv, LV_KILLS * L + l) * ck)

@@ -28,7 +28,7 @@ import numpy as np
 from ..jit import njit
 from ..rng import BLOCK_TRIALS, seed_stream
 from ..threads import block_spans, run_spans
-from .access import _at, _put, kernel_function
+from .access import _at, _put, inlined_function, kernel_function
 from .allocation import _we_allocations
 from .assault import _allocate_hits, _early_ends, _roll_hits, _supporting_fire_ends, fight
 from .consequences import _extra_hits, _formation_consequences
@@ -213,7 +213,7 @@ def _after_turn(tb, st):
             _put(broken0, f * L + l, _at(st.broken, f * L + l) if _at(start, l) else _at(broken0, f * L + l))
 
 
-@kernel_function
+@inlined_function
 def _assault_steps(tb, st):
     """One round's attack steps in every lane still fighting (spec §1–§4): first strike, the normal step, the early
     ends, supporting fire; each step both sides roll (§1), then each side's hits are allocated, saved and removed
@@ -249,7 +249,7 @@ def _assault_steps(tb, st):
     return nd
 
 
-@kernel_function
+@inlined_function
 def _one_block(tb, st, run, part, pflat, turn):
     """``run.n_trials`` assaults (or turns) of block ``run.b`` in groups of LANES lanes, from a zeroed ``st``;
     returns the dice rolled.  The lanes' generator states are seeded from the block's streams; its joint

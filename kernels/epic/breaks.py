@@ -2,12 +2,12 @@
 (``_fails_break``, which every step's test calls), what a withdrawal costs a formation (trapped units, speed-0
 units, war-engine damage) and the turn's break.
 """
-from .access import _at, _put, kernel_function
+from .access import FALSE, INT0, INT1, TRUE, _at, _cell, _put, kernel_function
 from .damage import _we_resolve_lane, damage_state
 from .dice import _uniform
 from .layout import (BOOK_LOSSES, E_HULL, F_COLS, F_SPEED0, F_TSKNF, F_WE_WD, LANES, OUT, U_COLS, U_ENG, U_FEARLESS,
                      U_SPEED0, U_WE)
-from .units import _cell, _clear_unit, _size
+from .units import _clear_unit, _size
 
 
 @kernel_function
@@ -38,12 +38,12 @@ def _withdraw_lane(dm, trapped, forms, l, f, speed_zero_die, mode, splashes):
             if speed_zero_die and _at(units, u * U_COLS + U_SPEED0) and _at(units, u * U_COLS + U_ENG) != OUT:
                 kill = True
             elif _at(units, u * U_COLS + U_WE):  # 1 damage per enemy unit within 15 cm, no save (TP 3.2.4)
-                nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, we_damage, mode, 0, splashes)
+                nd += _we_resolve_lane(dm, l, E_HULL, u, INT0, INT0, we_damage, mode, INT0, splashes)
             elif p > 0.0:
                 kill = _uniform(dm.rs, l) < p
             if kill:
                 _put(dm.hp, u * LANES + l, 0)
-                _clear_unit(dm.alive, units, u, l, dm.n_words, 1)
+                _clear_unit(dm.alive, units, u, l, dm.n_words, INT1)
     return nd
 
 
@@ -76,8 +76,8 @@ def _break(tb, st, l, f):
     _put(st.bm, f * LANES + l, 0)
     nd = 0
     # _withdraw_lane's own test, made before the call: most formations lose nothing in a withdrawal (the call is dear)
-    if _withdrawal_can_cost(tb.trapped, tb.forms, f, True):
-        nd = _withdraw_lane(damage_state(tb, st), tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, False)
+    if _withdrawal_can_cost(tb.trapped, tb.forms, f, TRUE):
+        nd = _withdraw_lane(damage_state(tb, st), tb.trapped, tb.forms, l, f, TRUE, BOOK_LOSSES, FALSE)
     for g in range(tb.forms.shape[0]):
         _put(st.losses_bm, g * LANES + l, 0)
     return nd

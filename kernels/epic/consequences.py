@@ -5,7 +5,7 @@ formations' BM and break test (broken: a hit), the winner's BMs and break test, 
 import numpy as np
 
 from ..rng import _ONE
-from .access import _at, _min, _put, kernel_function
+from .access import ANY, FALSE, INT0, TRUE, _at, _min, _put, kernel_function
 from .breaks import _fails_break, _withdraw_lane, _withdrawal_can_cost
 from .damage import _broken_hit_lane, _we_resolve_lane, damage_state
 from .layout import (BOOK_LOSSES, CRIT_NONE, DEFENDER, ATTACKER, E_HULL, FR_ALIVE, FR_BM_A, FR_BROKEN0, FR_BROKEN_A,
@@ -63,7 +63,7 @@ def _extra_hits(tb, st):
                     block = _min(_starting_dc(units, st.wst, u, l, units.shape[0]), lv[LV_EX * L + l]) * a
                     lv[LV_EX * L + l] -= block
                     if block > 0:
-                        nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, block, BOOK_LOSSES, 0, tb.splashes)
+                        nd += _we_resolve_lane(dm, l, E_HULL, u, INT0, INT0, block, BOOK_LOSSES, INT0, tb.splashes)
                 continue
             dc = units[u, U_DC]
             for l in range(L):  # a block of up to its starting DC; hits beyond its remaining DC are lost
@@ -117,10 +117,10 @@ def _loser_assault_formations(tb, st):
                 _put(lv, LV_HIT * L + l, hit)
                 _put(st.bm, f * L + l, 0 if hit else _at(st.bm, f * L + l))
                 _put(st.broken, f * L + l, _at(st.broken, f * L + l) | hit)
-            if _withdrawal_can_cost(tb.trapped, tb.forms, f, True):
+            if _withdrawal_can_cost(tb.trapped, tb.forms, f, TRUE):
                 for l in range(L):
                     if lv[LV_HIT * L + l]:
-                        nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, tb.splashes)
+                        nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, TRUE, BOOK_LOSSES, tb.splashes)
     return nd
 
 
@@ -140,8 +140,8 @@ def _loser_other_formations(tb, st):
             continue
         fs = forms[f, F_SIDE]
         tsk = forms[f, F_TSKNF]
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, lv, LV_CNT * L, True)
-        _less_lost_capacity(tb.sets, st.hp, st.wst, fs, -1, f, lv, LV_CNT * L)
+        _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, lv, LV_CNT * L, TRUE)
+        _less_lost_capacity(tb.sets, st.hp, st.wst, fs, ANY, f, lv, LV_CNT * L)
         any_hit_broken = 0
         any_fail = 0
         for l in range(L):  # an unbroken one takes a BM and a break test; a broken one takes a hit (below)
@@ -168,7 +168,7 @@ def _loser_other_formations(tb, st):
         if any_fail:
             for l in range(L):
                 if lv[LV_OK * L + l]:
-                    nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, True, BOOK_LOSSES, tb.splashes)
+                    nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, TRUE, BOOK_LOSSES, tb.splashes)
     return nd
 
 
@@ -186,12 +186,12 @@ def _winner_break_tests(tb, st):
             continue
         fs = forms[f, F_SIDE]
         tsk = forms[f, F_TSKNF]
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, lv, LV_CNT * L, True)
-        _less_lost_capacity(tb.sets, st.hp, st.wst, fs, -1, f, lv, LV_CNT * L)
+        _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, lv, LV_CNT * L, TRUE)
+        _less_lost_capacity(tb.sets, st.hp, st.wst, fs, ANY, f, lv, LV_CNT * L)
         for l in range(L):
             win = cons[l] & np.int64(loser[l] != fs) & (1 - broken0[f * L + l])
-            nb = st.bm[f * L + l] + st.losses_bm[f * L + l] * win
-            size = lv[LV_CNT * L + l]
+            nb = _at(st.bm, f * L + l) + _at(st.losses_bm, f * L + l) * win
+            size = _at(lv, LV_CNT * L + l)
             fails = win & np.int64(_fails_break(nb, size, tsk != 0))
             st.bm[f * L + l] = 0 if fails else nb
             st.broken[f * L + l] |= fails
@@ -206,7 +206,7 @@ def _after_assault(tb, st):
     per_form = st.per_form
     bm_a, broken_a, fa, cas_a = per_form[FR_BM_A], per_form[FR_BROKEN_A], per_form[FR_ALIVE], per_form[FR_CAS_A]
     for f in range(forms.shape[0]):
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
+        _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, fa, f * L, FALSE)
         n_f = forms[f, F_N]
         for l in range(L):  # destroyed / broken and alive / unbroken; a destroyed one holds no BMs
             al = np.int64(_at(fa, f * L + l) > 0)

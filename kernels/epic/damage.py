@@ -6,7 +6,7 @@ self hits, splashes, a lost character) on an explicit stack.
 import numpy as np
 
 from ..rng import _ONE, _THREE, _U32
-from .access import _ZERO, _at, _min, _popcount, _put, kernel_function
+from .access import ANY, INT0, INT1, _ZERO, _at, _min, _popcount, _put, kernel_function
 from .dice import _d6, _die
 from .hits import H_DISRUPT, H_FF
 from .layout import (BOOK_END_PHASE, BOOK_FIGHT, BOOK_LOSSES, BOOK_SHOT, CRIT_BREACH, CRIT_DEGRADE, CRIT_DESTROYED,
@@ -111,7 +111,7 @@ def _destroyed_lane(dm, u, l):
     """Unit ``u`` is destroyed in lane ``l``: no DC left, its alive bit cleared and, with war-engine rules, the
     next death number stamped on it (for the splash victims of a _we_resolve_lane run)."""
     _put(dm.hp, u * LANES + l, 0)
-    _clear_unit(dm.alive, dm.units, u, l, dm.n_words, 1)
+    _clear_unit(dm.alive, dm.units, u, l, dm.n_words, INT1)
     if dm.wst.size > 0:
         t = _at(dm.stk, 0) + 1
         _put(dm.stk, 0, t)
@@ -159,7 +159,7 @@ def _lose_character_lane(dm, l, u, mode, ck):
     _wput(wst, W_LOST_VOID, u, l, n_units, void_lost)
     _wput(wst, W_VOID, u, l, n_units, _min(_wat(wst, W_VOID, u, l, n_units),
                                            _at(units, u * U_COLS + U_VOID) - void_lost))
-    _hull_points(dm, u, l, dc, 1, mode, ck)
+    _hull_points(dm, u, l, dc, INT1, mode, ck)
     return 1
 
 
@@ -181,26 +181,26 @@ def _critical_lane(dm, u, l, top, mode, ck, splashes):
     own = True
     if kind == CRIT_DEGRADE:
         if _wat(wst, W_DEGRADED, u, l, n_units) == 0:
-            _wput(wst, W_DEGRADED, u, l, n_units, 1)
-            return _push(stk, top, T_HULL, u, more, 1)
+            _wput(wst, W_DEGRADED, u, l, n_units, INT1)
+            return _push(stk, top, T_HULL, u, more, INT1)
         kind = _at(units, u * U_COLS + U_CRIT_THEN)
         more = 1
         own = False
     if kind == CRIT_LOSE_CHARACTER:  # a random character that added DC goes (T_LOSE); with none left, destroyed
         if _at(units, u * U_COLS + U_CHARS) > _popcount(np.uint64(_wat(wst, W_LOST_CHARS, u, l, n_units))):
-            return _push(stk, top, T_LOSE, u, 0, 0)
+            return _push(stk, top, T_LOSE, u, INT0, INT0)
         kind = CRIT_DESTROYED
     splashes_here = splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0
     if kind == CRIT_DESTROYED:
-        _hull_points(dm, u, l, _at(dm.hp, u * LANES + l), 1, mode, ck)
+        _hull_points(dm, u, l, _at(dm.hp, u * LANES + l), INT1, mode, ck)
         if splashes_here:
-            top = _push(stk, top, T_SPLASH, u, -1, 0)
+            top = _push(stk, top, T_SPLASH, u, ANY, INT0)
     elif kind == CRIT_EXTRA_DAMAGE:
         if own and _at(units, u * U_COLS + U_FURTHER_ON) > 0:
-            top = _push(stk, top, T_FURTHER, u, 0, 0)
-        top = _push(stk, top, T_HULL, u, more, 1)
+            top = _push(stk, top, T_FURTHER, u, INT0, INT0)
+        top = _push(stk, top, T_HULL, u, more, INT1)
     elif kind == CRIT_SELF_HIT:
-        top = _push(stk, top, T_SELF, u, _at(units, u * U_COLS + U_SELF_HITS), 0)
+        top = _push(stk, top, T_SELF, u, _at(units, u * U_COLS + U_SELF_HITS), INT0)
     elif kind == CRIT_BREACH:
         _wput(wst, W_BREACH, u, l, n_units, _wat(wst, W_BREACH, u, l, n_units) + 1)
     elif kind == CRIT_FIRE:
@@ -218,9 +218,9 @@ def _further_frame(dm, l, i, top, splashes):
         return top, 0
     r = _d6(dm.rs, l)
     if r >= _at(dm.units, u * U_COLS + U_FURTHER_ON):
-        top = _push(dm.stk, top, T_HULL, u, 1, 1)
+        top = _push(dm.stk, top, T_HULL, u, INT1, INT1)
     elif r == 1 and splashes and _at(dm.units, u * U_COLS + U_SPLASH_ON) > 0:
-        top = _push(dm.stk, top, T_SPLASH, u, -1, 0)
+        top = _push(dm.stk, top, T_SPLASH, u, ANY, INT0)
     return top, 1
 
 
@@ -235,15 +235,15 @@ def _self_frame(dm, l, i, top, splashes):
     if n == 0:
         top -= 1
         if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
-            top = _push(stk, top, T_SPLASH, u, -1, 0)
+            top = _push(stk, top, T_SPLASH, u, ANY, INT0)
         return top, 0
     _put(stk, i + 2, n - 1)
     nd = 1
     if _d6(dm.rs, l) >= _at(units, u * U_COLS + U_SELF_ON) and _at(dm.hp, u * LANES + l) > 0:
-        unsaved, _, k = _we_hit_lane(dm.rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, dm.wst)
+        unsaved, _, k = _we_hit_lane(dm.rs, l, u, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, INT1, units, dm.wst)
         nd += k
         if unsaved > 0:
-            top = _push(stk, top, T_HULL, u, unsaved, 1)
+            top = _push(stk, top, T_HULL, u, unsaved, INT1)
     return top, nd
 
 
@@ -286,9 +286,9 @@ def _splash_frame(dm, l, i, top):
     _put(stk, i + 4, _at(stk, i + 4) - 1)
     if _d6(dm.rs, l) < _at(units, u * U_COLS + U_SPLASH_ON) or _at(dm.hp, v * LANES + l) == 0:
         return top, 1  # missed, or destroyed since its formation's victims were chosen: the hit is wasted
-    unsaved, _, k = _we_hit_lane(dm.rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, 1, units, dm.wst)
+    unsaved, _, k = _we_hit_lane(dm.rs, l, v, _at(units, u * U_COLS + U_SPLASH_KIND), H_FF, INT1, units, dm.wst)
     if unsaved > 0:
-        top = _push(stk, top, T_HULL, v, unsaved, 1)
+        top = _push(stk, top, T_HULL, v, unsaved, INT1)
     return top, 1 + k
 
 
@@ -314,7 +314,7 @@ def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
     of the formations within its reach (_splash_frame); a war engine it destroys splashes at once too.  The
     nested steps run on the explicit stack ``dm.stk`` (layout: E_*, T_*).  Returns the dice rolled."""
     nd = 0
-    top = 0
+    top = INT0
     stk = dm.stk
     units = dm.units
     if entry == E_HIT:
@@ -333,7 +333,7 @@ def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
             return 0
         top = _push(stk, top, T_HULL, u0, points, marks)
     else:
-        top = _push(stk, top, T_SPLASH, u0, -1, 0)
+        top = _push(stk, top, T_SPLASH, u0, ANY, INT0)
     while top > 0:
         i = 1 + (top - 1) * FRAME
         t = _at(stk, i)
@@ -346,7 +346,7 @@ def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
                 continue
             _put(stk, i + 2, n - 1)
             _put(dm.hp, u * LANES + l, left - 1)
-            _book_lane(dm, u, l, 1, _at(stk, i + 3), mode, ck)
+            _book_lane(dm, u, l, INT1, _at(stk, i + 3), mode, ck)
             if left == 1:
                 _destroyed_lane(dm, u, l)
             if _at(units, u * U_COLS + U_CRIT) == CRIT_NONE:
@@ -354,7 +354,7 @@ def _resolve_lane(dm, l, entry, u0, kind, how, points, mode, ck, splashes):
             nd += 1
             if _d6(dm.rs, l) < 6:
                 continue
-            _wput(dm.wst, W_CRIT, u, l, units.shape[0], 1)
+            _wput(dm.wst, W_CRIT, u, l, units.shape[0], INT1)
             if mode != BOOK_END_PHASE:
                 top = _critical_lane(dm, u, l, top, mode, ck, splashes)
             continue
@@ -379,4 +379,4 @@ def _broken_hit_lane(dm, l, u, splashes):
     saved, nd = _automaton_saved(dm.rs, l, u, dm.units, dm.wst)
     if saved:
         return nd
-    return nd + _we_resolve_lane(dm, l, E_HULL, u, 0, 0, 1, BOOK_LOSSES, 0, splashes)
+    return nd + _we_resolve_lane(dm, l, E_HULL, u, INT0, INT0, INT1, BOOK_LOSSES, INT0, splashes)

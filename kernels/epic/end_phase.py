@@ -5,7 +5,7 @@ withdrawal of a broken formation that fails it, shadowfields back.
 import numpy as np
 
 from ..rng import _FOUR, _ONE, _SIX
-from .access import _at, _max, _min, _put, kernel_function
+from .access import ANY, FALSE, INT0, INT1, TRUE, _at, _max, _min, _put, kernel_function
 from .breaks import _fails_break, _withdraw_lane, _withdrawal_can_cost
 from .damage import _hull_points, _we_resolve_lane, damage_state
 from .dice import _d6, _die, _roll
@@ -46,7 +46,7 @@ def _fires_and_breaches(dm, l, u, splashes):
             fires -= 1
             continue
         new_fires += np.int64(r == 1)
-        nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, splashes)
+        nd += _we_resolve_lane(dm, l, E_HULL, u, INT0, INT0, INT1, BOOK_END_PHASE, INT0, splashes)
     _wput(wst, W_FIRE, u, l, n_units, fires + new_fires)
     for _ in range(breaches):
         left = _at(dm.hp, u * LANES + l)
@@ -57,11 +57,11 @@ def _fires_and_breaches(dm, l, u, splashes):
         if r >= 4:
             breaches -= 1
         elif r >= 2:
-            nd += _we_resolve_lane(dm, l, E_HULL, u, 0, 0, 1, BOOK_END_PHASE, 0, splashes)
+            nd += _we_resolve_lane(dm, l, E_HULL, u, INT0, INT0, INT1, BOOK_END_PHASE, INT0, splashes)
         else:  # the reactor explodes: destroyed, its DC left count as damage (spec §10.4), its splash
-            _hull_points(dm, u, l, left, 1, BOOK_END_PHASE, 0)
+            _hull_points(dm, u, l, left, INT1, BOOK_END_PHASE, INT0)
             if splashes and _at(units, u * U_COLS + U_SPLASH_ON) > 0:
-                nd += _we_resolve_lane(dm, l, E_SPLASH, u, 0, 0, 0, BOOK_END_PHASE, 0, splashes)
+                nd += _we_resolve_lane(dm, l, E_SPLASH, u, INT0, INT0, INT0, BOOK_END_PHASE, INT0, splashes)
     _wput(wst, W_BREACH, u, l, n_units, breaches)
     return nd
 
@@ -72,7 +72,7 @@ def _necron_returns(dm, l, f):
     enemy, spec §10.8.7) returns with its full DC (TP-SR Necron Technology)."""
     units = dm.units
     living = False
-    back = -1
+    back = ANY
     for kk in range(_at(dm.fb, f), _at(dm.fb, f + 1)):
         u = _at(dm.fu, kk)
         if _at(dm.hp, u * LANES + l) > 0:
@@ -113,14 +113,14 @@ def _end_phase_step2_lane(dm, fwe, fweb, forms, trapped, l, f, splashes):
                                                    - _wat(wst, W_LOST_VOID, u, l, n_units)))
     _necron_returns(dm, l, f)
     if _at(dm.bm, i) > before:
-        size = 0
+        size = INT0
         for kk in range(_at(dm.fb, f), _at(dm.fb, f + 1)):
             u = _at(dm.fu, kk)
             size += _starting_dc(units, wst, u, l, n_units) * np.int64(_at(dm.hp, u * LANES + l) > 0)
         if size > 0 and _fails_break(_at(dm.bm, i), size, _at(forms, f * F_COLS + F_TSKNF) != 0):
             _put(dm.bm, i, 0)
             _put(dm.broken, i, 1)
-            nd += _withdraw_lane(dm, trapped, forms, l, f, False, BOOK_END_PHASE, splashes)
+            nd += _withdraw_lane(dm, trapped, forms, l, f, FALSE, BOOK_END_PHASE, splashes)
     return nd
 
 
@@ -136,13 +136,13 @@ def _rally_takers(sets, forms, leaders, alive, hp, wst, per_form, lv, ended, f):
     e30 = forms[f, F_ENEMY30]
     mob = forms[f, F_MOB]
     if leaders and forms[f, F_ANY_LEADER]:
-        _rows_fcount(sets, forms, alive, f, M_LEADER, lv, LV_LEAD * L, False)
+        _rows_fcount(sets, forms, alive, f, M_LEADER, lv, LV_LEAD * L, FALSE)
     else:
         for l in range(L):
             lv[LV_LEAD * L + l] = 0
     if forms[f, F_ANY_WE]:  # its size: a war engine counts its starting DC (TP 3.0)
-        _rows_fcount(sets, forms, alive, f, -1, lv, LV_SIZE * L, True)
-        _less_lost_capacity(sets, hp, wst, forms[f, F_SIDE], -1, f, lv, LV_SIZE * L)
+        _rows_fcount(sets, forms, alive, f, ANY, lv, LV_SIZE * L, TRUE)
+        _less_lost_capacity(sets, hp, wst, forms[f, F_SIDE], ANY, f, lv, LV_SIZE * L)
     else:
         for l in range(L):
             _put(lv, LV_SIZE * L + l, _at(fa, f * L + l))
@@ -165,7 +165,7 @@ def _rally_rolls(tb, st, f):
     init = tb.forms[f, F_INIT]
     nat1_ok = np.int64(tb.rules[R_NAT1] == 0)
     d = st.per_lane[LN_D]
-    nd = _roll(st.rs, d, _SIX, _FOUR, lv, LV_TEST * L, 0)
+    nd = _roll(st.rs, d, _SIX, _FOUR, lv, LV_TEST * L, INT0)
     for l in range(L):
         roll = _at(d, l)
         mod = _at(lv, LV_MOD * L + l)
@@ -198,7 +198,7 @@ def _rally(tb, st, f):
                   st.per_lane[LN_ENDED], f)
     nd = _rally_rolls(tb, st, f)
     wd_any = 0
-    trap = np.int64(_withdrawal_can_cost(tb.trapped, tb.forms, f, False))
+    trap = np.int64(_withdrawal_can_cost(tb.trapped, tb.forms, f, FALSE))
     for l in range(L):
         brk = _at(st.broken, f * L + l)
         bmf = _at(st.bm, f * L + l)
@@ -220,7 +220,7 @@ def _rally(tb, st, f):
         dm = damage_state(tb, st)
         for l in range(L):
             if withdrew[l]:
-                nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, False, BOOK_END_PHASE, tb.splashes)
+                nd += _withdraw_lane(dm, tb.trapped, tb.forms, l, f, FALSE, BOOK_END_PHASE, tb.splashes)
     return nd, wd_any
 
 
@@ -242,7 +242,7 @@ def _end_phase_effects(tb, st):
                 if ended[l]:
                     nd += _end_phase_step2_lane(dm, tb.fwe, tb.fweb, tb.forms, tb.trapped, l, f, tb.splashes)
         for f in range(n_forms):
-            _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
+            _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, fa, f * L, FALSE)
     return nd
 
 
@@ -259,7 +259,7 @@ def _rally_step(tb, st):
         return nd
     for side in range(2):  # each side's Supreme Commander re-rolls this turn: one per living SC
         if tb.rules[R_SC_REROLL] != 0 and tb.any_sc[side]:
-            _rows_count(tb.sets, st.alive, side, M_SC, st.lv, (LV_SCR0 + side) * L, False)
+            _rows_count(tb.sets, st.alive, side, M_SC, st.lv, (LV_SCR0 + side) * L, FALSE)
         else:
             for l in range(L):
                 st.lv[(LV_SCR0 + side) * L + l] = 0
@@ -269,7 +269,7 @@ def _rally_step(tb, st):
         any_withdrew |= wd
     if any_withdrew:
         for f in range(n_forms):
-            _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
+            _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, fa, f * L, FALSE)
     return nd
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .access import _min, kernel_function
 
-NO_ROLL = 7  # a to-hit or save value no D6 reaches
+NO_ROLL = np.int64(7)  # a to-hit or save value no D6 reaches (np.int64: access.INT0 says why)
 
 #: An ordinary hit (TP 1.9.5, 1.12.5): an assault's ordinary hit, a splash's "ordinary", a shooting AP hit.
 #: Saves: armour or cover, the better; Reinforced Armour's re-roll on armour (TP 1.9.6, 2.1.11).

@@ -75,7 +75,7 @@ S_COLS = 19
 CRIT_NONE, CRIT_DESTROYED, CRIT_EXTRA_DAMAGE, CRIT_BREACH, CRIT_FIRE, CRIT_DEGRADE, CRIT_SELF_HIT, \
     CRIT_LOSE_CHARACTER = range(8)
 
-REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = range(3)
+REACH_ANY, REACH_CONTACT, REACH_NON_CONTACT = _int64s(3)
 
 # Source groups (rows of the source table are sorted by group): side * 3 + step.
 # Dice pools: the sources that roll one D6 (no D3) are pooled per group by (to-hit in contact, to-hit not
@@ -143,6 +143,8 @@ WIN_NO_ASSAULT = O_NO_ASSAULT
 TRIAL_STREAM_KEY = np.uint64(0x5452494C5354524D)
 
 LANES = 128
+
+LANES64 = np.int64(LANES)  # as a helper's argument (np.int64: wargame_odds.kernels.epic.access.INT0 says why)
 
 LANE_INT = np.int32  # the integer rows of _run_block (see the module docstring)
 

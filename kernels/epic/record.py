@@ -3,7 +3,7 @@ each formation's joint histograms, folded into the count row at the end of the b
 """
 import numpy as np
 
-from .access import _at, _bump, _min, _put, kernel_function
+from .access import INT1, _at, _bump, _min, _put, kernel_function
 from .layout import (FO_BM_A, FO_BM_E, FO_BROKEN_A, FO_BROKEN_E, FO_CAS, FO_CAS_A, FO_CRIT, FO_DESTROYED, FO_DMG_A,
                      FO_DMG_E, FO_PASSED, FO_SH_A, FO_SH_E, FO_TESTED, FR_ALIVE, FR_BM_A, FR_BROKEN_A, FR_CAS_A,
                      FR_DMG_A, FR_PASSED, FR_SH_A, FR_TESTED, F_CAP, F_N, LANES, LN_BY_ROLL, LN_ENDED, LN_MARGIN,
@@ -24,12 +24,12 @@ def _record_sides(tb, st, pflat, prow):
         if not ended[l]:
             continue
         wn = winner[l]
-        _bump(pflat, prow + _at(side_off, wn), 1)
+        _bump(pflat, prow + _at(side_off, wn), INT1)
         won = np.int64((wn == WIN_ATT) | (wn == WIN_DEF))  # a side won without a roll (not "no winner")
         _bump(pflat, prow + _at(side_off, O_NOROLL), won & (1 - _at(by_roll, l)))
         _bump(pflat, prow + _at(side_off, O_ROUNDS) + _at(rnd, l) - 1, np.int64(wn != WIN_NO_ASSAULT))
         if by_roll[l]:
-            _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), 1)
+            _bump(pflat, prow + _at(side_off, O_MARGIN) + _at(margin, l) + _at(side_off, O_MAX_MARGIN), INT1)
 
 
 @kernel_function
@@ -57,9 +57,9 @@ def _record_histograms(tb, st, f):
              + _min(_at(st.bm, i) * al, c1 - 1))
     for l in range(L):
         if _at(ended, l):
-            _bump(st.hist, _at(lv, LV_SLOT0 * L + l), 1)
-            _bump(st.hist, _at(lv, LV_SLOT1 * L + l), 1)
-            _bump(st.hist, _at(lv, LV_SLOT2 * L + l), 1)
+            _bump(st.hist, _at(lv, LV_SLOT0 * L + l), INT1)
+            _bump(st.hist, _at(lv, LV_SLOT1 * L + l), INT1)
+            _bump(st.hist, _at(lv, LV_SLOT2 * L + l), INT1)
 
 
 @kernel_function

@@ -4,7 +4,7 @@ Inspiring), the highest of 2D6 (or the sum: switch), the margin, the winner, ano
 import numpy as np
 
 from ..rng import _FOUR, _SIX
-from .access import _at, _max, _put, kernel_function
+from .access import ANY, FALSE, INT0, TRUE, _at, _max, _put, kernel_function
 from .dice import _roll
 from .layout import (ATTACKER, DEFENDER, F_ASSAULT, F_SIDE, F_TSKNF, LANES, LN_BY_ROLL, LN_D, LN_D2, LN_D3, LN_D4,
                      LN_ENDED, LN_FIGHT, LN_FIGHT0, LN_LIVE, LN_MARGIN, LN_ROUND, LN_WINNER, LV_BMA, LV_BMD, LV_CNT,
@@ -27,8 +27,8 @@ def _held_markers(tb, st):
     for f in range(forms.shape[0]):
         if not forms[f, F_ASSAULT]:
             continue
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, lv, LV_CNT * L, True)
-        _less_lost_capacity(tb.sets, st.hp, st.wst, forms[f, F_SIDE], -1, f, lv, LV_CNT * L)
+        _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, lv, LV_CNT * L, TRUE)
+        _less_lost_capacity(tb.sets, st.hp, st.wst, forms[f, F_SIDE], ANY, f, lv, LV_CNT * L)
         tsk = forms[f, F_TSKNF]
         held_row = (LV_BMA if forms[f, F_SIDE] == ATTACKER else LV_BMD) * L
         raw_row = (LV_RAWA if forms[f, F_SIDE] == ATTACKER else LV_RAWD) * L
@@ -49,12 +49,12 @@ def _result_modifiers(tb, st):
     lv = st.lv
     alive = st.alive
     _held_markers(tb, st)
-    _rows_count(tb.sets, alive, ATTACKER, M_ASSAULT, lv, LV_NATT * L, True)
-    _rows_count(tb.sets, alive, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, True)
-    _less_lost_capacity(tb.sets, st.hp, st.wst, ATTACKER, M_ASSAULT, -1, lv, LV_NATT * L)
-    _less_lost_capacity(tb.sets, st.hp, st.wst, DEFENDER, M_ASSAULT, -1, lv, LV_NDEF * L)
-    _rows_count(tb.sets, alive, ATTACKER, M_INSP, lv, LV_INSA * L, False)
-    _rows_count(tb.sets, alive, DEFENDER, M_INSP, lv, LV_INSD * L, False)
+    _rows_count(tb.sets, alive, ATTACKER, M_ASSAULT, lv, LV_NATT * L, TRUE)
+    _rows_count(tb.sets, alive, DEFENDER, M_ASSAULT, lv, LV_NDEF * L, TRUE)
+    _less_lost_capacity(tb.sets, st.hp, st.wst, ATTACKER, M_ASSAULT, ANY, lv, LV_NATT * L)
+    _less_lost_capacity(tb.sets, st.hp, st.wst, DEFENDER, M_ASSAULT, ANY, lv, LV_NDEF * L)
+    _rows_count(tb.sets, alive, ATTACKER, M_INSP, lv, LV_INSA * L, FALSE)
+    _rows_count(tb.sets, alive, DEFENDER, M_INSP, lv, LV_INSD * L, FALSE)
     for l in range(L):
         n_att = _at(lv, LV_NATT * L + l)
         n_def = _at(lv, LV_NDEF * L + l)
@@ -80,10 +80,10 @@ def _result_roll(tb, st):
         per_lane[LN_ROUND], per_lane[LN_LIVE]
     fight, fight0, ended = per_lane[LN_FIGHT], per_lane[LN_FIGHT0], per_lane[LN_ENDED]
     d, d2, d3, d4 = per_lane[LN_D], per_lane[LN_D2], per_lane[LN_D3], per_lane[LN_D4]
-    nd = _roll(st.rs, d, _SIX, _FOUR, fight, 0, 0)
-    nd += _roll(st.rs, d2, _SIX, _FOUR, fight, 0, 0)
-    nd += _roll(st.rs, d3, _SIX, _FOUR, fight, 0, 0)
-    nd += _roll(st.rs, d4, _SIX, _FOUR, fight, 0, 0)
+    nd = _roll(st.rs, d, _SIX, _FOUR, fight, INT0, INT0)
+    nd += _roll(st.rs, d2, _SIX, _FOUR, fight, INT0, INT0)
+    nd += _roll(st.rs, d3, _SIX, _FOUR, fight, INT0, INT0)
+    nd += _roll(st.rs, d4, _SIX, _FOUR, fight, INT0, INT0)
     _result_modifiers(tb, st)
     use_sum = tb.rules[R_SUM] != 0
     for l in range(L):

@@ -5,12 +5,12 @@ and fields first, an Automaton's save of a broken formation's hit, and a shootin
 """
 import numpy as np
 
-from .access import _at, _min, kernel_function
+from .access import FALSE, INT0, TRUE, _at, _cell, _min, kernel_function
 from .dice import _d6
 from .hits import ASSAULT_KINDS, H_FF, H_SNIPER, H_SUPPORT, KIND_NO_SAVE, _class_kind, _save_targets
 from .layout import (NO_ROLL, U_ARMOUR, U_AUTOMATON, U_COLS, U_COVER, U_HOLO, U_HOLO_LOST, U_INV, U_INV_DEG, U_INV_ON,
                      U_KNIGHT, U_RA, U_SAVE, W_DEGRADED, W_FIELD, W_SHADOW, W_VOID)
-from .units import _cell, _wat, _wput
+from .units import _wat, _wput
 
 
 @kernel_function
@@ -55,7 +55,7 @@ def _general_hits(rs, l, u, units, n):
     un = 0
     nd = 0
     for _ in range(n):
-        f, k = _unsaved_lane(rs, l, 0, u, units)
+        f, k = _unsaved_lane(rs, l, INT0, u, units)
         un += f
         nd += k
     return un, nd
@@ -133,13 +133,13 @@ def _we_hit_lane(rs, l, u, kind, how, damage, units, wst):
     holo = _at(units, u * U_COLS + U_HOLO) != 0 and not (degraded and _at(units, u * U_COLS + U_HOLO_LOST))
     whole = damage > 1 and holo
     if whole:
-        saved, k = _we_saved_lane(rs, l, u, units, wst, kind, how, True, True)
+        saved, k = _we_saved_lane(rs, l, u, units, wst, kind, how, TRUE, TRUE)
         nd += k
         if saved:
             return 0, 1, nd
     unsaved = 0
     for _ in range(points):
-        saved, k = _we_saved_lane(rs, l, u, units, wst, kind, how, not whole, True)
+        saved, k = _we_saved_lane(rs, l, u, units, wst, kind, how, not whole, TRUE)
         nd += k
         unsaved += 1 - saved
     return unsaved, 1, nd
@@ -151,7 +151,7 @@ def _automaton_saved(rs, l, u, units, wst):
     its own save and no invulnerable save (TP-SR Automaton; the assault's §6.3 hits and a turn's shooting)."""
     if not _at(units, u * U_COLS + U_AUTOMATON):
         return 0, 0
-    return _we_saved_lane(rs, l, u, units, wst, 0, 0, True, False)
+    return _we_saved_lane(rs, l, u, units, wst, INT0, INT0, TRUE, FALSE)
 
 
 @kernel_function

@@ -8,13 +8,12 @@ that are not war engines (:func:`_barrage_only_step`) is :func:`_barrage_step`, 
 
 The functions take the records as wargame_odds.kernels.epic.shooting says.
 """
-from .access import _at, kernel_function
+from .access import INT0, _at, _cell, kernel_function
 from .hits import H_SNIPER, KIND_TK, _step_kinds
 from .layout import LANES, U_COLS, U_DC, U_SNIPE
 from .shoot_hits import _hit_unit, _resolve, _resolve_hit
 from .shoot_policy import _can_take
 from .turn_layout import AIM_ALL, AIM_WE, NONE, TU_COLS, TU_TYPE, WE
-from .units import _cell
 
 
 @kernel_function
@@ -96,8 +95,8 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
     l, cs = lane[0], lane[3]
     k0, k1 = _step_kinds(phase)
     nd = 0
-    rem0 = 0
-    rem1 = 0
+    rem0 = INT0
+    rem1 = INT0
     first = NONE  # the kind of the first pooled hit: its pool comes first on a full tie
     for h in range(nh):
         if sc.hunit[h] != group or (sc.hkind[h] != k0 and sc.hkind[h] != k1):
@@ -114,7 +113,7 @@ def _group_round_robin(tb, st, tt, sc, shot, lane, gl, nl, group, nh, phase):
         rem1 += sc.hkind[h] == k1
     p0 = 0  # next pooled hit of each kind
     p1 = 0
-    nxt = 0
+    nxt = INT0
     one_kind = rem0 == 0 or rem1 == 0
     while rem0 + rem1 > 0:
         pools = (k0, k1, rem0, rem1, first)
@@ -197,7 +196,7 @@ def _allocation_step(tb, st, tt, sc, shot, lane, nh, phase):
         gl = sc.live
         if group != AIM_ALL:
             gl = sc.cand  # the group's living exposed units (who fires is no longer needed)
-            nl = 0
+            nl = INT0
             for i in range(n_live):
                 if (_cell(tt.tu, sc.live[i], TU_COLS, TU_TYPE) == WE) == (group == AIM_WE):
                     gl[nl] = sc.live[i]

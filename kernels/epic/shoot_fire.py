@@ -5,7 +5,7 @@ direct fire (:func:`_direct_fire`, each weapon line's shots in :func:`_fire_line
 
 The functions take the records as wargame_odds.kernels.epic.shooting says.
 """
-from .access import _at, _put, kernel_function
+from .access import INT0, _at, _cell, _put, kernel_function
 from .dice import _amount, _d6, _to_hit
 from .hits import H_DISRUPT, H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK
 from .layout import F_COLS, F_TSKNF, LANES, U_COLS, U_DC
@@ -14,7 +14,6 @@ from .turn_layout import (AIM_ALL, AV, BAR_AP, BAR_AT, BAR_EXTRA, BAR_MAX, BAR_M
                           NONE, TU_COLS, TU_FIRES, TU_TYPE, WE, WP_AP, WP_AT, WP_BARRAGE, WP_BP, WP_BP_N, WP_BP_SIDES,
                           WP_COLS, WP_COUNT, WP_DISRUPT, WP_IC, WP_LANCE, WP_MACRO, WP_MW, WP_SHOTS, WP_SHOTS_N,
                           WP_SHOTS_SIDES, WP_SNIPER, WP_TK, Aim)
-from .units import _cell
 
 
 @kernel_function
@@ -116,7 +115,7 @@ def _direct_fire(tb, st, tt, sc, shot, lane):
     lines); then its shots (:func:`_fire_line`).  Returns (hits listed, dice rolled)."""
     l, modifier, cover, cs, ne, nf, mixed, has_we, settled = lane
     wpn = tt.wpn
-    nh = 0
+    nh = INT0
     nd = 0
     last = NONE
     last_kind = NONE

@@ -8,7 +8,7 @@ The functions take the records as wargame_odds.kernels.epic.shooting says.
 """
 import numpy as np
 
-from .access import _at, kernel_function
+from .access import FALSE, INT0, INT1, TRUE, _at, _cell, kernel_function
 from .damage import _we_resolve_lane, damage_state
 from .dice import _amount
 from .hits import H_DISRUPT, KIND_TK
@@ -16,7 +16,7 @@ from .layout import BOOK_SHOT, E_HULL, F_COLS, F_TSKNF, LANES, NO_ROLL, U_ARMOUR
 from .saves import _automaton_saved, _invulnerable, _saved, _shields_lane
 from .turn_layout import (ACC_CARRY, ACC_FIRST_BOOKED, ACC_KILLS, ACC_MARKERS, ACC_PLACED, INF, NONE, TU_COLS,
                           TU_KILL_BM, TU_NO_DISRUPT_BM, TU_TYPE, WE, WP_TK_N, WP_TK_PLUS, WP_TK_SIDES)
-from .units import _any_living, _cell, _living, _wound
+from .units import _any_living, _living, _wound
 
 
 @kernel_function
@@ -61,7 +61,7 @@ def _hull(tb, st, sc, l, u, points, how, target, converting, crossfire, splashes
     criticals at once, splashes: wargame_odds.kernels.epic.damage._we_resolve_lane, TP 3.2.2–3.2.4), booked for the
     attack on ``target``: its units destroyed count as its kills, the BMs go through :func:`_drain`.  Returns dice."""
     before = _living(st.hp, tb.fu, tb.fb, target, l)
-    nd = _we_resolve_lane(damage_state(tb, st), l, E_HULL, u, 0, how, points, BOOK_SHOT, 0, splashes)
+    nd = _we_resolve_lane(damage_state(tb, st), l, E_HULL, u, INT0, how, points, BOOK_SHOT, INT0, splashes)
     sc.acc[ACC_KILLS] += before - _living(st.hp, tb.fu, tb.fb, target, l)
     _drain(tb, st, sc, l, target, converting, crossfire)
     return nd
@@ -89,14 +89,14 @@ def _hit_war_engine(tb, st, sc, l, h, u, damage, target, crossfire, splashes):
     if disrupt:
         sc.acc[ACC_MARKERS] += 1
     nd = 0
-    unsaved = 0
+    unsaved = INT0
     for _ in range(points):
         saved, k = _saved(st.rs, l, sc.hkind[h], flags, NO_ROLL, crossfire, _cell(units, u, U_COLS, U_ARMOUR),
                           _cell(units, u, U_COLS, U_RA) != 0, _invulnerable(l, u, units, wst, units.shape[0]))
         nd += k
         unsaved += 1 - np.int64(saved)
     if unsaved > 0:
-        nd += _hull(tb, st, sc, l, u, unsaved, flags & H_DISRUPT, target, False, crossfire, splashes)
+        nd += _hull(tb, st, sc, l, u, unsaved, flags & H_DISRUPT, target, FALSE, crossfire, splashes)
     return nd
 
 
@@ -140,7 +140,7 @@ def _broken_hits(tb, st, tt, sc, l, target, n, splashes):
         if saved:
             continue
         if _cell(tt.tu, victim, TU_COLS, TU_TYPE) == WE:
-            nd += _hull(tb, st, sc, l, victim, 1, 0, target, True, 0, splashes)
+            nd += _hull(tb, st, sc, l, victim, INT1, INT0, target, TRUE, INT0, splashes)
         elif _wound(st.hp, st.alive, units, victim, l, tb.sets.n_words):
             acc[ACC_KILLS] += 1
     return nd

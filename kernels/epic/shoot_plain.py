@@ -8,7 +8,7 @@ The functions take the records as wargame_odds.kernels.epic.shooting says.
 """
 import numpy as np
 
-from .access import _at, _max, _min, _put, kernel_function
+from .access import FALSE, INT1, _at, _cell, _max, _min, _put, inlined_function, kernel_function
 from .breaks import _break, _fails_at_size
 from .dice import _d6, _lane_die, _to_hit
 from .hits import H_DISRUPT, H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK, _save_targets
@@ -19,7 +19,6 @@ from .turn_layout import (ACC_CARRY, ACC_KILLS, ACC_MARKERS, ACC_PLACED, INF, KI
                           PL_BROKEN, PL_BUDGET, PL_CARRY, PL_FACE, PL_HITS, PL_KILLS, PL_LIVING, PL_NEED, PL_NF, PL_ON,
                           PL_SEEN, PL_SHOTS, PL_STOP, TU_COLS, TU_FIRES, TU_TYPE, WE, WP_AP, WP_AT, WP_BARRAGE,
                           WP_COUNT, WP_DISRUPT, WP_IC, WP_LANCE, WP_MW, WP_SHOTS, WP_SHOTS_N, WP_SNIPER, WP_TK)
-from .units import _cell
 
 
 @kernel_function
@@ -162,7 +161,7 @@ def _plain_to_hit(tb, st, tt, sc, shot, p_value, p_flags):
         if attack and _at(was_broken, l):
             for i in range(8):
                 sc.acc[i] = 0
-            nd += _broken_hits(tb, st, tt, sc, l, target, 1, shot.splashes)
+            nd += _broken_hits(tb, st, tt, sc, l, target, INT1, shot.splashes)
             _put(killed, l, sc.acc[ACC_KILLS])
             _put(carry, l, sc.acc[ACC_CARRY])
         mod = _at(sc.lane_mod, l) - np.int64(_at(sc.lane_cover, l) != 0) * not_ic
@@ -192,7 +191,7 @@ def _plain_to_hit(tb, st, tt, sc, shot, p_value, p_flags):
     return nd, lo, hi
 
 
-@kernel_function
+@inlined_function
 def _plain_lanes(tb, st, tt, sc, shot, plain):
     """:func:`shoot_lanes`' plain attacks (``plain``: :func:`_plain_attack`'s answer) in the lanes of ``l0..l1`` that
     attack: the steps of §3 up to the to-hit rolls in lock-step across the lanes, each a loop over the lanes
@@ -248,11 +247,11 @@ def _plain_lanes(tb, st, tt, sc, shot, plain):
                                    p_flags, cs, crossfire, acc)
             elif _at(st.hp, u * L + l) > 0:  # _resolve_hit inline, its save the first roll at most
                 first, _ = _save_targets(p_kind, p_flags, _cell(tb.units, u, U_COLS, U_ARMOUR),
-                                         cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, False, worse)
+                                         cs if _cell(tt.tu, u, TU_COLS, TU_TYPE) == INF else NO_ROLL, FALSE, worse)
                 rolled = first < NO_ROLL  # saves._save's first roll, inline (a call per hit costs the lanes)
                 nd += rolled
                 if not (rolled and _d6(st.rs, l) >= first):
-                    _unsaved_hit(st.hp, st.alive, tb.units, tt.tu, tb.sets.n_words, l, u, False, crossfire, acc)
+                    _unsaved_hit(st.hp, st.alive, tb.units, tt.tu, tb.sets.n_words, l, u, FALSE, crossfire, acc)
         if broken_before:
             if acc[ACC_MARKERS] > 0:  # (a call passes every array of its arguments: none for nothing)
                 nd += _broken_hits(tb, st, tt, sc, l, target, acc[ACC_MARKERS], shot.splashes)

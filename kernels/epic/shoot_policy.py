@@ -6,14 +6,14 @@ The functions take the records as wargame_odds.kernels.epic.shooting says.
 """
 import numpy as np
 
-from .access import _at, kernel_function
+from .access import _at, _cell, kernel_function
 from .hits import H_IC, H_LANCE, H_SNIPER, KIND_AP, KIND_AT, KIND_MW, KIND_TK
 from .layout import LANES, NO_ROLL, W_FIELD, W_SHADOW, W_VOID
 from .saves import _unsaved
 from .turn_layout import (AIM_ALL, AIM_OTHERS, AIM_WE, AP_AT_AP, AP_AT_AT, AV, DECLARE_OTHERS, DECLARE_WE, INF,
                           KIND_CHOOSE, LV, NONE, TIE, TU_COLS, TU_TYPE, WE, WP_AP, WP_AT, WP_COLS, WP_IC, WP_LANCE,
                           WP_MW, WP_SHOTS, WP_SHOTS_N, WP_SHOTS_SIDES, WP_SNIPER, WP_TK_N, WP_TK_PLUS, WP_TK_SIDES)
-from .units import _cell, _wat
+from .units import _wat
 
 
 @kernel_function

@@ -15,7 +15,7 @@ Each function takes the scenario's tables ``tb`` and the block's lanes ``st`` (w
 turn's tables ``tt``, the shooting's scratch ``sc`` and the attack ``shot`` (wargame_odds.kernels.epic.turn_layout) as
 it needs them.
 """
-from .access import _at, kernel_function
+from .access import INT1, _at, _cell, inlined_function, kernel_function
 from .breaks import _break, _fails_break
 from .layout import F_COLS, F_TSKNF, LANES, NO_ROLL, U_COLS, U_DC
 from .shoot_allocation import _allocation_step, _barrage_only_step, _barrage_step, _step_has_hits
@@ -23,7 +23,7 @@ from .shoot_fire import _barrage, _direct_fire, _exposed_units, _fire_team, _lin
 from .shoot_hits import _broken_hits, _place
 from .shoot_plain import _plain_attack, _plain_lanes
 from .turn_layout import ACC_KILLS, ACC_MARKERS, ACC_PLACED, NO_ATTACK
-from .units import _any_living, _cell
+from .units import _any_living
 
 
 @kernel_function
@@ -67,7 +67,7 @@ def _break_checks(tb, st, sc, shot, l, was_broken):
     return nd
 
 
-@kernel_function
+@inlined_function
 def _lane_by_lane(tb, st, tt, sc, shot):
     """The attack in each lane ``l`` of ``shot.l0..l1`` that attacks, lane by lane, in the TP 1.9.3 order
     (wargame_odds.analysis.epic.shooting.shoot): who fires (:func:`_fire_team`), the BM for coming under fire
@@ -95,7 +95,7 @@ def _lane_by_lane(tb, st, tt, sc, shot):
         if nf == 0 or not _any_living(st.hp, tb.fu, tb.fb, target, l):
             continue  # no attack, no BM (TP-FAQ Place Blast Marker)
         was_broken = _at(st.broken, target * L + l) != 0
-        nd += _markers(tb, st, tt, sc, shot, l, 1) if was_broken else _place(l, target, 1, acc, st.bm)  # §3.3
+        nd += _markers(tb, st, tt, sc, shot, l, INT1) if was_broken else _place(l, target, INT1, acc, st.bm)  # §3.3
         ne, mixed, has_we, settled = _exposed_units(tb.fb, tb.fu, st.hp, tt.tu, sc.ex, target, shot.n_exposed, l)
         cover = _at(sc.lane_cover, l)
         lane = (l, _at(sc.lane_mod, l), cover, _at(sc.lane_cs, l) if cover else NO_ROLL, ne, nf, mixed, has_we,

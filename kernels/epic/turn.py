@@ -23,14 +23,14 @@ take views of the caller's arrays.
 import numpy as np
 
 from ..rng import _FOUR, _SIX
-from .access import _at, _bump, _min, _put, kernel_function
+from .access import ANY, FALSE, INT0, _at, _bump, _cell, _min, _put, inlined_function, kernel_function
 from .breaks import _break, _fails_break_test
 from .consequences import _after_assault, _breaks_and_withdrawals
 from .dice import _d6, _roll
 from .end_phase import _end_phase, _end_phase_effects, _rally_step, _shadowfields_back
-from .layout import (FR_ALIVE, FR_BROKEN0, FR_PASSED, FR_TESTED, F_COLS, F_INIT, F_SIDE, F_TSKNF, LANES, LN_CONS,
-                     LN_ENDED, LN_FIGHT, LN_LOSER, LN_START, LN_TEST_DIE, LN_TEST_NEED, NO_ROLL, R_LEADERS, R_RALLY,
-                     U_COLS, U_LEADER, U_VOID, W_VOID)
+from .layout import (FR_ALIVE, FR_BROKEN0, FR_PASSED, FR_TESTED, F_COLS, F_INIT, F_SIDE, F_TSKNF, LANES, LANES64,
+                     LN_CONS, LN_ENDED, LN_FIGHT, LN_LOSER, LN_START, LN_TEST_DIE, LN_TEST_NEED, NO_ROLL, R_LEADERS,
+                     R_RALLY, U_COLS, U_LEADER, U_VOID, W_VOID)
 from .shoot_fire import _fire_team
 from .shooting import shoot_lanes
 from .turn_layout import (ADVANCE, AP_AT_AUTO, A_ACTION, A_AP_AT, A_COVER, A_COVER_SAVE, A_CROSSFIRE, A_DECLARE,
@@ -41,7 +41,7 @@ from .turn_layout import (ADVANCE, AP_AT_AUTO, A_ACTION, A_AP_AT, A_COVER, A_COV
                           NO_ATTACK, OVERWATCH, PL_ROWS, SUSTAINED_FIRE, TF_OVERWATCH, TO_HIT_MODIFIER, WF_AP_AT, WF_AT,
                           WF_COVER, WF_COVER_SAVE, WF_DECLARE, WF_EXPOSED, WF_FORM, WF_IN_RANGE, WF_N_HITS, WF_N_KILLS,
                           WF_O_FIRED, WF_O_HITS, WF_O_KILLS, WF_TEMPLATES, Shot, ShotScratch)
-from .units import _any_alive, _cell, _lanes_any_alive, _rows_fcount, _wat, _wput
+from .units import _any_alive, _lanes_any_alive, _rows_fcount, _wat, _wput
 
 
 def scratch_size(n_units, n_forms, max_hits):
@@ -153,7 +153,7 @@ def _action_tests(tb, st, tt, sc, k, acted, passed):
     test_die, test_need = st.per_lane[LN_TEST_DIE], st.per_lane[LN_TEST_NEED]
     for l in range(L):
         _put(test_need, l, _at(acted, l))
-    nd = _roll(st.rs, test_die, _SIX, _FOUR, test_need, 0, 0)
+    nd = _roll(st.rs, test_die, _SIX, _FOUR, test_need, INT0, INT0)
     need = tb.forms[f, F_INIT] + acts[k, A_RETAIN]
     for l in range(L):
         _put(passed, l, _at(acted, l) & np.int64(np.int64(_at(test_die, l)) - np.int64(_at(st.bm, f * L + l) > 0)
@@ -161,7 +161,7 @@ def _action_tests(tb, st, tt, sc, k, acted, passed):
     return nd
 
 
-@kernel_function
+@inlined_function
 def _overwatch_fire(tb, st, tt, sc, k, acted, passed):
     """The overwatch fire an engage of activation ``k`` draws in each lane where it acts and passes its test (TP
     1.10): each formation listed that is on overwatch, unbroken and has a living unit shoots at the charger (to-hit
@@ -188,8 +188,8 @@ def _overwatch_fire(tb, st, tt, sc, k, acted, passed):
             overwatch[g * L + l] = 0 if fires else overwatch[g * L + l]
             attacks |= fires
         if attacks:
-            nd += shoot_lanes(tb, st, tt, sc, _attack(0, L, g, f, NONE, NONE, 0, AP_AT_AUTO, DECLARE_AUTO, NONE,
-                                                      splashes))
+            nd += shoot_lanes(tb, st, tt, sc, _attack(INT0, LANES64, g, f, NONE, NONE, INT0, AP_AT_AUTO, DECLARE_AUTO,
+                                                      NONE, splashes))
     for l in range(L):
         sc.lane_mod[l] = NO_ATTACK
     return nd
@@ -212,8 +212,8 @@ def _withdrawal_fire(tb, st, tt, sc, e0, e1, withdrew, pflat, prow):
     nd = 0
     for e in range(e0, e1):
         g, at = wf[e, WF_FORM], wf[e, WF_AT]
-        shot = _attack(0, L, g, at, wf[e, WF_IN_RANGE], wf[e, WF_EXPOSED], 0, wf[e, WF_AP_AT], wf[e, WF_DECLARE],
-                       wf[e, WF_TEMPLATES], splashes)
+        shot = _attack(INT0, LANES64, g, at, wf[e, WF_IN_RANGE], wf[e, WF_EXPOSED], INT0, wf[e, WF_AP_AT],
+                       wf[e, WF_DECLARE], wf[e, WF_TEMPLATES], splashes)
         attacks = False
         for l in range(L):
             fires = withdrew[at * L + l] != 0 and overwatch[g * L + l] != 0 and not st.broken[g * L + l] \
@@ -338,7 +338,7 @@ def _count_activation(tb, st, tt, sc, k, pflat, prow):
     pflat[prow + acts[k, A_O_BROKEN]] += n_broken
 
 
-@kernel_function
+@inlined_function
 def _activation(tb, st, tt, sc, k, pflat, prow):
     """Activation ``k`` in every lane that begins a trial: the action tests (:func:`_action_tests`), an engage's
     overwatch fire (:func:`_overwatch_fire`), each lane's action (:func:`_lane_actions`), the attacks of every lane
@@ -367,7 +367,7 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
     attacks, k2 = _lane_actions(tb, st, tt, sc, k, acted, passed)
     nd += k2
     if attacks:  # the attacks of every lane
-        nd += shoot_lanes(tb, st, tt, sc, _attack(0, L, f, target, acts[k, A_IN_RANGE], acts[k, A_EXPOSED],
+        nd += shoot_lanes(tb, st, tt, sc, _attack(INT0, LANES64, f, target, acts[k, A_IN_RANGE], acts[k, A_EXPOSED],
                                                   acts[k, A_CROSSFIRE], acts[k, A_AP_AT], acts[k, A_DECLARE],
                                                   acts[k, A_TEMPLATES], tt.info[0, I_SPLASHES] != 0))
     if action == MARSHAL:
@@ -389,7 +389,7 @@ def _activation(tb, st, tt, sc, k, pflat, prow):
     return nd
 
 
-@kernel_function
+@inlined_function
 def turn_lanes(tb, st, tt, pflat, prow):
     """The activations of the trials that the lanes ``l`` with ``LN_START`` begin
     (wargame_odds.analysis.epic.turn.run_turn_trial up to the assault), counted into ``pflat[prow + ...]``;
@@ -415,7 +415,7 @@ def turn_lanes(tb, st, tt, pflat, prow):
     return nd
 
 
-@kernel_function
+@inlined_function
 def turn_consequences(tb, st, tt, pflat, prow):
     """§6.2–§6.4 in the lanes whose trial ended
     (:func:`wargame_odds.kernels.epic.consequences._breaks_and_withdrawals`), then the engage activation's withdrawal
@@ -444,7 +444,7 @@ def turn_consequences(tb, st, tt, pflat, prow):
     return nd
 
 
-@kernel_function
+@inlined_function
 def turn_end_phase(tb, st, tt, pflat, prow):
     """The end phase of the lanes whose trial ended (:func:`wargame_odds.kernels.epic.end_phase._end_phase`), with the
     withdrawal fire of ``[end_phase]`` after the whole rally step, before shadowfields come back, at the
@@ -468,6 +468,6 @@ def turn_end_phase(tb, st, tt, pflat, prow):
         mark[i] = ended[i % L] & (mark[i] | (tested[i] & (1 - passed[i]) & st.broken[i]))
     nd += _withdrawal_fire(tb, st, tt, shot_scratch(tb, tt, st.tscr), e0, e1, mark, pflat, prow)
     for f in range(n_forms):
-        _rows_fcount(tb.sets, tb.forms, st.alive, f, -1, fa, f * L, False)
+        _rows_fcount(tb.sets, tb.forms, st.alive, f, ANY, fa, f * L, FALSE)
     _shadowfields_back(tb, st)
     return nd

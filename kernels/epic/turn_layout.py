@@ -6,7 +6,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-NONE = -1  # a missing value (to-hit value, target, count) in the turn tables
+# NONE: a missing value (to-hit value, target, count) in the turn tables.  The codes here that kernel functions pass to
+# helpers are np.int64 values (wargame_odds.kernels.epic.access.INT0 says why).
+NONE = np.int64(-1)
 
 NO_ATTACK = -99  # a lane's to-hit modifier (shoot_lanes) when it makes no attack
 
@@ -34,13 +36,14 @@ ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range
 
 HOLD_SHOOT, HOLD_MOVE, HOLD_REGROUP = range(3)  # the Hold after a failed action test
 
-AP_AT_AUTO, AP_AT_AP, AP_AT_AT = range(3)
+AP_AT_AUTO, AP_AT_AP, AP_AT_AT = (np.int64(i) for i in range(3))
 
-DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = range(3)  # "at the war engines" / "at the others" (TP 3.2.1)
+DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = (np.int64(i) for i in range(3))  # "at the war engines" / "at the others"
+# (TP 3.2.1)
 
 # A pooled direct hit's ``hunit`` (a barrage hit's is its unit): AIM_ALL into the one allocation, or the group
 # of a mixed target it was declared at (TP 3.2.1).
-AIM_ALL, AIM_WE, AIM_OTHERS = -1, -2, -3
+AIM_ALL, AIM_WE, AIM_OTHERS = np.int64(-1), np.int64(-2), np.int64(-3)
 
 KIND_CHOOSE = 5  # a weapon line whose AP/AT type the default policy chooses (_fixed_type); not a KIND_* value
 

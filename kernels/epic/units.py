@@ -5,7 +5,7 @@ size (a war engine counting its starting DC: TP 3.0).
 import numpy as np
 
 from ..rng import _ONE
-from .access import _ZERO, _at, _popcount, _put, kernel_function
+from .access import ANY, FALSE, INT1, _ZERO, _at, _cell, _popcount, _put, kernel_function
 from .layout import (ATTACKER, DEFENDER, F_COLS, F_SIDE, LANES, LV_ATT, LV_DFD, M_ASSAULT, M_COLS, U_BIT, U_CHARS,
                      U_COLS, U_DC, U_FORM, U_SIDE, U_WORD, W_FIELD, W_LOST_DC, W_SHADOW, W_VOID)
 
@@ -68,13 +68,13 @@ def _count_living(sets, alive, side, kind, f, out, off, weighted):
 @kernel_function
 def _rows_count(sets, alive, side, kind, out, off, weighted):
     """``_rows_living`` over all of ``side``'s formations."""
-    _rows_living(sets, alive, side, kind, -1, out, off, weighted)
+    _rows_living(sets, alive, side, kind, ANY, out, off, weighted)
 
 
 @kernel_function
 def _rows_any(sets, alive, side, kind, out, off):
     """``out[off + l]`` = 1 if ``side`` has a living unit in set ``kind`` in lane ``l``, else 0."""
-    _rows_living(sets, alive, side, kind, -1, out, off, False)
+    _rows_living(sets, alive, side, kind, ANY, out, off, FALSE)
     for l in range(LANES):
         _put(out, off + l, np.int64(_at(out, off + l) > 0))
 
@@ -159,13 +159,6 @@ def _we_totals(tb, st, f, dmg, dmg_off, sh, sh_off):
 
 
 @kernel_function
-def _cell(table, row, cols, col):
-    """``table[row, col]`` of a C-contiguous table of ``cols`` columns: one load (``_at``), without the
-    index wraparound and the shape and stride reads of ``table[row, col]``."""
-    return _at(table, row * cols + col)
-
-
-@kernel_function
 def _living(hp, fu, fb, f, l):
     """Living units of formation ``f`` in lane ``l``."""
     n = 0
@@ -224,6 +217,6 @@ def _wound(hp, alive, units, u, l, n_words):
     left = _at(hp, i) - 1
     hp[i] = left
     if left == 0:
-        _clear_unit(alive, units, u, l, n_words, 1)
+        _clear_unit(alive, units, u, l, n_words, INT1)
         return True
     return False
