@@ -81,9 +81,7 @@ def _at(typingctx, a, i):
     rows) is read as int64, the type Numba computes any integer arithmetic in, so the helpers it is passed to are
     compiled for int64 only (the module's docstring)."""
     def codegen(context, builder, signature, args):
-        ary, idx = _element(context, builder, signature, args)
-        return _widen(context, builder, builder.load(builder.gep(ary.data, [idx], inbounds=True)),
-                      signature.args[0].dtype)
+        return _load(context, builder, signature.args[0], *_element(context, builder, signature, args))
     return _read_type(a.dtype)(a, i), codegen
 
 
@@ -93,9 +91,8 @@ def _cell(typingctx, a, row, cols, col):
     ``_at``), without the index wraparound and the shape and stride reads of ``a[row, col]``."""
     def codegen(context, builder, signature, args):
         row, cols, col = (context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], signature.args[1:]))
-        ary, idx = _checked(context, builder, signature.args[0], args[0], builder.add(builder.mul(row, cols), col))
-        return _widen(context, builder, builder.load(builder.gep(ary.data, [idx], inbounds=True)),
-                      signature.args[0].dtype)
+        return _load(context, builder, signature.args[0],
+                     *_checked(context, builder, signature.args[0], args[0], builder.add(builder.mul(row, cols), col)))
     return _read_type(a.dtype)(a, row, cols, col), codegen
 
 
@@ -104,9 +101,10 @@ def _read_type(dtype):
     return types.int64 if isinstance(dtype, types.Integer) and dtype.signed and dtype.bitwidth < 64 else dtype
 
 
-def _widen(context, builder, value, dtype):
-    """``value`` (of ``dtype``) as :func:`_read_type` has it."""
-    return context.cast(builder, value, dtype, _read_type(dtype))
+def _load(context, builder, array_type, ary, idx):
+    """The element ``idx`` of ``ary`` (an array of ``array_type``), as :func:`_read_type` has it."""
+    value = builder.load(builder.gep(ary.data, [idx], inbounds=True))
+    return context.cast(builder, value, array_type.dtype, _read_type(array_type.dtype))
 
 
 @intrinsic

@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .layout import _int64s
+
 # NONE: a missing value (to-hit value, target, count) in the turn tables.  The codes here that kernel functions pass to
 # helpers are np.int64 values (wargame_odds.kernels.epic.access.INT0 says why).
 NONE = np.int64(-1)
@@ -36,10 +38,9 @@ ADVANCE, DOUBLE, SUSTAINED_FIRE, MARSHAL, HOLD, OVERWATCH, MARCH, ENGAGE = range
 
 HOLD_SHOOT, HOLD_MOVE, HOLD_REGROUP = range(3)  # the Hold after a failed action test
 
-AP_AT_AUTO, AP_AT_AP, AP_AT_AT = (np.int64(i) for i in range(3))
+AP_AT_AUTO, AP_AT_AP, AP_AT_AT = _int64s(3)
 
-DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = (np.int64(i) for i in range(3))  # "at the war engines" / "at the others"
-# (TP 3.2.1)
+DECLARE_AUTO, DECLARE_WE, DECLARE_OTHERS = _int64s(3)  # "at the war engines" / "at the others" (TP 3.2.1)
 
 # A pooled direct hit's ``hunit`` (a barrage hit's is its unit): AIM_ALL into the one allocation, or the group
 # of a mixed target it was declared at (TP 3.2.1).
